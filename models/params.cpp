@@ -1,0 +1,123 @@
+#include "models/params.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace trainsim {
+namespace {
+
+template <class Int>
+Int parse_integer(const std::string& text) {
+  Int v{};
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range) throw std::invalid_argument("is out of range");
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    // Accept integral values written in scientific notation ("1e6").
+    double d = 0.0;
+    auto [dend, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
+    if (dec != std::errc() || dend != text.data() + text.size() || d != std::floor(d))
+      throw std::invalid_argument("is not a whole number");
+    if (std::fabs(d) > 9.0e15) throw std::invalid_argument("is out of range");
+    return static_cast<Int>(d);
+  }
+  return v;
+}
+
+double parse_real(const std::string& text) {
+  double v = 0.0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+    throw std::invalid_argument("is not a number");
+  return v;
+}
+
+bool parse_bool(const std::string& text) {
+  if (text == "true" || text == "yes" || text == "on") return true;
+  if (text == "false" || text == "no" || text == "off") return false;
+  throw std::invalid_argument("is not true or false");
+}
+
+template <class T>
+T parse_as(const std::string& text) {
+  if constexpr (std::is_same_v<T, std::string>) return text;
+  else if constexpr (std::is_same_v<T, bool>) return parse_bool(text);
+  else if constexpr (std::is_same_v<T, int>) return parse_integer<int>(text);
+  else if constexpr (std::is_same_v<T, long>) return parse_integer<long>(text);
+  else if constexpr (std::is_same_v<T, double>) return parse_real(text);
+  else if constexpr (std::is_same_v<T, Seconds>) return parse_seconds(text);
+  else if constexpr (std::is_same_v<T, Bytes>) return parse_bytes(text);
+  else if constexpr (std::is_same_v<T, BytesPerSecond>) return parse_bandwidth(text);
+  else if constexpr (std::is_same_v<T, FlopPerSecond>) return parse_flop_rate(text);
+  else if constexpr (std::is_same_v<T, Flop>) return parse_flop(text);
+}
+
+template <class T>
+bool is_positive(const T& v) {
+  if constexpr (std::is_arithmetic_v<T>) return v > 0;
+  else return v.value() > 0.0;
+}
+
+} // namespace
+
+Params::Params(std::string file, std::string section, std::map<std::string, std::string> values)
+    : file_(std::move(file)), section_(std::move(section)), values_(std::move(values)) {}
+
+std::string Params::qualified(std::string_view key) const {
+  return section_.empty() ? std::string(key) : section_ + "." + std::string(key);
+}
+
+const std::string& Params::raw(std::string_view key) const {
+  known_.insert(std::string(key));
+  auto it = values_.find(std::string(key));
+  if (it == values_.end()) fail(key, "is missing");
+  return it->second;
+}
+
+template <class T>
+T Params::get(std::string_view key) const {
+  const std::string& text = raw(key);
+  try {
+    return parse_as<T>(text);
+  } catch (const std::invalid_argument& e) {
+    fail(key, e.what());
+  }
+}
+
+template <class T>
+T Params::get_positive(std::string_view key) const {
+  T v = get<T>(key);
+  if (!is_positive(v)) fail(key, "must be greater than zero");
+  return v;
+}
+
+void Params::reject_unknown() const {
+  std::vector<std::string> known(known_.begin(), known_.end());
+  for (const auto& [key, value] : values_) {
+    if (known_.contains(key)) continue;
+    throw InputError(file_, qualified(key), value, "unknown key" + did_you_mean(key, known));
+  }
+}
+
+void Params::fail(std::string_view key, std::string_view problem) const {
+  auto it = values_.find(std::string(key));
+  throw InputError(file_, qualified(key), it == values_.end() ? "" : it->second, problem);
+}
+
+template std::string Params::get<std::string>(std::string_view) const;
+template bool Params::get<bool>(std::string_view) const;
+#define TRAINSIM_PARAMS_INSTANTIATE(T)                                                                                 \
+  template T Params::get<T>(std::string_view) const;                                                                   \
+  template T Params::get_positive<T>(std::string_view) const;
+TRAINSIM_PARAMS_INSTANTIATE(int)
+TRAINSIM_PARAMS_INSTANTIATE(long)
+TRAINSIM_PARAMS_INSTANTIATE(double)
+TRAINSIM_PARAMS_INSTANTIATE(Seconds)
+TRAINSIM_PARAMS_INSTANTIATE(Bytes)
+TRAINSIM_PARAMS_INSTANTIATE(BytesPerSecond)
+TRAINSIM_PARAMS_INSTANTIATE(FlopPerSecond)
+TRAINSIM_PARAMS_INSTANTIATE(Flop)
+#undef TRAINSIM_PARAMS_INSTANTIATE
+
+} // namespace trainsim

@@ -1,0 +1,74 @@
+// A scenario is three independent parts, as in Calculon: what is trained (ModelSpec), on what
+// (SystemSpec) and how it is split (ExecutionSpec). Loading and validation live in
+// tools/scenario_loader; these are plain values with documented defaults.
+#pragma once
+
+#include <string>
+
+#include "models/params.hpp"
+#include "models/units.hpp"
+
+namespace trainsim {
+
+enum class ModelKind {
+  transformer, ///< attention + MLP per layer, Megatron-style FLOP accounting
+  mlp,         ///< the paper's stacked (sparse) MLP blocks, no attention
+};
+
+struct ModelSpec {
+  std::string name = "model";
+  ModelKind kind = ModelKind::transformer;
+  int layers = 1;
+  long d_model = 1;
+  long d_ff = 4;         ///< per expert
+  int heads = 1;         ///< attention heads (transformer only)
+  long seq_len = 1;      ///< tokens per sequence
+  int experts = 1;       ///< E; the model is sparse (MoE) when E > 1
+  int top_k = 1;         ///< experts each token is routed to
+  bool gated_mlp = false;///< SwiGLU-style: three d_model x d_ff matrices per expert instead of two
+  Bytes bytes_per_word{2.0}; ///< weights and activations (BF16)
+};
+
+struct GpuSpec {
+  std::string name = "h100";
+  FlopPerSecond peak{989e12};        ///< dense BF16
+  double matmul_efficiency = 0.8;    ///< sustained fraction of peak for matmuls
+  BytesPerSecond hbm_bandwidth{3.35e12};
+  Bytes hbm_capacity{80e9};
+  Seconds kernel_latency{4e-6};      ///< launch + sync per compute kernel
+};
+
+struct SystemSpec {
+  GpuSpec gpu;
+  Params topology; ///< "generator" plus that generator's parameters (topologies/registry.hpp)
+};
+
+enum class PipelineSchedule { gpipe, one_f_one_b };
+
+struct ExecutionSpec {
+  int dp = 1;
+  int tp = 1;
+  int pp = 1;
+  int ep = 1;                 ///< expert parallelism (within the DP group); 1 = experts replicated
+  long global_batch = 1;      ///< sequences per step
+  long micro_batch = 1;       ///< sequences per microbatch
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  std::string collective = "ring"; ///< collective algorithm (sim/collectives registry)
+  bool shard_optimizer = false;    ///< ZeRO-1: optimizer state sharded over DP
+  Bytes optimizer_bytes_per_param{12.0}; ///< FP32 master weights + Adam moments
+
+  [[nodiscard]] int gpus() const { return dp * tp * pp; }
+  [[nodiscard]] long microbatches() const { return global_batch / (static_cast<long>(dp) * micro_batch); }
+};
+
+struct Scenario {
+  std::string file;  ///< where it was loaded from, for messages
+  ModelSpec model;
+  SystemSpec system;
+  ExecutionSpec execution;
+};
+
+std::string to_string(PipelineSchedule s);
+std::string to_string(ModelKind k);
+
+} // namespace trainsim

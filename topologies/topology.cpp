@@ -1,0 +1,80 @@
+#include "topologies/topology.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+
+namespace trainsim::topo {
+
+std::string to_string(Tier tier) {
+  switch (tier) {
+  case Tier::nvlink: return "nvlink";
+  case Tier::host: return "host";
+  case Tier::leaf: return "leaf";
+  case Tier::spine: return "spine";
+  case Tier::core: return "core";
+  case Tier::direct: return "direct";
+  case Tier::global: return "global";
+  }
+  return "?";
+}
+
+std::string to_string(VertexKind kind) {
+  switch (kind) {
+  case VertexKind::gpu: return "gpu";
+  case VertexKind::nvswitch: return "nvswitch";
+  case VertexKind::nic: return "nic";
+  case VertexKind::net_switch: return "switch";
+  }
+  return "?";
+}
+
+Topology::Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node)
+    : graph_(std::move(graph)), router_(std::move(router)), gpus_per_node_(gpus_per_node) {
+  for (auto v : boost::make_iterator_range(boost::vertices(graph_))) {
+    const auto& p = graph_[v];
+    if (p.kind != VertexKind::gpu) continue;
+    if (gpus_.size() <= static_cast<size_t>(p.index)) gpus_.resize(static_cast<size_t>(p.index) + 1);
+    gpus_[static_cast<size_t>(p.index)] = v;
+  }
+  links_.resize(boost::num_edges(graph_));
+  for (auto e : boost::make_iterator_range(boost::edges(graph_))) links_[static_cast<size_t>(graph_[e].id)] = e;
+}
+
+std::pair<Vertex, Vertex> Topology::link_ends(int id) const {
+  auto e = links_[static_cast<size_t>(id)];
+  Vertex a = boost::source(e, graph_);
+  Vertex b = boost::target(e, graph_);
+  return a < b ? std::pair{a, b} : std::pair{b, a};
+}
+
+Seconds Topology::path_latency(int src, int dst) const {
+  std::vector<Hop> hops;
+  route(src, dst, hops);
+  Seconds total{};
+  for (auto h : hops) total += link(h.link).latency;
+  return total;
+}
+
+BytesPerSecond Topology::path_bandwidth(int src, int dst) const {
+  std::vector<Hop> hops;
+  route(src, dst, hops);
+  BytesPerSecond slowest(std::numeric_limits<double>::infinity());
+  for (auto h : hops) slowest = std::min(slowest, link(h.link).bandwidth);
+  return slowest;
+}
+
+std::string Topology::vertex_name(Vertex v) const {
+  const auto& p = graph_[v];
+  if (p.kind != VertexKind::net_switch) return to_string(p.kind) + std::to_string(p.index);
+  static const char* const levels[] = {"switch", "leaf", "spine", "core"};
+  return std::string(levels[std::clamp(p.level, 0, 3)]) + std::to_string(p.index);
+}
+
+std::string Topology::hop_name(Hop hop) const {
+  auto [a, b] = link_ends(hop.link);
+  if (!hop.forward) std::swap(a, b);
+  return vertex_name(a) + "->" + vertex_name(b);
+}
+
+} // namespace trainsim::topo

@@ -1,0 +1,99 @@
+// The cluster as an explicit graph. Vertices are GPUs, NVSwitches, NICs and network
+// switches; undirected edges are full-duplex links with a bandwidth per direction and a
+// latency. A Topology owns the graph and its routing; nothing here depends on SimGrid
+// (sim/platform turns a Topology into a SimGrid platform, one SimGrid link per direction).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "models/units.hpp"
+
+namespace trainsim::topo {
+
+enum class VertexKind : std::uint8_t { gpu, nvswitch, nic, net_switch };
+
+/// Which part of the fabric a link belongs to; used for per-tier statistics and reports.
+enum class Tier : std::uint8_t {
+  nvlink, ///< GPU <-> NVSwitch, or GPU <-> GPU inside an NVLink domain
+  host,   ///< GPU <-> its NIC (PCIe)
+  leaf,   ///< NIC <-> leaf switch
+  spine,  ///< leaf <-> spine
+  core,   ///< spine <-> core
+  direct, ///< direct GPU <-> GPU network links (torus)
+  global, ///< dragonfly global links
+};
+std::string to_string(Tier tier);
+std::string to_string(VertexKind kind);
+
+struct VertexProps {
+  VertexKind kind = VertexKind::gpu;
+  int level = 0;  ///< switch level (1 = leaf, 2 = spine, 3 = core); 0 for GPUs, NICs, NVSwitches
+  int index = 0;  ///< index among vertices of the same kind (GPU rank for GPUs)
+};
+
+struct LinkProps {
+  BytesPerSecond bandwidth; ///< per direction
+  Seconds latency;
+  Tier tier = Tier::nvlink;
+  int id = 0; ///< dense index 0..link_count()-1
+};
+
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexProps, LinkProps>;
+using Vertex = Graph::vertex_descriptor;
+
+/// One traversal of a link. The directed channel `2 * link + (forward ? 0 : 1)` is what the
+/// simulator turns into one SimGrid link: the two directions of a full-duplex link never share
+/// bandwidth. `forward` means from the link's lower vertex id to its higher one.
+struct Hop {
+  int link = 0;
+  bool forward = true;
+  [[nodiscard]] int channel() const { return 2 * link + (forward ? 0 : 1); }
+};
+
+/// Routes between GPUs. Implementations are deterministic: the same (src, dst) always gives
+/// the same path (ECMP choices hash the pair), and a query costs O(path length).
+class Router {
+public:
+  virtual ~Router() = default;
+  /// Appends the hops from GPU `src` to GPU `dst` (ranks) to `out`; src != dst.
+  virtual void route(const class Topology& topology, int src, int dst, std::vector<Hop>& out) const = 0;
+};
+
+class Topology {
+public:
+  Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node);
+
+  [[nodiscard]] const Graph& graph() const { return graph_; }
+  [[nodiscard]] int gpu_count() const { return static_cast<int>(gpus_.size()); }
+  [[nodiscard]] int gpus_per_node() const { return gpus_per_node_; }
+  [[nodiscard]] int node_of(int rank) const { return rank / gpus_per_node_; }
+  [[nodiscard]] Vertex gpu_vertex(int rank) const { return gpus_[static_cast<size_t>(rank)]; }
+  [[nodiscard]] int link_count() const { return static_cast<int>(links_.size()); }
+  [[nodiscard]] const LinkProps& link(int id) const { return graph_[links_[static_cast<size_t>(id)]]; }
+  [[nodiscard]] std::pair<Vertex, Vertex> link_ends(int id) const;
+
+  void route(int src, int dst, std::vector<Hop>& out) const { router_->route(*this, src, dst, out); }
+  /// Sum of link latencies along the route.
+  [[nodiscard]] Seconds path_latency(int src, int dst) const;
+  /// The smallest link bandwidth along the route.
+  [[nodiscard]] BytesPerSecond path_bandwidth(int src, int dst) const;
+
+  /// Stable human name: "gpu12", "nvswitch3", "nic12", "leaf4", "spine0", "core2".
+  [[nodiscard]] std::string vertex_name(Vertex v) const;
+  /// "leaf4->spine0" for a hop.
+  [[nodiscard]] std::string hop_name(Hop hop) const;
+
+private:
+  Graph graph_;
+  std::unique_ptr<Router> router_;
+  int gpus_per_node_;
+  std::vector<Vertex> gpus_;
+  std::vector<Graph::edge_descriptor> links_;
+};
+
+} // namespace trainsim::topo
