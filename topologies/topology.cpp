@@ -38,14 +38,22 @@ Topology::Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_nod
     gpus_[static_cast<size_t>(p.index)] = v;
   }
   links_.resize(boost::num_edges(graph_));
-  for (auto e : boost::make_iterator_range(boost::edges(graph_))) links_[static_cast<size_t>(graph_[e].id)] = e;
+  ends_.resize(boost::num_edges(graph_));
+  for (auto e : boost::make_iterator_range(boost::edges(graph_))) {
+    auto id = static_cast<size_t>(graph_[e].id);
+    links_[id] = graph_[e];
+    Vertex a = boost::source(e, graph_), b = boost::target(e, graph_);
+    ends_[id] = a < b ? std::pair{a, b} : std::pair{b, a};
+  }
+}
+
+Topology::Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node, FabricFacts facts)
+    : Topology(std::move(graph), std::move(router), gpus_per_node) {
+  facts_ = facts;
 }
 
 std::pair<Vertex, Vertex> Topology::link_ends(int id) const {
-  auto e = links_[static_cast<size_t>(id)];
-  Vertex a = boost::source(e, graph_);
-  Vertex b = boost::target(e, graph_);
-  return a < b ? std::pair{a, b} : std::pair{b, a};
+  return ends_[static_cast<size_t>(id)];
 }
 
 Seconds Topology::path_latency(int src, int dst) const {

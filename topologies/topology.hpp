@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,9 +65,17 @@ public:
   virtual void route(const class Topology& topology, int src, int dst, std::vector<Hop>& out) const = 0;
 };
 
+/// What a generator knows about its fabric from the structure, so reports need no search.
+struct FabricFacts {
+  BytesPerSecond bisection; ///< per direction; definition in docs/topologies.md
+  int diameter = 0;         ///< the most links on any GPU-to-GPU route
+  double oversubscription = 1.0; ///< leaf down-ports per up-port (1 when not a Clos)
+};
+
 class Topology {
 public:
   Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node);
+  Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node, FabricFacts facts);
 
   [[nodiscard]] const Graph& graph() const { return graph_; }
   [[nodiscard]] int gpu_count() const { return static_cast<int>(gpus_.size()); }
@@ -74,7 +83,7 @@ public:
   [[nodiscard]] int node_of(int rank) const { return rank / gpus_per_node_; }
   [[nodiscard]] Vertex gpu_vertex(int rank) const { return gpus_[static_cast<size_t>(rank)]; }
   [[nodiscard]] int link_count() const { return static_cast<int>(links_.size()); }
-  [[nodiscard]] const LinkProps& link(int id) const { return graph_[links_[static_cast<size_t>(id)]]; }
+  [[nodiscard]] const LinkProps& link(int id) const { return links_[static_cast<size_t>(id)]; }
   [[nodiscard]] std::pair<Vertex, Vertex> link_ends(int id) const;
 
   void route(int src, int dst, std::vector<Hop>& out) const { router_->route(*this, src, dst, out); }
@@ -88,12 +97,20 @@ public:
   /// "leaf4->spine0" for a hop.
   [[nodiscard]] std::string hop_name(Hop hop) const;
 
+  /// Structural figures from the generator; empty for imported graphs (describe() measures them).
+  [[nodiscard]] const std::optional<FabricFacts>& facts() const { return facts_; }
+  [[nodiscard]] const Router& router() const { return *router_; }
+
 private:
   Graph graph_;
   std::unique_ptr<Router> router_;
   int gpus_per_node_;
   std::vector<Vertex> gpus_;
-  std::vector<Graph::edge_descriptor> links_;
+  // Copies of the edge bundles and ends, by link id. Not edge descriptors: those point into
+  // the graph's edge storage, and Boost 1.74's adjacency_list copies on move.
+  std::vector<LinkProps> links_;
+  std::vector<std::pair<Vertex, Vertex>> ends_;
+  std::optional<FabricFacts> facts_;
 };
 
 } // namespace trainsim::topo
