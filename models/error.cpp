@@ -2,19 +2,15 @@
 
 #include <algorithm>
 #include <numeric>
+#include <sstream>
 
 namespace trainsim {
 namespace {
 
 std::string input_line(std::string_view file, std::string_view key, std::string_view value, std::string_view problem) {
-  std::string line(file);
-  line += ": ";
-  line += key;
-  line += " = '";
-  line += value;
-  line += "': ";
-  line += problem;
-  return line;
+  std::ostringstream line;
+  line << file << ": " << key << " = '" << value << "': " << problem;
+  return line.str();
 }
 
 size_t edit_distance(std::string_view a, std::string_view b) {

@@ -1,0 +1,80 @@
+#include "sim/platform.hpp"
+
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <simgrid/s4u.hpp>
+
+#include <cstdlib>
+#include <malloc.h>
+#include <xbt/log.h>
+
+namespace trainsim::sim {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+namespace routing = simgrid::kernel::routing;
+
+// Routes are computed on demand from the topology graph: host NetPoint ids are GPU ranks
+// (hosts are created in rank order and are the zone's only components).
+class GraphZone final : public routing::NetZoneImpl {
+public:
+  GraphZone(const topo::Topology& topology) : NetZoneImpl("cluster"), topology_(topology) {}
+
+  void add_channel_links(std::vector<sg4::Link*> links) { channels_ = std::move(links); }
+
+  void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst, routing::Route* into,
+                       double* latency) override {
+    hops_.clear();
+    topology_.route(static_cast<int>(src->id()), static_cast<int>(dst->id()), hops_);
+    for (auto hop : hops_) {
+      into->link_list_.push_back(channels_[static_cast<size_t>(hop.channel())]->get_impl());
+      // Latency stays on our side: SimGrid's link implementation header is not installed.
+      if (latency != nullptr) *latency += topology_.link(hop.link).latency.value();
+    }
+  }
+
+  void get_graph(const s_xbt_graph_t*, std::map<std::string, xbt_node_t, std::less<>>*,
+                 std::map<std::string, xbt_edge_t, std::less<>>*) override {}
+
+private:
+  const topo::Topology& topology_;
+  std::vector<sg4::Link*> channels_;
+  std::vector<topo::Hop> hops_;
+};
+
+} // namespace
+
+void configure_engine() {
+  // Quiet SimGrid: our own report says what matters, warnings and errors still show.
+  xbt_log_control_set("root.thresh:warning");
+  // For debugging the engine itself, e.g. TRAINSIM_SIMGRID_LOG="ker_lmm.thresh:debug".
+  if (const char* extra = std::getenv("TRAINSIM_SIMGRID_LOG")) xbt_log_control_set(extra);
+  // A GPU fabric is not TCP over a WAN: no latency/bandwidth corrections (LV08 multiplies
+  // latency by 13), no TCP window cap on rate, no reverse flows per comm.
+  sg4::Engine::set_config("network/model:CM02");
+  sg4::Engine::set_config("network/TCP-gamma:1e15");
+  sg4::Engine::set_config("network/crosstraffic:0");
+  // Guard pages cost one memory mapping per actor; at ~32k actors the process would hit
+  // vm.max_map_count. Lazily-zeroed mmap'ed stacks keep resident memory per actor small.
+  sg4::Engine::set_config("contexts/guard-size:0");
+  mallopt(M_MMAP_MAX, 1 << 22);
+}
+
+Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu)
+    : topology_(topology), speed_((gpu.peak * gpu.matmul_efficiency).value()) {
+  auto* zone = new GraphZone(topology); // owned by the engine once created
+  sg4::NetZone* iface = zone->get_iface();
+  hosts_.reserve(static_cast<size_t>(topology.gpu_count()));
+  for (int r = 0; r < topology.gpu_count(); ++r) hosts_.push_back(iface->create_host("gpu" + std::to_string(r), speed_));
+  std::vector<sg4::Link*> channels;
+  channels.reserve(2 * static_cast<size_t>(topology.link_count()));
+  for (int id = 0; id < topology.link_count(); ++id) {
+    double bandwidth = topology.link(id).bandwidth.value();
+    for (const char* direction : {"f", "r"})
+      channels.push_back(iface->create_link("l" + std::to_string(id) + direction, bandwidth)->seal());
+  }
+  zone->add_channel_links(std::move(channels));
+  iface->seal();
+}
+
+} // namespace trainsim::sim

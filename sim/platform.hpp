@@ -1,0 +1,38 @@
+// Turns a topology graph into a SimGrid platform: one flat routing zone whose routes come
+// from the topology's own router (SimGrid 3.32's nested zones and built-in fat-tree do not
+// scale; see docs/architecture.md), one host per GPU and one SimGrid link per direction of
+// every graph link.
+#pragma once
+
+#include <vector>
+
+#include "models/scenario.hpp"
+#include "topologies/topology.hpp"
+
+namespace simgrid::s4u {
+class Host;
+class Link;
+} // namespace simgrid::s4u
+
+namespace trainsim::sim {
+
+/// Must run once per process, before the platform exists: settings that make SimGrid a
+/// correct and scalable model of a GPU fabric (docs/architecture.md explains each).
+void configure_engine();
+
+class Platform {
+public:
+  Platform(const topo::Topology& topology, const GpuSpec& gpu);
+
+  [[nodiscard]] simgrid::s4u::Host* host(int rank) const { return hosts_[static_cast<size_t>(rank)]; }
+  /// GPU compute speed in FLOP/s: the sustained rate, so an exec of F FLOP takes F / speed.
+  [[nodiscard]] double speed() const { return speed_; }
+  [[nodiscard]] const topo::Topology& topology() const { return topology_; }
+
+private:
+  const topo::Topology& topology_;
+  double speed_;
+  std::vector<simgrid::s4u::Host*> hosts_;
+};
+
+} // namespace trainsim::sim

@@ -1,0 +1,33 @@
+// What a simulation measures. Per rank, the categories partition the step exactly:
+// compute + tp + pp + dp + bubble + idle == step_time for every rank.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/units.hpp"
+
+namespace trainsim::sim {
+
+struct RankStats {
+  Seconds compute; ///< kernels
+  Seconds tp;      ///< blocked in tensor-parallel collectives
+  Seconds pp;      ///< blocked on pipeline transfers while they were moving data
+  Seconds bubble;  ///< blocked on a pipeline receive before its data started moving
+  Seconds dp;      ///< blocked in the data-parallel gradient collective
+  Seconds finish;  ///< when this rank finished its step
+};
+
+struct Counters {
+  long execs = 0;
+  long comms = 0;
+  [[nodiscard]] long activities() const { return execs + comms; }
+};
+
+struct SimResult {
+  Seconds step_time;
+  std::vector<RankStats> ranks;
+  Counters counters;
+};
+
+} // namespace trainsim::sim

@@ -1,0 +1,186 @@
+#include "tools/scenario_loader.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "models/workload.hpp"
+#include "sim/collectives.hpp"
+#include "topologies/registry.hpp"
+
+namespace trainsim {
+namespace {
+
+/// A YAML mapping split into its scalar values (as Params) and its sub-mappings.
+struct Section {
+  Params values;
+  std::map<std::string, YAML::Node> children;
+};
+
+const char* node_kind(const YAML::Node& n) {
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a list";
+  if (n.IsNull()) return "nothing";
+  return "a value";
+}
+
+std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+
+Section read_section(const YAML::Node& node, const std::string& file, const std::string& path,
+                     const std::vector<std::string>& child_names) {
+  if (!node.IsMap()) throw InputError(file, path, "", std::string("must be a mapping, found ") + node_kind(node));
+  std::map<std::string, std::string> scalars;
+  Section section;
+  for (const auto& item : node) {
+    auto key = item.first.as<std::string>();
+    bool is_child = std::find(child_names.begin(), child_names.end(), key) != child_names.end();
+    if (is_child) {
+      section.children[key] = item.second;
+    } else if (item.second.IsScalar()) {
+      scalars[key] = item.second.Scalar();
+    } else {
+      throw InputError(file, join(path, key), "", std::string("must be a single value, found ") + node_kind(item.second));
+    }
+  }
+  section.values = Params(file, path, std::move(scalars));
+  return section;
+}
+
+template <class Enum>
+Enum choose(const Params& p, const std::string& key, Enum fallback, const std::vector<std::pair<std::string, Enum>>& options) {
+  auto text = p.get_or<std::string>(key, "");
+  if (text.empty()) return fallback;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : options) {
+    if (name == text) return value;
+    names.push_back(name);
+  }
+  p.fail(key, "is not one of the choices" + did_you_mean(text, names));
+}
+
+Bytes word_size(const Params& p) {
+  std::string precision = p.get_or<std::string>("precision", "bf16");
+  const std::vector<std::pair<std::string, double>> sizes{{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
+  for (const auto& [name, bytes] : sizes)
+    if (name == precision) return Bytes(bytes);
+  p.fail("precision", "is not one of fp32, bf16, fp16, fp8" + did_you_mean(precision, {"fp32", "bf16", "fp16", "fp8"}));
+}
+
+ModelSpec read_model(const Params& p) {
+  ModelSpec m;
+  m.name = p.get_or<std::string>("name", m.name);
+  m.kind = choose(p, "kind", ModelKind::transformer, {{"transformer", ModelKind::transformer}, {"mlp", ModelKind::mlp}});
+  m.layers = p.get_positive<int>("layers");
+  m.d_model = p.get_positive<long>("d_model");
+  m.d_ff = p.get_positive<long>("d_ff");
+  m.heads = m.kind == ModelKind::transformer ? p.get_positive<int>("heads") : p.get_positive_or<int>("heads", 1);
+  m.seq_len = p.get_positive<long>("seq_len");
+  m.experts = p.get_positive_or("experts", m.experts);
+  m.top_k = p.get_positive_or("top_k", m.top_k);
+  m.gated_mlp = p.get_or("gated_mlp", m.gated_mlp);
+  m.bytes_per_word = word_size(p);
+  if (m.top_k > m.experts) p.fail("top_k", "exceeds the number of experts (" + std::to_string(m.experts) + ")");
+  if (m.kind == ModelKind::transformer && m.d_model % m.heads != 0)
+    p.fail("heads", "must divide d_model (" + std::to_string(m.d_model) + ")");
+  p.reject_unknown();
+  return m;
+}
+
+GpuSpec read_gpu(const Params& p) {
+  GpuSpec g;
+  g.name = p.get_or<std::string>("name", g.name);
+  g.peak = p.get_positive_or("peak", g.peak);
+  g.matmul_efficiency = p.get_positive_or("matmul_efficiency", g.matmul_efficiency);
+  g.hbm_bandwidth = p.get_positive_or("hbm_bandwidth", g.hbm_bandwidth);
+  g.hbm_capacity = p.get_positive_or("hbm_capacity", g.hbm_capacity);
+  g.kernel_latency = p.get_or("kernel_latency", g.kernel_latency);
+  if (g.matmul_efficiency > 1.0) p.fail("matmul_efficiency", "is a fraction of peak and cannot exceed 1");
+  if (g.kernel_latency.value() < 0) p.fail("kernel_latency", "must not be negative");
+  p.reject_unknown();
+  return g;
+}
+
+ExecutionSpec read_execution(const Params& p) {
+  ExecutionSpec e;
+  e.dp = p.get_positive_or("dp", e.dp);
+  e.tp = p.get_positive_or("tp", e.tp);
+  e.pp = p.get_positive_or("pp", e.pp);
+  e.global_batch = p.get_positive<long>("global_batch");
+  e.micro_batch = p.get_positive_or("micro_batch", e.micro_batch);
+  e.schedule = choose(p, "schedule", e.schedule,
+                      {{"1f1b", PipelineSchedule::one_f_one_b}, {"gpipe", PipelineSchedule::gpipe}});
+  e.collective = p.get_or<std::string>("collective", e.collective);
+  e.shard_optimizer = p.get_or("shard_optimizer", e.shard_optimizer);
+  auto names = sim::collective_names();
+  if (std::find(names.begin(), names.end(), e.collective) == names.end())
+    p.fail("collective", "is not a collective algorithm" + did_you_mean(e.collective, names));
+  if (e.global_batch % (static_cast<long>(e.dp) * e.micro_batch) != 0)
+    p.fail("global_batch", "does not divide into dp x micro_batch = " + std::to_string(e.dp) + " x " +
+                               std::to_string(e.micro_batch) + " sequences per microbatch round");
+  p.reject_unknown();
+  return e;
+}
+
+void check_fit(const Scenario& s, const topo::Topology& t, const std::string& file) {
+  const ExecutionSpec& e = s.execution;
+  std::string grid = std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " + std::to_string(e.pp);
+  if (e.gpus() != t.gpu_count())
+    throw InputError(file, "execution.dp x tp x pp", grid + " = " + std::to_string(e.gpus()),
+                     "must equal the topology's " + std::to_string(t.gpu_count()) + " GPUs");
+  if (e.pp > s.model.layers)
+    throw InputError(file, "execution.pp", std::to_string(e.pp),
+                     "exceeds the model's " + std::to_string(s.model.layers) + " layers");
+  if (s.model.kind == ModelKind::transformer && s.model.heads % e.tp != 0)
+    throw InputError(file, "execution.tp", std::to_string(e.tp),
+                     "must divide the model's " + std::to_string(s.model.heads) + " attention heads");
+  MemoryUse use = memory_per_gpu(s.model, e);
+  if (use.total() > s.system.gpu.hbm_capacity)
+    throw InputError(file, "system.gpu.hbm_capacity", format(s.system.gpu.hbm_capacity),
+                     "too small: dp x tp x pp = " + grid + " needs " + format(use.total()) + " per GPU (weights " +
+                         format(use.weights) + ", gradients " + format(use.gradients) + ", optimizer " +
+                         format(use.optimizer) + ", activations " + format(use.activations) + ")");
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, "line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+}
+
+} // namespace
+
+LoadedScenario parse_scenario(const std::string& text, const std::string& file) {
+  Section top = read_section(parse_yaml(text, file), file, "", {"model", "system", "execution"});
+  (void)top.values.get_or<std::string>("description", "");
+  top.values.reject_unknown();
+  for (const char* part : {"model", "system", "execution"})
+    if (!top.children.contains(part)) throw InputError(file, part, "", "is missing");
+  Section system = read_section(top.children["system"], file, "system", {"gpu", "topology"});
+  system.values.reject_unknown();
+  if (!system.children.contains("topology")) throw InputError(file, "system.topology", "", "is missing");
+  Scenario s;
+  s.file = file;
+  s.model = read_model(read_section(top.children["model"], file, "model", {}).values);
+  if (system.children.contains("gpu")) s.system.gpu = read_gpu(read_section(system.children["gpu"], file, "system.gpu", {}).values);
+  s.system.topology = read_section(system.children["topology"], file, "system.topology", {}).values;
+  s.execution = read_execution(read_section(top.children["execution"], file, "execution", {}).values);
+  topo::Topology topology = topo::build_topology(s.system.topology);
+  check_fit(s, topology, file);
+  return {std::move(s), std::move(topology)};
+}
+
+LoadedScenario load_scenario(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "cannot read the scenario file: " + std::string(std::strerror(errno)));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), path);
+}
+
+} // namespace trainsim
