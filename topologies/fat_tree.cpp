@@ -1,116 +1,227 @@
 #include "topologies/fat_tree.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "topologies/hash.hpp"
 
 namespace trainsim::topo {
 namespace {
 
-struct Layout {
-  int gpus = 0;
-  int leaves = 0;
-  int spines = 0; ///< uplinks per leaf; 0 when one leaf serves every NIC
-  Vertex first_nvswitch = 0, first_nic = 0, first_leaf = 0, first_spine = 0;
+// Every count and first id of the built Clos, so the router computes vertices and link ids
+// arithmetically: a route costs O(hops), with no search and no table.
+struct ClosLayout {
+  NodeLayout nodes;
+  int gpus_per_node = 1;
+  bool rail = false;
+  int down = 1;            ///< NIC ports per leaf
+  int up = 0;              ///< uplinks per leaf = spines per pod; 0 with a single leaf
+  int leaves = 1;
+  int pod_leaves = 1;      ///< leaves per pod (all leaves with 2 tiers)
+  int pods = 1;
+  int cores_per_plane = 0; ///< 0 unless 3 tiers with more than one pod
+  Vertex first_leaf = 0, first_spine = 0, first_core = 0;
+  int first_leaf_link = 0, first_spine_link = 0, first_core_link = 0;
+
+  [[nodiscard]] int leaf_of(int rank) const {
+    if (!rail) return rank / down;
+    int node = rank / gpus_per_node;
+    return (node / down) * gpus_per_node + rank % gpus_per_node;
+  }
+  [[nodiscard]] int pod_of(int leaf) const { return leaf / pod_leaves; }
+  [[nodiscard]] int spine(int pod, int plane) const { return pod * up + plane; }
 };
 
-class FatTreeRouter final : public Router {
+class ClosRouter final : public Router {
 public:
-  FatTreeRouter(Layout layout, int gpus_per_node, int leaf_down_ports)
-      : l_(layout), gpn_(gpus_per_node), down_(leaf_down_ports) {}
+  explicit ClosRouter(ClosLayout layout) : l_(layout) {}
 
-  void route(const Topology& t, int src, int dst, std::vector<Hop>& out) const override {
-    if (src / gpn_ == dst / gpn_) {
-      Vertex nvswitch = l_.first_nvswitch + static_cast<Vertex>(src / gpn_);
-      push(t, static_cast<Vertex>(src), nvswitch, out);
-      push(t, nvswitch, static_cast<Vertex>(dst), out);
-      return;
-    }
-    Vertex nic_s = l_.first_nic + static_cast<Vertex>(src), nic_d = l_.first_nic + static_cast<Vertex>(dst);
-    Vertex leaf_s = l_.first_leaf + static_cast<Vertex>(src / down_);
-    Vertex leaf_d = l_.first_leaf + static_cast<Vertex>(dst / down_);
-    push(t, static_cast<Vertex>(src), nic_s, out);
-    push(t, nic_s, leaf_s, out);
-    if (leaf_s != leaf_d) {
-      // ECMP: the spine is a hash of the (src, dst) pair, so one pair always takes one path.
-      auto h = static_cast<unsigned>(src) * 2654435761u ^ static_cast<unsigned>(dst) * 40503u;
-      Vertex spine = l_.first_spine + static_cast<Vertex>(h % static_cast<unsigned>(l_.spines));
-      push(t, leaf_s, spine, out);
-      push(t, spine, leaf_d, out);
-    }
-    push(t, leaf_d, nic_d, out);
-    push(t, nic_d, static_cast<Vertex>(dst), out);
+  void route(const Topology&, int src, int dst, std::vector<Hop>& out) const override {
+    if (src / l_.gpus_per_node == dst / l_.gpus_per_node) return route_in_node(l_.nodes, l_.gpus_per_node, src, dst, out);
+    int leaf_s = l_.leaf_of(src), leaf_d = l_.leaf_of(dst);
+    up_to_leaf(src, leaf_s, out);
+    if (leaf_s != leaf_d) across(leaf_s, leaf_d, flow_hash(src, dst), out);
+    down_from_leaf(dst, leaf_d, out);
   }
 
 private:
-  static void push(const Topology& t, Vertex a, Vertex b, std::vector<Hop>& out) {
-    auto [e, found] = boost::edge(a, b, t.graph());
-    (void)found;
-    out.push_back(Hop{t.graph()[e].id, a < b});
+  void up_to_leaf(int rank, int leaf, std::vector<Hop>& out) const {
+    route_up(l_.nodes, rank, l_.first_leaf_link + rank, leaf_vertex(leaf), out);
+  }
+  void down_from_leaf(int rank, int leaf, std::vector<Hop>& out) const {
+    route_down(l_.nodes, rank, l_.first_leaf_link + rank, leaf_vertex(leaf), out);
+  }
+  // ECMP: the plane (and the core within it) is a hash of the pair, so one pair always takes
+  // one path and many pairs spread evenly over the equal-cost paths.
+  void across(int leaf_s, int leaf_d, std::uint64_t h, std::vector<Hop>& out) const {
+    int plane = static_cast<int>(h % static_cast<unsigned>(l_.up));
+    int pod_s = l_.pod_of(leaf_s), pod_d = l_.pod_of(leaf_d);
+    int spine_s = l_.spine(pod_s, plane), spine_d = l_.spine(pod_d, plane);
+    out.push_back(hop(leaf_link(leaf_s, plane), leaf_vertex(leaf_s), spine_vertex(spine_s)));
+    if (pod_s != pod_d) {
+      int core = plane * l_.cores_per_plane + static_cast<int>((h / static_cast<unsigned>(l_.up)) %
+                                                                static_cast<unsigned>(l_.cores_per_plane));
+      Vertex core_v = l_.first_core + static_cast<Vertex>(core);
+      out.push_back(hop(core_link(spine_s, core), spine_vertex(spine_s), core_v));
+      out.push_back(hop(core_link(spine_d, core), core_v, spine_vertex(spine_d)));
+    }
+    out.push_back(hop(leaf_link(leaf_d, plane), spine_vertex(spine_d), leaf_vertex(leaf_d)));
+  }
+  [[nodiscard]] Vertex leaf_vertex(int leaf) const { return l_.first_leaf + static_cast<Vertex>(leaf); }
+  [[nodiscard]] Vertex spine_vertex(int spine) const { return l_.first_spine + static_cast<Vertex>(spine); }
+  [[nodiscard]] int leaf_link(int leaf, int plane) const { return l_.first_spine_link + leaf * l_.up + plane; }
+  [[nodiscard]] int core_link(int spine, int core) const {
+    return l_.first_core_link + spine * l_.cores_per_plane + core % l_.cores_per_plane;
   }
 
-  Layout l_;
-  int gpn_;
-  int down_;
+  ClosLayout l_;
 };
 
-Vertex add_vertices(Graph& g, VertexKind kind, int level, int count) {
-  Vertex first = boost::num_vertices(g);
-  for (int i = 0; i < count; ++i) boost::add_vertex(VertexProps{kind, level, i}, g);
-  return first;
+void check_ports(const Params& params, const FatTreeParams& p) {
+  if (p.tiers != 2 && p.tiers != 3) params.fail("tiers", "must be 2 or 3");
+  if (p.leaf_down_ports < p.oversubscription) params.fail("oversubscription", "leaves a leaf with no uplink");
+  if (p.tiers == 3 && p.radix < 2) params.fail("radix", "a 3-tier Clos needs the switch radix (at least 2)");
+  int up = static_cast<int>(std::floor(p.leaf_down_ports / p.oversubscription));
+  if (p.radix > 0 && p.leaf_down_ports + up > p.radix)
+    params.fail("radix", "is smaller than a leaf's " + std::to_string(p.leaf_down_ports) + " down + " +
+                             std::to_string(up) + " up ports");
 }
 
-void add_link(Graph& g, Vertex a, Vertex b, BytesPerSecond bw, Seconds latency, Tier tier) {
-  int id = static_cast<int>(boost::num_edges(g));
-  boost::add_edge(a, b, LinkProps{bw, latency, tier, id}, g);
+// Sizes every tier; throws when the switches' radix cannot connect them.
+ClosLayout plan(const FatTreeParams& p, const Params& params) {
+  ClosLayout l;
+  l.gpus_per_node = p.gpus_per_node;
+  l.rail = p.rail_optimized;
+  l.down = p.leaf_down_ports;
+  int gpus = p.nodes * p.gpus_per_node;
+  l.leaves = l.rail ? (p.nodes + l.down - 1) / l.down * p.gpus_per_node : (gpus + l.down - 1) / l.down;
+  l.up = l.leaves > 1 ? static_cast<int>(std::floor(p.leaf_down_ports / p.oversubscription)) : 0;
+  l.pod_leaves = p.tiers == 3 ? std::max(1, p.radix / 2) : l.leaves;
+  l.pods = (l.leaves + l.pod_leaves - 1) / l.pod_leaves;
+  l.cores_per_plane = l.pods > 1 ? p.radix / 2 : 0;
+  if (p.radix > 0 && p.tiers == 2 && l.leaves > p.radix)
+    params.fail("nodes", "needs " + std::to_string(l.leaves) + " leaves, more than a radix-" + std::to_string(p.radix) +
+         " spine connects (use tiers: 3)");
+  if (p.tiers == 3 && l.pods > p.radix)
+    params.fail("nodes", "needs " + std::to_string(l.pods) + " pods, more than a radix-" + std::to_string(p.radix) +
+         " core connects (raise radix)");
+  return l;
+}
+
+void add_switches(Graph& g, const FatTreeParams& p, ClosLayout& l) {
+  int spines = l.pods * l.up;
+  l.first_leaf = add_vertices(g, VertexKind::net_switch, 1, l.leaves);
+  l.first_spine = add_vertices(g, VertexKind::net_switch, 2, spines);
+  l.first_core = add_vertices(g, VertexKind::net_switch, 3, l.up * l.cores_per_plane);
+  BytesPerSecond bw = p.nic_bandwidth;
+  Seconds lat = p.network_latency;
+  l.first_leaf_link = static_cast<int>(boost::num_edges(g));
+  for (int r = 0; r < l.nodes.gpus; ++r)
+    add_link(g, l.nodes.first_nic + static_cast<Vertex>(r), l.first_leaf + static_cast<Vertex>(l.leaf_of(r)), bw,
+             lat, Tier::leaf);
+  l.first_spine_link = static_cast<int>(boost::num_edges(g));
+  for (int leaf = 0; leaf < l.leaves; ++leaf)
+    for (int j = 0; j < l.up; ++j)
+      add_link(g, l.first_leaf + static_cast<Vertex>(leaf),
+               l.first_spine + static_cast<Vertex>(l.spine(l.pod_of(leaf), j)), bw, lat, Tier::spine);
+  l.first_core_link = static_cast<int>(boost::num_edges(g));
+  for (int s = 0; s < spines && l.cores_per_plane > 0; ++s)
+    for (int c = 0; c < l.cores_per_plane; ++c)
+      add_link(g, l.first_spine + static_cast<Vertex>(s),
+               l.first_core + static_cast<Vertex>((s % l.up) * l.cores_per_plane + c), bw, lat, Tier::core);
+}
+
+// Bisection: the smallest per-direction capacity among the tier cuts (half the GPUs' NICs,
+// half of all leaf uplinks, half of all spine uplinks); see docs/topologies.md.
+FabricFacts facts_of(const FatTreeParams& p, const ClosLayout& l) {
+  double half = std::floor(l.nodes.gpus / 2.0);
+  FabricFacts f;
+  if (l.nodes.nodes == 1) {
+    f.bisection = p.nvlink_bandwidth * half;
+    f.diameter = 2;
+    return f;
+  }
+  double bisection = half * std::min(p.nic_bandwidth, p.pcie_bandwidth).value();
+  double link = p.nic_bandwidth.value();
+  if (l.leaves > 1) bisection = std::min(bisection, l.leaves * l.up * link / 2);
+  if (l.pods > 1) bisection = std::min(bisection, l.pods * l.up * l.cores_per_plane * link / 2);
+  f.bisection = BytesPerSecond(bisection);
+  f.diameter = l.leaves == 1 ? 4 : l.pods == 1 ? 6 : 8;
+  f.oversubscription = l.leaves > 1 ? static_cast<double>(l.down) / l.up : 1.0;
+  return f;
+}
+
+Topology build(const FatTreeParams& p, const Params& params) {
+  check_ports(params, p);
+  ClosLayout l = plan(p, params);
+  Graph g;
+  l.nodes = add_nodes(g, p.node(), p.nodes);
+  add_switches(g, p, l);
+  FabricFacts facts = facts_of(p, l);
+  return Topology(std::move(g), std::make_unique<ClosRouter>(l), p.gpus_per_node, facts);
+}
+
+Topology build_from(const Params& params, FatTreeParams defaults, bool nodes_required) {
+  FatTreeParams p = FatTreeParams::from(params, defaults, nodes_required);
+  return build(p, params);
 }
 
 } // namespace
 
-FatTreeParams FatTreeParams::from(const Params& params) {
-  FatTreeParams p;
-  p.nodes = params.get_positive<int>("nodes");
-  p.gpus_per_node = params.get_positive_or("gpus_per_node", p.gpus_per_node);
-  p.nvlink_bandwidth = params.get_positive_or("nvlink_bandwidth", p.nvlink_bandwidth);
-  p.nvlink_latency = params.get_or("nvlink_latency", p.nvlink_latency);
-  p.pcie_bandwidth = params.get_positive_or("pcie_bandwidth", p.pcie_bandwidth);
-  p.pcie_latency = params.get_or("pcie_latency", p.pcie_latency);
-  p.nic_bandwidth = params.get_positive_or("nic_bandwidth", p.nic_bandwidth);
-  p.network_latency = params.get_or("network_latency", p.network_latency);
+NodeParams FatTreeParams::node() const {
+  return NodeParams{gpus_per_node, nvlink_bandwidth, nvlink_latency, pcie_bandwidth,
+                    pcie_latency,  nic_bandwidth,    network_latency};
+}
+
+FatTreeParams FatTreeParams::from(const Params& params, FatTreeParams defaults, bool nodes_required) {
+  FatTreeParams p = defaults;
+  p.nodes = nodes_required ? params.get_positive<int>("nodes") : params.get_positive_or("nodes", p.nodes);
+  NodeParams n = NodeParams::from(params, p.node());
+  p.gpus_per_node = n.gpus_per_node;
+  p.nvlink_bandwidth = n.nvlink_bandwidth;
+  p.nvlink_latency = n.nvlink_latency;
+  p.pcie_bandwidth = n.pcie_bandwidth;
+  p.pcie_latency = n.pcie_latency;
+  p.nic_bandwidth = n.nic_bandwidth;
+  p.network_latency = n.network_latency;
   p.leaf_down_ports = params.get_positive_or("leaf_down_ports", p.leaf_down_ports);
   p.oversubscription = params.get_positive_or("oversubscription", p.oversubscription);
-  for (const char* key : {"nvlink_latency", "pcie_latency", "network_latency"})
-    if (params.has(key) && params.get<Seconds>(key).value() < 0) params.fail(key, "must not be negative");
-  if (p.leaf_down_ports < p.oversubscription) params.fail("oversubscription", "leaves a leaf with no uplink");
+  p.tiers = params.get_or("tiers", p.tiers);
+  p.radix = params.get_or("radix", p.radix);
+  if (p.radix < 0) params.fail("radix", "must not be negative");
   params.reject_unknown();
   return p;
 }
 
-Topology build_fat_tree(const Params& params) { return build_fat_tree(FatTreeParams::from(params)); }
+// A struct built in code has no file; its messages name the struct instead.
+Topology build_fat_tree(const FatTreeParams& p) { return build(p, Params("FatTreeParams", "", {})); }
+Topology build_fat_tree(const Params& params) { return build_from(params, FatTreeParams{}, true); }
 
-Topology build_fat_tree(const FatTreeParams& p) {
-  Graph g;
-  Layout l;
-  l.gpus = p.nodes * p.gpus_per_node;
-  l.leaves = (l.gpus + p.leaf_down_ports - 1) / p.leaf_down_ports;
-  l.spines = l.leaves > 1 ? static_cast<int>(std::floor(p.leaf_down_ports / p.oversubscription)) : 0;
-  add_vertices(g, VertexKind::gpu, 0, l.gpus); // GPU rank r is vertex r
-  l.first_nvswitch = add_vertices(g, VertexKind::nvswitch, 0, p.nodes);
-  l.first_nic = add_vertices(g, VertexKind::nic, 0, l.gpus);
-  l.first_leaf = add_vertices(g, VertexKind::net_switch, 1, l.leaves);
-  l.first_spine = add_vertices(g, VertexKind::net_switch, 2, l.spines);
-  for (int r = 0; r < l.gpus; ++r) {
-    auto gpu = static_cast<Vertex>(r);
-    add_link(g, gpu, l.first_nvswitch + static_cast<Vertex>(r / p.gpus_per_node), p.nvlink_bandwidth,
-             p.nvlink_latency, Tier::nvlink);
-    add_link(g, gpu, l.first_nic + gpu, p.pcie_bandwidth, p.pcie_latency, Tier::host);
-    add_link(g, l.first_nic + gpu, l.first_leaf + static_cast<Vertex>(r / p.leaf_down_ports), p.nic_bandwidth,
-             p.network_latency, Tier::leaf);
-  }
-  for (int leaf = 0; leaf < l.leaves; ++leaf)
-    for (int s = 0; s < l.spines; ++s)
-      add_link(g, l.first_leaf + static_cast<Vertex>(leaf), l.first_spine + static_cast<Vertex>(s), p.nic_bandwidth,
-               p.network_latency, Tier::spine);
-  auto router = std::make_unique<FatTreeRouter>(l, p.gpus_per_node, p.leaf_down_ports);
-  return Topology(std::move(g), std::move(router), p.gpus_per_node);
+Topology build_rail_optimized(const Params& params) {
+  FatTreeParams defaults;
+  defaults.rail_optimized = true;
+  return build_from(params, defaults, true);
 }
+
+// One DGX SuperPOD scalable unit: 32 DGX H100 nodes, 8 rail leaves of 64 ports (32 down, 32 up).
+FatTreeParams dgx_h100_defaults() {
+  FatTreeParams p; // the FatTreeParams defaults are already a DGX H100's node
+  p.nodes = 32;
+  p.radix = 64;
+  p.rail_optimized = true;
+  return p;
+}
+
+FatTreeParams nvl72_defaults() {
+  FatTreeParams p;
+  p.gpus_per_node = 72;
+  p.nvlink_bandwidth = BytesPerSecond(900e9); // NVLink 5: 18 links x 50 GB/s per direction
+  p.leaf_down_ports = 36; // two leaves per rack, each a 72-port switch at 1:1
+  p.radix = 72;
+  return p;
+}
+
+Topology build_dgx_h100(const Params& params) { return build_from(params, dgx_h100_defaults(), false); }
+Topology build_nvl72(const Params& params) { return build_from(params, nvl72_defaults(), false); }
 
 } // namespace trainsim::topo

@@ -1,13 +1,27 @@
 #include "topologies/registry.hpp"
 
+#include "topologies/dragonfly.hpp"
 #include "topologies/fat_tree.hpp"
+#include "topologies/import.hpp"
+#include "topologies/torus.hpp"
 
 namespace trainsim::topo {
 
 const std::vector<Generator>& generators() {
   static const std::vector<Generator> all{
-      {"fat-tree", "8-GPU NVSwitch nodes, one NIC per GPU, 2-tier folded Clos (leaf/spine) with oversubscription",
+      {"fat-tree", "GPU nodes (NVSwitch, one NIC per GPU) on a 2- or 3-tier folded Clos with oversubscription",
        &build_fat_tree},
+      {"rail-optimized", "like fat-tree, but NIC k of every node sits on rail leaf k; rails joined by spines",
+       &build_rail_optimized},
+      {"dgx-h100", "DGX H100 nodes (8 GPUs, 450 GB/s NVLink, 8 x 400 Gb/s NICs), rail-optimized; nodes defaults to 32 (a SuperPOD unit)",
+       &build_dgx_h100},
+      {"nvl72", "GB200 NVL72 racks (72-GPU NVLink domain at 900 GB/s) on a fat-tree; nodes (racks) defaults to 1",
+       &build_nvl72},
+      {"dragonfly", "GPU nodes on dragonfly routers: all-to-all groups joined by global links, minimal routing",
+       &build_dragonfly},
+      {"torus", "2-D or 3-D torus of GPUs with direct links (TPU-style), dimension-order routing", &build_torus},
+      {"file", "a graph imported from GraphML, JSON or CSV edge list (path, format), shortest-path routing",
+       &build_imported},
   };
   return all;
 }

@@ -1,0 +1,163 @@
+#include "topologies/import.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "route_check.hpp"
+#include "topologies/describe.hpp"
+#include "topologies/export.hpp"
+#include "topologies/fat_tree.hpp"
+#include "topologies/registry.hpp"
+#include "topologies/shortest_path.hpp"
+#include "topologies/torus.hpp"
+
+namespace trainsim::topo {
+namespace {
+
+using test::check_all_routes;
+using test::error_of;
+
+Topology read(const std::string& text, GraphFormat format, const std::string& file = "g.csv") {
+  std::istringstream in(text);
+  return read_topology(in, format, file);
+}
+
+// Two 2-GPU nodes whose NVSwitches hang off one switch: a tiny star of stars.
+const char* const kTwoNodesCsv = R"(a,b,bandwidth,latency,tier
+# node 0
+gpu0,nvswitch0,450GBps,0.5us
+gpu1,nvswitch0,450GBps,0.5us
+# node 1
+gpu2,nvswitch1,450GBps,0.5us
+gpu3,nvswitch1,450GBps,0.5us
+nvswitch0,sw0,50GBps,1us,spine
+nvswitch1,sw0,50e9,1e-6,spine
+)";
+
+TEST(Import, CsvEdgeListWithInferredKindsAndTiers) {
+  auto t = read(kTwoNodesCsv, GraphFormat::csv);
+  EXPECT_EQ(t.gpu_count(), 4);
+  EXPECT_EQ(t.gpus_per_node(), 2); // inferred: two GPUs per NVSwitch, contiguous ranks
+  EXPECT_EQ(t.link_count(), 6);
+  EXPECT_EQ(t.link(0).tier, Tier::nvlink); // inferred from gpu <-> nvswitch
+  EXPECT_DOUBLE_EQ(t.link(5).bandwidth.value(), 50e9); // a bare number is B/s
+  EXPECT_EQ(check_all_routes(t, false), "");
+  std::vector<Hop> hops;
+  t.route(0, 3, hops); // gpu0 nvswitch0 sw0 nvswitch1 gpu3: the shortest path
+  EXPECT_EQ(hops.size(), 4u);
+  // Measured figures: 4 hops; halves {0,1} | {2,3} meet in one 50 GB/s link.
+  auto d = summarize(t);
+  EXPECT_TRUE(d.measured);
+  EXPECT_EQ(d.diameter, 4);
+  EXPECT_DOUBLE_EQ(d.bisection.value(), 50e9);
+}
+
+TEST(Import, JsonWithDeclaredVertices) {
+  auto t = read(R"({"gpus_per_node": 1,
+    "vertices": [{"name": "a", "kind": "gpu"}, {"name": "b", "kind": "gpu"}, {"name": "s", "kind": "switch", "level": 2}],
+    "links": [{"a": "a", "b": "s", "bandwidth": "400Gbps", "latency": "1us"},
+              {"a": "s", "b": "b", "bandwidth": 5e10, "latency": 1e-6}]})",
+                GraphFormat::json, "g.json");
+  EXPECT_EQ(t.gpu_count(), 2);
+  EXPECT_EQ(t.gpus_per_node(), 1);
+  EXPECT_EQ(t.graph()[2].level, 2);
+  EXPECT_DOUBLE_EQ(t.path_bandwidth(0, 1).value(), 50e9);
+  EXPECT_DOUBLE_EQ(t.path_latency(0, 1).value(), 2e-6);
+}
+
+// Export then import gives the same graph: ranks, kinds, levels, link ends, bandwidths, tiers.
+void expect_same(const Topology& a, const Topology& b) {
+  ASSERT_EQ(a.gpu_count(), b.gpu_count());
+  ASSERT_EQ(a.link_count(), b.link_count());
+  EXPECT_EQ(a.gpus_per_node(), b.gpus_per_node());
+  for (int id = 0; id < a.link_count(); ++id) {
+    EXPECT_EQ(a.link_ends(id), b.link_ends(id));
+    EXPECT_EQ(a.link(id).bandwidth, b.link(id).bandwidth);
+    EXPECT_EQ(a.link(id).latency, b.link(id).latency);
+    EXPECT_EQ(a.link(id).tier, b.link(id).tier);
+  }
+  for (auto v : boost::make_iterator_range(boost::vertices(a.graph()))) {
+    EXPECT_EQ(a.graph()[v].kind, b.graph()[v].kind);
+    EXPECT_EQ(a.graph()[v].level, b.graph()[v].level);
+  }
+}
+
+TEST(Import, ExportedGraphmlAndJsonReadBackToTheSameGraph) {
+  FatTreeParams p;
+  p.nodes = 4;
+  p.leaf_down_ports = 8;
+  auto original = build_fat_tree(p);
+  for (auto [format, name] : {std::pair{GraphFormat::graphml, "graphml"}, std::pair{GraphFormat::json, "json"}}) {
+    std::stringstream file;
+    export_topology(original, name, file);
+    auto copy = read_topology(file, format, std::string("t.") + name);
+    expect_same(original, copy);
+    // Shortest paths on the copy are as long as the Clos routes (6 hops across leaves).
+    EXPECT_EQ(summarize(copy).diameter, 6);
+    EXPECT_EQ(check_all_routes(copy, true), "");
+  }
+}
+
+TEST(Import, FileGeneratorResolvesThePathAgainstTheScenario) {
+  auto dir = std::filesystem::temp_directory_path() / "trainsim_import_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "two.csv") << kTwoNodesCsv;
+  Params params((dir / "scenario.yaml").string(), "system.topology", {{"generator", "file"}, {"path", "two.csv"}});
+  auto t = build_topology(params);
+  EXPECT_EQ(t.gpu_count(), 4);
+  Params missing((dir / "scenario.yaml").string(), "system.topology", {{"generator", "file"}, {"path", "none.csv"}});
+  EXPECT_EQ(error_of([&] { build_topology(missing); }), (dir / "none.csv").string() + ": cannot open the topology file");
+  Params format((dir / "scenario.yaml").string(), "system.topology", {{"generator", "file"}, {"path", "two.txt"}});
+  EXPECT_EQ(error_of([&] { build_topology(format); }),
+            (dir / "scenario.yaml").string() +
+                ": system.topology.format = '': unknown graph format 'txt' (graphml, json or csv; set format when the "
+                "extension says none of these)");
+}
+
+TEST(Import, ShortestPathRouterCachesOnlyUsedSources) {
+  auto t = build_topology(test::params({{"generator", "torus"}, {"dims", "4x4"}}));
+  std::stringstream file;
+  export_json(t, file);
+  ImportParams options;
+  options.route_cache_mib = 1;
+  auto copy = read_topology(file, GraphFormat::json, "t.json", options);
+  std::vector<Hop> hops;
+  for (int d = 1; d < 16; ++d) copy.route(0, d, hops);
+  copy.route(5, 0, hops);
+  EXPECT_EQ(dynamic_cast<const ShortestPathRouter&>(copy.router()).trees_built(), 2); // sources 0 and 5
+}
+
+TEST(Import, BadFilesAreOneClearLine) {
+  EXPECT_EQ(error_of([] { read("gpu0,gpu1,400Gbps\n", GraphFormat::csv); }),
+            "g.csv: line 1 = 'gpu0,gpu1,400Gbps': expected 4 or 5 fields: a,b,bandwidth,latency[,tier]");
+  EXPECT_EQ(error_of([] { read("gpu0,gpu1,0Gbps,1us\n", GraphFormat::csv); }),
+            "g.csv: line 1 bandwidth = '0Gbps': must be greater than zero");
+  EXPECT_EQ(error_of([] { read("gpu0,gpu1,-4Gbps,1us\n", GraphFormat::csv); }),
+            "g.csv: line 1 bandwidth = '-4Gbps': must be greater than zero");
+  EXPECT_EQ(error_of([] { read("gpu0,gpu1,4Gbps,1us,spline\n", GraphFormat::csv); }),
+            "g.csv: line 1 tier = 'spline': unknown tier (did you mean 'spine'?)");
+  EXPECT_EQ(error_of([] { read("gpu0,gpu1,4Gbps,1us\ngpu2,gpu3,4Gbps,1us\n", GraphFormat::csv); }),
+            "g.csv: the graph is disconnected: gpu2 is not reachable from gpu0");
+  EXPECT_EQ(error_of([] { read("gpu0,sw0,4Gbps,1us\nsw1,sw2,4Gbps,1us\n", GraphFormat::csv); }),
+            "g.csv: the graph is disconnected: sw1 is not reachable from gpu0");
+  EXPECT_EQ(error_of([] {
+              read(R"({"vertices": [{"name": "gpu0"}, {"name": "gpu1"}, {"name": "gpu2"}, {"name": "s"}],
+                       "links": [{"a": "gpu0", "b": "s", "bandwidth": 1, "latency": 0},
+                                 {"a": "gpu1", "b": "s", "bandwidth": 1, "latency": 0}]})",
+                   GraphFormat::json, "g.json");
+            }),
+            "g.json: gpu2 has no link: no route reaches it");
+  EXPECT_EQ(error_of([] { read(R"({"links": [)", GraphFormat::json, "g.json"); }).substr(0, 27),
+            "g.json: malformed JSON: [js");
+  EXPECT_EQ(error_of([] { read(R"({"links": [{"a": "x", "b": "y", "bandwith": 1}]})", GraphFormat::json, "g.json"); }),
+            "g.json: links[0].bandwith = '1': unknown key (did you mean 'bandwidth'?)");
+  EXPECT_EQ(error_of([] { read("<graphml><graph><node id=\"gpu0\"></graph>", GraphFormat::graphml, "g.graphml"); })
+                .substr(0, 39),
+            "g.graphml: line 1 = '': malformed Graph");
+}
+
+} // namespace
+} // namespace trainsim::topo

@@ -1,0 +1,72 @@
+// Shared construction pieces for generators: adding typed vertices and links with dense ids,
+// and the GPU node (GPUs on one NVSwitch, one NIC per GPU) that every node-based fabric reuses.
+#pragma once
+
+#include "models/params.hpp"
+#include "topologies/topology.hpp"
+
+namespace trainsim::topo {
+
+/// Adds `count` vertices of one kind; their `index` runs 0..count-1. Returns the first vertex.
+Vertex add_vertices(Graph& g, VertexKind kind, int level, int count);
+
+/// Adds a full-duplex link whose id is the current link count, so ids are dense and follow
+/// the order of construction (routers rely on that order to compute link ids arithmetically).
+int add_link(Graph& g, Vertex a, Vertex b, BytesPerSecond bandwidth, Seconds latency, Tier tier);
+
+/// One GPU node: `gpus_per_node` GPUs on one NVSwitch (the NVLink domain), each GPU with
+/// its own NIC over PCIe. The defaults are a DGX H100.
+struct NodeParams {
+  int gpus_per_node = 8;
+  BytesPerSecond nvlink_bandwidth{450e9}; ///< per GPU per direction (NVLink 4: 18 links x 25 GB/s)
+  Seconds nvlink_latency{0.5e-6};         ///< per hop
+  BytesPerSecond pcie_bandwidth{64e9};    ///< GPU <-> NIC (PCIe 5 x16)
+  Seconds pcie_latency{0.5e-6};
+  BytesPerSecond nic_bandwidth{50e9};     ///< 400 Gb/s NDR per GPU; also used for switch-to-switch links
+  Seconds network_latency{0.5e-6};        ///< per network hop (cable + switch)
+
+  /// Reads the node keys present in `params`, keeping `defaults` for the others.
+  static NodeParams from(const Params& params, NodeParams defaults);
+};
+
+/// Where a node-based fabric's vertices start. GPU rank r is vertex r; node n's NVSwitch is
+/// first_nvswitch + n; GPU r's NIC is first_nic + r.
+struct NodeLayout {
+  int gpus = 0;
+  int nodes = 0;
+  Vertex first_nvswitch = 0;
+  Vertex first_nic = 0;
+};
+
+/// Adds `nodes` nodes to an empty graph: all GPUs first (so rank == vertex), then NVSwitches,
+/// then NICs. Per GPU r it adds links 2r (nvlink) and 2r+1 (host), in that order.
+NodeLayout add_nodes(Graph& g, const NodeParams& p, int nodes);
+
+/// The hop over the link `id` from vertex `from` to vertex `to`.
+inline Hop hop(int id, Vertex from, Vertex to) { return Hop{id, from < to}; }
+
+/// GPU -> NVSwitch -> GPU inside one node.
+inline void route_in_node(const NodeLayout& n, int gpus_per_node, int src, int dst, std::vector<Hop>& out) {
+  Vertex nvswitch = n.first_nvswitch + static_cast<Vertex>(src / gpus_per_node);
+  out.push_back(hop(2 * src, static_cast<Vertex>(src), nvswitch));
+  out.push_back(hop(2 * dst, nvswitch, static_cast<Vertex>(dst)));
+}
+
+/// GPU -> NIC -> first switch `sw`, over the NIC's uplink `nic_link`.
+inline void route_up(const NodeLayout& n, int rank, int nic_link, Vertex sw, std::vector<Hop>& out) {
+  Vertex nic = n.first_nic + static_cast<Vertex>(rank);
+  out.push_back(hop(2 * rank + 1, static_cast<Vertex>(rank), nic));
+  out.push_back(hop(nic_link, nic, sw));
+}
+
+/// Switch `sw` -> NIC -> GPU: the mirror of route_up.
+inline void route_down(const NodeLayout& n, int rank, int nic_link, Vertex sw, std::vector<Hop>& out) {
+  Vertex nic = n.first_nic + static_cast<Vertex>(rank);
+  out.push_back(hop(nic_link, sw, nic));
+  out.push_back(hop(2 * rank + 1, nic, static_cast<Vertex>(rank)));
+}
+
+/// Reads a latency that may be zero but not negative.
+Seconds get_latency_or(const Params& params, const char* key, Seconds fallback);
+
+} // namespace trainsim::topo

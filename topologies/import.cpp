@@ -1,0 +1,420 @@
+#include "topologies/import.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <unordered_map>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <nlohmann/json.hpp>
+
+#include "topologies/build.hpp"
+#include "topologies/shortest_path.hpp"
+
+namespace trainsim::topo {
+namespace {
+
+/// A graph as read, before ranks and ids are assigned. `where` says where in the file each
+/// item came from, for messages ("line 4", "links[2]", "edge 'e7'").
+struct RawVertex {
+  std::string name;
+  std::string kind; ///< empty = inferred from the name
+  int level = -1;   ///< -1 = inferred
+};
+struct RawLink {
+  std::string a, b;
+  std::string bandwidth, latency, tier;
+  std::string where;
+};
+struct RawGraph {
+  std::vector<RawVertex> vertices;
+  std::vector<RawLink> links;
+  int gpus_per_node = 0;
+};
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+bool is_plain_number(const std::string& text, double& value) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// A bare number is in SI units (B/s, s); otherwise the text carries its unit ("400Gbps").
+template <class Q>
+Q quantity(const std::string& text, Q (*parse)(std::string_view), const std::string& file, const RawLink& l,
+           const char* key) {
+  double v = 0;
+  try {
+    return is_plain_number(text, v) ? Q(v) : parse(text);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(file, l.where + " " + key, text, e.what());
+  }
+}
+
+bool starts_with_number(std::string_view name, std::string_view prefix, int& number) {
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return false;
+  auto [end, ec] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), number);
+  return ec == std::errc() && end == name.data() + name.size() && number >= 0;
+}
+
+VertexProps infer_kind(const RawVertex& v, const std::string& file) {
+  static const std::vector<std::pair<std::string, VertexProps>> kinds{
+      {"gpu", {VertexKind::gpu, 0, 0}},          {"nvswitch", {VertexKind::nvswitch, 0, 0}},
+      {"nic", {VertexKind::nic, 0, 0}},          {"leaf", {VertexKind::net_switch, 1, 0}},
+      {"spine", {VertexKind::net_switch, 2, 0}}, {"core", {VertexKind::net_switch, 3, 0}},
+      {"switch", {VertexKind::net_switch, 1, 0}}};
+  std::vector<std::string> names;
+  for (const auto& [kind, props] : kinds) {
+    bool match = v.kind.empty() ? v.name.rfind(kind, 0) == 0 : v.kind == kind;
+    if (match) return VertexProps{props.kind, v.level >= 0 ? v.level : props.level, 0};
+    names.push_back(kind);
+  }
+  if (!v.kind.empty())
+    throw InputError(file, "vertex '" + v.name + "' kind", v.kind, "unknown kind" + did_you_mean(v.kind, names));
+  return VertexProps{VertexKind::net_switch, v.level >= 0 ? v.level : 1, 0}; // an unnamed switch
+}
+
+Tier infer_tier(const Graph& g, Vertex a, Vertex b) {
+  VertexKind ka = g[a].kind, kb = g[b].kind;
+  auto either = [&](VertexKind x, VertexKind y) { return (ka == x && kb == y) || (ka == y && kb == x); };
+  if (either(VertexKind::gpu, VertexKind::nvswitch)) return Tier::nvlink;
+  if (either(VertexKind::gpu, VertexKind::nic)) return Tier::host;
+  if (either(VertexKind::gpu, VertexKind::gpu)) return Tier::direct;
+  if (ka == VertexKind::nic || kb == VertexKind::nic) return Tier::leaf;
+  return std::max(g[a].level, g[b].level) >= 3 ? Tier::core : Tier::spine;
+}
+
+Tier parse_tier(const std::string& text, const std::string& file, const RawLink& l) {
+  static const std::vector<Tier> all{Tier::nvlink, Tier::host,   Tier::leaf,  Tier::spine,
+                                     Tier::core,   Tier::direct, Tier::global};
+  std::vector<std::string> names;
+  for (Tier t : all) {
+    if (to_string(t) == text) return t;
+    names.push_back(to_string(t));
+  }
+  throw InputError(file, l.where + " tier", text, "unknown tier" + did_you_mean(text, names));
+}
+
+// GPU ranks: the numbers of "gpuN" names when they are exactly 0..N-1, else appearance order.
+std::vector<size_t> gpu_order(const std::vector<RawVertex>& vertices, const std::vector<VertexProps>& props) {
+  std::vector<size_t> gpus;
+  for (size_t i = 0; i < vertices.size(); ++i)
+    if (props[i].kind == VertexKind::gpu) gpus.push_back(i);
+  std::vector<size_t> by_number(gpus.size(), SIZE_MAX);
+  for (size_t i : gpus) {
+    int n = -1;
+    if (!starts_with_number(vertices[i].name, "gpu", n) || static_cast<size_t>(n) >= gpus.size() ||
+        by_number[static_cast<size_t>(n)] != SIZE_MAX)
+      return gpus;
+    by_number[static_cast<size_t>(n)] = i;
+  }
+  return by_number;
+}
+
+class Assembler {
+public:
+  Assembler(RawGraph raw, std::string file) : raw_(std::move(raw)), file_(std::move(file)) {}
+
+  Graph build() {
+    add_implicit_vertices();
+    add_vertices_in_rank_order();
+    for (const auto& l : raw_.links) add(l);
+    return std::move(g_);
+  }
+  /// The file's name of each vertex, by vertex id (valid after build()).
+  [[nodiscard]] std::vector<std::string> names() const {
+    std::vector<std::string> names(raw_.vertices.size());
+    for (size_t i = 0; i < raw_.vertices.size(); ++i) names[vertex_of_[i]] = raw_.vertices[i].name;
+    return names;
+  }
+
+private:
+  void add_implicit_vertices() {
+    for (size_t i = 0; i < raw_.vertices.size(); ++i) {
+      if (!index_.emplace(raw_.vertices[i].name, i).second)
+        throw InputError(file_, "vertex", raw_.vertices[i].name, "is declared twice");
+    }
+    bool declared = !raw_.vertices.empty();
+    for (const auto& l : raw_.links)
+      for (const auto* name : {&l.a, &l.b}) {
+        if (index_.contains(*name)) continue;
+        if (declared) throw InputError(file_, l.where, *name, "names a vertex that is not declared");
+        index_.emplace(*name, raw_.vertices.size());
+        raw_.vertices.push_back(RawVertex{*name, "", -1});
+      }
+  }
+  void add_vertices_in_rank_order() {
+    std::vector<VertexProps> props;
+    for (const auto& v : raw_.vertices) props.push_back(infer_kind(v, file_));
+    std::vector<size_t> order = gpu_order(raw_.vertices, props);
+    for (size_t i = 0; i < raw_.vertices.size(); ++i)
+      if (props[i].kind != VertexKind::gpu) order.push_back(i);
+    vertex_of_.resize(raw_.vertices.size());
+    std::array<int, 4> per_kind{};
+    for (size_t i : order) {
+      VertexProps p = props[i];
+      p.index = per_kind[static_cast<size_t>(p.kind)]++;
+      vertex_of_[i] = boost::add_vertex(p, g_);
+    }
+  }
+  void add(const RawLink& l) {
+    Vertex a = vertex_of_[index_.at(l.a)], b = vertex_of_[index_.at(l.b)];
+    if (a == b) throw InputError(file_, l.where, l.a, "links a vertex to itself");
+    auto bw = quantity<BytesPerSecond>(l.bandwidth, &parse_bandwidth, file_, l, "bandwidth");
+    if (!(bw.value() > 0)) throw InputError(file_, l.where + " bandwidth", l.bandwidth, "must be greater than zero");
+    auto lat = quantity<Seconds>(l.latency, &parse_seconds, file_, l, "latency");
+    if (lat.value() < 0) throw InputError(file_, l.where + " latency", l.latency, "must not be negative");
+    Tier tier = l.tier.empty() ? infer_tier(g_, a, b) : parse_tier(l.tier, file_, l);
+    add_link(g_, a, b, bw, lat, tier);
+  }
+
+  RawGraph raw_;
+  std::string file_;
+  Graph g_;
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<Vertex> vertex_of_;
+};
+
+// ---- CSV: "a,b,bandwidth,latency[,tier]" per line; '#' comments; optional header line.
+RawGraph read_csv(std::istream& in, const std::string& file) {
+  RawGraph raw;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::string text = trim(line.substr(0, line.find('#')));
+    if (text.empty()) continue;
+    std::vector<std::string> f;
+    std::stringstream fields(text);
+    for (std::string field; std::getline(fields, field, ',');) f.push_back(trim(field));
+    if (raw.links.empty() && !f.empty() && (f[0] == "a" || f[0] == "source")) continue; // header
+    if (f.size() != 4 && f.size() != 5)
+      throw InputError(file, "line " + std::to_string(number), text,
+                       "expected 4 or 5 fields: a,b,bandwidth,latency[,tier]");
+    raw.links.push_back(RawLink{f[0], f[1], f[2], f[3], f.size() == 5 ? f[4] : "", "line " + std::to_string(number)});
+  }
+  return raw;
+}
+
+// ---- JSON: {"gpus_per_node": 8, "vertices": [{"name", "kind", "level"}], "links": [{"a", "b",
+// "bandwidth", "latency", "tier"}]}; numbers are SI, strings carry units.
+std::string json_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+void reject_unknown_keys(const nlohmann::json& object, const std::vector<std::string>& known, const std::string& file,
+                         const std::string& where) {
+  if (!object.is_object()) throw InputError(file, where, object.dump(), "must be an object");
+  for (const auto& [key, value] : object.items())
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      throw InputError(file, where + "." + key, json_text(value), "unknown key" + did_you_mean(key, known));
+}
+
+std::string json_field(const nlohmann::json& object, const char* key, const std::string& file, const std::string& where,
+                       bool required) {
+  if (!object.contains(key)) {
+    if (required) throw InputError(file, where + "." + key, "", "is missing");
+    return "";
+  }
+  return json_text(object[key]);
+}
+
+RawGraph read_json(std::istream& in, const std::string& file) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(file, std::string("malformed JSON: ") + e.what());
+  }
+  reject_unknown_keys(doc, {"gpus_per_node", "vertices", "links"}, file, "top level");
+  RawGraph raw;
+  if (doc.contains("gpus_per_node") && !doc["gpus_per_node"].is_number_integer())
+    throw InputError(file, "gpus_per_node", json_text(doc["gpus_per_node"]), "must be a whole number");
+  raw.gpus_per_node = doc.value("gpus_per_node", 0);
+  for (size_t i = 0; i < doc.value("vertices", nlohmann::json::array()).size(); ++i) {
+    const auto& v = doc["vertices"][i];
+    std::string where = "vertices[" + std::to_string(i) + "]";
+    reject_unknown_keys(v, {"name", "kind", "level"}, file, where);
+    int level = v.contains("level") && v["level"].is_number_integer() ? v["level"].get<int>() : -1;
+    raw.vertices.push_back(
+        RawVertex{json_field(v, "name", file, where, true), json_field(v, "kind", file, where, false), level});
+  }
+  if (!doc.contains("links") || !doc["links"].is_array()) throw InputError(file, "links", "", "is missing (an array)");
+  for (size_t i = 0; i < doc["links"].size(); ++i) {
+    const auto& l = doc["links"][i];
+    std::string where = "links[" + std::to_string(i) + "]";
+    reject_unknown_keys(l, {"a", "b", "bandwidth", "latency", "tier"}, file, where);
+    raw.links.push_back(RawLink{json_field(l, "a", file, where, true), json_field(l, "b", file, where, true),
+                                json_field(l, "bandwidth", file, where, true), json_field(l, "latency", file, where, true),
+                                json_field(l, "tier", file, where, false), where});
+  }
+  return raw;
+}
+
+// ---- GraphML: <key attr.name="kind|level|bandwidth|latency|tier|gpus_per_node"> declarations,
+// <node id> and <edge source target> with <data key> children.
+using boost::property_tree::ptree;
+
+std::map<std::string, std::string> data_of(const ptree& element, const std::map<std::string, std::string>& names) {
+  std::map<std::string, std::string> data;
+  for (const auto& [tag, child] : element) {
+    if (tag != "data") continue;
+    auto key = child.get<std::string>("<xmlattr>.key", "");
+    auto it = names.find(key);
+    data[it == names.end() ? key : it->second] = trim(child.data());
+  }
+  return data;
+}
+
+RawGraph read_graphml(std::istream& in, const std::string& file) {
+  ptree doc;
+  try {
+    boost::property_tree::read_xml(in, doc);
+  } catch (const boost::property_tree::xml_parser_error& e) {
+    throw InputError(file, "line " + std::to_string(e.line()), "", "malformed GraphML: " + e.message());
+  }
+  auto root = doc.get_child_optional("graphml");
+  if (!root) throw InputError(file, "malformed GraphML: no <graphml> element");
+  std::map<std::string, std::string> names; // key id -> attr.name (a '/' path: the name has a dot)
+  for (const auto& [tag, child] : *root)
+    if (tag == "key") names[child.get<std::string>("<xmlattr>.id", "")] = child.get<std::string>(ptree::path_type("<xmlattr>/attr.name", '/'), "");
+  auto graph = root->get_child_optional("graph");
+  if (!graph) throw InputError(file, "malformed GraphML: no <graph> element");
+  RawGraph raw;
+  auto graph_data = data_of(*graph, names);
+  if (graph_data.contains("gpus_per_node")) raw.gpus_per_node = std::atoi(graph_data["gpus_per_node"].c_str());
+  int edges = 0;
+  for (const auto& [tag, child] : *graph) {
+    auto data = data_of(child, names);
+    if (tag == "node") {
+      auto id = child.get<std::string>("<xmlattr>.id", "");
+      int level = data.contains("level") ? std::atoi(data["level"].c_str()) : -1;
+      raw.vertices.push_back(RawVertex{id, data["kind"], level});
+    } else if (tag == "edge") {
+      auto where = "edge " + child.get<std::string>("<xmlattr>.id", std::to_string(edges));
+      ++edges;
+      for (const char* required : {"bandwidth", "latency"})
+        if (!data.contains(required)) throw InputError(file, where + " " + required, "", "is missing");
+      raw.links.push_back(RawLink{child.get<std::string>("<xmlattr>.source", ""),
+                                  child.get<std::string>("<xmlattr>.target", ""), data["bandwidth"], data["latency"],
+                                  data["tier"], where});
+    }
+  }
+  return raw;
+}
+
+RawGraph read_raw(std::istream& in, GraphFormat format, const std::string& file) {
+  switch (format) {
+  case GraphFormat::graphml: return read_graphml(in, file);
+  case GraphFormat::json: return read_json(in, file);
+  case GraphFormat::csv: return read_csv(in, file);
+  }
+  return {};
+}
+
+// The NVSwitch GPU `rank` hangs off, or none.
+std::optional<Vertex> nvswitch_of(const Graph& g, int rank) {
+  for (auto w : boost::make_iterator_range(boost::adjacent_vertices(static_cast<Vertex>(rank), g)))
+    if (g[w].kind == VertexKind::nvswitch) return w;
+  return std::nullopt;
+}
+
+// NVLink domain size: the GPUs sharing each NVSwitch, when every GPU has one, ranks of a
+// switch are contiguous and all domains are the same size; otherwise 1.
+int infer_gpus_per_node(const Graph& g, int gpus) {
+  int size = 0;
+  while (size < gpus && nvswitch_of(g, size) && nvswitch_of(g, size) == nvswitch_of(g, 0)) ++size;
+  if (size == 0 || gpus % size != 0) return 1;
+  for (int r = 0; r < gpus; ++r)
+    if (!nvswitch_of(g, r) || nvswitch_of(g, r) != nvswitch_of(g, r - r % size)) return 1;
+  return size;
+}
+
+int count_gpus(const Graph& g) {
+  int n = 0;
+  for (auto v : boost::make_iterator_range(boost::vertices(g))) n += g[v].kind == VertexKind::gpu;
+  return n;
+}
+
+GraphFormat format_of(const ImportParams& options, const Params* params) {
+  std::string f = options.format;
+  if (f == "auto") {
+    f = std::filesystem::path(options.path).extension().string();
+    if (!f.empty()) f.erase(0, 1);
+    if (f == "xml") f = "graphml";
+  }
+  if (f == "graphml") return GraphFormat::graphml;
+  if (f == "json") return GraphFormat::json;
+  if (f == "csv") return GraphFormat::csv;
+  std::string problem = "unknown graph format '" + f + "'" + did_you_mean(f, {"graphml", "json", "csv"}) +
+                        " (graphml, json or csv; set format when the extension says none of these)";
+  if (params) params->fail("format", problem);
+  throw InputError(options.path, problem);
+}
+
+} // namespace
+
+void check_connected(const Graph& g, const std::string& file, const std::vector<std::string>& names) {
+  auto n = boost::num_vertices(g);
+  if (n == 0 || g[0].kind != VertexKind::gpu) throw InputError(file, "has no GPU");
+  auto name = [&](Vertex v) { return v < names.size() ? names[v] : to_string(g[v].kind) + std::to_string(g[v].index); };
+  for (auto v : boost::make_iterator_range(boost::vertices(g)))
+    if (g[v].kind == VertexKind::gpu && boost::out_degree(v, g) == 0)
+      throw InputError(file, name(v) + " has no link: no route reaches it");
+  std::vector<char> seen(n, 0);
+  std::vector<Vertex> stack{0};
+  seen[0] = 1;
+  while (!stack.empty()) {
+    Vertex v = stack.back();
+    stack.pop_back();
+    for (auto w : boost::make_iterator_range(boost::adjacent_vertices(v, g)))
+      if (!seen[w]) seen[w] = 1, stack.push_back(w);
+  }
+  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+    if (!seen[v]) throw InputError(file, "the graph is disconnected: " + name(v) + " is not reachable from " + name(0));
+  }
+}
+
+ImportParams ImportParams::from(const Params& params) {
+  ImportParams p;
+  p.path = params.get<std::string>("path");
+  std::filesystem::path path(p.path);
+  if (path.is_relative() && !params.file().empty())
+    p.path = (std::filesystem::path(params.file()).parent_path() / path).string();
+  p.format = params.get_or<std::string>("format", p.format);
+  p.gpus_per_node = params.get_positive_or("gpus_per_node", 1);
+  if (!params.has("gpus_per_node")) p.gpus_per_node = 0;
+  p.route_cache_mib = params.get_positive_or("route_cache_mib", p.route_cache_mib);
+  params.reject_unknown();
+  (void)format_of(p, &params);
+  return p;
+}
+
+Topology read_topology(std::istream& in, GraphFormat format, const std::string& file, const ImportParams& options) {
+  RawGraph raw = read_raw(in, format, file);
+  int declared_gpn = options.gpus_per_node > 0 ? options.gpus_per_node : raw.gpus_per_node;
+  Assembler assembler(std::move(raw), file);
+  Graph g = assembler.build();
+  check_connected(g, file, assembler.names());
+  int gpus = count_gpus(g);
+  int gpn = declared_gpn > 0 ? declared_gpn : infer_gpus_per_node(g, gpus);
+  if (gpus % gpn != 0)
+    throw InputError(file, "gpus_per_node", std::to_string(gpn), "does not divide the " + std::to_string(gpus) + " GPUs");
+  auto router = std::make_unique<ShortestPathRouter>(static_cast<size_t>(options.route_cache_mib) << 20);
+  return Topology(std::move(g), std::move(router), gpn);
+}
+
+Topology import_topology(const ImportParams& options) {
+  GraphFormat format = format_of(options, nullptr);
+  std::ifstream in(options.path);
+  if (!in) throw InputError(options.path, "cannot open the topology file");
+  return read_topology(in, format, options.path, options);
+}
+
+Topology build_imported(const Params& params) { return import_topology(ImportParams::from(params)); }
+
+} // namespace trainsim::topo

@@ -1,0 +1,47 @@
+// Topologies imported from a file: GraphML, JSON or a CSV edge list (formats in
+// docs/topologies.md). Vertex kinds come from a `kind` attribute or, failing that, from the
+// name ("gpu3", "nvswitch0", "nic3", "leaf1", "spine0", "core0"; anything else is a switch).
+// GPU ranks follow the number in "gpuN" names when they are exactly 0..N-1, otherwise the
+// order of appearance. Every problem is an InputError naming the file and the line, edge or key.
+//
+// Routing is shortest path (fewest hops). No all-pairs table: the router keeps BFS trees
+// for the sources it was asked about, in an LRU cache bounded in memory (route_cache_mib).
+// A hit costs O(path); a miss costs one BFS, O(V + E). Simulations that route from every
+// GPU therefore pay O(GPUs x (V + E)) once when the cache holds every source, and more when it
+// does not: fine for imported graphs of thousands of vertices, not meant for 100k-GPU ones
+// (use a generator there, whose routers are closed-form).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "models/params.hpp"
+#include "topologies/topology.hpp"
+
+namespace trainsim::topo {
+
+enum class GraphFormat { graphml, json, csv };
+
+struct ImportParams {
+  std::string path;            ///< relative paths are relative to the scenario file's folder
+  std::string format = "auto"; ///< graphml, json, csv, or auto (from the extension)
+  int gpus_per_node = 0;       ///< NVLink domain size; 0 = inferred (GPUs per NVSwitch, else 1)
+  int route_cache_mib = 256;   ///< memory for cached BFS trees (4 bytes per vertex per source)
+
+  static ImportParams from(const Params& params);
+};
+
+/// Reads a graph from `in`; `file` names it in messages.
+Topology read_topology(std::istream& in, GraphFormat format, const std::string& file, const ImportParams& options = {});
+/// Opens options.path and reads it.
+Topology import_topology(const ImportParams& options);
+/// The `file` generator: keys path, format, gpus_per_node, route_cache_mib.
+Topology build_imported(const Params& params);
+
+/// Checks that every GPU has a link and every vertex is reachable from GPU 0; throws
+/// InputError(file, ...) naming the first offender by `names` (vertex id -> name in the file),
+/// or by its kind and index where `names` has none.
+void check_connected(const Graph& graph, const std::string& file, const std::vector<std::string>& names = {});
+
+} // namespace trainsim::topo

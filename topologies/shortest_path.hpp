@@ -1,0 +1,40 @@
+// Shortest-path (fewest hops) routing for graphs without known structure, e.g. imported ones.
+// No all-pairs table: a BFS tree is computed for a source the first time it is asked about
+// (O(V + E)) and kept in an LRU cache bounded in bytes; a query on a cached source walks the
+// tree from the destination back, O(path). Deterministic: BFS visits links in id order.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+#include "topologies/topology.hpp"
+
+namespace trainsim::topo {
+
+class ShortestPathRouter final : public Router {
+public:
+  /// `cache_bytes`: memory for cached trees (4 bytes per vertex each); at least one is kept.
+  explicit ShortestPathRouter(size_t cache_bytes) : cache_bytes_(cache_bytes) {}
+
+  void route(const Topology& topology, int src, int dst, std::vector<Hop>& out) const override;
+
+  /// BFS trees computed so far (cache misses), for tests and reports.
+  [[nodiscard]] long trees_built() const { return trees_built_; }
+
+private:
+  using Tree = std::vector<std::int32_t>; ///< per vertex: the link it was reached by, -1 for none
+  const Tree& tree(const Topology& topology, int src) const;
+
+  size_t cache_bytes_;
+  mutable std::mutex mutex_; // route() is const and may be called from several threads
+  mutable std::list<std::pair<int, Tree>> lru_; // most recently used first
+  mutable std::unordered_map<int, std::list<std::pair<int, Tree>>::iterator> by_source_;
+  mutable long trees_built_ = 0;
+};
+
+/// Hop counts from `from` to every vertex (-1 when unreachable): one BFS.
+std::vector<int> hop_distances(const Graph& graph, Vertex from);
+
+} // namespace trainsim::topo
