@@ -1,0 +1,149 @@
+// The paper's training-compute frontier (docs/paper-model.md, docs/closed-form.md): for each
+// training compute C, derive the model shape and batch from the baseline laws, search the
+// parallel plan and cluster size that finish within the duration at the best utilization,
+// and find where utilization drops (the knee) and where no plan finishes (the latency wall).
+// Analytic and deterministic; no simulation.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/hardware_presets.hpp"
+
+namespace trainsim {
+
+/// How a collective's latency grows with the group size p (its bandwidth term is always the
+/// paper's 2(p-1)/p n per all-reduce, which a ring and a double binary tree both reach).
+enum class CollectiveLatency {
+  tree, ///< log2(p) alpha per phase: the best known latency, the baseline
+  ring, ///< (p-1) alpha per phase
+};
+
+/// Every assumption of the frontier, with the documented baseline as default.
+struct FrontierOptions {
+  std::string gpu = "h100";           ///< hardware preset (hardware_presets.hpp)
+  Seconds duration{7.776e6};          ///< wall-clock budget of the run: 3 months of 30 days
+  // Shape laws (paper-model.md "Model shape baseline").
+  double tokens_per_param = 20.0;     ///< D = 20 N (Chinchilla); C = 6 N D
+  double aspect_ratio = 129.25;       ///< d_model / L; 129.25 reproduces L = 120 at 1e25 FLOP
+  double ff_ratio = 5.0;              ///< d_ff / d_model; 5 folds attention into the MLP block
+  double batch_tokens_at_1e25 = 4.19e6; ///< critical batch law B = coeff (C / 1e25)^exponent
+  double batch_exponent = 1.0 / 6.0;  ///< larger = more aggressive batch scaling; in [0, 1)
+  // The MoE curve: E experts per layer, each token routed to top_k of them; N counts the
+  // active parameters (C = 6 N_active D), so the total is E / top_k times larger.
+  int experts = 8;
+  int top_k = 1;
+  // Hardware, on top of the preset.
+  std::optional<double> matmul_efficiency; ///< sustained fraction of peak; preset's (0.8) if unset
+  std::optional<Seconds> kernel_latency;   ///< launch + sync per kernel; preset's (4 us) if unset
+  Seconds nvlink_latency{1e-6};       ///< per collective step inside a node: 2 hops x 0.5 us
+  Seconds network_latency{3e-6};      ///< per collective step across nodes: 6 hops x 0.5 us
+  double bandwidth_scale = 1.0;       ///< multiplies NVLink and network bandwidth
+  double latency_scale = 1.0;         ///< multiplies kernel, NVLink and network latencies
+  CollectiveLatency collective = CollectiveLatency::tree;
+  double bytes_per_word = 2.0;        ///< BF16 weights, activations and gradients
+  double optimizer_bytes_per_param = 12.0; ///< FP32 master + Adam moments, sharded over DP (ZeRO-1)
+  // The sweep.
+  Flop min_flop{1e24};
+  Flop max_flop{1e32};
+  int points_per_decade = 4;          ///< quarter-decade steps
+  double knee_fraction = 0.8;         ///< the knee: utilization still >= this x sustained maximum
+  int max_interleave = 1;             ///< largest interleaved-pipeline chunk count searched; 1 = plain 1F1B,
+                                      ///< as in the issue's search space and the simulator's schedules
+  double max_gpus = 1e18;             ///< cluster size cap; effectively none (the wall is "any size")
+};
+
+/// Throws InputError ("trainsim frontier: KEY = 'VALUE': PROBLEM") for the first bad knob.
+void validate(const FrontierOptions& options);
+
+/// The hardware after applying the knobs to the preset.
+struct Hardware {
+  FlopPerSecond peak;
+  double efficiency = 0.8;
+  BytesPerSecond hbm_bandwidth;
+  Bytes hbm_capacity;
+  Seconds kernel_latency;
+  int nvlink_domain = 8;
+  BytesPerSecond nvlink_bandwidth, network_bandwidth;
+  Seconds nvlink_latency, network_latency;
+  CollectiveLatency collective = CollectiveLatency::tree;
+};
+Hardware resolve_hardware(const FrontierOptions& options);
+
+/// Model and batch derived from the compute by the baseline laws.
+struct ModelShape {
+  Flop compute;
+  double active_params = 0; ///< N = sqrt(C / (6 x tokens_per_param))
+  double total_params = 0;  ///< N x experts / top_k
+  int layers = 0;           ///< L = cbrt(N / (2 ff_ratio aspect^2)), rounded
+  double d_model = 0;       ///< sqrt(N / (2 ff_ratio L)), so that N stays exact
+  double d_ff = 0;
+  int experts = 1, top_k = 1;
+  double tokens = 0;        ///< D = tokens_per_param x N
+  double batch_tokens = 0;  ///< B, capped at D
+  double steps = 0;         ///< D / B
+  double bytes_per_word = 2.0;
+  double optimizer_bytes_per_param = 12.0;
+};
+ModelShape shape_for(Flop compute, const FrontierOptions& options, bool moe);
+
+/// One parallel plan: GPUs = dp x tp_1d x tp_2d x pp; ep divides dp.
+struct ParallelPlan {
+  double dp = 1;       ///< data-parallel replicas (continuous: the cluster size is a knob-free output)
+  int tp_1d = 1;       ///< N_K: Megatron axis, carries d_model-sized activations
+  int tp_2d = 1;       ///< N_J: second axis, carries d_ff-sized activations
+  int pp = 1;
+  int ep = 1;
+  int microbatches = 1;
+  int interleave = 1;  ///< virtual pipeline chunks per GPU (Megatron interleaving); divides the bubble
+  [[nodiscard]] double gpus() const { return dp * tp_1d * tp_2d * pp; }
+};
+
+/// The times of one plan, per GPU per step, on the most loaded pipeline stage.
+struct PlanTimes {
+  Seconds compute, hbm, nvlink, network, latency; ///< per microbatch on one stage
+  Seconds stage;           ///< max of the five above (the paper's overlap assumption)
+  Seconds pipeline;        ///< max(microbatches + (pp - 1) / interleave, pp) x stage
+  Seconds dp;              ///< gradient all-reduce, overlapped with the pipeline
+  Seconds step;            ///< max(pipeline, dp)
+  double tokens_per_microbatch = 0; ///< per DP replica; must be >= 1
+  Bytes memory;            ///< HBM needed on one GPU
+  bool fits = true;        ///< memory <= capacity and tokens_per_microbatch >= 1
+  double utilization = 0;  ///< model FLOP / (GPUs x peak x step)
+  std::string binding;     ///< compute, hbm, nvlink, network, latency, pipeline_bubble, dp_network
+};
+PlanTimes evaluate_plan(const ModelShape& shape, const Hardware& hw, const ParallelPlan& plan);
+
+struct FrontierPoint {
+  ModelShape shape;
+  Seconds step_budget;     ///< duration / steps
+  bool feasible = false;
+  std::string reason;      ///< why not, when infeasible
+  ParallelPlan plan;       ///< best plan; for an infeasible point, the fastest one tried
+  PlanTimes times;
+};
+
+struct FrontierCurve {
+  std::string name;        ///< "dense" or "moe"
+  std::vector<FrontierPoint> points;
+  double max_utilization = 0;          ///< the sustained maximum: efficiency of the GPU
+  std::optional<Flop> utilization_knee; ///< largest C with utilization >= knee_fraction x max
+  std::optional<Flop> latency_wall;     ///< largest C that finishes within the duration
+};
+
+struct FrontierResult {
+  FrontierOptions options;
+  Hardware hardware;
+  std::vector<FrontierCurve> curves; ///< dense, then MoE
+};
+
+/// The best plan for one compute level.
+FrontierPoint frontier_point(Flop compute, const FrontierOptions& options, bool moe);
+FrontierCurve frontier_curve(const FrontierOptions& options, bool moe);
+/// Validates the options, then computes the dense and the MoE curves.
+FrontierResult run_frontier(const FrontierOptions& options);
+
+std::string to_string(CollectiveLatency c);
+
+} // namespace trainsim
