@@ -140,9 +140,9 @@ Topology build_dragonfly(const DragonflyParams& p) {
   l.routers = p.routers_per_group;
   l.global_links = p.global_links;
   l.parallel = p.groups > 1 ? p.routers_per_group * p.global_links / (p.groups - 1) : 0;
-  Graph g;
-  l.nodes = add_nodes(g, p.node, p.groups * p.routers_per_group * p.nodes_per_router);
-  add_routers(g, p, l);
+  auto g = std::make_unique<Graph>();
+  l.nodes = add_nodes(*g, p.node, p.groups * p.routers_per_group * p.nodes_per_router);
+  add_routers(*g, p, l);
   FabricFacts facts = facts_of(p, l);
   return Topology(std::move(g), std::make_unique<DragonflyRouter>(std::move(l)), p.node.gpus_per_node, facts);
 }

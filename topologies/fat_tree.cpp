@@ -154,11 +154,10 @@ FabricFacts facts_of(const FatTreeParams& p, const ClosLayout& l) {
 Topology build(const FatTreeParams& p, const Params& params) {
   check_ports(params, p);
   ClosLayout l = plan(p, params);
-  Graph g;
-  l.nodes = add_nodes(g, p.node(), p.nodes);
-  add_switches(g, p, l);
-  FabricFacts facts = facts_of(p, l);
-  return Topology(std::move(g), std::make_unique<ClosRouter>(l), p.gpus_per_node, facts);
+  auto g = std::make_unique<Graph>();
+  l.nodes = add_nodes(*g, p.node(), p.nodes);
+  add_switches(*g, p, l);
+  return Topology(std::move(g), std::make_unique<ClosRouter>(l), p.gpus_per_node, facts_of(p, l));
 }
 
 Topology build_from(const Params& params, FatTreeParams defaults, bool nodes_required) {

@@ -123,7 +123,7 @@ class Assembler {
 public:
   Assembler(RawGraph raw, std::string file) : raw_(std::move(raw)), file_(std::move(file)) {}
 
-  Graph build() {
+  std::unique_ptr<Graph> build() {
     add_implicit_vertices();
     add_vertices_in_rank_order();
     for (const auto& l : raw_.links) add(l);
@@ -162,7 +162,7 @@ private:
     for (size_t i : order) {
       VertexProps p = props[i];
       p.index = per_kind[static_cast<size_t>(p.kind)]++;
-      vertex_of_[i] = boost::add_vertex(p, g_);
+      vertex_of_[i] = boost::add_vertex(p, *g_);
     }
   }
   void add(const RawLink& l) {
@@ -172,13 +172,13 @@ private:
     if (!(bw.value() > 0)) throw InputError(file_, l.where + " bandwidth", l.bandwidth, "must be greater than zero");
     auto lat = quantity<Seconds>(l.latency, &parse_seconds, file_, l, "latency");
     if (lat.value() < 0) throw InputError(file_, l.where + " latency", l.latency, "must not be negative");
-    Tier tier = l.tier.empty() ? infer_tier(g_, a, b) : parse_tier(l.tier, file_, l);
-    add_link(g_, a, b, bw, lat, tier);
+    Tier tier = l.tier.empty() ? infer_tier(*g_, a, b) : parse_tier(l.tier, file_, l);
+    add_link(*g_, a, b, bw, lat, tier);
   }
 
   RawGraph raw_;
   std::string file_;
-  Graph g_;
+  std::unique_ptr<Graph> g_ = std::make_unique<Graph>();
   std::unordered_map<std::string, size_t> index_;
   std::vector<Vertex> vertex_of_;
 };
@@ -398,10 +398,10 @@ Topology read_topology(std::istream& in, GraphFormat format, const std::string& 
   RawGraph raw = read_raw(in, format, file);
   int declared_gpn = options.gpus_per_node > 0 ? options.gpus_per_node : raw.gpus_per_node;
   Assembler assembler(std::move(raw), file);
-  Graph g = assembler.build();
-  check_connected(g, file, assembler.names());
-  int gpus = count_gpus(g);
-  int gpn = declared_gpn > 0 ? declared_gpn : infer_gpus_per_node(g, gpus);
+  std::unique_ptr<Graph> g = assembler.build();
+  check_connected(*g, file, assembler.names());
+  int gpus = count_gpus(*g);
+  int gpn = declared_gpn > 0 ? declared_gpn : infer_gpus_per_node(*g, gpus);
   if (gpus % gpn != 0)
     throw InputError(file, "gpus_per_node", std::to_string(gpn), "does not divide the " + std::to_string(gpus) + " GPUs");
   auto router = std::make_unique<ShortestPathRouter>(static_cast<size_t>(options.route_cache_mib) << 20);

@@ -29,28 +29,32 @@ std::string to_string(VertexKind kind) {
   return "?";
 }
 
-Topology::Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node)
-    : graph_(std::move(graph)), router_(std::move(router)), gpus_per_node_(gpus_per_node) {
-  for (auto v : boost::make_iterator_range(boost::vertices(graph_))) {
-    const auto& p = graph_[v];
+Topology::Topology(std::unique_ptr<Graph> graph, std::unique_ptr<Router> router, int gpus_per_node,
+                   std::optional<FabricFacts> facts)
+    : graph_(std::move(graph)), router_(std::move(router)), gpus_per_node_(gpus_per_node), facts_(facts) {
+  const Graph& g = *graph_;
+  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+    const auto& p = g[v];
     if (p.kind != VertexKind::gpu) continue;
     if (gpus_.size() <= static_cast<size_t>(p.index)) gpus_.resize(static_cast<size_t>(p.index) + 1);
     gpus_[static_cast<size_t>(p.index)] = v;
   }
-  links_.resize(boost::num_edges(graph_));
-  ends_.resize(boost::num_edges(graph_));
-  for (auto e : boost::make_iterator_range(boost::edges(graph_))) {
-    auto id = static_cast<size_t>(graph_[e].id);
-    links_[id] = graph_[e];
-    Vertex a = boost::source(e, graph_), b = boost::target(e, graph_);
+  links_.resize(boost::num_edges(g));
+  ends_.resize(boost::num_edges(g));
+  for (auto e : boost::make_iterator_range(boost::edges(g))) {
+    auto id = static_cast<size_t>(g[e].id);
+    links_[id] = g[e];
+    Vertex a = boost::source(e, g), b = boost::target(e, g);
     ends_[id] = a < b ? std::pair{a, b} : std::pair{b, a};
   }
 }
 
+// Boost 1.74's adjacency_list has no move constructor: "moving" a Graph copies it once here.
+Topology::Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node)
+    : Topology(std::make_unique<Graph>(std::move(graph)), std::move(router), gpus_per_node) {}
+
 Topology::Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node, FabricFacts facts)
-    : Topology(std::move(graph), std::move(router), gpus_per_node) {
-  facts_ = facts;
-}
+    : Topology(std::make_unique<Graph>(std::move(graph)), std::move(router), gpus_per_node, facts) {}
 
 std::pair<Vertex, Vertex> Topology::link_ends(int id) const {
   return ends_[static_cast<size_t>(id)];
@@ -73,7 +77,7 @@ BytesPerSecond Topology::path_bandwidth(int src, int dst) const {
 }
 
 std::string Topology::vertex_name(Vertex v) const {
-  const auto& p = graph_[v];
+  const auto& p = (*graph_)[v];
   if (p.kind != VertexKind::net_switch) return to_string(p.kind) + std::to_string(p.index);
   static const char* const levels[] = {"switch", "leaf", "spine", "core"};
   return std::string(levels[std::clamp(p.level, 0, 3)]) + std::to_string(p.index);

@@ -76,8 +76,11 @@ class Topology {
 public:
   Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node);
   Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node, FabricFacts facts);
+  /// Takes the graph without copying it (the by-value forms copy once: see topology.cpp).
+  Topology(std::unique_ptr<Graph> graph, std::unique_ptr<Router> router, int gpus_per_node,
+           std::optional<FabricFacts> facts = std::nullopt);
 
-  [[nodiscard]] const Graph& graph() const { return graph_; }
+  [[nodiscard]] const Graph& graph() const { return *graph_; }
   [[nodiscard]] int gpu_count() const { return static_cast<int>(gpus_.size()); }
   [[nodiscard]] int gpus_per_node() const { return gpus_per_node_; }
   [[nodiscard]] int node_of(int rank) const { return rank / gpus_per_node_; }
@@ -102,7 +105,8 @@ public:
   [[nodiscard]] const Router& router() const { return *router_; }
 
 private:
-  Graph graph_;
+  // Held by pointer so that moving a Topology never copies the graph (see topology.cpp).
+  std::unique_ptr<Graph> graph_;
   std::unique_ptr<Router> router_;
   int gpus_per_node_;
   std::vector<Vertex> gpus_;

@@ -90,8 +90,8 @@ Topology build_torus(const Params& params) { return build_torus(TorusParams::fro
 Topology build_torus(const TorusParams& p) {
   int gpus = std::accumulate(p.dims.begin(), p.dims.end(), 1, std::multiplies<>());
   auto dims = p.dims.size();
-  Graph g;
-  add_vertices(g, VertexKind::gpu, 0, gpus);
+  auto g = std::make_unique<Graph>();
+  add_vertices(*g, VertexKind::gpu, 0, gpus);
   std::vector<int> plus_link(static_cast<size_t>(gpus) * dims, -1);
   int stride = 1;
   for (size_t d = 0; d < dims; ++d) {
@@ -102,7 +102,7 @@ Topology build_torus(const TorusParams& p) {
       // A ring of two has one link: the + link of x = 1 is the + link of x = 0.
       if (size == 2 && x == 1) continue;
       plus_link[static_cast<size_t>(v) * dims + d] =
-          add_link(g, static_cast<Vertex>(v), static_cast<Vertex>(next), p.link_bandwidth, p.link_latency, Tier::direct);
+          add_link(*g, static_cast<Vertex>(v), static_cast<Vertex>(next), p.link_bandwidth, p.link_latency, Tier::direct);
       if (size == 2) plus_link[static_cast<size_t>(next) * dims + d] = plus_link[static_cast<size_t>(v) * dims + d];
     }
     stride *= size;
