@@ -99,18 +99,25 @@ struct Chain {
 };
 
 // For stage j: microbatch data reaches it only after the forward of stages 0..j-1 and j
-// sends; it then works m(F_j + B_j). Its last backward still has to flow back through
-// stages j-1..0 (j sends) before stage 0 can start its DP all-reduce (variant a), or stage
-// j itself starts its own all-reduce (variant b).
+// sends. It then works at least m(F_j + B_j); and its first backward waits for one
+// microbatch's round trip through the later stages (S_j), after which m backwards remain:
+// F_j + S_j + m B_j. Its last backward still flows back through stages j-1..0 (j sends)
+// before stage 0 can start its DP all-reduce; or stage j starts its own.
 std::vector<Chain> chains(const std::vector<StageCost>& st, double m, Seconds send) {
+  size_t pp = st.size();
+  std::vector<Seconds> suffix(pp + 1); // S_j: round trip through stages j+1.. with 2 sends per hop
+  for (size_t j = pp - 1; j-- > 0;)
+    suffix[j] = suffix[j + 1] + st[j + 1].forward.total() + st[j + 1].backward.total() + send * 2.0;
   std::vector<Chain> out;
   Seconds fwd_prefix, bwd_prefix;
-  for (size_t j = 0; j < st.size(); ++j) {
-    Split busy = (st[j].forward + st[j].backward) * m;
-    Seconds hops = send * static_cast<double>(j);
+  for (size_t j = 0; j < pp; ++j) {
+    Split work = (st[j].forward + st[j].backward) * m, round_trip = st[j].forward + st[j].backward * m;
+    Seconds hops = send * static_cast<double>(j), back = bwd_prefix + hops;
     int stage = static_cast<int>(j);
-    out.push_back({busy, fwd_prefix + bwd_prefix + hops * 2.0, st[0].dp, stage});
-    out.push_back({busy, fwd_prefix + hops, st[j].dp, stage});
+    for (const auto& [busy, wait] : {std::pair{work, Seconds(0)}, std::pair{round_trip, suffix[j]}}) {
+      out.push_back({busy, fwd_prefix + hops + wait + back, st[0].dp, stage});
+      out.push_back({busy, fwd_prefix + hops + wait, st[j].dp, stage});
+    }
     fwd_prefix += st[j].forward.total();
     bwd_prefix += st[j].backward.total();
   }
@@ -125,7 +132,7 @@ std::vector<BoundTerm> terms_of(const Chain& c) {
       term("hbm", c.busy.hbm, "HBM-bound kernels of the critical stage: bytes / HBM bandwidth (weights + activations)"),
       term("latency", c.busy.latency, "kernel launches + 2(p-1) alpha per TP ring all-reduce, m microbatches"),
       term("tp_network", c.busy.network, "TP ring all-reduces: 2(p-1)/p x bytes / bottleneck bandwidth"),
-      term("pipeline_bubble", c.fill, "fill and drain: earlier stages' passes of one microbatch + 2 sends per hop"),
+      term("pipeline_bubble", c.fill, "fill and drain: other stages' passes the critical stage waits for + sends"),
       term("dp_allreduce", c.dp.total(), "gradient ring all-reduce over DP after the last backward (not overlapped)"),
   };
 }
