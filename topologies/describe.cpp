@@ -133,7 +133,7 @@ Description summarize(const Topology& t) {
 
 void describe(const Topology& t, std::ostream& out) {
   Description d = summarize(t);
-  static const char* const level_names[] = {"level-0", "leaf", "spine", "core"};
+  static const char* const level_names[] = {"router", "leaf", "spine", "core"};
   out << "gpus: " << d.gpus << " (" << d.nodes << " nodes x " << d.gpus_per_node << " per NVLink domain)\n";
   out << "nvswitches: " << d.nvswitches << "\nnics: " << d.nics << "\nswitches:";
   bool any = false;

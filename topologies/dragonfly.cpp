@@ -80,7 +80,8 @@ void add_global_links(Graph& g, const DragonflyParams& p, DragonflyLayout& l) {
 
 void add_routers(Graph& g, const DragonflyParams& p, DragonflyLayout& l) {
   int routers = l.groups * l.routers;
-  l.first_router = add_vertices(g, VertexKind::net_switch, 1, routers);
+  // Level 0: a dragonfly router is no tier of a tree (it is named "switchN", not "leafN").
+  l.first_router = add_vertices(g, VertexKind::net_switch, 0, routers);
   l.first_nic_link = static_cast<int>(boost::num_edges(g));
   for (int r = 0; r < l.nodes.gpus; ++r)
     add_link(g, l.nodes.first_nic + static_cast<Vertex>(r), l.first_router + static_cast<Vertex>(l.router_of(r)),

@@ -1,4 +1,5 @@
-// GPU nodes on a dragonfly (Kim et al. 2008): `groups` groups of `routers_per_group` routers,
+// GPU nodes on a dragonfly (Kim et al. 2008): `groups` groups of `routers_per_group` routers
+// (switches of level 0, named "switchN": they are no tier of a tree),
 // all-to-all inside a group (the `spine` tier), and `global_links` global links per router
 // (the `global` tier) spread so that every pair of groups gets the same number of them.
 // Node n's NICs attach to router n / nodes_per_router (the `leaf` tier).

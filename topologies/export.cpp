@@ -50,11 +50,19 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
+// Graphs without switches (tori, direct links) have no layers; a spring layout reads better.
+bool has_switches(const Graph& g) {
+  for (auto v : boost::make_iterator_range(boost::vertices(g)))
+    if (g[v].kind != VertexKind::gpu) return true;
+  return false;
+}
+
 } // namespace
 
 void export_dot(const Topology& t, std::ostream& out) {
   const Graph& g = t.graph();
-  out << "graph topology {\n  rankdir=BT;\n  node [fontname=\"Helvetica\", fontsize=10];\n";
+  out << "graph topology {\n  " << (has_switches(g) ? "rankdir=BT" : "layout=neato; mode=KK; overlap=false") << ";\n";
+  out << "  node [fontname=\"Helvetica\", fontsize=10];\n";
   for (auto v : boost::make_iterator_range(boost::vertices(g)))
     out << "  \"" << t.vertex_name(v) << "\" [" << dot_style(g[v]) << "];\n";
   dot_ranks(t, out);

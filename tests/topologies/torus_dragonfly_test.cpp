@@ -68,7 +68,7 @@ Topology small_dragonfly() {
 TEST(Dragonfly, CountsBisectionAndDiameter) {
   auto d = summarize(small_dragonfly());
   EXPECT_EQ(d.gpus, 20);
-  EXPECT_EQ(d.switches_per_level, (std::vector<int>{0, 10}));
+  EXPECT_EQ(d.switches_per_level, (std::vector<int>{10})); // routers are level 0: no tree tier
   // 20 nvlink + 20 host + 20 NIC links; 1 local link per group x 5; C(5, 2) = 10 global links.
   EXPECT_EQ(d.links, 20 + 20 + 20 + 5 + 10);
   // min(half the NICs 10 x 50 GB/s, groups 2 | 3: 2 x 3 global links x 50 GB/s = 300 GB/s).
