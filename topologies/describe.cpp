@@ -134,7 +134,8 @@ Description summarize(const Topology& t) {
 void describe(const Topology& t, std::ostream& out) {
   Description d = summarize(t);
   static const char* const level_names[] = {"router", "leaf", "spine", "core"};
-  out << "gpus: " << d.gpus << " (" << d.nodes << " nodes x " << d.gpus_per_node << " per NVLink domain)\n";
+  out << "gpus: " << d.gpus << " (" << d.nodes << (d.nodes == 1 ? " node" : " nodes") << " x " << d.gpus_per_node
+      << " per NVLink domain)\n";
   out << "nvswitches: " << d.nvswitches << "\nnics: " << d.nics << "\nswitches:";
   bool any = false;
   for (size_t level = 0; level < d.switches_per_level.size(); ++level) {

@@ -39,17 +39,45 @@ trainsim::topo::FatTreeParams fabric(int nodes) {
   return p;
 }
 
-// Random pairs from a fixed seed, so runs are comparable; the hop vector is reused as the
-// simulator would.
-double routes_per_second(const trainsim::topo::Topology& t, long queries, long& hops_total) {
+// Random pairs from a fixed seed, so runs are comparable.
+std::vector<std::pair<int, int>> random_pairs(int gpus, long count) {
   std::mt19937_64 rng(42);
-  std::uniform_int_distribution<int> rank(0, t.gpu_count() - 1);
+  std::uniform_int_distribution<int> rank(0, gpus - 1);
   std::vector<std::pair<int, int>> pairs;
-  pairs.reserve(static_cast<size_t>(queries));
-  while (static_cast<long>(pairs.size()) < queries) {
+  pairs.reserve(static_cast<size_t>(count));
+  while (static_cast<long>(pairs.size()) < count) {
     int s = rank(rng), d = rank(rng);
     if (s != d) pairs.emplace_back(s, d);
   }
+  return pairs;
+}
+
+// True when the route's hops chain from the source GPU to the destination GPU.
+bool valid_route(const trainsim::topo::Topology& t, int src, int dst, const std::vector<trainsim::topo::Hop>& hops) {
+  auto at = t.gpu_vertex(src);
+  for (auto h : hops) {
+    auto [a, b] = t.link_ends(h.link);
+    if ((h.forward ? a : b) != at) return false;
+    at = h.forward ? b : a;
+  }
+  return at == t.gpu_vertex(dst);
+}
+
+// Checks `count` random routes; returns how many were invalid.
+long invalid_routes(const trainsim::topo::Topology& t, long count) {
+  std::vector<trainsim::topo::Hop> hops;
+  long invalid = 0;
+  for (auto [s, d] : random_pairs(t.gpu_count(), count)) {
+    hops.clear();
+    t.route(s, d, hops);
+    invalid += !valid_route(t, s, d, hops);
+  }
+  return invalid;
+}
+
+// The hop vector is reused, as the simulator would.
+double routes_per_second(const trainsim::topo::Topology& t, long queries, long& hops_total) {
+  auto pairs = random_pairs(t.gpu_count(), queries);
   std::vector<trainsim::topo::Hop> hops;
   auto start = Clock::now();
   for (auto [s, d] : pairs) {
@@ -70,15 +98,17 @@ int main(int argc, char** argv) {
   double built = seconds_since(start);
   trainsim::topo::check_connected(topology.graph(), "bench");
   auto description = trainsim::topo::summarize(topology);
+  long invalid = invalid_routes(topology, 100'000);
   double checked = seconds_since(start);
   std::printf("fabric: %d GPUs, %d links, rail-optimized 3-tier fat-tree (radix 128)\n", description.gpus,
               description.links);
-  std::printf("build: %.2f s; build + connectivity check + summary: %.2f s\n", built, checked);
+  std::printf("build: %.2f s; build + connectivity check + summary + 100k routes validated (%ld invalid): %.2f s\n",
+              built, invalid, checked);
   std::printf("peak RSS after build: %.0f MiB\n", peak_rss_mib());
   long hops = 0;
   double rate = routes_per_second(topology, queries, hops);
   std::printf("routes: %.2f M/s over %ld random pairs (%.2f hops per route)\n", rate / 1e6, queries,
               static_cast<double>(hops) / static_cast<double>(queries));
   std::printf("peak RSS at exit: %.0f MiB\n", peak_rss_mib());
-  return 0;
+  return invalid == 0 ? 0 : 1;
 }
