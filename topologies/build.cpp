@@ -20,6 +20,11 @@ Seconds get_latency_or(const Params& params, const char* key, Seconds fallback) 
   return value;
 }
 
+void check_gpu_count(const Params& params, const char* key, double gpus) {
+  if (gpus > static_cast<double>(kMaxGpus))
+    params.fail(key, "gives more GPUs than the " + std::to_string(kMaxGpus) + " supported");
+}
+
 NodeParams NodeParams::from(const Params& params, NodeParams defaults) {
   NodeParams p = defaults;
   p.gpus_per_node = params.get_positive_or("gpus_per_node", p.gpus_per_node);

@@ -66,6 +66,13 @@ inline void route_down(const NodeLayout& n, int rank, int nic_link, Vertex sw, s
   out.push_back(hop(2 * rank + 1, nic, static_cast<Vertex>(rank)));
 }
 
+/// The largest fabric a generator builds: ranks, vertex and link ids stay far from int limits.
+inline constexpr long kMaxGpus = 10'000'000;
+
+/// Throws InputError about `key` when `gpus` exceeds kMaxGpus (a double: the product of
+/// several user-given ints must not overflow before it is checked).
+void check_gpu_count(const Params& params, const char* key, double gpus);
+
 /// Reads a latency that may be zero but not negative.
 Seconds get_latency_or(const Params& params, const char* key, Seconds fallback);
 

@@ -123,6 +123,8 @@ DragonflyParams DragonflyParams::from(const Params& params) {
   p.nodes_per_router = params.get_positive_or("nodes_per_router", p.nodes_per_router);
   p.global_bandwidth = params.get_positive_or("global_bandwidth", p.global_bandwidth);
   p.global_latency = get_latency_or(params, "global_latency", p.global_latency);
+  check_gpu_count(params, "groups",
+                  static_cast<double>(p.groups) * p.routers_per_group * p.nodes_per_router * p.node.gpus_per_node);
   int ports = p.routers_per_group * p.global_links;
   if (p.groups > 1 && ports % (p.groups - 1) != 0)
     params.fail("groups", "groups - 1 must divide routers_per_group x global_links = " + std::to_string(ports) +

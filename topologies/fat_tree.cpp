@@ -78,6 +78,7 @@ private:
 };
 
 void check_ports(const Params& params, const FatTreeParams& p) {
+  check_gpu_count(params, "nodes", static_cast<double>(p.nodes) * p.gpus_per_node);
   if (p.tiers != 2 && p.tiers != 3) params.fail("tiers", "must be 2 or 3");
   if (p.leaf_down_ports < p.oversubscription) params.fail("oversubscription", "leaves a leaf with no uplink");
   if (p.tiers == 3 && p.radix < 2) params.fail("radix", "a 3-tier Clos needs the switch radix (at least 2)");

@@ -60,7 +60,9 @@ std::vector<int> parse_dims(const Params& params) {
     if (*p++ != 'x') params.fail("dims", "must be sizes >= 1 joined by 'x', e.g. 4x4x4");
   }
   if (dims.size() != 2 && dims.size() != 3) params.fail("dims", "must have 2 or 3 dimensions");
-  if (std::accumulate(dims.begin(), dims.end(), 1L, std::multiplies<>()) < 2) params.fail("dims", "needs at least 2 GPUs");
+  double gpus = std::accumulate(dims.begin(), dims.end(), 1.0, std::multiplies<>());
+  if (gpus < 2) params.fail("dims", "needs at least 2 GPUs");
+  check_gpu_count(params, "dims", gpus);
   return dims;
 }
 

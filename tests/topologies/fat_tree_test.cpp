@@ -98,6 +98,25 @@ TEST(FatTree, RailOptimizedPutsNicKOnRailLeafK) {
   EXPECT_EQ(check_all_routes(t, true), "");
 }
 
+TEST(FatTree, RailOptimizedThreeTierRoutesUpAndDown) {
+  // 16 nodes x 4 GPUs, 2 nodes per rail leaf: 8 groups x 4 rails = 32 leaves; radix 4 -> pods
+  // of 2 leaves (16 pods would exceed 4 core ports), so radix 32: pods of 16 leaves -> 2 pods,
+  // 2 uplinks per leaf -> 2 spines per pod, 2 planes x 16 cores.
+  auto t = build_topology(params({{"generator", "rail-optimized"}, {"nodes", "16"}, {"gpus_per_node", "4"},
+                                  {"leaf_down_ports", "2"}, {"tiers", "3"}, {"radix", "32"}}));
+  auto d = summarize(t);
+  EXPECT_EQ(d.switches_per_level, (std::vector<int>{0, 32, 4, 32}));
+  // Cuts: 32 NICs x 50; 64 leaf uplinks / 2 x 50; 4 spines x 16 uplinks / 2 x 50: all 1.6 TB/s.
+  EXPECT_DOUBLE_EQ(d.bisection.value(), 1.6e12);
+  EXPECT_EQ(d.diameter, 8);
+  EXPECT_EQ(check_all_routes(t, true), "");
+}
+
+TEST(FatTree, EveryRouteOfTheNamedNodesIsValid) {
+  EXPECT_EQ(check_all_routes(build_topology(params({{"generator", "dgx-h100"}})), true), "");
+  EXPECT_EQ(check_all_routes(build_topology(params({{"generator", "nvl72"}, {"nodes", "2"}})), true), "");
+}
+
 TEST(FatTree, DgxH100AndNvl72Defaults) {
   // One SuperPOD unit: 32 nodes x 8 GPUs; 8 rail leaves (32 nodes each), 32 uplinks -> 32 spines.
   auto dgx = summarize(build_topology(params({{"generator", "dgx-h100"}})));
@@ -198,6 +217,12 @@ TEST(FatTree, BadParametersAreOneClearLine) {
                                      {"tiers", "3"}, {"radix", "4"}}));
             }),
             "s.yaml: system.topology.nodes = '8': needs 32 pods, more than a radix-4 core connects (raise radix)");
+  EXPECT_EQ(error_of([] { build_topology(params({{"generator", "fat-tree"}, {"nodes", "2000000000"}})); }),
+            "s.yaml: system.topology.nodes = '2000000000': gives more GPUs than the 10000000 supported");
+  EXPECT_EQ(error_of([] {
+              build_topology(params({{"generator", "fat-tree"}, {"nodes", "2"}, {"network_latency", "-1us"}}));
+            }),
+            "s.yaml: system.topology.network_latency = '-1us': must not be negative");
 }
 
 } // namespace

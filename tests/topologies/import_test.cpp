@@ -95,10 +95,40 @@ TEST(Import, ExportedGraphmlAndJsonReadBackToTheSameGraph) {
     export_topology(original, name, file);
     auto copy = read_topology(file, format, std::string("t.") + name);
     expect_same(original, copy);
-    // Shortest paths on the copy are as long as the Clos routes (6 hops across leaves).
-    EXPECT_EQ(summarize(copy).diameter, 6);
+    // Measured on the copy = known from the structure: 4 leaves x 8 uplinks at 1:1, so the
+    // rank halves (leaves 0-1 | 2-3) meet in 16 x 50 GB/s; 6 hops across leaves.
+    auto measured = summarize(copy), known = summarize(original);
+    EXPECT_TRUE(measured.measured);
+    EXPECT_DOUBLE_EQ(measured.bisection.value(), 800e9);
+    EXPECT_DOUBLE_EQ(known.bisection.value(), 800e9);
+    EXPECT_EQ(measured.diameter, 6);
+    EXPECT_DOUBLE_EQ(measured.oversubscription, known.oversubscription);
     EXPECT_EQ(check_all_routes(copy, true), "");
   }
+}
+
+TEST(Import, HandWrittenGraphmlWithImplicitKinds) {
+  // A 2-D ring of 4 GPUs, no kind attributes: kinds come from the names.
+  auto t = read(R"(<?xml version="1.0"?>
+<graphml xmlns="http://graphml.graphdrawing.org/xmlns">
+  <key id="b" for="edge" attr.name="bandwidth" attr.type="string"/>
+  <key id="l" for="edge" attr.name="latency" attr.type="string"/>
+  <graph edgedefault="undirected">
+    <node id="gpu0"/><node id="gpu1"/><node id="gpu2"/><node id="gpu3"/>
+    <edge source="gpu0" target="gpu1"><data key="b">100GBps</data><data key="l">1us</data></edge>
+    <edge source="gpu1" target="gpu2"><data key="b">100GBps</data><data key="l">1us</data></edge>
+    <edge source="gpu2" target="gpu3"><data key="b">100GBps</data><data key="l">1us</data></edge>
+    <edge source="gpu3" target="gpu0"><data key="b">100GBps</data><data key="l">1us</data></edge>
+  </graph>
+</graphml>)",
+                GraphFormat::graphml, "ring.graphml");
+  EXPECT_EQ(t.gpu_count(), 4);
+  EXPECT_EQ(t.link(0).tier, Tier::direct);
+  EXPECT_EQ(check_all_routes(t, false), "");
+  // A ring of 4: diameter 2; halves {0,1} | {2,3} meet in 2 links x 100 GB/s.
+  auto d = summarize(t);
+  EXPECT_EQ(d.diameter, 2);
+  EXPECT_DOUBLE_EQ(d.bisection.value(), 200e9);
 }
 
 TEST(Import, FileGeneratorResolvesThePathAgainstTheScenario) {
