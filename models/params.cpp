@@ -61,8 +61,10 @@ bool is_positive(const T& v) {
 
 } // namespace
 
-Params::Params(std::string file, std::string section, std::map<std::string, std::string> values)
-    : file_(std::move(file)), section_(std::move(section)), values_(std::move(values)) {}
+Params::Params(std::string file, std::string section, std::map<std::string, std::string> values,
+               std::set<std::string> structured)
+    : file_(std::move(file)), section_(std::move(section)), values_(std::move(values)),
+      structured_(std::move(structured)) {}
 
 std::string Params::qualified(std::string_view key) const {
   return section_.empty() ? std::string(key) : section_ + "." + std::string(key);
@@ -71,7 +73,14 @@ std::string Params::qualified(std::string_view key) const {
 const std::string& Params::raw(std::string_view key) const {
   known_.insert(std::string(key));
   auto it = values_.find(std::string(key));
-  if (it == values_.end()) fail(key, "is missing");
+  if (it == values_.end()) {
+    // A missing key next to an unknown one that looks like it is a typo: name the typo.
+    for (const auto& [written, value] : values_)
+      if (!known_.contains(written) && closest_match(written, {std::string(key)}) == key)
+        throw InputError(file_, qualified(written), value, "unknown key (did you mean '" + std::string(key) + "'?)");
+    fail(key, "is missing");
+  }
+  if (structured_.contains(it->first)) fail(key, "must be a single value, found " + it->second);
   return it->second;
 }
 
@@ -92,11 +101,13 @@ T Params::get_positive(std::string_view key) const {
   return v;
 }
 
-void Params::reject_unknown() const {
+void Params::reject_unknown(const std::vector<std::string>& also_known) const {
   std::vector<std::string> known(known_.begin(), known_.end());
+  known.insert(known.end(), also_known.begin(), also_known.end());
   for (const auto& [key, value] : values_) {
     if (known_.contains(key)) continue;
-    throw InputError(file_, qualified(key), value, "unknown key" + did_you_mean(key, known));
+    throw InputError(file_, qualified(key), structured_.contains(key) ? "" : value,
+                     "unknown key" + did_you_mean(key, known));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "models/error.hpp"
 #include "models/units.hpp"
@@ -18,8 +19,10 @@ namespace trainsim {
 class Params {
 public:
   Params() = default;
-  /// `section` prefixes keys in messages ("system.topology"); may be empty.
-  Params(std::string file, std::string section, std::map<std::string, std::string> values);
+  /// `section` prefixes keys in messages ("system.topology"); may be empty. Keys in
+  /// `structured` hold a mapping or list where a single value belongs; `values` has their text.
+  Params(std::string file, std::string section, std::map<std::string, std::string> values,
+         std::set<std::string> structured = {});
 
   [[nodiscard]] bool has(std::string_view key) const { return values_.contains(std::string(key)); }
   [[nodiscard]] const std::string& file() const { return file_; }
@@ -41,8 +44,9 @@ public:
     return has(key) ? get_positive<T>(key) : (known_.insert(std::string(key)), fallback);
   }
 
-  /// Throws for the first key that no get() asked for.
-  void reject_unknown() const;
+  /// Throws for the first key that no get() asked for; `also_known` are keys read elsewhere
+  /// (sub-sections), offered as suggestions too.
+  void reject_unknown(const std::vector<std::string>& also_known = {}) const;
   /// Throws an InputError about `key` with the value as written (or "" when absent).
   [[noreturn]] void fail(std::string_view key, std::string_view problem) const;
 
@@ -54,6 +58,7 @@ private:
   std::string file_;
   std::string section_;
   std::map<std::string, std::string> values_;
+  std::set<std::string> structured_;
   mutable std::set<std::string> known_;
 };
 

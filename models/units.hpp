@@ -12,7 +12,7 @@ template <class Tag>
 class Quantity {
 public:
   constexpr Quantity() = default;
-  constexpr explicit Quantity(double si_value) : value_(si_value) {}
+  constexpr explicit Quantity(double si) : value_(si) {}
   /// The value in SI base units of the quantity (s, B, FLOP, FLOP/s, B/s).
   [[nodiscard]] constexpr double value() const { return value_; }
 

@@ -71,7 +71,7 @@ Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu)
   for (int id = 0; id < topology.link_count(); ++id) {
     double bandwidth = topology.link(id).bandwidth.value();
     for (const char* direction : {"f", "r"})
-      channels.push_back(iface->create_link("l" + std::to_string(id) + direction, bandwidth)->seal());
+      channels.push_back(iface->create_link(std::string("l").append(std::to_string(id)).append(direction), bandwidth)->seal());
   }
   zone->add_channel_links(std::move(channels));
   iface->seal();

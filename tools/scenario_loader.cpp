@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
@@ -34,20 +35,29 @@ Section read_section(const YAML::Node& node, const std::string& file, const std:
                      const std::vector<std::string>& child_names) {
   if (!node.IsMap()) throw InputError(file, path, "", std::string("must be a mapping, found ") + node_kind(node));
   std::map<std::string, std::string> scalars;
+  std::set<std::string> structured;
   Section section;
   for (const auto& item : node) {
     auto key = item.first.as<std::string>();
-    bool is_child = std::find(child_names.begin(), child_names.end(), key) != child_names.end();
-    if (is_child) {
+    if (std::find(child_names.begin(), child_names.end(), key) != child_names.end()) {
       section.children[key] = item.second;
     } else if (item.second.IsScalar()) {
       scalars[key] = item.second.Scalar();
     } else {
-      throw InputError(file, join(path, key), "", std::string("must be a single value, found ") + node_kind(item.second));
+      scalars[key] = node_kind(item.second); // a typo of a section, or a value written as a mapping
+      structured.insert(key);
     }
   }
-  section.values = Params(file, path, std::move(scalars));
+  section.values = Params(file, path, std::move(scalars), std::move(structured));
   return section;
+}
+
+/// The sub-section `name` of `parent`, which must be present.
+const YAML::Node& child(const Section& parent, const std::string& name, const std::string& file,
+                        const std::string& path) {
+  auto it = parent.children.find(name);
+  if (it == parent.children.end()) throw InputError(file, join(path, name), "", "is missing");
+  return it->second;
 }
 
 template <class Enum>
@@ -156,20 +166,19 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
 } // namespace
 
 LoadedScenario parse_scenario(const std::string& text, const std::string& file) {
-  Section top = read_section(parse_yaml(text, file), file, "", {"model", "system", "execution"});
+  const std::vector<std::string> parts{"model", "system", "execution"};
+  Section top = read_section(parse_yaml(text, file), file, "", parts);
   (void)top.values.get_or<std::string>("description", "");
-  top.values.reject_unknown();
-  for (const char* part : {"model", "system", "execution"})
-    if (!top.children.contains(part)) throw InputError(file, part, "", "is missing");
-  Section system = read_section(top.children["system"], file, "system", {"gpu", "topology"});
-  system.values.reject_unknown();
-  if (!system.children.contains("topology")) throw InputError(file, "system.topology", "", "is missing");
+  top.values.reject_unknown(parts);
   Scenario s;
   s.file = file;
-  s.model = read_model(read_section(top.children["model"], file, "model", {}).values);
-  if (system.children.contains("gpu")) s.system.gpu = read_gpu(read_section(system.children["gpu"], file, "system.gpu", {}).values);
-  s.system.topology = read_section(system.children["topology"], file, "system.topology", {}).values;
-  s.execution = read_execution(read_section(top.children["execution"], file, "execution", {}).values);
+  s.model = read_model(read_section(child(top, "model", file, ""), file, "model", {}).values);
+  Section system = read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
+  system.values.reject_unknown({"gpu", "topology"});
+  if (system.children.contains("gpu"))
+    s.system.gpu = read_gpu(read_section(system.children["gpu"], file, "system.gpu", {}).values);
+  s.system.topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
+  s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
   topo::Topology topology = topo::build_topology(s.system.topology);
   check_fit(s, topology, file);
   return {std::move(s), std::move(topology)};

@@ -1,0 +1,96 @@
+// The program's contract with its users: exit codes, one-line errors, result.json.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Output {
+  int exit_code = -1;
+  std::string text; // stdout and stderr together
+};
+
+Output trainsim(const std::string& arguments) {
+  std::string command = std::string(TRAINSIM_BINARY) + " " + arguments + " 2>&1";
+  Output out;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer{};
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) out.text.append(buffer.data(), n);
+  int status = pclose(pipe);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+std::filesystem::path temp_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("trainsim_cli_test_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+TEST(Cli, MissingScenarioIsOneLineAndExitCodeTwo) {
+  Output out = trainsim("run /nonexistent.yaml");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.text, "trainsim: /nonexistent.yaml: cannot read the scenario file: No such file or directory\n");
+}
+
+TEST(Cli, BadScenarioValueIsOneLine) {
+  auto dir = temp_dir("bad");
+  std::ofstream(dir / "s.yaml") << "model: {layers: 2, d_model: 8, d_ff: 32, heads: 2, seq_len: 8, colour: red}\n";
+  Output out = trainsim("run " + (dir / "s.yaml").string());
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.text, "trainsim: " + (dir / "s.yaml").string() + ": model.colour = 'red': unknown key\n");
+}
+
+TEST(Cli, DefaultScenarioWritesResultJson) {
+  auto dir = temp_dir("default");
+  Output out = trainsim("run --out " + dir.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  auto result = read_json(dir / "result.json");
+  EXPECT_EQ(result["gpus"], 64); // scenarios/default.yaml: 8 nodes x 8 GPUs, DP 4 x TP 8 x PP 2
+  EXPECT_GT(result["step_time_s"].get<double>(), 0.0);
+  EXPECT_GT(result["mfu"].get<double>(), 0.0);
+  EXPECT_LT(result["mfu"].get<double>(), 0.8); // cannot beat the sustained fraction of peak
+  double sum = 0;
+  for (const auto& [name, seconds] : result["breakdown"].items()) sum += seconds.get<double>();
+  EXPECT_NEAR(sum, result["step_time_s"].get<double>(), 1e-9);
+  EXPECT_TRUE(result["sim"].contains("wall_s"));
+}
+
+/// The file's bytes without its wall-clock line.
+std::string reproducible_part(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line, kept;
+  while (std::getline(in, line))
+    if (line.find("\"wall_s\"") == std::string::npos) kept += line + "\n";
+  return kept;
+}
+
+TEST(Cli, SameScenarioGivesTheSameResultFile) {
+  auto a = temp_dir("same_a"), b = temp_dir("same_b");
+  ASSERT_EQ(trainsim("run --out " + a.string()).exit_code, 0);
+  ASSERT_EQ(trainsim("run --out " + b.string()).exit_code, 0);
+  EXPECT_EQ(reproducible_part(a / "result.json"), reproducible_part(b / "result.json"));
+  EXPECT_GT(reproducible_part(a / "result.json").size(), 200u);
+}
+
+TEST(Cli, UnknownFlagIsRejected) {
+  Output out = trainsim("run --fidelity medium");
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_NE(out.text.find("medium"), std::string::npos);
+}
+
+} // namespace

@@ -1,0 +1,138 @@
+// Every way a scenario can be wrong gets one line naming the file, the key and the value.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tools/scenario_loader.hpp"
+
+namespace trainsim {
+namespace {
+
+// A valid 16-GPU scenario; each test breaks one thing in it.
+const std::string kValid = R"(model:
+  kind: transformer
+  layers: 4
+  d_model: 1024
+  d_ff: 4096
+  heads: 16
+  seq_len: 1024
+system:
+  gpu: {hbm_capacity: 80GB}
+  topology: {generator: fat-tree, nodes: 2, nic_bandwidth: 400Gbps}
+execution:
+  dp: 2
+  tp: 8
+  pp: 1
+  global_batch: 8
+  micro_batch: 2
+)";
+
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    (void)parse_scenario(text, "s.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(Loader, AcceptsTheValidScenario) {
+  LoadedScenario loaded = parse_scenario(kValid, "s.yaml");
+  EXPECT_EQ(loaded.scenario.execution.gpus(), 16);
+  EXPECT_EQ(loaded.topology.gpu_count(), 16);
+  EXPECT_EQ(loaded.scenario.execution.microbatches(), 2); // 8 sequences / (dp 2 x micro 2)
+  EXPECT_DOUBLE_EQ(loaded.scenario.system.gpu.hbm_capacity.value(), 80e9);
+}
+
+TEST(Loader, UnknownKeysGetASuggestion) {
+  EXPECT_EQ(error_of(with(kValid, "d_ff:", "d_fff:")),
+            "s.yaml: model.d_fff = '4096': unknown key (did you mean 'd_ff'?)");
+  EXPECT_EQ(error_of(with(kValid, "execution:", "executoin:")), "s.yaml: executoin = '': unknown key (did you mean 'execution'?)");
+  EXPECT_EQ(error_of(with(kValid, "nodes: 2", "nodes: 2, nodez: 3")),
+            "s.yaml: system.topology.nodez = '3': unknown key (did you mean 'nodes'?)");
+}
+
+TEST(Loader, MissingKeysAreNamed) {
+  EXPECT_EQ(error_of(with(kValid, "  layers: 4\n", "")), "s.yaml: model.layers = '': is missing");
+  EXPECT_EQ(error_of(with(kValid, "  global_batch: 8\n", "")), "s.yaml: execution.global_batch = '': is missing");
+}
+
+TEST(Loader, WrongUnitsAreRejected) {
+  EXPECT_EQ(error_of(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 400")),
+            "s.yaml: system.topology.nic_bandwidth = '400': '400' needs a unit (Bps or bps with a prefix, e.g. "
+            "450GBps, 400Gbps)");
+  EXPECT_EQ(error_of(with(kValid, "hbm_capacity: 80GB", "hbm_capacity: 80us")),
+            "s.yaml: system.gpu.hbm_capacity = '80us': '80us' has no valid unit (expected B, kB, MB, GB, GiB, ...)");
+}
+
+TEST(Loader, ZeroAndNegativeSizesAreRejected) {
+  EXPECT_EQ(error_of(with(kValid, "layers: 4", "layers: 0")), "s.yaml: model.layers = '0': must be greater than zero");
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: -2")), "s.yaml: execution.dp = '-2': must be greater than zero");
+  EXPECT_EQ(error_of(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 0Gbps")),
+            "s.yaml: system.topology.nic_bandwidth = '0Gbps': must be greater than zero");
+}
+
+TEST(Loader, GridMustMatchTheTopology) {
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 4")),
+            "s.yaml: execution.dp x tp x pp = '4 x 8 x 1 = 32': must equal the topology's 16 GPUs");
+}
+
+TEST(Loader, BatchMustDivideIntoMicrobatches) {
+  EXPECT_EQ(error_of(with(kValid, "global_batch: 8", "global_batch: 6")),
+            "s.yaml: execution.global_batch = '6': does not divide into dp x micro_batch = 2 x 2 sequences per "
+            "microbatch round");
+}
+
+TEST(Loader, ModelMustFitInMemory) {
+  std::string big = with(with(kValid, "d_model: 1024", "d_model: 65536"), "heads: 16", "heads: 64");
+  // 4 layers x (4 x 65536^2 + 2 x 65536 x 4096) / tp 8 = 8.86e9 parameters per GPU: 17.7 GB
+  // of BF16 weights, 17.7 GB of gradients and 12 B x 8.86e9 = 106 GB of optimizer state.
+  std::string message = error_of(big);
+  EXPECT_EQ(message.substr(0, 84),
+            "s.yaml: system.gpu.hbm_capacity = '80 GB': too small: dp x tp x pp = 2 x 8 x 1 needs");
+  EXPECT_NE(message.find("(weights 17.7 GB, gradients 17.7 GB, optimizer 106 GB"), std::string::npos) << message;
+}
+
+TEST(Loader, ChoicesSuggestTheClosestName) {
+  EXPECT_EQ(error_of(with(kValid, "generator: fat-tree", "generator: fat-tre")),
+            "s.yaml: system.topology.generator = 'fat-tre': unknown topology generator (did you mean 'fat-tree'?)");
+  EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  collective: rign")),
+            "s.yaml: execution.collective = 'rign': is not a collective algorithm (did you mean 'ring'?)");
+  EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  schedule: 1f1c")),
+            "s.yaml: execution.schedule = '1f1c': is not one of the choices (did you mean '1f1b'?)");
+}
+
+TEST(Loader, PipelineDeeperThanTheModelIsRejected) {
+  std::string text = with(with(kValid, "pp: 1", "pp: 8"), "tp: 8", "tp: 1");
+  EXPECT_EQ(error_of(text), "s.yaml: execution.pp = '8': exceeds the model's 4 layers");
+}
+
+TEST(Loader, TensorParallelismMustDivideHeads) {
+  std::string text = with(with(kValid, "heads: 16", "heads: 12"), "d_model: 1024", "d_model: 1020");
+  EXPECT_EQ(error_of(text), "s.yaml: execution.tp = '8': must divide the model's 12 attention heads");
+}
+
+TEST(Loader, MalformedYamlNamesTheLine) {
+  EXPECT_EQ(error_of("model: [1, 2\n"), "s.yaml: line 2: not valid YAML: end of sequence flow not found");
+  EXPECT_EQ(error_of("model: 3\n"), "s.yaml: model = '': must be a mapping, found a value");
+  EXPECT_EQ(error_of(with(kValid, "layers: 4", "layers: {n: 4}")),
+            "s.yaml: model.layers = 'a mapping': must be a single value, found a mapping");
+}
+
+TEST(Loader, MissingFileIsOneLine) {
+  try {
+    (void)load_scenario("/nonexistent/s.yaml");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/s.yaml: cannot read the scenario file: No such file or directory");
+  }
+}
+
+} // namespace
+} // namespace trainsim

@@ -1,0 +1,115 @@
+// Simulated step times against hand-derived alpha-beta arithmetic, on fabrics where no two
+// flows share a link, so the simulation must reproduce the closed form.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/simulation.hpp"
+#include "tools/report.hpp"
+#include "tools/scenario_loader.hpp"
+
+namespace trainsim {
+namespace {
+
+// H100-like links: NVLink 450 GB/s, PCIe 64 GB/s, NIC 400 Gb/s, 0.5 us per hop.
+const std::string kFabric = "nvlink_bandwidth: 450GBps, nvlink_latency: 0.5us, pcie_bandwidth: 64GBps, "
+                            "pcie_latency: 0.5us, nic_bandwidth: 400Gbps, network_latency: 0.5us";
+// Links so fast and close that transfers take no measurable time.
+const std::string kIdealFabric = "nvlink_bandwidth: 1e9GBps, nvlink_latency: 0us, pcie_bandwidth: 1e9GBps, "
+                                 "pcie_latency: 0us, nic_bandwidth: 1e9GBps, network_latency: 0us";
+
+// An MLP block (two matmuls) of d_model 4096 and d_ff 16384 on sequences of 4096 tokens;
+// no kernel launch latency, so kernel time is FLOP / sustained rate when compute binds.
+std::string scenario(const std::string& topology, const std::string& execution, int layers = 2,
+                     const std::string& fabric = kFabric) {
+  return "model: {kind: mlp, layers: " + std::to_string(layers) +
+         ", d_model: 4096, d_ff: 16384, seq_len: 4096}\n"
+         "system:\n"
+         "  gpu: {peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, kernel_latency: 0us}\n"
+         "  topology: {generator: fat-tree, " +
+         fabric + ", " + topology + "}\nexecution: {" + execution + "}\n";
+}
+
+struct Outcome {
+  sim::SimResult result;
+  StepSummary summary;
+};
+
+Outcome simulate(const std::string& text, sim::Fidelity fidelity = sim::Fidelity::fast) {
+  LoadedScenario loaded = parse_scenario(text, "test.yaml");
+  sim::SimResult result = sim::simulate(loaded.scenario, loaded.topology, {fidelity});
+  return {result, summarize(loaded.scenario, result)};
+}
+
+double category(const StepSummary& s, const std::string& name) {
+  for (const auto& [n, t] : s.breakdown)
+    if (n == name) return t.value();
+  ADD_FAILURE() << "no category " << name;
+  return 0;
+}
+
+constexpr double kSustained = 989e12 * 0.8; // FLOP/s
+
+TEST(Step, TensorParallelStepIsComputePlusRingAllReduces) {
+  // One node, TP 8, one microbatch of 4096 tokens, 2 layers.
+  // Forward MLP per GPU: 2 matmuls x 2 x 4096 x 4096 x 16384 / 8 = 1.374e11 FLOP -> 173.7 us.
+  // (HBM: 2 x (4096 x 16384 + 4096 x 20480) x 2 B / 8 = 75.5 MB -> 22.5 us, not binding.)
+  const double t_fwd = 2 * 2.0 * 4096 * 4096 * 16384 / 8 / kSustained;
+  // Ring all-reduce of 4096 x 4096 x 2 B over 8 GPUs: 2(p-1) = 14 steps, each one NVSwitch
+  // round trip (2 hops x 0.5 us) plus 1/8 of the tensor at 450 GB/s.
+  const double ring = 14 * (1e-6 + 4096.0 * 4096 * 2 / 8 / 450e9);
+  // Per layer: forward t + ring, backward 2t + ring.
+  const double expected = 2 * (3 * t_fwd + 2 * ring);
+  for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
+    Outcome run = simulate(scenario("nodes: 1", "tp: 8, global_batch: 1"), fidelity);
+    EXPECT_NEAR(run.result.step_time.value(), expected, 0.005 * expected);
+  }
+}
+
+// Four single-GPU nodes on one leaf: the DP ring's flows use distinct link directions.
+const std::string kFourNodes = "nodes: 4, gpus_per_node: 1";
+
+TEST(Step, DataParallelStepIsComputePlusRingAllReduce) {
+  // Each of 4 GPUs runs one microbatch: forward 2 x 2 x 4096 x 4096 x 16384 FLOP = 1.1e12.
+  const double t_fwd = 2 * 2.0 * 4096 * 4096 * 16384 / kSustained;
+  // Gradients: 2 layers x 2 x 4096 x 16384 parameters x 2 B = 536.9 MB, ring over 4 GPUs:
+  // 6 steps of (latency gpu-nic-leaf-nic-gpu = 4 x 0.5 us) + n/4 at 400 Gb/s = 50 GB/s.
+  const double gradients = 2 * 2.0 * 4096 * 16384 * 2;
+  const double ring = 6 * (2e-6 + gradients / 4 / 50e9);
+  const double expected = 2 * 3 * t_fwd + ring;
+  Outcome run = simulate(scenario(kFourNodes, "dp: 4, global_batch: 4"));
+  EXPECT_NEAR(run.result.step_time.value(), expected, 0.005 * expected);
+}
+
+TEST(Step, HalvingNetworkBandwidthDoublesTheBandwidthPartOfTheAllReduce) {
+  // dp_comm = 6 x latency + 6 x n / (4 B): only the second term scales with 1 / B.
+  const double latency_part = 6 * 2e-6;
+  auto dp_time = [&](const std::string& bandwidth) {
+    std::string fabric = "nic_bandwidth: " + bandwidth + ", network_latency: 0.5us, pcie_latency: 0.5us";
+    return category(simulate(scenario(kFourNodes, "dp: 4, global_batch: 4", 2, fabric)).summary, "dp_comm");
+  };
+  double ratio = (dp_time("200Gbps") - latency_part) / (dp_time("400Gbps") - latency_part);
+  EXPECT_NEAR(ratio, 2.0, 0.01);
+}
+
+TEST(Step, OneFOneBBubbleIsPipelineDepthOverMicrobatches) {
+  // PP 4 on four nodes with 16 microbatches; the network is made so fast that transfers are
+  // negligible. Every stage computes m (t_f + t_b) and waits (PP - 1)(t_f + t_b), so the
+  // waiting share of the step is (PP - 1) / (m + PP - 1) = 3 / 19.
+  std::string text = scenario(kFourNodes, "pp: 4, global_batch: 16, schedule: 1f1b", 8, kIdealFabric);
+  Outcome run = simulate(text);
+  double waiting = (category(run.summary, "bubble") + category(run.summary, "idle") +
+                    category(run.summary, "pp_comm")) / run.result.step_time.value();
+  EXPECT_NEAR(waiting, 3.0 / 19.0, 0.01 * 3.0 / 19.0);
+}
+
+TEST(Step, BreakdownAddsUpToTheStepTimeOnEveryRank) {
+  Outcome run = simulate(scenario("nodes: 2", "tp: 8, pp: 2, global_batch: 4"));
+  for (const auto& r : run.result.ranks) {
+    double sum = (r.compute + r.tp + r.pp + r.dp + r.bubble).value();
+    EXPECT_NEAR(sum, r.finish.value(), 1e-9 * r.finish.value());
+  }
+}
+
+} // namespace
+} // namespace trainsim
