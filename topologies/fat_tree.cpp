@@ -77,7 +77,19 @@ private:
   ClosLayout l_;
 };
 
+// Values a struct built in code may hold but a scenario cannot (Params reading rejects them first).
+void check_positive(const Params& params, const FatTreeParams& p) {
+  if (p.nodes < 1) params.fail("nodes", "must be greater than zero");
+  if (p.gpus_per_node < 1) params.fail("gpus_per_node", "must be greater than zero");
+  if (p.leaf_down_ports < 1) params.fail("leaf_down_ports", "must be greater than zero");
+  if (!(p.oversubscription > 0)) params.fail("oversubscription", "must be greater than zero");
+  for (auto [key, bw] : {std::pair{"nvlink_bandwidth", p.nvlink_bandwidth}, std::pair{"pcie_bandwidth", p.pcie_bandwidth},
+                         std::pair{"nic_bandwidth", p.nic_bandwidth}})
+    if (!(bw.value() > 0)) params.fail(key, "must be greater than zero");
+}
+
 void check_ports(const Params& params, const FatTreeParams& p) {
+  check_positive(params, p);
   check_gpu_count(params, "nodes", static_cast<double>(p.nodes) * p.gpus_per_node);
   if (p.tiers != 2 && p.tiers != 3) params.fail("tiers", "must be 2 or 3");
   if (p.leaf_down_ports < p.oversubscription) params.fail("oversubscription", "leaves a leaf with no uplink");

@@ -47,6 +47,15 @@ bool is_plain_number(const std::string& text, double& value) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
+// A whole number >= `least` as written in a file, or an InputError naming where.
+int whole_number(const std::string& text, int least, const std::string& file, const std::string& where) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < least)
+    throw InputError(file, where, text, "must be a whole number >= " + std::to_string(least));
+  return v;
+}
+
 // A bare number is in SI units (B/s, s); otherwise the text carries its unit ("400Gbps").
 template <class Q>
 Q quantity(const std::string& text, Q (*parse)(std::string_view), const std::string& file, const RawLink& l,
@@ -232,14 +241,12 @@ RawGraph read_json(std::istream& in, const std::string& file) {
   }
   reject_unknown_keys(doc, {"gpus_per_node", "vertices", "links"}, file, "top level");
   RawGraph raw;
-  if (doc.contains("gpus_per_node") && !doc["gpus_per_node"].is_number_integer())
-    throw InputError(file, "gpus_per_node", json_text(doc["gpus_per_node"]), "must be a whole number");
-  raw.gpus_per_node = doc.value("gpus_per_node", 0);
+  if (doc.contains("gpus_per_node")) raw.gpus_per_node = whole_number(json_text(doc["gpus_per_node"]), 1, file, "gpus_per_node");
   for (size_t i = 0; i < doc.value("vertices", nlohmann::json::array()).size(); ++i) {
     const auto& v = doc["vertices"][i];
     std::string where = "vertices[" + std::to_string(i) + "]";
     reject_unknown_keys(v, {"name", "kind", "level"}, file, where);
-    int level = v.contains("level") && v["level"].is_number_integer() ? v["level"].get<int>() : -1;
+    int level = v.contains("level") ? whole_number(json_text(v["level"]), 0, file, where + ".level") : -1;
     raw.vertices.push_back(
         RawVertex{json_field(v, "name", file, where, true), json_field(v, "kind", file, where, false), level});
   }
@@ -286,13 +293,14 @@ RawGraph read_graphml(std::istream& in, const std::string& file) {
   if (!graph) throw InputError(file, "malformed GraphML: no <graph> element");
   RawGraph raw;
   auto graph_data = data_of(*graph, names);
-  if (graph_data.contains("gpus_per_node")) raw.gpus_per_node = std::atoi(graph_data["gpus_per_node"].c_str());
+  if (graph_data.contains("gpus_per_node"))
+    raw.gpus_per_node = whole_number(graph_data["gpus_per_node"], 1, file, "graph gpus_per_node");
   int edges = 0;
   for (const auto& [tag, child] : *graph) {
     auto data = data_of(child, names);
     if (tag == "node") {
       auto id = child.get<std::string>("<xmlattr>.id", "");
-      int level = data.contains("level") ? std::atoi(data["level"].c_str()) : -1;
+      int level = data.contains("level") ? whole_number(data["level"], 0, file, "node " + id + " level") : -1;
       raw.vertices.push_back(RawVertex{id, data["kind"], level});
     } else if (tag == "edge") {
       auto where = "edge " + child.get<std::string>("<xmlattr>.id", std::to_string(edges));
@@ -386,8 +394,7 @@ ImportParams ImportParams::from(const Params& params) {
   if (path.is_relative() && !params.file().empty())
     p.path = (std::filesystem::path(params.file()).parent_path() / path).string();
   p.format = params.get_or<std::string>("format", p.format);
-  p.gpus_per_node = params.get_positive_or("gpus_per_node", 1);
-  if (!params.has("gpus_per_node")) p.gpus_per_node = 0;
+  p.gpus_per_node = params.has("gpus_per_node") ? params.get_positive<int>("gpus_per_node") : 0; // 0: inferred
   p.route_cache_mib = params.get_positive_or("route_cache_mib", p.route_cache_mib);
   params.reject_unknown();
   (void)format_of(p, &params);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "route_check.hpp"
@@ -47,6 +50,18 @@ TEST(Export, DotNamesEveryVertexAndLink) {
   for (size_t at = dot.find(" -- "); at != std::string::npos; at = dot.find(" -- ", at + 1)) ++edges;
   EXPECT_EQ(edges, 4u);
   EXPECT_EQ(dot.substr(dot.size() - 2), "}\n");
+}
+
+TEST(Export, DotRendersWithGraphviz) {
+  if (std::system("dot -V > /dev/null 2>&1") != 0) GTEST_SKIP() << "Graphviz (dot) is not installed";
+  auto path = std::filesystem::temp_directory_path() / "trainsim_export_test.dot";
+  std::ofstream(path) << [] {
+    std::ostringstream out;
+    export_dot(build_topology(params({{"generator", "fat-tree"}, {"nodes", "2"}, {"leaf_down_ports", "8"}})), out);
+    return out.str();
+  }();
+  std::string command = "dot -Tsvg '" + path.string() + "' -o /dev/null 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0);
 }
 
 TEST(Export, UnknownFormatSuggestsOne) {

@@ -194,6 +194,15 @@ TEST(FatTree, StructBuildKeepsTheOriginalTwoTierMeaning) {
   EXPECT_DOUBLE_EQ(t.path_bandwidth(0, 40).value(), 50e9);
 }
 
+TEST(FatTree, StructBuildRejectsNonsense) {
+  FatTreeParams p;
+  p.nodes = 0;
+  EXPECT_EQ(error_of([&] { build_fat_tree(p); }), "FatTreeParams: nodes = '': must be greater than zero");
+  p.nodes = 1;
+  p.nic_bandwidth = BytesPerSecond(0);
+  EXPECT_EQ(error_of([&] { build_fat_tree(p); }), "FatTreeParams: nic_bandwidth = '': must be greater than zero");
+}
+
 TEST(FatTree, BadParametersAreOneClearLine) {
   EXPECT_EQ(error_of([] { build_topology(params({{"generator", "fat-tee"}, {"nodes", "2"}})); }),
             "s.yaml: system.topology.generator = 'fat-tee': unknown topology generator (did you mean 'fat-tree'?)");

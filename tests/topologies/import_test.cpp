@@ -180,6 +180,8 @@ TEST(Import, BadFilesAreOneClearLine) {
                    GraphFormat::json, "g.json");
             }),
             "g.json: gpu2 has no link: no route reaches it");
+  EXPECT_EQ(error_of([] { read(R"({"gpus_per_node": -8, "links": []})", GraphFormat::json, "g.json"); }),
+            "g.json: gpus_per_node = '-8': must be a whole number >= 1");
   EXPECT_EQ(error_of([] { read(R"({"links": [)", GraphFormat::json, "g.json"); }).substr(0, 27),
             "g.json: malformed JSON: [js");
   EXPECT_EQ(error_of([] { read(R"({"links": [{"a": "x", "b": "y", "bandwith": 1}]})", GraphFormat::json, "g.json"); }),
