@@ -1,5 +1,7 @@
 #include "topologies/build.hpp"
 
+#include <cstdio>
+
 namespace trainsim::topo {
 
 Vertex add_vertices(Graph& g, VertexKind kind, int level, int count) {
@@ -20,9 +22,24 @@ Seconds get_latency_or(const Params& params, const char* key, Seconds fallback) 
   return value;
 }
 
+namespace {
+
+std::string format_count(double n) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", n);
+  return text;
+}
+
+} // namespace
+
 void check_gpu_count(const Params& params, const char* key, double gpus) {
   if (gpus > static_cast<double>(kMaxGpus))
     params.fail(key, "gives more GPUs than the " + std::to_string(kMaxGpus) + " supported");
+}
+
+void check_link_count(const Params& params, const char* key, double links) {
+  if (links > kMaxLinks)
+    params.fail(key, "gives " + format_count(links) + " links, more than the " + format_count(kMaxLinks) + " supported");
 }
 
 NodeParams NodeParams::from(const Params& params, NodeParams defaults) {

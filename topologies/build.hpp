@@ -69,6 +69,12 @@ inline void route_down(const NodeLayout& n, int rank, int nic_link, Vertex sw, s
 /// The largest fabric a generator builds: ranks, vertex and link ids stay far from int limits.
 inline constexpr long kMaxGpus = 10'000'000;
 
+/// The most links a generator builds (~10 GB of graph): beyond, ids overflow or memory runs out.
+inline constexpr double kMaxLinks = 1e8;
+
+/// Throws InputError about `key` when `links` exceeds kMaxLinks (a double, like check_gpu_count).
+void check_link_count(const Params& params, const char* key, double links);
+
 /// Throws InputError about `key` when `gpus` exceeds kMaxGpus (a double: the product of
 /// several user-given ints must not overflow before it is checked).
 void check_gpu_count(const Params& params, const char* key, double gpus);

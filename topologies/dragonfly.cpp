@@ -125,6 +125,8 @@ DragonflyParams DragonflyParams::from(const Params& params) {
   p.global_latency = get_latency_or(params, "global_latency", p.global_latency);
   check_gpu_count(params, "groups",
                   static_cast<double>(p.groups) * p.routers_per_group * p.nodes_per_router * p.node.gpus_per_node);
+  double a = p.routers_per_group, routers = a * p.groups;
+  check_link_count(params, "routers_per_group", routers * (a - 1) / 2 + routers * p.global_links / 2);
   int ports = p.routers_per_group * p.global_links;
   if (p.groups > 1 && ports % (p.groups - 1) != 0)
     params.fail("groups", "groups - 1 must divide routers_per_group x global_links = " + std::to_string(ports) +

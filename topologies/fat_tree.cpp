@@ -115,6 +115,8 @@ ClosLayout plan(const FatTreeParams& p, const Params& params) {
   if (p.radix > 0 && p.tiers == 2 && l.leaves > p.radix)
     params.fail("nodes", "needs " + std::to_string(l.leaves) + " leaves, more than a radix-" + std::to_string(p.radix) +
          " spine connects (use tiers: 3)");
+  double links = 3.0 * gpus + static_cast<double>(l.leaves) * l.up + static_cast<double>(l.pods) * l.up * l.cores_per_plane;
+  check_link_count(params, "oversubscription", links);
   if (p.tiers == 3 && l.pods > p.radix)
     params.fail("nodes", "needs " + std::to_string(l.pods) + " pods, more than a radix-" + std::to_string(p.radix) +
          " core connects (raise radix)");

@@ -228,6 +228,12 @@ TEST(FatTree, BadParametersAreOneClearLine) {
             "s.yaml: system.topology.nodes = '8': needs 32 pods, more than a radix-4 core connects (raise radix)");
   EXPECT_EQ(error_of([] { build_topology(params({{"generator", "fat-tree"}, {"nodes", "2000000000"}})); }),
             "s.yaml: system.topology.nodes = '2000000000': gives more GPUs than the 10000000 supported");
+  // 800k GPUs on 25,000 leaves of 32 NICs with 32 / 0.001 = 32,000 uplinks each:
+  // 3 x 800k + 25,000 x 32,000 = 8.024e8 links.
+  EXPECT_EQ(error_of([] {
+              build_topology(params({{"generator", "fat-tree"}, {"nodes", "100000"}, {"oversubscription", "0.001"}}));
+            }),
+            "s.yaml: system.topology.oversubscription = '0.001': gives 8.02e+08 links, more than the 1e+08 supported");
   EXPECT_EQ(error_of([] {
               build_topology(params({{"generator", "fat-tree"}, {"nodes", "2"}, {"network_latency", "-1us"}}));
             }),
