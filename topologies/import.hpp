@@ -4,9 +4,10 @@
 // GPU ranks follow the number in "gpuN" names when they are exactly 0..N-1, otherwise the
 // order of appearance. Every problem is an InputError naming the file and the line, edge or key.
 //
-// Routing is shortest path (fewest hops). No all-pairs table: the router keeps BFS trees
-// for the sources it was asked about, in an LRU cache bounded in memory (route_cache_mib).
-// A hit costs O(path); a miss costs one BFS, O(V + E). Simulations that route from every
+// Routing is shortest path (fewest hops) with ECMP by flow hash among equal-cost paths. No
+// all-pairs table: the router keeps BFS distances for the sources it was asked about, in an
+// LRU cache bounded in memory (route_cache_mib). A hit costs O(sum of degrees along the path);
+// a miss costs one BFS, O(V + E). Simulations that route from every
 // GPU therefore pay O(GPUs x (V + E)) once when the cache holds every source, and more when it
 // does not: fine for imported graphs of thousands of vertices, not meant for 100k-GPU ones
 // (use a generator there, whose routers are closed-form).

@@ -5,28 +5,32 @@
 #include <deque>
 
 #include "topologies/build.hpp"
+#include "topologies/hash.hpp"
 
 namespace trainsim::topo {
 namespace {
 
-// BFS from `root`, recording the link each vertex was first reached by.
-std::vector<std::int32_t> bfs_tree(const Graph& g, Vertex root) {
-  std::vector<std::int32_t> via(boost::num_vertices(g), -1);
-  std::vector<char> seen(boost::num_vertices(g), 0);
-  std::deque<Vertex> queue{root};
-  seen[root] = 1;
-  while (!queue.empty()) {
-    Vertex v = queue.front();
-    queue.pop_front();
-    for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) {
-      Vertex w = boost::target(e, g);
-      if (seen[w]) continue;
-      seen[w] = 1;
-      via[w] = g[e].id;
-      queue.push_back(w);
-    }
+// The links from `v` one hop closer to the source, i.e. to a neighbour at distance - 1.
+template <class Visit>
+void for_each_step_back(const Graph& g, const std::vector<std::int32_t>& distance, Vertex v, Visit visit) {
+  for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) {
+    Vertex u = boost::target(e, g);
+    if (distance[u] == distance[v] - 1) visit(u, g[e].id);
   }
-  return via;
+}
+
+// ECMP among the links back towards the source: the `h mod count`-th of them.
+std::pair<Vertex, int> pick_step_back(const Graph& g, const std::vector<std::int32_t>& distance, Vertex v,
+                                      std::uint64_t h) {
+  int count = 0;
+  for_each_step_back(g, distance, v, [&](Vertex, int) { ++count; });
+  assert(count > 0 && "check_connected() guarantees every GPU is reachable");
+  auto pick = static_cast<int>(h % static_cast<unsigned>(count));
+  std::pair<Vertex, int> chosen{v, -1};
+  for_each_step_back(g, distance, v, [&](Vertex u, int link) {
+    if (pick-- == 0) chosen = {u, link};
+  });
+  return chosen;
 }
 
 } // namespace
@@ -56,22 +60,24 @@ const ShortestPathRouter::Tree& ShortestPathRouter::tree(const Topology& t, int 
     by_source_.erase(lru_.back().first);
     lru_.pop_back();
   }
-  lru_.emplace_front(src, bfs_tree(t.graph(), t.gpu_vertex(src)));
+  auto distance = hop_distances(t.graph(), t.gpu_vertex(src));
+  lru_.emplace_front(src, Tree(distance.begin(), distance.end()));
   ++trees_built_;
   by_source_[src] = lru_.begin();
   return lru_.front().second;
 }
 
+// Walks back from the destination, each step to a neighbour one hop closer to the source;
+// where several are (equal-cost paths), the flow hash picks one.
 void ShortestPathRouter::route(const Topology& t, int src, int dst, std::vector<Hop>& out) const {
   std::lock_guard lock(mutex_);
-  const Tree& via = tree(t, src);
+  const Tree& distance = tree(t, src);
   size_t first = out.size();
   Vertex root = t.gpu_vertex(src);
-  for (Vertex v = t.gpu_vertex(dst); v != root;) {
-    assert(via[v] >= 0 && "check_connected() guarantees every GPU is reachable");
-    auto [a, b] = t.link_ends(via[v]);
-    Vertex prev = a == v ? b : a;
-    out.push_back(hop(via[v], prev, v));
+  std::uint64_t h = flow_hash(src, dst);
+  for (Vertex v = t.gpu_vertex(dst); v != root; h = flow_hash(static_cast<int>(h >> 32), static_cast<int>(h))) {
+    auto [prev, link] = pick_step_back(t.graph(), distance, v, h);
+    out.push_back(hop(link, prev, v));
     v = prev;
   }
   std::reverse(out.begin() + static_cast<long>(first), out.end());

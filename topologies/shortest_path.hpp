@@ -1,7 +1,9 @@
 // Shortest-path (fewest hops) routing for graphs without known structure, e.g. imported ones.
-// No all-pairs table: a BFS tree is computed for a source the first time it is asked about
-// (O(V + E)) and kept in an LRU cache bounded in bytes; a query on a cached source walks the
-// tree from the destination back, O(path). Deterministic: BFS visits links in id order.
+// No all-pairs table: BFS distances from a source are computed the first time it is asked
+// about (O(V + E)) and kept in an LRU cache bounded in bytes. A query on a cached source walks
+// back from the destination, each step to a neighbour one hop closer to the source, the flow
+// hash choosing among several (ECMP over all shortest paths): O(sum of the degrees along the
+// path). Deterministic: the same pair always takes the same path.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +22,11 @@ public:
 
   void route(const Topology& topology, int src, int dst, std::vector<Hop>& out) const override;
 
-  /// BFS trees computed so far (cache misses), for tests and reports.
+  /// BFS runs so far (cache misses), for tests and reports.
   [[nodiscard]] long trees_built() const { return trees_built_; }
 
 private:
-  using Tree = std::vector<std::int32_t>; ///< per vertex: the link it was reached by, -1 for none
+  using Tree = std::vector<std::int32_t>; ///< per vertex: hops from the source, -1 if unreachable
   const Tree& tree(const Topology& topology, int src) const;
 
   size_t cache_bytes_;

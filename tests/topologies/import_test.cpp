@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "route_check.hpp"
@@ -105,6 +106,30 @@ TEST(Import, ExportedGraphmlAndJsonReadBackToTheSameGraph) {
     EXPECT_DOUBLE_EQ(measured.oversubscription, known.oversubscription);
     EXPECT_EQ(check_all_routes(copy, true), "");
   }
+}
+
+TEST(Import, ShortestPathsSpreadOverEqualCostPaths) {
+  // An imported copy of 64 nodes x 8 GPUs on leaves of 8 NICs (64 leaves, 8 spines): the
+  // 512 x 504 cross-leaf flows (~32k per spine) must spread like the generator's ECMP does,
+  // not all follow the first spine the BFS found.
+  FatTreeParams p;
+  p.nodes = 64;
+  p.leaf_down_ports = 8;
+  std::stringstream file;
+  export_json(build_fat_tree(p), file);
+  auto t = read_topology(file, GraphFormat::json, "t.json");
+  std::map<Vertex, int> uses;
+  std::vector<Hop> hops;
+  for (int s = 0; s < t.gpu_count(); ++s)
+    for (int d = 0; d < t.gpu_count(); ++d) {
+      hops.clear();
+      if (s != d) t.route(s, d, hops);
+      for (auto v : test::visited(t, s, hops))
+        if (t.graph()[v].kind == VertexKind::net_switch && t.graph()[v].level == 2) ++uses[v];
+    }
+  ASSERT_EQ(uses.size(), 8u);
+  double mean = 512.0 * 504 / 8;
+  for (auto [v, n] : uses) EXPECT_NEAR(n, mean, 0.05 * mean) << "spine " << v;
 }
 
 TEST(Import, HandWrittenGraphmlWithImplicitKinds) {
