@@ -412,7 +412,9 @@ Topology read_topology(std::istream& in, GraphFormat format, const std::string& 
   if (gpus % gpn != 0)
     throw InputError(file, "gpus_per_node", std::to_string(gpn), "does not divide the " + std::to_string(gpus) + " GPUs");
   auto router = std::make_unique<ShortestPathRouter>(static_cast<size_t>(options.route_cache_mib) << 20);
-  return Topology(std::move(g), std::move(router), gpn);
+  Topology topology(std::move(g), std::move(router), gpn);
+  topology.set_vertex_names(assembler.names()); // reports and exports keep the file's names
+  return topology;
 }
 
 Topology import_topology(const ImportParams& options) {

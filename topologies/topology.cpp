@@ -76,7 +76,13 @@ BytesPerSecond Topology::path_bandwidth(int src, int dst) const {
   return slowest;
 }
 
+void Topology::set_vertex_names(std::vector<std::string> names) {
+  assert(names.size() == boost::num_vertices(*graph_));
+  names_ = std::move(names);
+}
+
 std::string Topology::vertex_name(Vertex v) const {
+  if (!names_.empty()) return names_[v];
   const auto& p = (*graph_)[v];
   if (p.kind != VertexKind::net_switch) return to_string(p.kind) + std::to_string(p.index);
   static const char* const levels[] = {"switch", "leaf", "spine", "core"};

@@ -95,8 +95,11 @@ public:
   /// The smallest link bandwidth along the route.
   [[nodiscard]] BytesPerSecond path_bandwidth(int src, int dst) const;
 
-  /// Stable human name: "gpu12", "nvswitch3", "nic12", "leaf4", "spine0", "core2".
+  /// Stable human name: "gpu12", "nvswitch3", "nic12", "leaf4", "spine0", "core2"; for an
+  /// imported graph, the vertex's name in the file.
   [[nodiscard]] std::string vertex_name(Vertex v) const;
+  /// Names by vertex id (one per vertex) that vertex_name() returns instead of the generated ones.
+  void set_vertex_names(std::vector<std::string> names);
   /// "leaf4->spine0" for a hop.
   [[nodiscard]] std::string hop_name(Hop hop) const;
 
@@ -115,6 +118,7 @@ private:
   std::vector<LinkProps> links_;
   std::vector<std::pair<Vertex, Vertex>> ends_;
   std::optional<FabricFacts> facts_;
+  std::vector<std::string> names_; ///< empty: names are made from kind, level and index
 };
 
 } // namespace trainsim::topo

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "topologies/build.hpp"
+#include "topologies/hash.hpp"
 
 namespace trainsim::topo {
 namespace {
@@ -16,11 +17,13 @@ public:
 
   void route(const Topology&, int src, int dst, std::vector<Hop>& out) const override {
     int cur = src, stride = 1;
+    std::uint64_t h = flow_hash(src, dst);
     for (size_t d = 0; d < dims_.size(); ++d) {
       int size = dims_[d];
       int delta = ((dst / stride) % size - (cur / stride) % size + size) % size;
-      if (delta <= size / 2) cur = walk(cur, d, stride, delta, +1, out);
-      else cur = walk(cur, d, stride, size - delta, -1, out);
+      // Half way round both ways are shortest: the flow hash picks, so both directions carry load.
+      bool plus = 2 * delta < size || (2 * delta == size && ((h >> d) & 1) != 0);
+      cur = plus ? walk(cur, d, stride, delta, +1, out) : walk(cur, d, stride, size - delta, -1, out);
       stride *= size;
     }
   }

@@ -1,7 +1,7 @@
 // A 2-D or 3-D torus of GPUs joined by direct links (TPU-style inter-chip interconnect):
 // no switches, no NVSwitch; GPU rank r is vertex r with coordinates x0 + s0 * (x1 + s1 * x2)
 // (first dimension fastest). Routes go dimension by dimension (x0, then x1, then x2), each
-// the shorter way around its ring (the + way on a tie).
+// the shorter way around its ring; half way round, the flow hash picks the direction.
 #pragma once
 
 #include <vector>

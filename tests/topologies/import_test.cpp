@@ -48,7 +48,8 @@ TEST(Import, CsvEdgeListWithInferredKindsAndTiers) {
   EXPECT_EQ(check_all_routes(t, false), "");
   std::vector<Hop> hops;
   t.route(0, 3, hops); // gpu0 nvswitch0 sw0 nvswitch1 gpu3: the shortest path
-  EXPECT_EQ(hops.size(), 4u);
+  ASSERT_EQ(hops.size(), 4u);
+  EXPECT_EQ(t.hop_name(hops[1]), "nvswitch0->sw0"); // the file's names, not generated ones
   // Measured figures: 4 hops; halves {0,1} | {2,3} meet in one 50 GB/s link.
   auto d = summarize(t);
   EXPECT_TRUE(d.measured);

@@ -49,6 +49,24 @@ TEST(Torus, DimensionOrderTakesTheShorterWayRound) {
   EXPECT_EQ(t.hop_name(hops[2]), "gpu5->gpu23");  // (1, 2, 3)
 }
 
+TEST(Torus, HalfWayRoundGoesBothWays) {
+  // On a ring of 8, 0 -> 4 is 4 hops either way; over many pairs both directions are used.
+  auto t = build_topology(params({{"generator", "torus"}, {"dims", "8x8"}}));
+  int plus = 0, minus = 0;
+  std::vector<Hop> hops;
+  for (int s = 0; s < 64; ++s) {
+    int d = (s % 8 + 4) % 8 + s / 8 * 8; // same row, 4 columns on
+    hops.clear();
+    t.route(s, d, hops);
+    ASSERT_EQ(hops.size(), 4u);
+    auto [a, b] = t.link_ends(hops[0].link);
+    int next = static_cast<int>(hops[0].forward ? b : a);
+    (next == s / 8 * 8 + (s % 8 + 1) % 8 ? plus : minus)++;
+  }
+  EXPECT_GT(plus, 16);
+  EXPECT_GT(minus, 16);
+}
+
 TEST(Torus, BadDims) {
   EXPECT_EQ(error_of([] { build_topology(params({{"generator", "torus"}, {"dims", "4x"}})); }),
             "s.yaml: system.topology.dims = '4x': must be sizes >= 1 joined by 'x', e.g. 4x4x4");
