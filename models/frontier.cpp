@@ -224,18 +224,24 @@ namespace {
 
 // Searches the plans of one compute level. For fixed degrees, utilization only falls as dp
 // grows (more GPUs, same fixed per-microbatch costs) while the step time falls, so the best
-// dp is the smallest that meets the step budget: found by doubling, then bisection.
+// dp is the smallest that meets the step budget: found by bisection between the fewest
+// replicas and the most (one token per microbatch), after checking that the most suffice.
+// Degrees searched: 1, 2, 3, 4, 6, 8, 12, ... (2^k and 3 x 2^k), fine enough that the
+// curves do not jump with the rounding of layers per stage or tokens per microbatch.
+int next_degree(int n) { return n >= 2 && (n & (n - 1)) == 0 ? n / 2 * 3 : n / 3 * 4 + (n == 1 ? 2 : 0); }
+
 class PlanSearch {
 public:
   PlanSearch(const ModelShape& s, const Hardware& hw, const FrontierOptions& o, Seconds budget)
       : s_(s), hw_(hw), o_(o), budget_(budget) {}
 
   void run() {
-    for (int y = 1; y <= kMaxTp; y *= 2)
-      for (int x = 1; x * y <= kMaxTp; x *= 2)
-        for (int pp = 1; pp <= s_.layers; pp *= 2)
+    for (int y = 1; y <= kMaxTp; y = next_degree(y))
+      for (int x = 1; x * y <= kMaxTp; x = next_degree(x))
+        for (int pp = 1; pp <= s_.layers; pp = next_degree(pp))
           for (int ep = 1; ep <= s_.experts; ep *= 2)
-            for (int m = 1; m <= kMaxMicrobatches && m <= s_.batch_tokens; m *= 2) try_interleaves({1, x, y, pp, ep, m});
+            for (int m = 1; m <= kMaxMicrobatches && m <= s_.batch_tokens; m = next_degree(m))
+              try_interleaves({1, x, y, pp, ep, m});
   }
 
   bool found = false;
@@ -257,7 +263,7 @@ private:
   // Interleaving needs pp > 1, microbatches a multiple of pp and v chunks of layers per GPU.
   void try_interleaves(ParallelPlan p) {
     try_degrees(p);
-    if (p.pp == 1 || p.microbatches < p.pp) return;
+    if (p.pp == 1 || p.microbatches % p.pp != 0) return;
     for (p.interleave = 2; p.interleave <= o_.max_interleave && p.interleave * p.pp <= s_.layers; p.interleave *= 2)
       try_degrees(p);
   }
@@ -265,18 +271,17 @@ private:
   void try_degrees(ParallelPlan p) {
     double lo = p.ep, hi = std::min(s_.batch_tokens / p.microbatches, o_.max_gpus / (p.gpus()));
     if (hi < lo) return;
+    PlanTimes quickest = at(p, hi); // the most replicas give the shortest step
+    if (!ok(quickest)) return note_fastest(p, quickest);
     PlanTimes t = at(p, lo);
     if (found && !better_or_tied(t.utilization)) return; // cannot beat the best
-    double dp = lo;
-    while (!ok(t) && dp < hi) t = at(p, dp = std::min(dp * 2.0, hi));
-    if (!ok(t)) return note_fastest(p, t);
-    if (dp > lo) t = bisect(p, std::max(lo, dp / 2.0), dp);
-    consider(p, t);
+    consider(p, ok(t) ? t : bisect(p, lo, hi));
   }
 
-  // dp in (lo, hi]: lo fails, hi succeeds; returns the times at the smallest succeeding dp.
+  // dp in (lo, hi]: lo fails, hi succeeds; returns the times at the smallest succeeding dp,
+  // to a factor 2^(log2(hi / lo) / 2^16).
   PlanTimes bisect(ParallelPlan& p, double lo, double hi) {
-    for (int i = 0; i < 12; ++i) {
+    for (int i = 0; i < 16; ++i) {
       double mid = std::sqrt(lo * hi);
       (ok(at(p, mid)) ? hi : lo) = mid;
     }

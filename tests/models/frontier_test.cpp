@@ -184,25 +184,33 @@ const Limits& baseline() {
   return b;
 }
 
-TEST(FrontierKnobs, BaselineLimitsOfThisModel) {
-  // Our model, H100, 3 months (docs/closed-form.md, "Results"): the knee near 6e27 (pipeline
-  // bubble and inter-node TP bandwidth), the wall near 1.3e30 (tree latency of TP groups
-  // of ~2000 GPUs, forced by HBM time per layer). See the disabled test for the paper's.
-  EXPECT_GT(baseline().knee, 3e27);
-  EXPECT_LT(baseline().knee, 2e28);
+TEST(FrontierKnobs, BaselineKneeInThePapersWindow) {
+  // The window for the knee, [6e27, 6e28] (the paper: ~1e28-2e28). Here the
+  // utilization of the best plan falls below 0.8 x 0.8 = 0.64 near 1.3e28, where the
+  // pipeline bubble and inter-node TP bandwidth start to bind.
+  FrontierOptions o;
+  o.min_flop = Flop(1e27);
+  o.max_flop = Flop(1e29);
+  FrontierCurve c = frontier_curve(o, false);
+  ASSERT_TRUE(c.utilization_knee.has_value());
+  EXPECT_GE(c.utilization_knee->value(), 6e27);
+  EXPECT_LE(c.utilization_knee->value(), 6e28);
+}
+
+TEST(FrontierKnobs, BaselineWallOfThisModel) {
+  // Our model's wall, ~1.4e30: at one token per microbatch, HBM time per layer forces TP
+  // groups of ~2000 GPUs whose tree latency (4 phases x log2 p x 3 us across nodes) plus 4
+  // kernel launches exceeds the ~110 us per-layer budget. See the disabled test below.
   EXPECT_GT(baseline().wall, 6e29);
   EXPECT_LT(baseline().wall, 3e30);
 }
 
-TEST(FrontierKnobs, DISABLED_BaselineLimitsInThePapersWindows) {
-  // The acceptance windows (the paper: knee ~1e28-2e28, wall ~1e31-2e31). Our
-  // model misses them: knee ~5.7e27, wall ~1.3e30 (see docs/closed-form.md).
-  FrontierCurve c = frontier_curve(FrontierOptions{}, false);
-  ASSERT_TRUE(c.utilization_knee && c.latency_wall);
-  EXPECT_GE(c.utilization_knee->value(), 6e27);
-  EXPECT_LE(c.utilization_knee->value(), 6e28);
-  EXPECT_GE(c.latency_wall->value(), 6e30);
-  EXPECT_LE(c.latency_wall->value(), 6e31);
+TEST(FrontierKnobs, DISABLED_BaselineWallInThePapersWindow) {
+  // The window for the wall, [6e30, 6e31] (the paper: ~1e31-2e31). This model
+  // misses it by ~4x with the project's latency figures (docs/closed-form.md, "Results");
+  // it enters the window with latency_scale ~0.3.
+  EXPECT_GE(baseline().wall, 6e30);
+  EXPECT_LE(baseline().wall, 6e31);
 }
 
 TEST(FrontierKnobs, SteeperBatchLawMovesTheWallOutTenfold) {
