@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "models/error.hpp"
 
@@ -230,15 +231,27 @@ namespace {
 // curves do not jump with the rounding of layers per stage or tokens per microbatch.
 int next_degree(int n) { return n >= 2 && (n & (n - 1)) == 0 ? n / 2 * 3 : n / 3 * 4 + (n == 1 ? 2 : 0); }
 
+// Pipeline degrees: the grid, plus those that give every stage the same number of layers
+// k = 1, 2, 3, 4, 6, ... (pp = ceil(L / k)), so that deep pipelines do not lose a stage's
+// worth of time to rounding.
+std::vector<int> pipeline_degrees(int layers) {
+  std::vector<int> pp;
+  for (int n = 1; n <= layers; n = next_degree(n)) pp.push_back(n), pp.push_back((layers + n - 1) / n);
+  std::sort(pp.begin(), pp.end());
+  pp.erase(std::unique(pp.begin(), pp.end()), pp.end());
+  return pp;
+}
+
 class PlanSearch {
 public:
   PlanSearch(const ModelShape& s, const Hardware& hw, const FrontierOptions& o, Seconds budget)
       : s_(s), hw_(hw), o_(o), budget_(budget) {}
 
   void run() {
+    std::vector<int> stages = pipeline_degrees(s_.layers);
     for (int y = 1; y <= kMaxTp; y = next_degree(y))
       for (int x = 1; x * y <= kMaxTp; x = next_degree(x))
-        for (int pp = 1; pp <= s_.layers; pp = next_degree(pp))
+        for (int pp : stages)
           for (int ep = 1; ep <= s_.experts; ep *= 2)
             for (int m = 1; m <= kMaxMicrobatches && m <= s_.batch_tokens; m = next_degree(m))
               try_interleaves({1, x, y, pp, ep, m});
@@ -250,9 +263,16 @@ public:
   bool any_fits = false;
 
 private:
-  static constexpr int kMaxTp = 1 << 20;
+  static constexpr int kMaxTp = 1 << 16; // the wall needs ~2^11; 2^16 leaves room for the knobs
   static constexpr int kMaxMicrobatches = 1 << 12;
   static constexpr double kTie = 1e-3;
+
+  // No plan beats the sustained maximum times the pipeline's busy fraction, m / slots, at the
+  // most interleaving allowed: a bound that skips most deep pipelines without evaluating them.
+  double bubble_bound(ParallelPlan p) const {
+    p.interleave = std::max(1, std::min(o_.max_interleave, s_.layers / p.pp));
+    return hw_.efficiency * p.microbatches / pipeline_slots(p);
+  }
 
   PlanTimes at(ParallelPlan& p, double dp) {
     p.dp = dp;
@@ -262,6 +282,7 @@ private:
 
   // Interleaving needs pp > 1, microbatches a multiple of pp and v chunks of layers per GPU.
   void try_interleaves(ParallelPlan p) {
+    if (found && !better_or_tied(bubble_bound(p))) return;
     try_degrees(p);
     if (p.pp == 1 || p.microbatches % p.pp != 0) return;
     for (p.interleave = 2; p.interleave <= o_.max_interleave && p.interleave * p.pp <= s_.layers; p.interleave *= 2)
