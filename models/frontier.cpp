@@ -313,10 +313,17 @@ private:
   // full duration instead of finishing early on more GPUs).
   bool better_or_tied(double utilization) const { return utilization > best_times.utilization * (1.0 - kTie); }
 
+  // Fewer GPUs first; at the same count, less model parallelism (the simpler plan).
+  static bool smaller(const ParallelPlan& a, const ParallelPlan& b) {
+    if (a.gpus() < b.gpus() * (1.0 - kTie)) return true;
+    if (a.gpus() > b.gpus() * (1.0 + kTie)) return false;
+    return a.tp_1d * a.tp_2d * a.pp < b.tp_1d * b.tp_2d * b.pp;
+  }
+
   void consider(const ParallelPlan& p, const PlanTimes& t) {
     if (found && !better_or_tied(t.utilization)) return;
     bool tie = found && t.utilization < best_times.utilization * (1.0 + kTie);
-    if (tie && p.gpus() >= best.gpus()) return;
+    if (tie && !smaller(p, best)) return;
     found = true, best = p, best_times = t;
   }
 
