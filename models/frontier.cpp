@@ -223,13 +223,13 @@ PlanTimes evaluate_plan(const ModelShape& s, const Hardware& hw, const ParallelP
 
 namespace {
 
-// Searches the plans of one compute level. For fixed degrees, utilization only falls as dp
-// grows (more GPUs, same fixed per-microbatch costs) while the step time falls, so the best
-// dp is the smallest that meets the step budget: found by bisection between the fewest
-// replicas and the most (one token per microbatch), after checking that the most suffice.
 // Degrees searched: 1, 2, 3, 4, 6, 8, 12, ... (2^k and 3 x 2^k), fine enough that the
 // curves do not jump with the rounding of layers per stage or tokens per microbatch.
-int next_degree(int n) { return n >= 2 && (n & (n - 1)) == 0 ? n / 2 * 3 : n / 3 * 4 + (n == 1 ? 2 : 0); }
+int next_degree(int n) {
+  if (n == 1) return 2;
+  bool power_of_two = (n & (n - 1)) == 0;
+  return power_of_two ? n / 2 * 3 : n / 3 * 4;
+}
 
 // Pipeline degrees: the grid, plus those that give every stage the same number of layers
 // k = 1, 2, 3, 4, 6, ... (pp = ceil(L / k)), so that deep pipelines do not lose a stage's
@@ -242,6 +242,10 @@ std::vector<int> pipeline_degrees(int layers) {
   return pp;
 }
 
+// Searches the plans of one compute level. For fixed degrees, utilization only falls as dp
+// grows (more GPUs, same fixed per-microbatch costs) while the step time falls, so the best
+// dp is the smallest that meets the step budget: found by bisection between the fewest
+// replicas and the most (one token per microbatch), after checking that the most suffice.
 class PlanSearch {
 public:
   PlanSearch(const ModelShape& s, const Hardware& hw, const FrontierOptions& o, Seconds budget)
@@ -296,7 +300,18 @@ private:
     if (!ok(quickest)) return note_fastest(p, quickest);
     PlanTimes t = at(p, lo);
     if (found && !better_or_tied(t.utilization)) return; // cannot beat the best
-    consider(p, ok(t) ? t : bisect(p, lo, hi));
+    if (!ok(t)) t = bisect(p, lo, hi);
+    if (whole_replicas(p, hi, t)) consider(p, t);
+  }
+
+  // Rounds dp up to a whole number of EP groups (the cluster is made of GPUs); more
+  // replicas only shorten the step, unless b would drop below one token: then round down.
+  bool whole_replicas(ParallelPlan& p, double hi, PlanTimes& t) {
+    double groups = std::ceil(p.dp / p.ep - 1e-9);
+    if (groups * p.ep > hi) groups = std::floor(hi / p.ep);
+    if (groups < 1) return false;
+    t = at(p, groups * p.ep);
+    return ok(t);
   }
 
   // dp in (lo, hi]: lo fails, hi succeeds; returns the times at the smallest succeeding dp,

@@ -90,7 +90,7 @@ ModelShape shape_for(Flop compute, const FrontierOptions& options, bool moe);
 
 /// One parallel plan: GPUs = dp x tp_1d x tp_2d x pp; ep divides dp.
 struct ParallelPlan {
-  double dp = 1;       ///< data-parallel replicas (continuous: the cluster size is a knob-free output)
+  double dp = 1;       ///< data-parallel replicas; the search returns a whole multiple of ep
   int tp_1d = 1;       ///< N_K: Megatron axis, carries d_model-sized activations
   int tp_2d = 1;       ///< N_J: second axis, carries d_ff-sized activations
   int pp = 1;
