@@ -362,7 +362,7 @@ std::string describe(const ParallelPlan& p) {
 }
 
 std::string infeasible_reason(const PlanSearch& search, const FrontierPoint& point, Seconds duration) {
-  if (!search.any_fits) return "no plan fits in HBM with at least one token per microbatch";
+  if (!search.any_fits) return "no plan within max_gpus fits in HBM with at least one token per microbatch";
   const PlanTimes& t = search.fastest_times;
   return "no plan finishes in " + format(duration) + ": the fastest (" + describe(search.fastest) + ") needs " +
          format(t.step) + " per step, budget " + format(point.step_budget) + ", bound by " + t.binding;
@@ -445,7 +445,8 @@ FrontierResult run_frontier(const FrontierOptions& o) {
 
 void validate(const FrontierOptions& o) {
   (void)hardware_preset(o.gpu);
-  require(o.duration.value() > 0, "duration", o.duration.value(), "must be a positive time (e.g. 3months, 7.776e6s)");
+  require(o.duration.value() > 0 && std::isfinite(o.duration.value()), "duration", o.duration.value(),
+          "must be a positive time (e.g. 3months, 7.776e6s)");
   require(o.tokens_per_param > 0, "tokens_per_param", o.tokens_per_param, "must be greater than zero");
   require(o.aspect_ratio > 0, "aspect_ratio", o.aspect_ratio, "must be greater than zero (d_model / layers)");
   require(o.ff_ratio > 0, "ff_ratio", o.ff_ratio, "must be greater than zero (d_ff / d_model)");

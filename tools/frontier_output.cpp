@@ -63,14 +63,15 @@ nlohmann::json shape_json(const ModelShape& s) {
 }
 
 // An infeasible level keeps the fastest plan it tried, under "fastest_plan", so the reason
-// can be checked; its utilization is null.
+// can be checked (none when no plan fits at all); its utilization is null.
 nlohmann::json point_json(const FrontierPoint& p) {
   nlohmann::json j = {{"training_flop", p.shape.compute.value()}, {"feasible", p.feasible},
                       {"step_budget_s", p.step_budget.value()},   {"shape", shape_json(p.shape)}};
   j["utilization"] = p.feasible ? nlohmann::json(p.times.utilization) : nlohmann::json();
   j["binding"] = p.feasible ? nlohmann::json(p.times.binding) : nlohmann::json();
-  j[p.feasible ? "plan" : "fastest_plan"] = plan_json(p.plan);
-  j["times"] = times_json(p.times);
+  bool tried = p.feasible || p.times.step.value() > 0; // none fits: no plan to show
+  if (tried) j[p.feasible ? "plan" : "fastest_plan"] = plan_json(p.plan);
+  if (tried) j["times"] = times_json(p.times);
   if (!p.feasible) j["reason"] = p.reason;
   return j;
 }

@@ -146,6 +146,15 @@ TEST(FrontierPoint, InfeasibleLevelsSayWhyWithoutNaN) {
   EXPECT_GT(p.times.step, p.step_budget);
 }
 
+TEST(FrontierPoint, AClusterCapThatFitsNothingIsInfeasibleWithAReason) {
+  // 1e28 FLOP needs ~9e12 parameters x 4 B of weights and gradients: more than 100 GPUs hold.
+  FrontierOptions o;
+  o.max_gpus = 100;
+  FrontierPoint p = frontier_point(Flop(1e28), o, false);
+  EXPECT_FALSE(p.feasible);
+  EXPECT_EQ(p.reason, "no plan within max_gpus fits in HBM with at least one token per microbatch");
+}
+
 TEST(FrontierOptions, BadKnobsNameTheKey) {
   auto bad = [](auto change) {
     FrontierOptions o;
@@ -154,6 +163,8 @@ TEST(FrontierOptions, BadKnobsNameTheKey) {
   };
   EXPECT_EQ(bad([](FrontierOptions& o) { o.duration = Seconds(-1); }),
             "trainsim frontier: duration = '-1': must be a positive time (e.g. 3months, 7.776e6s)");
+  EXPECT_EQ(bad([](FrontierOptions& o) { o.duration = Seconds(INFINITY); }),
+            "trainsim frontier: duration = 'inf': must be a positive time (e.g. 3months, 7.776e6s)");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.batch_exponent = 1.5; }),
             "trainsim frontier: batch_exponent = '1.5': must be in [0, 1)");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.gpu = "h200"; }),
