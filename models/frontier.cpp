@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 #include "models/error.hpp"
@@ -472,6 +474,26 @@ void validate(const FrontierOptions& o) {
   require(o.knee_fraction > 0 && o.knee_fraction <= 1, "knee_fraction", o.knee_fraction, "must be in (0, 1]");
   require(o.max_interleave >= 1, "max_interleave", o.max_interleave, "must be at least 1");
   require(o.max_gpus >= 1, "max_gpus", o.max_gpus, "must be at least 1");
+}
+
+Seconds parse_duration(std::string_view text) {
+  static const std::pair<std::string_view, double> units[] = {
+      {"min", 60.0},       {"h", 3600.0},     {"hours", 3600.0},  {"d", 86400.0},
+      {"days", 86400.0},   {"day", 86400.0},  {"weeks", 604800.0}, {"months", 2.592e6},
+      {"month", 2.592e6},  {"years", 3.1536e7}, {"year", 3.1536e7}};
+  for (const auto& [unit, seconds] : units) {
+    if (text.size() <= unit.size() || text.substr(text.size() - unit.size()) != unit) continue;
+    std::string number(text.substr(0, text.size() - unit.size()));
+    while (!number.empty() && number.back() == ' ') number.pop_back(); // "3 months"
+    char* end = nullptr;
+    double v = std::strtod(number.c_str(), &end);
+    if (!number.empty() && end == number.c_str() + number.size()) return Seconds(v * seconds);
+  }
+  try {
+    return parse_seconds(text);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("'" + std::string(text) + "' is not a duration (e.g. 3months, 90days, 2160h, 7.776e6s)");
+  }
 }
 
 std::string to_string(CollectiveLatency c) { return c == CollectiveLatency::tree ? "tree" : "ring"; }

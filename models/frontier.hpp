@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/hardware_presets.hpp"
@@ -56,6 +57,11 @@ struct FrontierOptions {
 
 /// Throws InputError ("trainsim frontier: KEY = 'VALUE': PROBLEM") for the first bad knob.
 void validate(const FrontierOptions& options);
+
+/// A run duration: "3months" (30-day months: 7.776e6 s), "90days", "2160h", "30min",
+/// "1year" (365 days), or anything parse_seconds() takes ("7.776e6s"). Throws
+/// std::invalid_argument naming the text and the accepted units, like the parse_* of units.hpp.
+Seconds parse_duration(std::string_view text);
 
 /// The hardware after applying the knobs to the preset.
 struct Hardware {

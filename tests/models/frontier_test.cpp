@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
 #include "models/error.hpp"
 
@@ -153,6 +154,18 @@ TEST(FrontierPoint, AClusterCapThatFitsNothingIsInfeasibleWithAReason) {
   FrontierPoint p = frontier_point(Flop(1e28), o, false);
   EXPECT_FALSE(p.feasible);
   EXPECT_EQ(p.reason, "no plan within max_gpus fits in HBM with at least one token per microbatch");
+}
+
+TEST(FrontierOptions, DurationsReadMonthsDaysAndSeconds) {
+  // 3 months of 30 days = 3 x 30 x 86400 s = 7.776e6 s, the baseline.
+  EXPECT_DOUBLE_EQ(parse_duration("3months").value(), 7.776e6);
+  EXPECT_DOUBLE_EQ(parse_duration("90days").value(), 7.776e6);
+  EXPECT_DOUBLE_EQ(parse_duration("3 months").value(), 7.776e6);
+  EXPECT_DOUBLE_EQ(parse_duration("2160h").value(), 7.776e6);
+  EXPECT_DOUBLE_EQ(parse_duration("7.776e6s").value(), 7.776e6);
+  EXPECT_DOUBLE_EQ(parse_duration("1year").value(), 3.1536e7);
+  EXPECT_THROW((void)parse_duration("3"), std::invalid_argument);
+  EXPECT_THROW((void)parse_duration("fortnight"), std::invalid_argument);
 }
 
 TEST(FrontierOptions, BadKnobsNameTheKey) {
