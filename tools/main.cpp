@@ -1,5 +1,6 @@
 // The trainsim command line. Every user-facing failure arrives here as a trainsim::Error
 // and leaves as one line on stderr with the documented exit code (docs/errors.md).
+#include <functional>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -12,7 +13,10 @@ namespace {
 
 using trainsim::ExitCode;
 
-void add_run(CLI::App& app, trainsim::RunOptions& run) {
+// Each subcommand's callback picks the command to run once parsing succeeded.
+using Command = std::function<int()>;
+
+void add_run(CLI::App& app, trainsim::RunOptions& run, Command& command) {
   auto* cmd = app.add_subcommand("run", "simulate one training step of a scenario and report it");
   cmd->add_option("scenario", run.scenario, "scenario file (default: scenarios/default.yaml)");
   cmd->add_option("--out", run.out_dir, "directory for result.json");
@@ -21,7 +25,7 @@ void add_run(CLI::App& app, trainsim::RunOptions& run) {
           std::map<std::string, trainsim::sim::Fidelity>{{"fast", trainsim::sim::Fidelity::fast},
                                                          {"fine", trainsim::sim::Fidelity::fine}}));
   cmd->add_flag("--json", run.json, "print result.json instead of the text report");
-  cmd->callback([&run] { std::exit(trainsim::run_command(run)); });
+  cmd->callback([&run, &command] { command = [&run] { return trainsim::run_command(run); }; });
 }
 
 } // namespace
@@ -33,15 +37,16 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   app.parse_complete_callback([&log_level] { spdlog::set_level(spdlog::level::from_str(log_level)); });
+  Command command;
   trainsim::RunOptions run;
-  add_run(app, run);
+  add_run(app, run, command);
   try {
     app.parse(argc, argv);
+    return command();
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 1; // help and version succeed; usage errors are exit code 1
   } catch (const trainsim::Error& e) {
     std::cerr << "trainsim: " << e.what() << "\n";
     return static_cast<int>(e.exit_code());
   }
-  return 0;
 }

@@ -89,7 +89,7 @@ TEST(Cli, SameScenarioGivesTheSameResultFile) {
 
 TEST(Cli, UnknownFlagIsRejected) {
   Output out = trainsim("run --fidelity medium");
-  EXPECT_NE(out.exit_code, 0);
+  EXPECT_EQ(out.exit_code, 1); // usage error (docs/errors.md)
   EXPECT_NE(out.text.find("medium"), std::string::npos);
 }
 
