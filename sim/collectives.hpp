@@ -3,8 +3,10 @@
 // hosts, so link sharing and latency come from the simulated fabric.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/units.hpp"
@@ -14,6 +16,10 @@ namespace simgrid::s4u {
 class Mailbox;
 } // namespace simgrid::s4u
 
+namespace trainsim::topo {
+class Topology;
+}
+
 namespace trainsim::sim {
 
 /// fine: every algorithm step is its own set of flows (the reference);
@@ -21,26 +27,61 @@ namespace trainsim::sim {
 /// per-step latencies kept (docs/architecture.md, "Fidelity modes").
 enum class Fidelity { fast, fine };
 
+enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all };
+std::string to_string(CollectiveOp op);
+
+/// Mailboxes by channel name and rank, shared by every actor of one simulation. A channel
+/// carries one kind of message (a group's collectives, or one phase of a hierarchical one),
+/// so a receive never matches a message meant for another phase.
+class Mailboxes {
+public:
+  explicit Mailboxes(int ranks) : ranks_(ranks) {}
+  /// The channel's inboxes indexed by rank; created on first use.
+  const std::vector<simgrid::s4u::Mailbox*>& channel(std::string_view name);
+
+private:
+  int ranks_;
+  // A deque: references handed out by channel() stay valid as channels are added.
+  std::deque<std::pair<std::string, std::vector<simgrid::s4u::Mailbox*>>> channels_;
+};
+
 /// One rank's view of a group whose members are the ranks base + i * stride, i < size.
 struct Group {
   int base = 0;
   int stride = 1;
   int size = 1;
-  int me = 0; ///< this rank's index in the group
-  /// Inboxes of this group's channel, indexed by rank (shared by all actors).
-  const std::vector<simgrid::s4u::Mailbox*>* inboxes = nullptr;
-  Seconds hop_latency; ///< path latency from this rank to member me + 1 (ring neighbour)
+  int me = 0;           ///< this rank's index in the group
+  std::string channel;  ///< mailbox channel of this group's messages (e.g. "tp", "dp")
+  Seconds hop_latency;  ///< path latency from this rank to member me + 1 (set by make_group)
 
   [[nodiscard]] int member(int i) const { return base + ((i % size + size) % size) * stride; }
-  [[nodiscard]] simgrid::s4u::Mailbox* inbox(int i) const { return (*inboxes)[static_cast<size_t>(member(i))]; }
+  [[nodiscard]] int rank() const { return member(me); }
+  /// The two levels of a hierarchy over consecutive blocks of `block` members (e.g. the
+  /// members on one node): this rank's block, and the members at this rank's offset in every
+  /// block. Each gets its own channel, `channel + "." + suffix`.
+  [[nodiscard]] Group block(int block, const std::string& suffix, const topo::Topology& topology) const;
+  [[nodiscard]] Group across_blocks(int block, const std::string& suffix, const topo::Topology& topology) const;
+};
+
+/// A group with hop_latency filled in from the topology's route to the next member.
+Group make_group(int base, int stride, int size, int me, std::string channel, const topo::Topology& topology);
+
+/// What an algorithm may use besides its group.
+struct CollectiveEnv {
+  Fidelity fidelity = Fidelity::fast;
+  Mailboxes* mailboxes = nullptr;
+  const topo::Topology* topology = nullptr;
+  Counters* counters = nullptr;
 };
 
 class CollectiveAlgorithm {
 public:
   virtual ~CollectiveAlgorithm() = default;
-  /// Every member calls this with the same `bytes` (the full tensor size) and returns when
-  /// its own part is done.
-  virtual void all_reduce(const Group& group, Bytes bytes, Fidelity fidelity, Counters& counters) const = 0;
+  /// Every member calls run() with the same arguments and returns when its own part is done.
+  /// `bytes` is the size of the whole tensor on one rank: the input of an all-reduce or a
+  /// reduce-scatter, the output of an all-gather, everything one rank sends in an all-to-all.
+  virtual void run(CollectiveOp op, const Group& group, Bytes bytes, const CollectiveEnv& env) const = 0;
+  [[nodiscard]] virtual bool supports(CollectiveOp op) const = 0;
 };
 
 struct CollectiveInfo {

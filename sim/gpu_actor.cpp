@@ -22,24 +22,16 @@ void timed(Seconds& into, Body&& body) {
   into += Seconds(now() - start);
 }
 
-std::vector<sg4::Mailbox*> mailboxes(int ranks, const char* channel) {
-  std::vector<sg4::Mailbox*> boxes;
-  boxes.reserve(static_cast<size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) boxes.push_back(sg4::Mailbox::by_name(std::to_string(r) + channel));
-  return boxes;
-}
-
 } // namespace
 
 StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
     : scenario(s), platform(p), fidelity(f), layout(s.execution), costs(layer_costs(s.model, s.execution)),
       attention_time(s.model.kind == ModelKind::transformer ? kernel_time(costs.attention, s.system.gpu) : Seconds()),
-      mlp_time(kernel_time(costs.mlp, s.system.gpu)), collective(make_collective(s.execution.collective)) {
+      mlp_time(kernel_time(costs.mlp, s.system.gpu)), collective(make_collective(s.execution.collective)),
+      mailboxes(s.execution.gpus()), pp_forward(mailboxes.channel("ppf")), pp_backward(mailboxes.channel("ppb")) {
   const ExecutionSpec& e = s.execution;
   for (int stage = 0; stage < e.pp; ++stage)
     order_by_stage.push_back(pipeline_order(e.schedule, stage, e.pp, static_cast<int>(e.microbatches())));
-  const char* names[] = {".tp", ".dp", ".ppf", ".ppb"};
-  for (size_t c = 0; c < inboxes.size(); ++c) inboxes[c] = mailboxes(e.gpus(), names[c]);
 }
 
 GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& counters)
@@ -47,14 +39,10 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
       layers_(stage_layers(plan.scenario.model.layers, plan.scenario.execution.pp, at_.pp)), stats_(stats),
       counters_(counters) {
   const ExecutionSpec& e = plan.scenario.execution;
-  tp_ = make_group(rank - at_.tp, 1, e.tp, at_.tp, Channel::tp);
-  dp_ = make_group(rank - at_.dp * e.tp, e.tp, e.dp, at_.dp, Channel::dp);
-}
-
-Group GpuActor::make_group(int base, int stride, int size, int me, Channel channel) const {
-  Group g{base, stride, size, me, &plan_.inboxes[static_cast<size_t>(channel)], Seconds()};
-  if (size > 1) g.hop_latency = plan_.platform.topology().path_latency(g.member(me), g.member(me + 1));
-  return g;
+  const topo::Topology& topology = plan.platform.topology();
+  env_ = {plan.fidelity, &plan.mailboxes, &topology, &counters};
+  tp_ = make_group(rank - at_.tp, 1, e.tp, at_.tp, "tp", topology);
+  dp_ = make_group(rank - at_.dp * e.tp, e.tp, e.dp, at_.dp, "dp", topology);
 }
 
 void GpuActor::operator()() {
@@ -62,20 +50,20 @@ void GpuActor::operator()() {
     op.forward ? forward(op.microbatch) : backward(op.microbatch);
   finish_sends();
   Bytes gradients = plan_.scenario.model.bytes_per_word * (plan_.costs.params * layers_);
-  timed(stats_.dp, [&] { plan_.collective->all_reduce(dp_, gradients, plan_.fidelity, counters_); });
+  timed(stats_.dp, [&] { plan_.collective->run(CollectiveOp::all_reduce, dp_, gradients, env_); });
   stats_.finish = Seconds(now());
 }
 
 void GpuActor::forward(int /*microbatch*/) {
-  if (at_.pp > 0) receive(Channel::pp_forward);
+  if (at_.pp > 0) receive(plan_.pp_forward);
   for (int l = 0; l < layers_; ++l) layer_pass(true);
-  if (at_.pp + 1 < plan_.layout.pp()) send(plan_.layout.rank({at_.tp, at_.dp, at_.pp + 1}), Channel::pp_forward);
+  if (at_.pp + 1 < plan_.layout.pp()) send(plan_.layout.rank({at_.tp, at_.dp, at_.pp + 1}), plan_.pp_forward);
 }
 
 void GpuActor::backward(int /*microbatch*/) {
-  if (at_.pp + 1 < plan_.layout.pp()) receive(Channel::pp_backward);
+  if (at_.pp + 1 < plan_.layout.pp()) receive(plan_.pp_backward);
   for (int l = 0; l < layers_; ++l) layer_pass(false);
-  if (at_.pp > 0) send(plan_.layout.rank({at_.tp, at_.dp, at_.pp - 1}), Channel::pp_backward);
+  if (at_.pp > 0) send(plan_.layout.rank({at_.tp, at_.dp, at_.pp - 1}), plan_.pp_backward);
 }
 
 // Forward: [attention, all-reduce, MLP, all-reduce]; backward runs them in reverse order at
@@ -102,14 +90,14 @@ void GpuActor::kernel(Seconds duration) {
 
 void GpuActor::tp_all_reduce() {
   if (tp_.size < 2) return;
-  timed(stats_.tp, [&] { plan_.collective->all_reduce(tp_, plan_.costs.tp_allreduce, plan_.fidelity, counters_); });
+  timed(stats_.tp, [&] { plan_.collective->run(CollectiveOp::all_reduce, tp_, plan_.costs.tp_allreduce, env_); });
 }
 
 // Time blocked on a pipeline receive is bubble until the data starts moving, transfer after.
-void GpuActor::receive(Channel channel) {
+void GpuActor::receive(const std::vector<sg4::Mailbox*>& channel) {
   int* received = nullptr;
   double posted = now();
-  sg4::CommPtr comm = plan_.inboxes[static_cast<size_t>(channel)][static_cast<size_t>(rank_)]->get_async<int>(&received);
+  sg4::CommPtr comm = channel[static_cast<size_t>(rank_)]->get_async<int>(&received);
   comm->wait();
   double waited = now() - posted;
   double moving = std::min(waited, comm->get_finish_time() - std::max(posted, comm->get_start_time()));
@@ -117,8 +105,8 @@ void GpuActor::receive(Channel channel) {
   stats_.bubble += Seconds(waited - moving);
 }
 
-void GpuActor::send(int to_rank, Channel channel) {
-  auto* box = plan_.inboxes[static_cast<size_t>(channel)][static_cast<size_t>(to_rank)];
+void GpuActor::send(int to_rank, const std::vector<sg4::Mailbox*>& channel) {
+  auto* box = channel[static_cast<size_t>(to_rank)];
   pending_sends_.push_back(box->put_async(&g_payload, static_cast<uint64_t>(std::llround(plan_.costs.pp_activation.value()))));
   counters_.comms += 1;
 }

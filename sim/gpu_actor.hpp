@@ -18,8 +18,6 @@
 
 namespace trainsim::sim {
 
-enum class Channel : size_t { tp, dp, pp_forward, pp_backward, count };
-
 /// Read-only state shared by every GPU actor of one simulation.
 struct StepPlan {
   StepPlan(const Scenario& scenario, const Platform& platform, Fidelity fidelity);
@@ -33,7 +31,9 @@ struct StepPlan {
   Seconds mlp_time;       ///< one forward MLP kernel
   std::unique_ptr<CollectiveAlgorithm> collective;
   std::vector<std::vector<PipelineOp>> order_by_stage;
-  std::array<std::vector<simgrid::s4u::Mailbox*>, static_cast<size_t>(Channel::count)> inboxes;
+  mutable Mailboxes mailboxes; ///< filled lazily as channels are first used
+  const std::vector<simgrid::s4u::Mailbox*>& pp_forward;
+  const std::vector<simgrid::s4u::Mailbox*>& pp_backward;
 };
 
 class GpuActor {
@@ -47,10 +47,9 @@ private:
   void layer_pass(bool forward);
   void kernel(Seconds duration);
   void tp_all_reduce();
-  void receive(Channel channel);
-  void send(int to_rank, Channel channel);
+  void receive(const std::vector<simgrid::s4u::Mailbox*>& channel);
+  void send(int to_rank, const std::vector<simgrid::s4u::Mailbox*>& channel);
   void finish_sends();
-  [[nodiscard]] Group make_group(int base, int stride, int size, int me, Channel channel) const;
 
   const StepPlan& plan_;
   int rank_;
@@ -58,6 +57,7 @@ private:
   int layers_;
   RankStats& stats_;
   Counters& counters_;
+  CollectiveEnv env_;
   Group tp_;
   Group dp_;
   std::vector<simgrid::s4u::CommPtr> pending_sends_;

@@ -16,24 +16,6 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-SimResult run_engine(const Scenario& scenario, const topo::Topology& topology, const SimOptions& options) {
-  int argc = 1;
-  char name[] = "trainsim";
-  char* argv[] = {name, nullptr};
-  sg4::Engine engine(&argc, argv);
-  configure_engine();
-  Platform platform(topology, scenario.system.gpu);
-  StepPlan plan(scenario, platform, options.fidelity);
-  SimResult result;
-  result.ranks.resize(static_cast<size_t>(scenario.execution.gpus()));
-  for (int r = 0; r < scenario.execution.gpus(); ++r)
-    sg4::Actor::create("gpu" + std::to_string(r), platform.host(r),
-                       GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters));
-  engine.run();
-  for (const RankStats& s : result.ranks) result.step_time = std::max(result.step_time, s.finish);
-  return result;
-}
-
 // The child writes its result (or its error) to a pipe as raw values; both ends are this
 // same binary, so no portable encoding is needed.
 void write_all(int fd, const void* data, size_t size) {
@@ -59,55 +41,44 @@ bool read_all(int fd, void* data, size_t size) {
   return true;
 }
 
-[[noreturn]] void child(int fd, const Scenario& scenario, const topo::Topology& topology, const SimOptions& options) {
+[[noreturn]] void child(int fd, const topo::Topology& topology, const GpuSpec& gpu,
+                        const std::function<std::string(Platform&)>& body) {
   int status = 0;
-  std::string message;
-  SimResult result;
+  std::string payload;
   try {
-    result = run_engine(scenario, topology, options);
+    int argc = 1;
+    char name[] = "trainsim";
+    char* argv[] = {name, nullptr};
+    sg4::Engine engine(&argc, argv);
+    configure_engine();
+    Platform platform(topology, gpu);
+    payload = body(platform);
   } catch (const Error& e) {
     status = static_cast<int>(e.exit_code());
-    message = e.what();
+    payload = e.what();
   } catch (const std::exception& e) {
     status = static_cast<int>(ExitCode::simulation);
-    message = std::string("simulation failed: ") + e.what();
+    payload = std::string("simulation failed: ") + e.what();
   }
+  size_t length = payload.size();
   write_all(fd, &status, sizeof status);
-  if (status != 0) {
-    size_t length = message.size();
-    write_all(fd, &length, sizeof length);
-    write_all(fd, message.data(), length);
-  } else {
-    size_t ranks = result.ranks.size();
-    write_all(fd, &result.step_time, sizeof result.step_time);
-    write_all(fd, &result.counters, sizeof result.counters);
-    write_all(fd, &ranks, sizeof ranks);
-    write_all(fd, result.ranks.data(), ranks * sizeof(RankStats));
-  }
+  write_all(fd, &length, sizeof length);
+  write_all(fd, payload.data(), length);
   ::close(fd);
   _exit(0); // skip SimGrid's and the parent's static destructors
 }
 
-SimResult read_result(int fd) {
+/// The child's status and payload; throws when the child reported an error or died.
+std::string read_reply(int fd) {
   int status = 0;
-  if (!read_all(fd, &status, sizeof status)) throw Error(ExitCode::simulation, "simulation process died");
-  if (status != 0) {
-    size_t length = 0;
-    std::string message;
-    if (read_all(fd, &length, sizeof length)) {
-      message.resize(length);
-      read_all(fd, message.data(), length);
-    }
-    throw Error(static_cast<ExitCode>(status), message);
-  }
-  SimResult r;
-  size_t ranks = 0;
-  bool ok = read_all(fd, &r.step_time, sizeof r.step_time) && read_all(fd, &r.counters, sizeof r.counters) &&
-            read_all(fd, &ranks, sizeof ranks);
-  r.ranks.resize(ok ? ranks : 0);
-  if (!ok || !read_all(fd, r.ranks.data(), ranks * sizeof(RankStats)))
-    throw Error(ExitCode::simulation, "simulation process died before reporting its result");
-  return r;
+  size_t length = 0;
+  std::string payload;
+  if (!read_all(fd, &status, sizeof status) || !read_all(fd, &length, sizeof length))
+    throw Error(ExitCode::simulation, "simulation process died");
+  payload.resize(length);
+  if (!read_all(fd, payload.data(), length)) throw Error(ExitCode::simulation, "simulation process died");
+  if (status != 0) throw Error(static_cast<ExitCode>(status), payload);
+  return payload;
 }
 
 std::string describe_exit(int wait_status) {
@@ -117,20 +88,20 @@ std::string describe_exit(int wait_status) {
 
 } // namespace
 
-SimResult simulate(const Scenario& scenario, const topo::Topology& topology, const SimOptions& options) {
+std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
+                         const std::function<std::string(Platform&)>& body) {
   int fds[2];
   if (::pipe(fds) != 0) throw Error(ExitCode::simulation, std::string("cannot create a pipe: ") + std::strerror(errno));
   pid_t pid = ::fork();
   if (pid < 0) throw Error(ExitCode::simulation, std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::close(fds[0]);
-    child(fds[1], scenario, topology, options);
+    child(fds[1], topology, gpu, body);
   }
   ::close(fds[1]);
-  SimResult result;
-  std::string failure;
+  std::string reply;
   try {
-    result = read_result(fds[0]);
+    reply = read_reply(fds[0]);
   } catch (const Error&) {
     ::close(fds[0]);
     int wait_status = 0;
@@ -140,7 +111,61 @@ SimResult simulate(const Scenario& scenario, const topo::Topology& topology, con
   }
   ::close(fds[0]);
   ::waitpid(pid, nullptr, 0);
+  return reply;
+}
+
+namespace {
+
+// Both ends of the pipe are this same binary, so raw values need no portable encoding.
+template <class T>
+void append(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+template <class T>
+void take(std::string_view& in, T& value) {
+  std::memcpy(&value, in.data(), sizeof value);
+  in.remove_prefix(sizeof value);
+}
+
+std::string encode(const SimResult& r) {
+  std::string out;
+  append(out, r.step_time);
+  append(out, r.counters);
+  append(out, r.ranks.size());
+  out.append(reinterpret_cast<const char*>(r.ranks.data()), r.ranks.size() * sizeof(RankStats));
+  return out;
+}
+
+SimResult decode(std::string_view in) {
+  SimResult r;
+  size_t ranks = 0;
+  take(in, r.step_time);
+  take(in, r.counters);
+  take(in, ranks);
+  r.ranks.resize(ranks);
+  std::memcpy(r.ranks.data(), in.data(), ranks * sizeof(RankStats));
+  return r;
+}
+
+SimResult run_step(const Scenario& scenario, const Platform& platform, const SimOptions& options) {
+  StepPlan plan(scenario, platform, options.fidelity);
+  SimResult result;
+  result.ranks.resize(static_cast<size_t>(scenario.execution.gpus()));
+  for (int r = 0; r < scenario.execution.gpus(); ++r)
+    sg4::Actor::create("gpu" + std::to_string(r), platform.host(r),
+                       GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters));
+  sg4::Engine::get_instance()->run();
+  for (const RankStats& s : result.ranks) result.step_time = std::max(result.step_time, s.finish);
   return result;
+}
+
+} // namespace
+
+SimResult simulate(const Scenario& scenario, const topo::Topology& topology, const SimOptions& options) {
+  return decode(run_isolated(topology, scenario.system.gpu, [&](Platform& platform) {
+    return encode(run_step(scenario, platform, options));
+  }));
 }
 
 } // namespace trainsim::sim

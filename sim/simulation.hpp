@@ -3,6 +3,9 @@
 // tests, sweeps, validation) may simulate as many scenarios as they like.
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include "models/scenario.hpp"
 #include "sim/collectives.hpp"
 #include "sim/stats.hpp"
@@ -18,5 +21,14 @@ struct SimOptions {
 /// scenario.execution.gpus() GPUs. Throws trainsim::Error (ExitCode::simulation) if the
 /// simulation cannot complete.
 SimResult simulate(const Scenario& scenario, const topo::Topology& topology, const SimOptions& options = {});
+
+class Platform;
+
+/// Runs `body` in a child process that owns a fresh SimGrid engine, configured as for a
+/// simulation, with `topology` as its platform; returns the bytes `body` returned. `body`
+/// creates actors and calls simgrid::s4u::Engine::get_instance()->run(). A trainsim::Error
+/// thrown in the child is rethrown here; a child that dies becomes an Error(simulation).
+std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
+                         const std::function<std::string(Platform&)>& body);
 
 } // namespace trainsim::sim
