@@ -232,6 +232,30 @@ std::string json_field(const nlohmann::json& object, const char* key, const std:
   return json_text(object[key]);
 }
 
+void read_json_vertices(const nlohmann::json& vertices, const std::string& file, RawGraph& raw) {
+  if (!vertices.is_array()) throw InputError(file, "vertices", json_text(vertices), "must be an array");
+  for (size_t i = 0; i < vertices.size(); ++i) {
+    const auto& v = vertices[i];
+    std::string where = "vertices[" + std::to_string(i) + "]";
+    reject_unknown_keys(v, {"name", "kind", "level"}, file, where);
+    int level = v.contains("level") ? whole_number(json_text(v["level"]), 0, file, where + ".level") : -1;
+    raw.vertices.push_back(
+        RawVertex{json_field(v, "name", file, where, true), json_field(v, "kind", file, where, false), level});
+  }
+}
+
+void read_json_links(const nlohmann::json& links, const std::string& file, RawGraph& raw) {
+  if (!links.is_array()) throw InputError(file, "links", json_text(links), "must be an array");
+  for (size_t i = 0; i < links.size(); ++i) {
+    const auto& l = links[i];
+    std::string where = "links[" + std::to_string(i) + "]";
+    reject_unknown_keys(l, {"a", "b", "bandwidth", "latency", "tier"}, file, where);
+    raw.links.push_back(RawLink{json_field(l, "a", file, where, true), json_field(l, "b", file, where, true),
+                                json_field(l, "bandwidth", file, where, true), json_field(l, "latency", file, where, true),
+                                json_field(l, "tier", file, where, false), where});
+  }
+}
+
 RawGraph read_json(std::istream& in, const std::string& file) {
   nlohmann::json doc;
   try {
@@ -242,23 +266,9 @@ RawGraph read_json(std::istream& in, const std::string& file) {
   reject_unknown_keys(doc, {"gpus_per_node", "vertices", "links"}, file, "top level");
   RawGraph raw;
   if (doc.contains("gpus_per_node")) raw.gpus_per_node = whole_number(json_text(doc["gpus_per_node"]), 1, file, "gpus_per_node");
-  for (size_t i = 0; i < doc.value("vertices", nlohmann::json::array()).size(); ++i) {
-    const auto& v = doc["vertices"][i];
-    std::string where = "vertices[" + std::to_string(i) + "]";
-    reject_unknown_keys(v, {"name", "kind", "level"}, file, where);
-    int level = v.contains("level") ? whole_number(json_text(v["level"]), 0, file, where + ".level") : -1;
-    raw.vertices.push_back(
-        RawVertex{json_field(v, "name", file, where, true), json_field(v, "kind", file, where, false), level});
-  }
-  if (!doc.contains("links") || !doc["links"].is_array()) throw InputError(file, "links", "", "is missing (an array)");
-  for (size_t i = 0; i < doc["links"].size(); ++i) {
-    const auto& l = doc["links"][i];
-    std::string where = "links[" + std::to_string(i) + "]";
-    reject_unknown_keys(l, {"a", "b", "bandwidth", "latency", "tier"}, file, where);
-    raw.links.push_back(RawLink{json_field(l, "a", file, where, true), json_field(l, "b", file, where, true),
-                                json_field(l, "bandwidth", file, where, true), json_field(l, "latency", file, where, true),
-                                json_field(l, "tier", file, where, false), where});
-  }
+  if (doc.contains("vertices")) read_json_vertices(doc["vertices"], file, raw);
+  if (!doc.contains("links")) throw InputError(file, "links", "", "is missing (an array)");
+  read_json_links(doc["links"], file, raw);
   return raw;
 }
 
