@@ -1,0 +1,42 @@
+#include "topologies/registry.hpp"
+
+#include "route_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace trainsim::topo {
+namespace {
+
+TEST(Registry, EveryGeneratorHasAUniqueNameAndOneLineDescription) {
+  std::set<std::string> names;
+  for (const auto& g : generators()) {
+    EXPECT_TRUE(names.insert(g.name).second) << g.name;
+    EXPECT_FALSE(g.description.empty()) << g.name;
+    EXPECT_EQ(g.description.find('\n'), std::string::npos) << g.name;
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"fat-tree", "rail-optimized", "dgx-h100", "nvl72", "dragonfly", "torus",
+                                          "file"}));
+}
+
+TEST(Registry, GeneratorsWithoutRequiredKeysBuildFromDefaults) {
+  // dgx-h100: 32 nodes x 8; nvl72: one 72-GPU rack; dragonfly: 9 groups x 4 routers x 1 node x 8.
+  EXPECT_EQ(build_topology(test::params({{"generator", "dgx-h100"}})).gpu_count(), 256);
+  EXPECT_EQ(build_topology(test::params({{"generator", "nvl72"}})).gpu_count(), 72);
+  EXPECT_EQ(build_topology(test::params({{"generator", "dragonfly"}})).gpu_count(), 288);
+}
+
+TEST(Registry, RequiredKeysAreNamed) {
+  EXPECT_EQ(test::error_of([] { build_topology(test::params({{"generator", "fat-tree"}})); }),
+            "s.yaml: system.topology.nodes = '': is missing");
+  EXPECT_EQ(test::error_of([] { build_topology(test::params({{"generator", "torus"}})); }),
+            "s.yaml: system.topology.dims = '': is missing");
+  EXPECT_EQ(test::error_of([] { build_topology(test::params({{"generator", "file"}})); }),
+            "s.yaml: system.topology.path = '': is missing");
+  EXPECT_EQ(test::error_of([] { build_topology(test::params({})); }),
+            "s.yaml: system.topology.generator = '': is missing");
+}
+
+} // namespace
+} // namespace trainsim::topo
