@@ -36,7 +36,8 @@ std::string csv_row(const std::string& curve, const FrontierPoint& p) {
     row += ",,,,,,,,,";
   }
   // An infeasible level names what bounds its fastest plan (the reason says more).
-  row += "," + num(p.step_budget.value()) + "," + p.times.binding + ",";
+  // append(), not "literal" + string: the latter trips GCC 12's false -Wrestrict.
+  row.append(",").append(num(p.step_budget.value())).append(",").append(p.times.binding).append(",");
   row += std::to_string(p.shape.layers) + "," + num(p.shape.d_model) + "," + num(p.shape.total_params) + "," +
          num(p.shape.batch_tokens) + "," + num(p.shape.steps) + "," + csv_field(p.reason);
   return row + "\n";

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "models/error.hpp"
+#include "tools/analysis_commands.hpp"
 #include "tools/run_command.hpp"
 
 namespace {
@@ -28,6 +29,41 @@ void add_run(CLI::App& app, trainsim::RunOptions& run, Command& command) {
   cmd->callback([&run, &command] { command = [&run] { return trainsim::run_command(run); }; });
 }
 
+void add_bounds(CLI::App& app, trainsim::BoundsOptions& bounds, Command& command) {
+  auto* cmd = app.add_subcommand("bounds", "the closed-form lower bound on a scenario's step time, term by term");
+  cmd->add_option("scenario", bounds.scenario, "scenario file (default: scenarios/default.yaml)");
+  cmd->add_flag("--json", bounds.json, "print the bound as JSON");
+  cmd->callback([&bounds, &command] { command = [&bounds] { return trainsim::bounds_command(bounds); }; });
+}
+
+void add_frontier(CLI::App& app, trainsim::FrontierCommandOptions& f, Command& command) {
+  auto* cmd = app.add_subcommand("frontier", "the paper's utilization vs training-compute frontier (dense and MoE)");
+  auto& k = f.knobs;
+  cmd->add_option("--out", f.out_dir, "directory for frontier.csv, frontier.json, frontier.svg")->capture_default_str();
+  cmd->add_option("--gpu", k.gpu, "hardware preset: h100, a100, b200")->capture_default_str();
+  cmd->add_option("--duration", f.duration, "run duration, e.g. 3months, 90days, 2160h (default 3months)");
+  cmd->add_option("--batch-coefficient", k.batch_tokens_at_1e25, "critical batch at 1e25 FLOP, tokens")
+      ->capture_default_str();
+  cmd->add_option("--batch-exponent", k.batch_exponent, "critical batch law exponent")->capture_default_str();
+  cmd->add_option("--aspect-ratio", k.aspect_ratio, "d_model / layers")->capture_default_str();
+  cmd->add_option("--ff-ratio", k.ff_ratio, "d_ff / d_model")->capture_default_str();
+  cmd->add_option("--tokens-per-param", k.tokens_per_param, "training tokens per parameter")->capture_default_str();
+  cmd->add_option("--experts", k.experts, "experts per layer on the MoE curve")->capture_default_str();
+  cmd->add_option("--top-k", k.top_k, "experts per token on the MoE curve")->capture_default_str();
+  cmd->add_option("--bandwidth-scale", k.bandwidth_scale, "multiplies NVLink and network bandwidth")
+      ->capture_default_str();
+  cmd->add_option("--latency-scale", k.latency_scale, "multiplies kernel, NVLink and network latency")
+      ->capture_default_str();
+  cmd->add_option("--kernel-latency", f.kernel_latency, "launch + sync per kernel, e.g. 4us (default: preset)");
+  cmd->add_option("--efficiency", k.matmul_efficiency, "sustained fraction of peak (default: preset)");
+  cmd->add_option("--max-interleave", k.max_interleave, "largest interleaved-pipeline chunk count searched")
+      ->capture_default_str();
+  cmd->add_option("--knee-fraction", k.knee_fraction, "knee: utilization >= this x the sustained maximum")
+      ->capture_default_str();
+  cmd->add_option("--points-per-decade", k.points_per_decade, "compute levels per decade")->capture_default_str();
+  cmd->callback([&f, &command] { command = [&f] { return trainsim::frontier_command(f); }; });
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -40,6 +76,10 @@ int main(int argc, char** argv) {
   Command command;
   trainsim::RunOptions run;
   add_run(app, run, command);
+  trainsim::BoundsOptions bounds;
+  add_bounds(app, bounds, command);
+  trainsim::FrontierCommandOptions frontier;
+  add_frontier(app, frontier, command);
   try {
     app.parse(argc, argv);
     return command();

@@ -64,6 +64,8 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
                   percent(time / sum.step_time).c_str());
     out << line;
   }
+  out << "  closed-form bound " << format(sum.bound) << " (largest term: " << sum.bound_limiting
+      << "); simulated / bound = " << fixed(sum.step_time / sum.bound, "%.3f") << "\n";
   out << "  simulated in " << fixed(info.wall_s, "%.2f") << " s wall, " << info.activities << " SimGrid activities ("
       << info.fidelity << " mode)\n";
 }
@@ -81,6 +83,7 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   nlohmann::ordered_json breakdown;
   for (const auto& [name, time] : sum.breakdown) breakdown[name] = time.value();
   j["breakdown"] = breakdown;
+  j["bound"] = {{"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}};
   j["sim"] = {{"fidelity", info.fidelity}, {"activities", info.activities}, {"wall_s", info.wall_s}};
   return j;
 }

@@ -22,6 +22,8 @@ struct StepSummary {
   double tokens_per_s = 0;
   /// Mean over GPUs of each category; the categories add up to the step time.
   std::vector<std::pair<std::string, Seconds>> breakdown;
+  Seconds bound;             ///< closed-form lower bound on the step time
+  std::string bound_limiting;///< the bound's largest term
 };
 
 StepSummary summarize(const Scenario& scenario, const sim::SimResult& result);

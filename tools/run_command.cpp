@@ -8,6 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "models/error.hpp"
+#include "models/closed_form.hpp"
+#include "tools/fabric_summary.hpp"
 #include "tools/report.hpp"
 #include "tools/scenario_loader.hpp"
 
@@ -37,6 +39,9 @@ int run_command(const RunOptions& options) {
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
                result.counters.activities()};
   StepSummary summary = summarize(s, result);
+  BoundResult bound = closed_form_bound(s, fabric_summary(loaded.topology, s.execution));
+  summary.bound = bound.step_time;
+  summary.bound_limiting = bound.limiting;
   auto json = result_json(s, summary, info);
   if (!options.out_dir.empty()) write_file(std::filesystem::path(options.out_dir) / "result.json", json.dump(2) + "\n");
   if (options.json) std::cout << json.dump(2) << "\n";

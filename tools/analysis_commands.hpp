@@ -1,0 +1,24 @@
+// `trainsim bounds` and `trainsim frontier`: the paper's closed form, no simulation.
+#pragma once
+
+#include <string>
+
+#include "models/frontier.hpp"
+
+namespace trainsim {
+
+struct BoundsOptions {
+  std::string scenario;
+  bool json = false;
+};
+int bounds_command(const BoundsOptions& options);
+
+struct FrontierCommandOptions {
+  FrontierOptions knobs;
+  std::string duration;       ///< text for parse_duration; empty keeps the default
+  std::string kernel_latency; ///< text with a unit; empty keeps the preset's
+  std::string out_dir = "frontier";
+};
+int frontier_command(const FrontierCommandOptions& options);
+
+} // namespace trainsim
