@@ -33,13 +33,23 @@ const char* dot_colour(Tier tier) {
   return "black";
 }
 
+// A quoted DOT identifier; imported names may hold quotes or backslashes.
+std::string dot_id(const Topology& t, Vertex v) {
+  std::string id = "\"";
+  for (char c : t.vertex_name(v)) {
+    if (c == '"' || c == '\\') id += '\\';
+    id += c;
+  }
+  return id + "\"";
+}
+
 // Switches of one level share a rank so trees draw as layers.
 void dot_ranks(const Topology& t, std::ostream& out) {
   const Graph& g = t.graph();
   for (int level = 1; level <= 3; ++level) {
     std::string members;
     for (auto v : boost::make_iterator_range(boost::vertices(g)))
-      if (g[v].kind == VertexKind::net_switch && g[v].level == level) members += " \"" + t.vertex_name(v) + "\";";
+      if (g[v].kind == VertexKind::net_switch && g[v].level == level) members += " " + dot_id(t, v) + ";";
     if (!members.empty()) out << "  { rank=same;" << members << " }\n";
   }
 }
@@ -64,12 +74,12 @@ void export_dot(const Topology& t, std::ostream& out) {
   out << "graph topology {\n  " << (has_switches(g) ? "rankdir=BT" : "layout=neato; mode=KK; overlap=false") << ";\n";
   out << "  node [fontname=\"Helvetica\", fontsize=10];\n";
   for (auto v : boost::make_iterator_range(boost::vertices(g)))
-    out << "  \"" << t.vertex_name(v) << "\" [" << dot_style(g[v]) << "];\n";
+    out << "  " << dot_id(t, v) << " [" << dot_style(g[v]) << "];\n";
   dot_ranks(t, out);
   for (int id = 0; id < t.link_count(); ++id) {
     auto [a, b] = t.link_ends(id);
     const LinkProps& l = t.link(id);
-    out << "  \"" << t.vertex_name(a) << "\" -- \"" << t.vertex_name(b) << "\" [color=\"" << dot_colour(l.tier)
+    out << "  " << dot_id(t, a) << " -- " << dot_id(t, b) << " [color=\"" << dot_colour(l.tier)
         << "\", tooltip=\"" << to_string(l.tier) << " " << format(l.bandwidth) << "\"];\n";
   }
   out << "}\n";

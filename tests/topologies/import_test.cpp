@@ -186,6 +186,13 @@ TEST(Import, ShortestPathRouterCachesOnlyUsedSources) {
   EXPECT_EQ(dynamic_cast<const ShortestPathRouter&>(copy.router()).trees_built(), 2); // sources 0 and 5
 }
 
+TEST(Import, OddNamesAreQuotedInDot) {
+  auto t = read("gpu0,sw\"1,1GBps,1us\ngpu1,sw\"1,1GBps,1us\n", GraphFormat::csv);
+  std::ostringstream dot;
+  export_dot(t, dot);
+  EXPECT_NE(dot.str().find("\"gpu0\" -- \"sw\\\"1\""), std::string::npos) << dot.str();
+}
+
 TEST(Import, BadFilesAreOneClearLine) {
   EXPECT_EQ(error_of([] { read("gpu0,gpu1,400Gbps\n", GraphFormat::csv); }),
             "g.csv: line 1 = 'gpu0,gpu1,400Gbps': expected 4 or 5 fields: a,b,bandwidth,latency[,tier]");
