@@ -1,59 +1,15 @@
 #include "sim/collectives.hpp"
 
 #include <cassert>
-#include <cmath>
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/collective_steps.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim::sim {
-namespace {
 
 namespace sg4 = simgrid::s4u;
-
-// Payloads carry no data: a comm models its bytes, not their content.
-int g_payload = 0;
-
-sg4::Mailbox* inbox(const Group& g, int member, const CollectiveEnv& env) {
-  return env.mailboxes->channel(g.channel)[static_cast<size_t>(g.member(member))];
-}
-
-/// Sends `bytes` to member me + 1 and receives as much from member me - 1.
-void ring_exchange(const Group& g, double bytes, const CollectiveEnv& env) {
-  int* received = nullptr;
-  auto size = static_cast<uint64_t>(std::llround(bytes));
-  sg4::CommPtr send = inbox(g, g.me + 1, env)->put_async(&g_payload, size);
-  sg4::CommPtr recv = inbox(g, g.me, env)->get_async<int>(&received);
-  recv->wait();
-  send->wait();
-  env.counters->comms += 1;
-}
-
-/// `steps` rounds in which every rank passes `chunk` bytes to the next one. Fast mode sends
-/// the rounds' bytes as one flow and pays the other rounds' latency as a wait.
-void ring_rounds(const Group& g, int steps, double chunk, const CollectiveEnv& env) {
-  if (env.fidelity == Fidelity::fine) {
-    for (int s = 0; s < steps; ++s) ring_exchange(g, chunk, env);
-    return;
-  }
-  sg4::this_actor::sleep_for(g.hop_latency.value() * (steps - 1));
-  ring_exchange(g, chunk * steps, env);
-}
-
-// Ring: reduce-scatter and all-gather each take p-1 rounds of n/p bytes; an all-reduce is
-// both, 2(p-1) rounds.
-class Ring final : public CollectiveAlgorithm {
-public:
-  void run(CollectiveOp op, const Group& g, Bytes bytes, const CollectiveEnv& env) const override {
-    if (g.size < 2) return;
-    int rounds = op == CollectiveOp::all_reduce ? 2 * (g.size - 1) : g.size - 1;
-    ring_rounds(g, rounds, bytes.value() / g.size, env);
-  }
-  [[nodiscard]] bool supports(CollectiveOp op) const override { return op != CollectiveOp::all_to_all; }
-};
-
-} // namespace
 
 std::string to_string(CollectiveOp op) {
   switch (op) {
@@ -95,10 +51,19 @@ Group Group::across_blocks(int block_size, const std::string& suffix, const topo
 const std::vector<CollectiveInfo>& collective_algorithms() {
   static const std::vector<CollectiveInfo> all{
       {"ring", "ring: reduce-scatter and all-gather in p-1 steps of n/p bytes to the next rank each",
-       [] { return std::unique_ptr<CollectiveAlgorithm>(std::make_unique<Ring>()); }},
+       detail::make_ring},
+      {"tree", "double binary tree (all-reduce only): halves reduced up and broadcast down two trees, pipelined",
+       detail::make_tree},
+      {"hierarchical", "ring reduce-scatter in each node, ring all-reduce across nodes, all-gather in each node; "
+                       "a plain ring within one node or with one member per node",
+       detail::make_hierarchical},
+      {"pairwise", "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
+       detail::make_pairwise},
   };
   return all;
 }
+
+std::string default_collective(CollectiveOp op) { return op == CollectiveOp::all_to_all ? "pairwise" : "ring"; }
 
 std::vector<std::string> collective_names() {
   std::vector<std::string> names;

@@ -81,6 +81,13 @@ public:
   /// `bytes` is the size of the whole tensor on one rank: the input of an all-reduce or a
   /// reduce-scatter, the output of an all-gather, everything one rank sends in an all-to-all.
   virtual void run(CollectiveOp op, const Group& group, Bytes bytes, const CollectiveEnv& env) const = 0;
+  /// `count` identical collectives back to back, as fast mode folds the per-layer ones of a
+  /// pipeline pass. The default runs them one by one; an algorithm may instead move all the
+  /// bytes at once while still paying every call's latency.
+  virtual void run_repeated(CollectiveOp op, const Group& group, Bytes bytes, int count,
+                            const CollectiveEnv& env) const {
+    for (int i = 0; i < count; ++i) run(op, group, bytes, env);
+  }
   [[nodiscard]] virtual bool supports(CollectiveOp op) const = 0;
 };
 
@@ -93,6 +100,9 @@ struct CollectiveInfo {
 /// All algorithms, in a stable order.
 const std::vector<CollectiveInfo>& collective_algorithms();
 std::vector<std::string> collective_names();
+/// The algorithm a scenario uses for `op` when it names none: "pairwise" for all-to-all,
+/// "ring" for the others.
+std::string default_collective(CollectiveOp op);
 /// The named algorithm; `name` must be one of collective_names().
 std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name);
 

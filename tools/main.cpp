@@ -9,6 +9,7 @@
 #include "models/error.hpp"
 #include "tools/analysis_commands.hpp"
 #include "tools/run_command.hpp"
+#include "tools/topo_command.hpp"
 
 namespace {
 
@@ -64,6 +65,19 @@ void add_frontier(CLI::App& app, trainsim::FrontierCommandOptions& f, Command& c
   cmd->callback([&f, &command] { command = [&f] { return trainsim::frontier_command(f); }; });
 }
 
+void add_topo(CLI::App& app, trainsim::TopoOptions& topo, Command& command) {
+  auto* cmd = app.add_subcommand("topo", "describe or export a scenario's topology graph");
+  cmd->require_subcommand(1);
+  auto* describe = cmd->add_subcommand("describe", "GPUs, switches, links per tier, bisection, diameter");
+  describe->add_option("scenario", topo.scenario, "scenario file (default: scenarios/default.yaml)");
+  describe->callback([&topo, &command] { command = [&topo] { return trainsim::topo_describe_command(topo); }; });
+  auto* exporter = cmd->add_subcommand("export", "the graph as Graphviz DOT, GraphML or JSON");
+  exporter->add_option("scenario", topo.scenario, "scenario file (default: scenarios/default.yaml)");
+  exporter->add_option("--format", topo.format, "dot, graphml or json")->capture_default_str();
+  exporter->add_option("--out", topo.out, "file to write (default: standard output)");
+  exporter->callback([&topo, &command] { command = [&topo] { return trainsim::topo_export_command(topo); }; });
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -80,6 +94,8 @@ int main(int argc, char** argv) {
   add_bounds(app, bounds, command);
   trainsim::FrontierCommandOptions frontier;
   add_frontier(app, frontier, command);
+  trainsim::TopoOptions topo;
+  add_topo(app, topo, command);
   try {
     app.parse(argc, argv);
     return command();

@@ -49,7 +49,7 @@ void dot_ranks(const Topology& t, std::ostream& out) {
   for (int level = 1; level <= 3; ++level) {
     std::string members;
     for (auto v : boost::make_iterator_range(boost::vertices(g)))
-      if (g[v].kind == VertexKind::net_switch && g[v].level == level) members += " " + dot_id(t, v) + ";";
+      if (g[v].kind == VertexKind::net_switch && g[v].level == level) members.append(" ").append(dot_id(t, v)).append(";"); // not " " + ...: GCC 12's false -Wrestrict
     if (!members.empty()) out << "  { rank=same;" << members << " }\n";
   }
 }

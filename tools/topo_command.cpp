@@ -1,0 +1,44 @@
+#include "tools/topo_command.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "models/error.hpp"
+#include "tools/run_command.hpp"
+#include "tools/scenario_loader.hpp"
+#include "topologies/describe.hpp"
+#include "topologies/export.hpp"
+#include "topologies/registry.hpp"
+
+namespace trainsim {
+namespace {
+
+LoadedScenario load(const TopoOptions& options) {
+  return load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario);
+}
+
+} // namespace
+
+int topo_describe_command(const TopoOptions& options) {
+  LoadedScenario loaded = load(options);
+  topo::describe(loaded.topology, std::cout);
+  return 0;
+}
+
+int topo_export_command(const TopoOptions& options) {
+  LoadedScenario loaded = load(options);
+  std::ostringstream text;
+  topo::export_topology(loaded.topology, options.format, text);
+  if (options.out.empty()) {
+    std::cout << text.str();
+    return 0;
+  }
+  std::ofstream out(options.out);
+  out << text.str();
+  out.close();
+  if (!out) throw Error(ExitCode::io, options.out + ": cannot write the file");
+  return 0;
+}
+
+} // namespace trainsim
