@@ -43,22 +43,33 @@ struct SystemSpec {
   Params topology; ///< "generator" plus that generator's parameters (topologies/registry.hpp)
 };
 
-enum class PipelineSchedule { gpipe, one_f_one_b };
+enum class PipelineSchedule {
+  gpipe,       ///< all forwards, then all backwards
+  one_f_one_b, ///< PipeDream-Flush: warm-up forwards, then one forward one backward
+  interleaved, ///< Megatron's interleaved 1F1B over `interleave` virtual stages per GPU
+};
 
 struct ExecutionSpec {
   int dp = 1;
   int tp = 1;
   int pp = 1;
-  int ep = 1;                 ///< expert parallelism (within the DP group); 1 = experts replicated
+  int ep = 1;                 ///< expert parallelism inside the DP group; 1 = experts replicated
   long global_batch = 1;      ///< sequences per step
   long micro_batch = 1;       ///< sequences per microbatch
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
-  std::string collective = "ring"; ///< collective algorithm (sim/collectives registry)
-  bool shard_optimizer = false;    ///< ZeRO-1: optimizer state sharded over DP
+  int interleave = 1;         ///< virtual pipeline stages per GPU (schedule interleaved)
+  bool sequence_parallel = false; ///< TP all-reduces split into reduce-scatter + all-gather
+  int zero = 0;               ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
+  bool dp_overlap = false;    ///< gradient collectives start during the last backward pass
+  Bytes dp_bucket{1e9};       ///< gradient bytes per DP collective when overlapping
+  std::string tp_collective = "ring";
+  std::string dp_collective = "ring";
+  std::string ep_collective = "pairwise";
   Bytes optimizer_bytes_per_param{12.0}; ///< FP32 master weights + Adam moments
 
   [[nodiscard]] int gpus() const { return dp * tp * pp; }
   [[nodiscard]] long microbatches() const { return global_batch / (static_cast<long>(dp) * micro_batch); }
+  [[nodiscard]] bool shard_optimizer() const { return zero >= 1; }
 };
 
 struct Scenario {

@@ -11,11 +11,15 @@ namespace trainsim {
 struct PipelineOp {
   bool forward = true;
   int microbatch = 0;
+  int chunk = 0; ///< virtual stage on this GPU (interleaved schedule), else 0
 };
 
 /// GPipe: all forwards, then all backwards. 1F1B (PipeDream-Flush): stage s runs
 /// min(stages - s - 1, m) warm-up forwards, then alternates one forward and one backward,
-/// then drains the remaining backwards.
-std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int stages, int microbatches);
+/// then drains the remaining backwards. Interleaved (Megatron-LM): the same over m x chunks
+/// passes, microbatches taken in groups of `stages`, with 2(stages - s - 1) +
+/// (chunks - 1) stages warm-up passes; m must be a multiple of stages.
+std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int stages, int microbatches,
+                                       int chunks = 1);
 
 } // namespace trainsim

@@ -95,9 +95,9 @@ MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   double params = c.params * layers;
   double w = m.bytes_per_word.value();
   MemoryUse use;
-  use.weights = Bytes(params * w);
-  use.gradients = Bytes(params * w);
-  use.optimizer = e.optimizer_bytes_per_param * params / (e.shard_optimizer ? e.dp : 1);
+  use.weights = Bytes(params * w / (e.zero >= 3 ? e.dp : 1));
+  use.gradients = Bytes(params * w / (e.zero >= 2 ? e.dp : 1));
+  use.optimizer = e.optimizer_bytes_per_param * params / (e.zero >= 1 ? e.dp : 1);
   // Activations kept for backward, per layer and microbatch (Korthikanti et al. 2022, no
   // recomputation): tokens * d_model * (34 + 5 heads seq / d_model) bytes / tp for a
   // transformer; an MLP block keeps its input and hidden activations.
@@ -111,7 +111,14 @@ MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   return use;
 }
 
-std::string to_string(PipelineSchedule s) { return s == PipelineSchedule::gpipe ? "gpipe" : "1f1b"; }
+std::string to_string(PipelineSchedule s) {
+  switch (s) {
+  case PipelineSchedule::gpipe: return "gpipe";
+  case PipelineSchedule::one_f_one_b: return "1f1b";
+  case PipelineSchedule::interleaved: return "interleaved";
+  }
+  return "?";
+}
 std::string to_string(ModelKind k) { return k == ModelKind::mlp ? "mlp" : "transformer"; }
 
 } // namespace trainsim

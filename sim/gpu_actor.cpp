@@ -5,12 +5,14 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/progress.hpp"
+
 namespace trainsim::sim {
 namespace {
 
 namespace sg4 = simgrid::s4u;
 
-int g_payload = 0;
+int g_payload = 0; // comms model bytes, not content
 
 double now() { return sg4::Engine::get_clock(); }
 
@@ -22,81 +24,111 @@ void timed(Seconds& into, Body&& body) {
   into += Seconds(now() - start);
 }
 
+uint64_t whole_bytes(Bytes b) { return static_cast<uint64_t>(std::llround(b.value())); }
+
 } // namespace
 
 StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
-    : scenario(s), platform(p), fidelity(f), layout(s.execution), costs(layer_costs(s.model, s.execution)),
-      attention_time(s.model.kind == ModelKind::transformer ? kernel_time(costs.attention, s.system.gpu) : Seconds()),
-      mlp_time(kernel_time(costs.mlp, s.system.gpu)), collective(make_collective(s.execution.collective)),
-      mailboxes(s.execution.gpus()), pp_forward(mailboxes.channel("ppf")), pp_backward(mailboxes.channel("ppb")) {
-  const ExecutionSpec& e = s.execution;
-  for (int stage = 0; stage < e.pp; ++stage)
-    order_by_stage.push_back(pipeline_order(e.schedule, stage, e.pp, static_cast<int>(e.microbatches())));
+    : scenario(s), platform(p), fidelity(f), layout(s.execution),
+      tp_collective(make_collective(s.execution.tp_collective)),
+      dp_collective(make_collective(s.execution.dp_collective)),
+      ep_collective(make_collective(s.execution.ep_collective)), mailboxes(s.execution.gpus()),
+      pp_forward(mailboxes.channel("ppf")), pp_backward(mailboxes.channel("ppb")) {
+  for (int stage = 0; stage < s.execution.pp; ++stage)
+    programs.push_back(stage_program(s, stage, f == Fidelity::fast));
 }
 
+// Ranks are TP-innermost: a TP group is consecutive, a DP group strides by tp, and EP groups
+// are blocks of ep consecutive DP members; EDP links the members with the same EP index.
 GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& counters)
-    : plan_(plan), rank_(rank), at_(plan.layout.coords(rank)),
-      layers_(stage_layers(plan.scenario.model.layers, plan.scenario.execution.pp, at_.pp)), stats_(stats),
-      counters_(counters) {
+    : plan_(plan), rank_(rank), at_(plan.layout.coords(rank)), stats_(stats) {
   const ExecutionSpec& e = plan.scenario.execution;
-  const topo::Topology& topology = plan.platform.topology();
-  env_ = {plan.fidelity, &plan.mailboxes, &topology, &counters};
-  tp_ = make_group(rank - at_.tp, 1, e.tp, at_.tp, "tp", topology);
-  dp_ = make_group(rank - at_.dp * e.tp, e.tp, e.dp, at_.dp, "dp", topology);
+  const topo::Topology& t = plan.platform.topology();
+  env_ = {plan.fidelity, &plan.mailboxes, &t, &counters};
+  tp_ = make_group(rank - at_.tp, 1, e.tp, at_.tp, "tp", t);
+  dp_ = make_group(rank - at_.dp * e.tp, e.tp, e.dp, at_.dp, "dp", t);
+  ep_ = dp_.block(e.ep, "ep", t);
+  edp_ = dp_.across_blocks(e.ep, "edp", t);
 }
 
 void GpuActor::operator()() {
-  for (const PipelineOp& op : plan_.order_by_stage[static_cast<size_t>(at_.pp)])
-    op.forward ? forward(op.microbatch) : backward(op.microbatch);
-  finish_sends();
-  Bytes gradients = plan_.scenario.model.bytes_per_word * (plan_.costs.params * layers_);
-  timed(stats_.dp, [&] { plan_.collective->run(CollectiveOp::all_reduce, dp_, gradients, env_); });
+  for (const Op& op : plan_.programs[static_cast<size_t>(at_.pp)]) {
+    execute(op);
+    if (plan_.progress != nullptr) plan_.progress->tick();
+  }
   stats_.finish = Seconds(now());
 }
 
-void GpuActor::forward(int /*microbatch*/) {
-  if (at_.pp > 0) receive(plan_.pp_forward);
-  for (int l = 0; l < layers_; ++l) layer_pass(true);
-  if (at_.pp + 1 < plan_.layout.pp()) send(plan_.layout.rank({at_.tp, at_.dp, at_.pp + 1}), plan_.pp_forward);
-}
-
-void GpuActor::backward(int /*microbatch*/) {
-  if (at_.pp + 1 < plan_.layout.pp()) receive(plan_.pp_backward);
-  for (int l = 0; l < layers_; ++l) layer_pass(false);
-  if (at_.pp > 0) send(plan_.layout.rank({at_.tp, at_.dp, at_.pp - 1}), plan_.pp_backward);
-}
-
-// Forward: [attention, all-reduce, MLP, all-reduce]; backward runs them in reverse order at
-// twice the cost (gradients for inputs and for weights). MLP-only blocks skip attention.
-void GpuActor::layer_pass(bool forward) {
-  double scale = forward ? 1.0 : 2.0;
-  bool attention = plan_.scenario.model.kind == ModelKind::transformer;
-  if (forward && attention) {
-    kernel(plan_.attention_time * scale);
-    tp_all_reduce();
-  }
-  kernel(plan_.mlp_time * scale);
-  tp_all_reduce();
-  if (!forward && attention) {
-    kernel(plan_.attention_time * scale);
-    tp_all_reduce();
+void GpuActor::execute(const Op& op) {
+  switch (op.kind) {
+  case OpKind::compute:
+    timed(stats_.compute, [&] { sg4::this_actor::execute(op.duration.value() * plan_.platform.speed()); });
+    env_.counters->execs += 1;
+    return;
+  case OpKind::collective: return timed(category(op.group), [&] { run_collective(op); });
+  case OpKind::start_collective: return start_collective(op);
+  case OpKind::wait_collectives: return timed(stats_.dp, [&] { wait_collectives(); });
+  case OpKind::recv: return receive(op.forward);
+  case OpKind::send: return send(op.forward, op.bytes);
+  case OpKind::wait_sends: return timed(stats_.pp, [&] { wait_sends(); });
   }
 }
 
-void GpuActor::kernel(Seconds duration) {
-  timed(stats_.compute, [&] { sg4::this_actor::execute(duration.value() * plan_.platform.speed()); });
-  counters_.execs += 1;
+void GpuActor::run_collective(const Op& op) {
+  algorithm(op.group).run_repeated(op.collective, group(op.group), op.bytes, op.count, env_);
 }
 
-void GpuActor::tp_all_reduce() {
-  if (tp_.size < 2) return;
-  timed(stats_.tp, [&] { plan_.collective->run(CollectiveOp::all_reduce, tp_, plan_.costs.tp_allreduce, env_); });
+// Background collectives run in helper actors on this GPU's host, chained so that each
+// starts after the previous one: in order on one stream, as NCCL runs them.
+void GpuActor::start_collective(const Op& op) {
+  sg4::ActorPtr previous = background_.empty() ? nullptr : background_.back();
+  auto body = [this, op, previous] {
+    if (previous) previous->join();
+    run_collective(op);
+  };
+  background_.push_back(sg4::Actor::create("bg", sg4::this_actor::get_host(), body));
+}
+
+void GpuActor::wait_collectives() {
+  for (const auto& actor : background_) actor->join();
+  background_.clear();
+}
+
+const Group& GpuActor::group(GroupKind kind) const {
+  switch (kind) {
+  case GroupKind::tp: return tp_;
+  case GroupKind::dp: return dp_;
+  case GroupKind::ep: return ep_;
+  case GroupKind::edp: return edp_;
+  }
+  return tp_;
+}
+
+const CollectiveAlgorithm& GpuActor::algorithm(GroupKind kind) const {
+  switch (kind) {
+  case GroupKind::tp: return *plan_.tp_collective;
+  case GroupKind::ep: return *plan_.ep_collective;
+  case GroupKind::dp:
+  case GroupKind::edp: return *plan_.dp_collective;
+  }
+  return *plan_.tp_collective;
+}
+
+Seconds& GpuActor::category(GroupKind kind) {
+  switch (kind) {
+  case GroupKind::tp: return stats_.tp;
+  case GroupKind::ep: return stats_.ep;
+  case GroupKind::dp:
+  case GroupKind::edp: return stats_.dp;
+  }
+  return stats_.dp;
 }
 
 // Time blocked on a pipeline receive is bubble until the data starts moving, transfer after.
-void GpuActor::receive(const std::vector<sg4::Mailbox*>& channel) {
+void GpuActor::receive(bool forward) {
   int* received = nullptr;
   double posted = now();
+  const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
   sg4::CommPtr comm = channel[static_cast<size_t>(rank_)]->get_async<int>(&received);
   comm->wait();
   double waited = now() - posted;
@@ -105,14 +137,17 @@ void GpuActor::receive(const std::vector<sg4::Mailbox*>& channel) {
   stats_.bubble += Seconds(waited - moving);
 }
 
-void GpuActor::send(int to_rank, const std::vector<sg4::Mailbox*>& channel) {
-  auto* box = channel[static_cast<size_t>(to_rank)];
-  pending_sends_.push_back(box->put_async(&g_payload, static_cast<uint64_t>(std::llround(plan_.costs.pp_activation.value()))));
-  counters_.comms += 1;
+void GpuActor::send(bool forward, Bytes bytes) {
+  int stages = plan_.layout.pp();
+  int peer_stage = (at_.pp + (forward ? 1 : stages - 1)) % stages; // interleaving wraps around
+  int peer = plan_.layout.rank({at_.tp, at_.dp, peer_stage});
+  const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
+  pending_sends_.push_back(channel[static_cast<size_t>(peer)]->put_async(&g_payload, whole_bytes(bytes)));
+  env_.counters->comms += 1;
 }
 
-void GpuActor::finish_sends() {
-  timed(stats_.pp, [&] { sg4::Comm::wait_all(pending_sends_); });
+void GpuActor::wait_sends() {
+  sg4::Comm::wait_all(pending_sends_);
   pending_sends_.clear();
 }
 

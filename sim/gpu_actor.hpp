@@ -1,22 +1,23 @@
-// One GPU's training step: its pipeline stage's forward and backward passes per microbatch,
-// layer by layer (kernels and tensor-parallel all-reduces), pipeline sends and receives, and
-// the data-parallel gradient all-reduce at the end.
+// One GPU's training step: the actor interprets its pipeline stage's program (sim/program):
+// kernels, collectives over its TP/DP/EP groups, pipeline sends and receives, and background
+// gradient collectives, accounting every simulated second to one category.
 #pragma once
 
-#include <array>
 #include <memory>
 #include <vector>
 
-#include "models/schedule.hpp"
-#include "models/workload.hpp"
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+
 #include "sim/collectives.hpp"
 #include "sim/layout.hpp"
 #include "sim/platform.hpp"
+#include "sim/program.hpp"
 #include "sim/stats.hpp"
 
-#include <simgrid/s4u/Comm.hpp>
-
 namespace trainsim::sim {
+
+class Progress;
 
 /// Read-only state shared by every GPU actor of one simulation.
 struct StepPlan {
@@ -26,14 +27,12 @@ struct StepPlan {
   const Platform& platform;
   Fidelity fidelity;
   Layout layout;
-  LayerCosts costs;
-  Seconds attention_time; ///< one forward attention kernel
-  Seconds mlp_time;       ///< one forward MLP kernel
-  std::unique_ptr<CollectiveAlgorithm> collective;
-  std::vector<std::vector<PipelineOp>> order_by_stage;
-  mutable Mailboxes mailboxes; ///< filled lazily as channels are first used
+  std::vector<Program> programs; ///< by pipeline stage
+  std::unique_ptr<CollectiveAlgorithm> tp_collective, dp_collective, ep_collective;
+  mutable Mailboxes mailboxes;   ///< filled lazily as channels are first used
   const std::vector<simgrid::s4u::Mailbox*>& pp_forward;
   const std::vector<simgrid::s4u::Mailbox*>& pp_backward;
+  Progress* progress = nullptr;  ///< optional
 };
 
 class GpuActor {
@@ -42,25 +41,25 @@ public:
   void operator()();
 
 private:
-  void forward(int microbatch);
-  void backward(int microbatch);
-  void layer_pass(bool forward);
-  void kernel(Seconds duration);
-  void tp_all_reduce();
-  void receive(const std::vector<simgrid::s4u::Mailbox*>& channel);
-  void send(int to_rank, const std::vector<simgrid::s4u::Mailbox*>& channel);
-  void finish_sends();
+  void execute(const Op& op);
+  void run_collective(const Op& op);
+  void start_collective(const Op& op);
+  void wait_collectives();
+  void receive(bool forward);
+  void send(bool forward, Bytes bytes);
+  void wait_sends();
+  [[nodiscard]] const Group& group(GroupKind kind) const;
+  [[nodiscard]] const CollectiveAlgorithm& algorithm(GroupKind kind) const;
+  [[nodiscard]] Seconds& category(GroupKind kind);
 
   const StepPlan& plan_;
   int rank_;
   Coords at_;
-  int layers_;
   RankStats& stats_;
-  Counters& counters_;
   CollectiveEnv env_;
-  Group tp_;
-  Group dp_;
+  Group tp_, dp_, ep_, edp_;
   std::vector<simgrid::s4u::CommPtr> pending_sends_;
+  std::vector<simgrid::s4u::ActorPtr> background_;
 };
 
 } // namespace trainsim::sim

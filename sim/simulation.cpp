@@ -10,6 +10,7 @@
 
 #include "models/error.hpp"
 #include "sim/gpu_actor.hpp"
+#include "sim/progress.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -148,14 +149,24 @@ SimResult decode(std::string_view in) {
   return r;
 }
 
+std::uint64_t total_ops(const StepPlan& plan) {
+  std::uint64_t per_pipeline = 0;
+  for (const Program& p : plan.programs) per_pipeline += p.size();
+  const ExecutionSpec& e = plan.scenario.execution;
+  return per_pipeline * static_cast<std::uint64_t>(e.tp) * static_cast<std::uint64_t>(e.dp);
+}
+
 SimResult run_step(const Scenario& scenario, const Platform& platform, const SimOptions& options) {
   StepPlan plan(scenario, platform, options.fidelity);
+  Progress progress(total_ops(plan));
+  if (options.progress) plan.progress = &progress;
   SimResult result;
   result.ranks.resize(static_cast<size_t>(scenario.execution.gpus()));
   for (int r = 0; r < scenario.execution.gpus(); ++r)
     sg4::Actor::create("gpu" + std::to_string(r), platform.host(r),
                        GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters));
   sg4::Engine::get_instance()->run();
+  progress.finish();
   for (const RankStats& s : result.ranks) result.step_time = std::max(result.step_time, s.finish);
   return result;
 }

@@ -15,6 +15,7 @@ namespace trainsim::sim {
 
 struct SimOptions {
   Fidelity fidelity = Fidelity::fast;
+  bool progress = false; ///< a progress line with an ETA on stderr after a few seconds
 };
 
 /// Simulates one step of `scenario` on `topology`, which must have at least

@@ -1,5 +1,5 @@
 // What a simulation measures. Per rank, the categories partition the step exactly:
-// compute + tp + pp + dp + bubble + idle == step_time for every rank.
+// compute + tp + pp + dp + ep + bubble + idle == step_time for every rank.
 #pragma once
 
 #include <string>
@@ -14,7 +14,8 @@ struct RankStats {
   Seconds tp;      ///< blocked in tensor-parallel collectives
   Seconds pp;      ///< blocked on pipeline transfers while they were moving data
   Seconds bubble;  ///< blocked on a pipeline receive before its data started moving
-  Seconds dp;      ///< blocked in the data-parallel gradient collective
+  Seconds dp;      ///< blocked in data-parallel gradient (and ZeRO parameter) collectives
+  Seconds ep;      ///< blocked in expert-parallel all-to-alls
   Seconds finish;  ///< when this rank finished its step
 };
 

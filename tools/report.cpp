@@ -35,6 +35,7 @@ StepSummary summarize(const Scenario& s, const sim::SimResult& r) {
     total.tp += rank.tp;
     total.pp += rank.pp;
     total.dp += rank.dp;
+    total.ep += rank.ep;
     total.bubble += rank.bubble;
     total.finish += rank.finish;
   }
@@ -44,7 +45,8 @@ StepSummary summarize(const Scenario& s, const sim::SimResult& r) {
   Seconds idle = r.step_time - total.finish / n;
   if (idle.value() < 1e-12) idle = Seconds();
   out.breakdown = {{"compute", total.compute / n}, {"tp_comm", total.tp / n}, {"pp_comm", total.pp / n},
-                   {"dp_comm", total.dp / n},      {"bubble", total.bubble / n}, {"idle", idle}};
+                   {"dp_comm", total.dp / n},      {"ep_comm", total.ep / n},    {"bubble", total.bubble / n},
+                   {"idle", idle}};
   return out;
 }
 

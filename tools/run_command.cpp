@@ -34,7 +34,7 @@ int run_command(const RunOptions& options) {
   const Scenario& s = loaded.scenario;
   spdlog::info("simulating {} GPUs, {} links", loaded.topology.gpu_count(), loaded.topology.link_count());
   auto started = std::chrono::steady_clock::now();
-  sim::SimResult result = sim::simulate(s, loaded.topology, {options.fidelity});
+  sim::SimResult result = sim::simulate(s, loaded.topology, {options.fidelity, true});
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
                result.counters.activities()};

@@ -114,23 +114,63 @@ GpuSpec read_gpu(const Params& p) {
   return g;
 }
 
+/// A collective algorithm name that exists and supports every op it will be asked for.
+std::string read_collective(const Params& p, const std::string& key, const std::string& fallback,
+                            std::initializer_list<sim::CollectiveOp> ops) {
+  std::string name = p.get_or<std::string>(key, fallback);
+  auto names = sim::collective_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    p.fail(key, "is not a collective algorithm" + did_you_mean(name, names));
+  auto algorithm = sim::make_collective(name);
+  for (sim::CollectiveOp op : ops)
+    if (!algorithm->supports(op)) p.fail(key, "has no " + sim::to_string(op) + ", which this execution needs");
+  return name;
+}
+
+void read_collectives(const Params& p, ExecutionSpec& e) {
+  using sim::CollectiveOp;
+  std::string shared = p.get_or<std::string>("collective", "ring"); // shorthand for tp and dp
+  auto tp_ops = e.sequence_parallel ? std::initializer_list<CollectiveOp>{CollectiveOp::reduce_scatter, CollectiveOp::all_gather}
+                                    : std::initializer_list<CollectiveOp>{CollectiveOp::all_reduce};
+  auto dp_ops = e.zero >= 1 ? std::initializer_list<CollectiveOp>{CollectiveOp::reduce_scatter, CollectiveOp::all_gather}
+                            : std::initializer_list<CollectiveOp>{CollectiveOp::all_reduce};
+  e.tp_collective = read_collective(p, p.has("tp_collective") ? "tp_collective" : "collective", shared, tp_ops);
+  e.dp_collective = read_collective(p, p.has("dp_collective") ? "dp_collective" : "collective", shared, dp_ops);
+  e.ep_collective = read_collective(p, "ep_collective", e.ep_collective, {CollectiveOp::all_to_all});
+}
+
+void read_schedule(const Params& p, ExecutionSpec& e) {
+  e.schedule = choose(p, "schedule", e.schedule,
+                      {{"1f1b", PipelineSchedule::one_f_one_b},
+                       {"gpipe", PipelineSchedule::gpipe},
+                       {"interleaved", PipelineSchedule::interleaved}});
+  e.interleave = p.get_positive_or("interleave", e.interleave);
+  if (e.schedule != PipelineSchedule::interleaved && e.interleave != 1)
+    p.fail("interleave", "needs schedule: interleaved");
+  if (e.schedule == PipelineSchedule::interleaved && e.microbatches() % e.pp != 0)
+    p.fail("schedule", "interleaved needs the microbatches per pipeline (" + std::to_string(e.microbatches()) +
+                           ") to be a multiple of pp (" + std::to_string(e.pp) + ")");
+}
+
 ExecutionSpec read_execution(const Params& p) {
   ExecutionSpec e;
   e.dp = p.get_positive_or("dp", e.dp);
   e.tp = p.get_positive_or("tp", e.tp);
   e.pp = p.get_positive_or("pp", e.pp);
+  e.ep = p.get_positive_or("ep", e.ep);
   e.global_batch = p.get_positive<long>("global_batch");
   e.micro_batch = p.get_positive_or("micro_batch", e.micro_batch);
-  e.schedule = choose(p, "schedule", e.schedule,
-                      {{"1f1b", PipelineSchedule::one_f_one_b}, {"gpipe", PipelineSchedule::gpipe}});
-  e.collective = p.get_or<std::string>("collective", e.collective);
-  e.shard_optimizer = p.get_or("shard_optimizer", e.shard_optimizer);
-  auto names = sim::collective_names();
-  if (std::find(names.begin(), names.end(), e.collective) == names.end())
-    p.fail("collective", "is not a collective algorithm" + did_you_mean(e.collective, names));
   if (e.global_batch % (static_cast<long>(e.dp) * e.micro_batch) != 0)
     p.fail("global_batch", "does not divide into dp x micro_batch = " + std::to_string(e.dp) + " x " +
                                std::to_string(e.micro_batch) + " sequences per microbatch round");
+  read_schedule(p, e);
+  e.sequence_parallel = p.get_or("sequence_parallel", e.sequence_parallel);
+  e.zero = p.get_or("zero", e.zero);
+  if (e.zero < 0 || e.zero > 3) p.fail("zero", "must be 0, 1, 2 or 3");
+  e.dp_overlap = p.get_or("dp_overlap", e.dp_overlap);
+  e.dp_bucket = p.get_positive_or("dp_bucket", e.dp_bucket);
+  if (e.dp % e.ep != 0) p.fail("ep", "must divide dp (" + std::to_string(e.dp) + ")");
+  read_collectives(p, e);
   p.reject_unknown();
   return e;
 }
@@ -144,6 +184,13 @@ void check_fit(const Scenario& s, const topo::Topology& t, const std::string& fi
   if (e.pp > s.model.layers)
     throw InputError(file, "execution.pp", std::to_string(e.pp),
                      "exceeds the model's " + std::to_string(s.model.layers) + " layers");
+  if (e.schedule == PipelineSchedule::interleaved && s.model.layers % (e.pp * e.interleave) != 0)
+    throw InputError(file, "execution.interleave", std::to_string(e.interleave),
+                     "pp x interleave = " + std::to_string(e.pp * e.interleave) + " must divide the model's " +
+                         std::to_string(s.model.layers) + " layers");
+  if (s.model.experts % e.ep != 0)
+    throw InputError(file, "execution.ep", std::to_string(e.ep),
+                     "must divide the model's " + std::to_string(s.model.experts) + " experts");
   if (s.model.kind == ModelKind::transformer && s.model.heads % e.tp != 0)
     throw InputError(file, "execution.tp", std::to_string(e.tp),
                      "must divide the model's " + std::to_string(s.model.heads) + " attention heads");

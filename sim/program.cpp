@@ -1,0 +1,197 @@
+#include "sim/program.hpp"
+
+#include <algorithm>
+
+#include "models/schedule.hpp"
+
+namespace trainsim::sim {
+namespace {
+
+Op compute(Seconds t) { return {OpKind::compute, GroupKind::tp, CollectiveOp::all_reduce, true, 1, t, Bytes()}; }
+Op collective(GroupKind g, CollectiveOp c, Bytes b) { return {OpKind::collective, g, c, true, 1, Seconds(), b}; }
+Op transfer(OpKind k, bool forward, Bytes b) { return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b}; }
+
+/// Builds one stage's ops; each member is one part of the step.
+class Builder {
+public:
+  Builder(const Scenario& s, int stage)
+      : s_(s), e_(s.execution), stage_(stage), costs_(layer_costs(s.model, s.execution)),
+        attention_(s.model.kind == ModelKind::transformer ? kernel_time(costs_.attention, s.system.gpu) : Seconds()),
+        mlp_(kernel_time(costs_.mlp, s.system.gpu)) {}
+
+  Program build() {
+    int chunks = e_.schedule == PipelineSchedule::interleaved ? e_.interleave : 1;
+    auto order = pipeline_order(e_.schedule, stage_, e_.pp, static_cast<int>(e_.microbatches()), chunks);
+    std::vector<int> backwards_left(static_cast<size_t>(chunks), static_cast<int>(e_.microbatches()));
+    for (const PipelineOp& pass : order) {
+      bool last_backward = !pass.forward && --backwards_left[static_cast<size_t>(pass.chunk)] == 0;
+      pass.forward ? forward(pass.chunk) : backward(pass.chunk, last_backward);
+    }
+    program_.push_back(transfer(OpKind::wait_sends, true, Bytes()));
+    gradient_sync();
+    return std::move(program_);
+  }
+
+private:
+  [[nodiscard]] int chunks() const { return e_.schedule == PipelineSchedule::interleaved ? e_.interleave : 1; }
+  [[nodiscard]] bool first_virtual(int chunk) const { return stage_ == 0 && chunk == 0; }
+  [[nodiscard]] bool last_virtual(int chunk) const { return stage_ == e_.pp - 1 && chunk == chunks() - 1; }
+  [[nodiscard]] int layers(int /*chunk*/) const {
+    return chunks() > 1 ? s_.model.layers / (e_.pp * chunks()) : stage_layers(s_.model.layers, e_.pp, stage_);
+  }
+  [[nodiscard]] bool moe() const { return e_.ep > 1; }
+  [[nodiscard]] Bytes layer_gradients() const { return s_.model.bytes_per_word * costs_.params; }
+  [[nodiscard]] Bytes dispatch_bytes() const { return costs_.tp_allreduce * s_.model.top_k; }
+
+  void forward(int chunk) {
+    if (!first_virtual(chunk)) program_.push_back(transfer(OpKind::recv, true, costs_.pp_activation));
+    for (int l = 0; l < layers(chunk); ++l) layer(true);
+    if (!last_virtual(chunk)) program_.push_back(transfer(OpKind::send, true, costs_.pp_activation));
+  }
+
+  void backward(int chunk, bool last) {
+    if (!last_virtual(chunk)) program_.push_back(transfer(OpKind::recv, false, costs_.pp_activation));
+    for (int l = 0; l < layers(chunk); ++l) {
+      layer(false);
+      if (last && e_.dp_overlap) bucket(l + 1 == layers(chunk));
+    }
+    if (!first_virtual(chunk)) program_.push_back(transfer(OpKind::send, false, costs_.pp_activation));
+  }
+
+  // Megatron TP: [attention, all-reduce, MLP, all-reduce]; with sequence parallelism each
+  // all-reduce becomes a reduce-scatter after the block and an all-gather before the next.
+  // Backward runs the blocks in reverse, each as two kernels (input and weight gradients).
+  void layer(bool fwd) {
+    if (e_.zero >= 3) program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_gradients()));
+    std::vector<Op> ops;
+    if (s_.model.kind == ModelKind::transformer) block(ops, attention_, false);
+    block(ops, mlp_, moe());
+    if (!fwd) std::reverse(ops.begin(), ops.end());
+    for (Op& op : ops) {
+      if (op.kind == OpKind::compute && !fwd) op.duration = op.duration * 2.0;
+      program_.push_back(op);
+    }
+    if (e_.zero >= 3 && !fwd) program_.push_back(collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients()));
+  }
+
+  void block(std::vector<Op>& ops, Seconds kernel, bool experts) const {
+    bool tp = e_.tp > 1;
+    if (tp && e_.sequence_parallel) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
+    if (experts) ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
+    ops.push_back(compute(kernel));
+    if (experts) ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
+    if (tp) ops.push_back(collective(GroupKind::tp, e_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
+                                     costs_.tp_allreduce));
+  }
+
+  /// During the last backward pass: start a DP collective whenever a bucket's worth of
+  /// gradients is ready, and for the rest at the end of the pass.
+  void bucket(bool end_of_pass) {
+    pending_ += layer_gradients();
+    if (pending_ < e_.dp_bucket && !end_of_pass) return;
+    for (Op op : gradient_ops(pending_)) {
+      op.kind = OpKind::start_collective;
+      program_.push_back(op);
+    }
+    pending_ = Bytes();
+  }
+
+  /// The gradient reduction of `bytes` of this GPU's gradients: an all-reduce, or a
+  /// reduce-scatter when the optimizer state is sharded (ZeRO >= 1). Expert gradients go to
+  /// the EDP group in proportion to their share of the parameters.
+  [[nodiscard]] std::vector<Op> gradient_ops(Bytes bytes) const {
+    if (e_.zero >= 3) return {}; // reduced layer by layer in the backward pass
+    CollectiveOp op = e_.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
+    double expert_share = moe() ? expert_fraction() : 0.0;
+    std::vector<Op> ops;
+    if (e_.dp > 1 && expert_share < 1.0) ops.push_back(collective(GroupKind::dp, op, bytes * (1.0 - expert_share)));
+    if (e_.dp / e_.ep > 1 && expert_share > 0.0) ops.push_back(collective(GroupKind::edp, op, bytes * expert_share));
+    return ops;
+  }
+
+  /// The share of this GPU's gradients that belong to experts (reduced over EDP, not DP).
+  [[nodiscard]] double expert_fraction() const {
+    GradientBytes g = gradient_bytes(s_, stage_);
+    return g.experts / (g.dense + g.experts);
+  }
+
+  void gradient_sync() {
+    GradientBytes g = gradient_bytes(s_, stage_);
+    if (e_.dp_overlap) {
+      program_.push_back(transfer(OpKind::wait_collectives, true, Bytes()));
+    } else {
+      auto ops = gradient_ops(g.dense + g.experts);
+      program_.insert(program_.end(), ops.begin(), ops.end());
+    }
+    if (e_.zero != 1 && e_.zero != 2) return;
+    for (Op op : gradient_ops(g.dense + g.experts)) { // the updated parameter shards, gathered back
+      op.collective = CollectiveOp::all_gather;
+      program_.push_back(op);
+    }
+  }
+
+  const Scenario& s_;
+  const ExecutionSpec& e_;
+  int stage_;
+  LayerCosts costs_;
+  Seconds attention_, mlp_;
+  Bytes pending_;
+  Program program_;
+};
+
+bool foldable(const Op& op) { return op.kind == OpKind::compute || op.kind == OpKind::collective; }
+
+bool same_collective(const Op& a, const Op& b) {
+  return a.group == b.group && a.collective == b.collective && a.bytes == b.bytes;
+}
+
+/// Folds one run of kernels and collectives into one compute op plus one op per distinct
+/// collective (in order of first appearance), each with its count.
+void fold_run(Program::const_iterator begin, Program::const_iterator end, Program& out) {
+  Op total = compute(Seconds());
+  std::vector<Op> collectives;
+  for (auto it = begin; it != end; ++it) {
+    if (it->kind == OpKind::compute) {
+      total.duration += it->duration;
+      continue;
+    }
+    auto same = std::find_if(collectives.begin(), collectives.end(), [&](const Op& c) { return same_collective(c, *it); });
+    if (same == collectives.end()) collectives.push_back(*it);
+    else same->count += it->count;
+  }
+  if (total.duration > Seconds()) out.push_back(total);
+  out.insert(out.end(), collectives.begin(), collectives.end());
+}
+
+Program fold(const Program& fine) {
+  Program out;
+  auto it = fine.begin();
+  while (it != fine.end()) {
+    auto run_end = std::find_if_not(it, fine.end(), foldable);
+    fold_run(it, run_end, out);
+    if (run_end != fine.end()) out.push_back(*run_end++);
+    it = run_end;
+  }
+  return out;
+}
+
+} // namespace
+
+GradientBytes gradient_bytes(const Scenario& s, int stage) {
+  LayerCosts c = layer_costs(s.model, s.execution);
+  double d = static_cast<double>(s.model.d_model);
+  double dense = s.model.kind == ModelKind::transformer ? 4.0 * d * d / s.execution.tp : 0.0;
+  if (s.execution.ep == 1) dense = c.params;
+  double layers = s.execution.schedule == PipelineSchedule::interleaved
+                      ? static_cast<double>(s.model.layers) / s.execution.pp
+                      : stage_layers(s.model.layers, s.execution.pp, stage);
+  Bytes word = s.model.bytes_per_word;
+  return {word * (dense * layers), word * ((c.params - dense) * layers)};
+}
+
+Program stage_program(const Scenario& scenario, int stage, bool fold_runs) {
+  Program fine = Builder(scenario, stage).build();
+  return fold_runs ? fold(fine) : fine;
+}
+
+} // namespace trainsim::sim

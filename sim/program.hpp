@@ -1,0 +1,54 @@
+// What one GPU does in a training step, as a list of ops for the actor to interpret. Built
+// per pipeline stage (every GPU of a stage runs the same ops with its own peers) from the
+// workload costs and the pipeline schedule; no SimGrid here.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/scenario.hpp"
+#include "models/workload.hpp"
+#include "sim/collectives.hpp"
+
+namespace trainsim::sim {
+
+/// Which of a rank's groups an op talks to. edp: the ranks that hold the same experts
+/// (same EP index across the DP group), which reduce expert gradients together.
+enum class GroupKind : std::uint8_t { tp, dp, ep, edp };
+
+enum class OpKind : std::uint8_t {
+  compute,          ///< kernels for `duration`
+  collective,       ///< `count` back-to-back collectives of `bytes` over `group`
+  start_collective, ///< the same, started in the background (DP gradient buckets)
+  wait_collectives, ///< wait for every background collective
+  recv,             ///< receive a pipeline message (activation if `forward`, else gradient)
+  send,             ///< send one, without waiting
+  wait_sends,       ///< wait until every pipeline send has been delivered
+};
+
+struct Op {
+  OpKind kind = OpKind::compute;
+  GroupKind group = GroupKind::tp;
+  CollectiveOp collective = CollectiveOp::all_reduce;
+  bool forward = true;
+  int count = 1;
+  Seconds duration;
+  Bytes bytes;
+};
+
+using Program = std::vector<Op>;
+
+/// The step of pipeline stage `stage`: one op per kernel, collective and transfer. With
+/// `fold`, each run of kernels and collectives between two pipeline transfers (or bucket
+/// starts) becomes one compute op plus one op per distinct collective with its count: the
+/// same work and latencies in far fewer SimGrid activities (docs/architecture.md).
+Program stage_program(const Scenario& scenario, int stage, bool fold);
+
+/// Gradient bytes this GPU reduces per step over its DP group (dense) and EDP group (experts).
+struct GradientBytes {
+  Bytes dense;
+  Bytes experts;
+};
+GradientBytes gradient_bytes(const Scenario& scenario, int stage);
+
+} // namespace trainsim::sim
