@@ -1,0 +1,79 @@
+#include "sim/collective_steps.hpp"
+
+#include <cmath>
+
+#include <simgrid/s4u.hpp>
+
+#include "topologies/topology.hpp"
+
+namespace trainsim::sim::detail {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+
+// Payloads carry no data: a comm models its bytes, not their content.
+int g_payload = 0;
+// Where get_async stores the received payload pointer; nothing reads it.
+int* g_received = nullptr;
+
+/// Sends `bytes` to the next rank and receives as much from the previous one.
+void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env) {
+  sg4::CommPtr out = send(*ring.inboxes, ring.next, bytes, env);
+  sg4::CommPtr in = receive(*ring.inboxes, ring.me);
+  in->wait();
+  out->wait();
+}
+
+} // namespace
+
+sg4::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env) {
+  env.counters->comms += 1;
+  auto size = static_cast<uint64_t>(std::llround(bytes));
+  return inboxes[static_cast<size_t>(to_rank)]->put_async(&g_payload, size);
+}
+
+sg4::CommPtr receive(const Inboxes& inboxes, int my_rank) {
+  return inboxes[static_cast<size_t>(my_rank)]->get_async<int>(&g_received);
+}
+
+RingView ring_of(const Group& g, const Inboxes& inboxes) {
+  return RingView{&inboxes, g.rank(), g.member(g.me + 1), g.hop_latency};
+}
+
+int ring_steps(CollectiveOp op, int size) { return op == CollectiveOp::all_reduce ? 2 * (size - 1) : size - 1; }
+
+void ring_rounds(const RingView& ring, int steps, double chunk, const CollectiveEnv& env) {
+  if (steps < 1) return;
+  if (env.fidelity == Fidelity::fine) {
+    for (int s = 0; s < steps; ++s) ring_exchange(ring, chunk, env);
+    return;
+  }
+  sg4::this_actor::sleep_for(ring.hop_latency.value() * (steps - 1));
+  ring_exchange(ring, chunk * steps, env);
+}
+
+namespace {
+
+// Ring: reduce-scatter and all-gather each take p-1 rounds of n/p bytes; an all-reduce is
+// both, 2(p-1) rounds: t = 2(p-1) (alpha + n / (p B)).
+class Ring final : public CollectiveAlgorithm {
+public:
+  void run(CollectiveOp op, const Group& g, Bytes bytes, const CollectiveEnv& env) const override {
+    if (g.size < 2) return;
+    ring_rounds(ring_of(g, env.mailboxes->channel(g.channel)), ring_steps(op, g.size), bytes.value() / g.size, env);
+  }
+  void run_repeated(CollectiveOp op, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
+    if (g.size < 2) return;
+    if (env.fidelity == Fidelity::fine) return CollectiveAlgorithm::run_repeated(op, g, bytes, count, env);
+    // count rings back to back are count x steps rounds of the same chunk size.
+    ring_rounds(ring_of(g, env.mailboxes->channel(g.channel)), ring_steps(op, g.size) * count,
+                bytes.value() / g.size, env);
+  }
+  [[nodiscard]] bool supports(CollectiveOp op) const override { return op != CollectiveOp::all_to_all; }
+};
+
+} // namespace
+
+std::unique_ptr<CollectiveAlgorithm> make_ring() { return std::make_unique<Ring>(); }
+
+} // namespace trainsim::sim::detail

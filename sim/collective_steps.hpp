@@ -1,0 +1,74 @@
+// Building blocks the collective algorithms share (internal to sim/): one send or receive,
+// ring rounds over any ring of members, the inboxes of a group's sub-channels looked up once,
+// and the factories of the algorithms registered in collectives.cpp.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <simgrid/forward.h>
+
+#include "sim/collectives.hpp"
+
+namespace trainsim::sim::detail {
+
+using Inboxes = std::vector<simgrid::s4u::Mailbox*>;
+
+/// Posts `bytes` to `to_rank`'s inbox and counts the comm.
+simgrid::s4u::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env);
+/// Posts a receive on `my_rank`'s inbox.
+simgrid::s4u::CommPtr receive(const Inboxes& inboxes, int my_rank);
+
+/// A ring of members on one channel: this rank sends to `next` and receives from its predecessor.
+struct RingView {
+  const Inboxes* inboxes = nullptr;
+  int me = 0;           ///< this rank
+  int next = 0;         ///< the rank this one sends to
+  Seconds hop_latency;  ///< path latency from me to next
+};
+
+/// The group's own ring (member me -> me + 1) on `inboxes`.
+RingView ring_of(const Group& g, const Inboxes& inboxes);
+
+/// Ring rounds of an op over `size` members: 2(p-1) for an all-reduce, p-1 otherwise.
+int ring_steps(CollectiveOp op, int size);
+
+/// `steps` rounds in which every rank passes `chunk` bytes to the next one. Fast mode sends
+/// the rounds' bytes as one flow and pays the other rounds' latency as a wait: without
+/// contention both take steps x (latency + chunk / bandwidth).
+void ring_rounds(const RingView& ring, int steps, double chunk, const CollectiveEnv& env);
+
+/// The inboxes of `channel + "." + suffix` for each suffix, per group channel. Building the
+/// names on every call would allocate in the hot path, so they are looked up once per channel
+/// and Mailboxes instance. Not thread-safe: SimGrid runs all actors on one thread.
+template <size_t N>
+class SubChannels {
+public:
+  explicit SubChannels(std::array<const char*, N> suffixes) : suffixes_(suffixes) {}
+  std::array<const Inboxes*, N> get(const std::string& channel, Mailboxes& mailboxes) const {
+    for (const Entry& e : cache_)
+      if (e.mailboxes == &mailboxes && e.channel == channel) return e.inboxes;
+    Entry e{&mailboxes, channel, {}};
+    for (size_t i = 0; i < N; ++i) e.inboxes[i] = &mailboxes.channel(channel + "." + suffixes_[i]);
+    cache_.push_back(e);
+    return e.inboxes;
+  }
+
+private:
+  struct Entry {
+    const Mailboxes* mailboxes;
+    std::string channel;
+    std::array<const Inboxes*, N> inboxes;
+  };
+  std::array<const char*, N> suffixes_;
+  mutable std::vector<Entry> cache_;
+};
+
+std::unique_ptr<CollectiveAlgorithm> make_ring();
+std::unique_ptr<CollectiveAlgorithm> make_tree();
+std::unique_ptr<CollectiveAlgorithm> make_hierarchical();
+std::unique_ptr<CollectiveAlgorithm> make_pairwise();
+
+} // namespace trainsim::sim::detail
