@@ -75,7 +75,10 @@ int children_of(int r, int p, int out[2]) {
   return 1;
 }
 
-int height_of(int r, int p) { return r == 0 ? 1 + std::countr_zero(static_cast<unsigned>(root_child(p))) : std::countr_zero(static_cast<unsigned>(r)); }
+int log2_of(int power_of_two) { return std::countr_zero(static_cast<unsigned>(power_of_two)); }
+
+/// Steps from the deepest leaf below r: log2 of r's lowest set bit (its left subtree is full).
+int height_of(int r, int p) { return r == 0 ? 1 + log2_of(root_child(p)) : log2_of(lowbit(r)); }
 
 int depth_of(int r, int p) {
   int d = 0;
@@ -84,8 +87,14 @@ int depth_of(int r, int p) {
 }
 
 /// Member index <-> position in tree `t`.
-int position(int member, int t, int p) { return t == 0 ? member : p % 2 == 0 ? p - 1 - member : (member - 1 + p) % p; }
-int member_at(int pos, int t, int p) { return t == 0 ? pos : p % 2 == 0 ? p - 1 - pos : (pos + 1) % p; }
+int position(int member, int t, int p) {
+  if (t == 0) return member;
+  return p % 2 == 0 ? p - 1 - member : (member - 1 + p) % p;
+}
+int member_at(int pos, int t, int p) {
+  if (t == 0) return pos;
+  return p % 2 == 0 ? p - 1 - pos : (pos + 1) % p;
+}
 
 // ---- One rank's streams: a stream is one neighbour, one direction, C consecutive steps ----
 
@@ -102,15 +111,13 @@ struct Stream {
 /// Appends this member's streams in tree `t` (see the file comment for the step rule).
 void add_streams(int me, int t, int p, std::vector<Stream>& out) {
   int pos = position(me, t, p), top = height_of(0, p);
-  int parent = parent_of(pos, p), kids[2] = {0, 0};
+  int parent = parent_of(pos, p), depth = depth_of(pos, p), kids[2] = {0, 0};
   int n = children_of(pos, p, kids);
   if (parent >= 0) {
-    Channel slot = parent == 0 || pos < parent ? up0 : up1;
-    int depth = depth_of(pos, p);
+    Channel slot = parent == 0 || pos < parent ? up0 : up1; // the parent's first or second child
     out.push_back({member_at(parent, t, p), true, t, slot, height_of(pos, p)});
     out.push_back({member_at(parent, t, p), false, t, down, top + depth - 1});
   }
-  int depth = parent >= 0 ? depth_of(pos, p) : 0;
   for (int j = 0; j < n; ++j) {
     out.push_back({member_at(kids[j], t, p), false, t, j == 0 ? up0 : up1, height_of(kids[j], p)});
     out.push_back({member_at(kids[j], t, p), true, t, down, top + depth});
@@ -134,10 +141,11 @@ struct Shape {
 Shape shape_of(int p, int c) {
   int steps = 2 * height_of(0, p) + c - 1;
   std::vector<int> busiest(static_cast<size_t>(steps), 0);
+  std::vector<int> load[2] = {busiest, busiest}; // this rank's chunks per step: received, sent
   Shape shape;
   for (int me = 0; me < p; ++me) {
-    std::vector<int> load[2] = {std::vector<int>(busiest.size(), 0), std::vector<int>(busiest.size(), 0)};
     int streams[2] = {0, 0};
+    for (auto& l : load) std::fill(l.begin(), l.end(), 0);
     for (const Stream& s : streams_of(me, p)) {
       streams[s.sending] += 1;
       for (int k = 0; k < c; ++k) load[s.sending][static_cast<size_t>(s.start + k)] += 1;
@@ -180,7 +188,9 @@ public:
 private:
   using Channels = std::array<const Inboxes*, 6>;
 
-  static const Inboxes& inboxes_of(const Channels& all, const Stream& s) { return *all[static_cast<size_t>(3 * s.tree + s.channel)]; }
+  static const Inboxes& inboxes_of(const Channels& all, const Stream& s) {
+    return *all[static_cast<size_t>(3 * s.tree + s.channel)];
+  }
 
   /// Posts the selected streams' comms of `bytes` each and waits for them all.
   template <class Pick>
@@ -188,9 +198,11 @@ private:
                        const CollectiveEnv& env) {
     sg4::CommPtr comms[12];
     size_t n = 0;
-    for (const Stream& s : streams)
-      if (pick(s))
-        comms[n++] = s.sending ? send(inboxes_of(all, s), g.member(s.peer), bytes, env) : receive(inboxes_of(all, s), g.rank());
+    for (const Stream& s : streams) {
+      if (!pick(s)) continue;
+      const Inboxes& inboxes = inboxes_of(all, s);
+      comms[n++] = s.sending ? send(inboxes, g.member(s.peer), bytes, env) : receive(inboxes, g.rank());
+    }
     for (size_t i = 0; i < n; ++i) comms[i]->wait();
   }
 
@@ -209,7 +221,8 @@ private:
     for (int t = 0; t < 2; ++t) {
       Latency l;
       for (int pos = position(g.me, t, g.size); pos != 0; pos = parent_of(pos, g.size)) {
-        double a = topology.path_latency(g.member(member_at(pos, t, g.size)), g.member(member_at(parent_of(pos, g.size), t, g.size))).value();
+        int from = g.member(member_at(pos, t, g.size)), to = g.member(member_at(parent_of(pos, g.size), t, g.size));
+        double a = topology.path_latency(from, to).value();
         l.pipeline += 2 * a;
         l.slowest_edge = std::max(l.slowest_edge, a);
       }
