@@ -60,6 +60,7 @@ struct ExecutionSpec {
   int interleave = 1;         ///< virtual pipeline stages per GPU (schedule interleaved)
   bool sequence_parallel = false; ///< TP all-reduces split into reduce-scatter + all-gather
   int zero = 0;               ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
+  bool recompute = false;     ///< full activation recomputation: keep layer inputs only, redo forward in backward
   bool dp_overlap = false;    ///< gradient collectives start during the last backward pass
   Bytes dp_bucket{1e9};       ///< gradient bytes per DP collective when overlapping
   std::string tp_collective = "ring";

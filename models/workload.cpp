@@ -98,13 +98,15 @@ MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   use.weights = Bytes(params * w / (e.zero >= 3 ? e.dp : 1));
   use.gradients = Bytes(params * w / (e.zero >= 2 ? e.dp : 1));
   use.optimizer = e.optimizer_bytes_per_param * params / (e.zero >= 1 ? e.dp : 1);
-  // Activations kept for backward, per layer and microbatch (Korthikanti et al. 2022, no
-  // recomputation): tokens * d_model * (34 + 5 heads seq / d_model) bytes / tp for a
-  // transformer; an MLP block keeps its input and hidden activations.
+  // Activations kept for backward, per layer and microbatch (Korthikanti et al. 2022) with
+  // flash attention, which keeps no attention-score matrix: 34 x tokens x d_model bytes / tp
+  // for a transformer; an MLP block keeps its input and hidden activations. Full
+  // recomputation keeps only each layer's input.
   double tokens = tokens_per_microbatch(m, e), d = static_cast<double>(m.d_model);
   double per_layer = m.kind == ModelKind::transformer
-                         ? tokens * d * (34.0 + 5.0 * m.heads * static_cast<double>(m.seq_len) / d) / e.tp
+                         ? tokens * d * 34.0 / e.tp
                          : tokens * (d + static_cast<double>(m.d_ff) * m.top_k * (m.gated_mlp ? 3 : 2)) * w / e.tp;
+  if (e.recompute) per_layer = tokens * d * w;
   double in_flight = e.schedule == PipelineSchedule::gpipe ? static_cast<double>(e.microbatches())
                                                            : std::min<double>(e.pp, static_cast<double>(e.microbatches()));
   use.activations = Bytes(per_layer * layers * in_flight);

@@ -14,7 +14,7 @@
 
 namespace trainsim::sim::detail {
 
-using Inboxes = std::vector<simgrid::s4u::Mailbox*>;
+using Inboxes = Channel; // indexed by rank, mailboxes created on first use
 
 /// Posts `bytes` to `to_rank`'s inbox and counts the comm.
 simgrid::s4u::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env);

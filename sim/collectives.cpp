@@ -21,15 +21,16 @@ std::string to_string(CollectiveOp op) {
   return "?";
 }
 
-const std::vector<sg4::Mailbox*>& Mailboxes::channel(std::string_view name) {
-  for (const auto& [n, boxes] : channels_)
-    if (n == name) return boxes;
-  std::vector<sg4::Mailbox*> boxes;
-  boxes.reserve(static_cast<size_t>(ranks_));
-  std::string suffix = "." + std::string(name);
-  for (int r = 0; r < ranks_; ++r) boxes.push_back(sg4::Mailbox::by_name(std::to_string(r) + suffix));
-  channels_.emplace_back(std::string(name), std::move(boxes));
-  return channels_.back().second;
+sg4::Mailbox* Channel::operator[](size_t rank) const {
+  sg4::Mailbox*& box = boxes_[rank];
+  if (box == nullptr) box = sg4::Mailbox::by_name(std::to_string(rank) + "." + name_);
+  return box;
+}
+
+const Channel& Mailboxes::channel(std::string_view name) {
+  for (const Channel& c : channels_)
+    if (c.name() == name) return c;
+  return channels_.emplace_back(std::string(name), ranks_);
 }
 
 Group make_group(int base, int stride, int size, int me, std::string channel, const topo::Topology& topology) {

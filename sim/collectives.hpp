@@ -30,19 +30,33 @@ enum class Fidelity { fast, fine };
 enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all };
 std::string to_string(CollectiveOp op);
 
+/// One channel's inboxes, indexed by rank. Each is created on first use: from inside an
+/// actor, creating a mailbox is a simcall, so creating a whole channel there would take one
+/// scheduling round per rank, while each actor creating its own and its peers' is parallel.
+class Channel {
+public:
+  Channel(std::string name, int ranks) : name_(std::move(name)), boxes_(static_cast<size_t>(ranks), nullptr) {}
+  simgrid::s4u::Mailbox* operator[](size_t rank) const;
+  [[nodiscard]] const std::string& name() const { return name_; }
+
+private:
+  std::string name_;
+  mutable std::vector<simgrid::s4u::Mailbox*> boxes_;
+};
+
 /// Mailboxes by channel name and rank, shared by every actor of one simulation. A channel
 /// carries one kind of message (a group's collectives, or one phase of a hierarchical one),
 /// so a receive never matches a message meant for another phase.
 class Mailboxes {
 public:
   explicit Mailboxes(int ranks) : ranks_(ranks) {}
-  /// The channel's inboxes indexed by rank; created on first use.
-  const std::vector<simgrid::s4u::Mailbox*>& channel(std::string_view name);
+  /// The channel called `name`; created on first use.
+  const Channel& channel(std::string_view name);
 
 private:
   int ranks_;
   // A deque: references handed out by channel() stay valid as channels are added.
-  std::deque<std::pair<std::string, std::vector<simgrid::s4u::Mailbox*>>> channels_;
+  std::deque<Channel> channels_;
 };
 
 /// One rank's view of a group whose members are the ranks base + i * stride, i < size.

@@ -137,18 +137,26 @@ void GpuActor::receive(bool forward) {
   stats_.bubble += Seconds(waited - moving);
 }
 
+// At most one send per direction is in flight: the next waits for the previous to be
+// delivered, like a bounded channel. Unbounded, every actor's pending comms would lengthen
+// the activity lists SimGrid scans on each completion.
 void GpuActor::send(bool forward, Bytes bytes) {
+  sg4::CommPtr& pending = pending_send_[forward ? 0 : 1];
+  if (pending) timed(stats_.pp, [&] { pending->wait(); });
   int stages = plan_.layout.pp();
   int peer_stage = (at_.pp + (forward ? 1 : stages - 1)) % stages; // interleaving wraps around
   int peer = plan_.layout.rank({at_.tp, at_.dp, peer_stage});
   const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
-  pending_sends_.push_back(channel[static_cast<size_t>(peer)]->put_async(&g_payload, whole_bytes(bytes)));
+  pending = channel[static_cast<size_t>(peer)]->put_async(&g_payload, whole_bytes(bytes));
   env_.counters->comms += 1;
 }
 
 void GpuActor::wait_sends() {
-  sg4::Comm::wait_all(pending_sends_);
-  pending_sends_.clear();
+  for (sg4::CommPtr& pending : pending_send_)
+    if (pending) {
+      pending->wait();
+      pending = nullptr;
+    }
 }
 
 } // namespace trainsim::sim

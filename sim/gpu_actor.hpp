@@ -30,8 +30,8 @@ struct StepPlan {
   std::vector<Program> programs; ///< by pipeline stage
   std::unique_ptr<CollectiveAlgorithm> tp_collective, dp_collective, ep_collective;
   mutable Mailboxes mailboxes;   ///< filled lazily as channels are first used
-  const std::vector<simgrid::s4u::Mailbox*>& pp_forward;
-  const std::vector<simgrid::s4u::Mailbox*>& pp_backward;
+  const Channel& pp_forward;
+  const Channel& pp_backward;
   Progress* progress = nullptr;  ///< optional
 };
 
@@ -58,7 +58,7 @@ private:
   RankStats& stats_;
   CollectiveEnv env_;
   Group tp_, dp_, ep_, edp_;
-  std::vector<simgrid::s4u::CommPtr> pending_sends_;
+  simgrid::s4u::CommPtr pending_send_[2]; ///< the last send of each direction (forward, backward)
   std::vector<simgrid::s4u::ActorPtr> background_;
 };
 

@@ -73,6 +73,7 @@ Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu)
     for (const char* direction : {"f", "r"})
       channels.push_back(iface->create_link(std::string("l").append(std::to_string(id)).append(direction), bandwidth)->seal());
   }
+  channels_ = channels;
   zone->add_channel_links(std::move(channels));
   iface->seal();
 }

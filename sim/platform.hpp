@@ -28,11 +28,14 @@ public:
   /// GPU compute speed in FLOP/s: the sustained rate, so an exec of F FLOP takes F / speed.
   [[nodiscard]] double speed() const { return speed_; }
   [[nodiscard]] const topo::Topology& topology() const { return topology_; }
+  /// The SimGrid link of each direction of each graph link, by Hop::channel().
+  [[nodiscard]] const std::vector<simgrid::s4u::Link*>& channels() const { return channels_; }
 
 private:
   const topo::Topology& topology_;
   double speed_;
   std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<simgrid::s4u::Link*> channels_;
 };
 
 } // namespace trainsim::sim

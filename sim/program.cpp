@@ -67,8 +67,10 @@ private:
     if (s_.model.kind == ModelKind::transformer) block(ops, attention_, false);
     block(ops, mlp_, moe());
     if (!fwd) std::reverse(ops.begin(), ops.end());
+    // Backward: input and weight gradients, plus the forward again under recomputation.
+    double backward_kernels = e_.recompute ? 3.0 : 2.0;
     for (Op& op : ops) {
-      if (op.kind == OpKind::compute && !fwd) op.duration = op.duration * 2.0;
+      if (op.kind == OpKind::compute && !fwd) op.duration = op.duration * backward_kernels;
       program_.push_back(op);
     }
     if (e_.zero >= 3 && !fwd) program_.push_back(collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients()));

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
 
 #include "models/error.hpp"
@@ -52,6 +53,7 @@ bool read_all(int fd, void* data, size_t size) {
     char* argv[] = {name, nullptr};
     sg4::Engine engine(&argc, argv);
     configure_engine();
+    sg_link_load_plugin_init(); // before the links exist: it attaches to each link created
     Platform platform(topology, gpu);
     payload = body(platform);
   } catch (const Error& e) {
@@ -129,24 +131,48 @@ void take(std::string_view& in, T& value) {
   in.remove_prefix(sizeof value);
 }
 
+template <class T>
+void append_vector(std::string& out, const std::vector<T>& v) {
+  append(out, v.size());
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+template <class T>
+void take_vector(std::string_view& in, std::vector<T>& v) {
+  size_t size = 0;
+  take(in, size);
+  v.resize(size);
+  std::memcpy(v.data(), in.data(), size * sizeof(T));
+  in.remove_prefix(size * sizeof(T));
+}
+
 std::string encode(const SimResult& r) {
   std::string out;
   append(out, r.step_time);
   append(out, r.counters);
-  append(out, r.ranks.size());
-  out.append(reinterpret_cast<const char*>(r.ranks.data()), r.ranks.size() * sizeof(RankStats));
+  append_vector(out, r.ranks);
+  append_vector(out, r.channel_bytes);
   return out;
 }
 
 SimResult decode(std::string_view in) {
   SimResult r;
-  size_t ranks = 0;
   take(in, r.step_time);
   take(in, r.counters);
-  take(in, ranks);
-  r.ranks.resize(ranks);
-  std::memcpy(r.ranks.data(), in.data(), ranks * sizeof(RankStats));
+  take_vector(in, r.ranks);
+  take_vector(in, r.channel_bytes);
   return r;
+}
+
+void track_links(const Platform& platform) {
+  for (sg4::Link* link : platform.channels()) sg_link_load_track(link);
+}
+
+std::vector<double> link_bytes(const Platform& platform) {
+  std::vector<double> bytes;
+  bytes.reserve(platform.channels().size());
+  for (sg4::Link* link : platform.channels()) bytes.push_back(sg_link_get_cum_load(link));
+  return bytes;
 }
 
 std::uint64_t total_ops(const StepPlan& plan) {
@@ -165,9 +191,11 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
   for (int r = 0; r < scenario.execution.gpus(); ++r)
     sg4::Actor::create("gpu" + std::to_string(r), platform.host(r),
                        GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters));
+  if (options.link_stats) track_links(platform);
   sg4::Engine::get_instance()->run();
   progress.finish();
   for (const RankStats& s : result.ranks) result.step_time = std::max(result.step_time, s.finish);
+  if (options.link_stats) result.channel_bytes = link_bytes(platform);
   return result;
 }
 

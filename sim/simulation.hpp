@@ -15,7 +15,8 @@ namespace trainsim::sim {
 
 struct SimOptions {
   Fidelity fidelity = Fidelity::fast;
-  bool progress = false; ///< a progress line with an ETA on stderr after a few seconds
+  bool progress = false;  ///< a progress line with an ETA on stderr after a few seconds
+  bool link_stats = true; ///< record the bytes each link direction carries
 };
 
 /// Simulates one step of `scenario` on `topology`, which must have at least

@@ -29,6 +29,9 @@ struct SimResult {
   Seconds step_time;
   std::vector<RankStats> ranks;
   Counters counters;
+  /// Bytes carried by each link direction, by Hop::channel(); empty unless link statistics
+  /// were asked for.
+  std::vector<double> channel_bytes;
 };
 
 } // namespace trainsim::sim

@@ -27,6 +27,7 @@ void add_run(CLI::App& app, trainsim::RunOptions& run, Command& command) {
           std::map<std::string, trainsim::sim::Fidelity>{{"fast", trainsim::sim::Fidelity::fast},
                                                          {"fine", trainsim::sim::Fidelity::fine}}));
   cmd->add_flag("--json", run.json, "print result.json instead of the text report");
+  cmd->add_flag("!--no-link-stats", run.link_stats, "do not record the bytes each link carries");
   cmd->callback([&run, &command] { command = [&run] { return trainsim::run_command(run); }; });
 }
 

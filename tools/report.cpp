@@ -1,5 +1,6 @@
 #include "tools/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "models/workload.hpp"
@@ -19,7 +20,44 @@ std::string fixed(double value, const char* format_string) {
   return buffer;
 }
 
+LinkLoad link_load(const topo::Topology& t, int channel, double bytes, Seconds step) {
+  topo::Hop hop{channel / 2, channel % 2 == 0};
+  Seconds busy = Bytes(bytes) / t.link(hop.link).bandwidth;
+  return {t.hop_name(hop), Bytes(bytes), busy, busy / step};
+}
+
 } // namespace
+
+std::vector<TierLoad> summarize_links(const topo::Topology& t, const std::vector<double>& channel_bytes,
+                                      Seconds step, size_t top) {
+  std::vector<TierLoad> tiers;
+  std::vector<std::vector<int>> used_by_tier;
+  for (size_t c = 0; c < channel_bytes.size(); ++c) {
+    if (channel_bytes[c] <= 0) continue;
+    std::string tier = topo::to_string(t.link(static_cast<int>(c / 2)).tier);
+    auto it = std::find_if(tiers.begin(), tiers.end(), [&](const TierLoad& l) { return l.tier == tier; });
+    if (it == tiers.end()) {
+      tiers.push_back({tier, Bytes(), 0, {}});
+      used_by_tier.emplace_back();
+      it = tiers.end() - 1;
+    }
+    it->bytes += Bytes(channel_bytes[c]);
+    it->links_used += 1;
+    used_by_tier[static_cast<size_t>(it - tiers.begin())].push_back(static_cast<int>(c));
+  }
+  for (size_t i = 0; i < tiers.size(); ++i) {
+    auto& used = used_by_tier[i];
+    size_t n = std::min(top, used.size());
+    // Most bytes first; ties by channel id so the result does not depend on the sort.
+    std::partial_sort(used.begin(), used.begin() + static_cast<long>(n), used.end(), [&](int a, int b) {
+      double ba = channel_bytes[static_cast<size_t>(a)], bb = channel_bytes[static_cast<size_t>(b)];
+      return ba != bb ? ba > bb : a < b;
+    });
+    for (size_t k = 0; k < n; ++k)
+      tiers[i].busiest.push_back(link_load(t, used[k], channel_bytes[static_cast<size_t>(used[k])], step));
+  }
+  return tiers;
+}
 
 StepSummary summarize(const Scenario& s, const sim::SimResult& r) {
   StepSummary out;
@@ -66,6 +104,15 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
                   percent(time / sum.step_time).c_str());
     out << line;
   }
+  if (!sum.tiers.empty()) out << "  links (bytes per tier; busiest direction, its time at line rate)\n";
+  for (const TierLoad& tier : sum.tiers) {
+    const LinkLoad& top = tier.busiest.front();
+    char line[256];
+    std::snprintf(line, sizeof line, "    %-7s %10s over %6d  busiest %s: %s, %s (%s of the step)\n", tier.tier.c_str(),
+                  format(tier.bytes).c_str(), tier.links_used, top.name.c_str(), format(top.bytes).c_str(),
+                  format(top.busy).c_str(), percent(top.utilization).c_str());
+    out << line;
+  }
   out << "  closed-form bound " << format(sum.bound) << " (largest term: " << sum.bound_limiting
       << "); simulated / bound = " << fixed(sum.step_time / sum.bound, "%.3f") << "\n";
   out << "  simulated in " << fixed(info.wall_s, "%.2f") << " s wall, " << info.activities << " SimGrid activities ("
@@ -85,6 +132,15 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   nlohmann::ordered_json breakdown;
   for (const auto& [name, time] : sum.breakdown) breakdown[name] = time.value();
   j["breakdown"] = breakdown;
+  nlohmann::ordered_json links;
+  for (const TierLoad& tier : sum.tiers) {
+    nlohmann::ordered_json busiest = nlohmann::ordered_json::array();
+    for (const LinkLoad& l : tier.busiest)
+      busiest.push_back({{"link", l.name}, {"bytes", l.bytes.value()}, {"busy_s", l.busy.value()},
+                         {"utilization", l.utilization}});
+    links[tier.tier] = {{"bytes", tier.bytes.value()}, {"links_used", tier.links_used}, {"busiest", busiest}};
+  }
+  j["links"] = links;
   j["bound"] = {{"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}};
   j["sim"] = {{"fidelity", info.fidelity}, {"activities", info.activities}, {"wall_s", info.wall_s}};
   return j;

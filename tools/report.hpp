@@ -14,6 +14,25 @@
 
 namespace trainsim {
 
+/// One direction of one link and what it carried in the step.
+struct LinkLoad {
+  std::string name;  ///< "leaf4->spine0"
+  Bytes bytes;
+  Seconds busy;      ///< bytes / bandwidth: the time the link would need at line rate
+  double utilization = 0; ///< busy / step time
+};
+
+struct TierLoad {
+  std::string tier;
+  Bytes bytes;                 ///< over all links of the tier, both directions
+  int links_used = 0;          ///< link directions that carried anything
+  std::vector<LinkLoad> busiest; ///< the most loaded link directions, most loaded first
+};
+
+/// Per-tier totals and the `top` busiest link directions of each tier.
+std::vector<TierLoad> summarize_links(const topo::Topology& topology, const std::vector<double>& channel_bytes,
+                                      Seconds step_time, size_t top = 3);
+
 struct StepSummary {
   int gpus = 0;
   long microbatches = 0;
@@ -22,6 +41,7 @@ struct StepSummary {
   double tokens_per_s = 0;
   /// Mean over GPUs of each category; the categories add up to the step time.
   std::vector<std::pair<std::string, Seconds>> breakdown;
+  std::vector<TierLoad> tiers; ///< link statistics, when recorded
   Seconds bound;             ///< closed-form lower bound on the step time
   std::string bound_limiting;///< the bound's largest term
 };

@@ -34,11 +34,12 @@ int run_command(const RunOptions& options) {
   const Scenario& s = loaded.scenario;
   spdlog::info("simulating {} GPUs, {} links", loaded.topology.gpu_count(), loaded.topology.link_count());
   auto started = std::chrono::steady_clock::now();
-  sim::SimResult result = sim::simulate(s, loaded.topology, {options.fidelity, true});
+  sim::SimResult result = sim::simulate(s, loaded.topology, {options.fidelity, true, options.link_stats});
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
                result.counters.activities()};
   StepSummary summary = summarize(s, result);
+  summary.tiers = summarize_links(loaded.topology, result.channel_bytes, result.step_time);
   BoundResult bound = closed_form_bound(s, fabric_summary(loaded.topology, s.execution));
   summary.bound = bound.step_time;
   summary.bound_limiting = bound.limiting;

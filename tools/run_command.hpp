@@ -12,6 +12,7 @@ struct RunOptions {
   std::string out_dir;         ///< when set, result.json is written there
   sim::Fidelity fidelity = sim::Fidelity::fast;
   bool json = false;           ///< print result.json on stdout instead of the text report
+  bool link_stats = true;      ///< record bytes per link direction (small cost per comm)
 };
 
 /// Returns the process exit code; throws trainsim::Error for anything the user can fix.

@@ -167,6 +167,7 @@ ExecutionSpec read_execution(const Params& p) {
   e.sequence_parallel = p.get_or("sequence_parallel", e.sequence_parallel);
   e.zero = p.get_or("zero", e.zero);
   if (e.zero < 0 || e.zero > 3) p.fail("zero", "must be 0, 1, 2 or 3");
+  e.recompute = p.get_or("recompute", e.recompute);
   e.dp_overlap = p.get_or("dp_overlap", e.dp_overlap);
   e.dp_bucket = p.get_positive_or("dp_bucket", e.dp_bucket);
   if (e.dp % e.ep != 0) p.fail("ep", "must divide dp (" + std::to_string(e.dp) + ")");
