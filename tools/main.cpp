@@ -10,6 +10,7 @@
 #include "tools/analysis_commands.hpp"
 #include "tools/run_command.hpp"
 #include "tools/topo_command.hpp"
+#include "tools/validate_command.hpp"
 
 namespace {
 
@@ -79,6 +80,13 @@ void add_topo(CLI::App& app, trainsim::TopoOptions& topo, Command& command) {
   exporter->callback([&topo, &command] { command = [&topo] { return trainsim::topo_export_command(topo); }; });
 }
 
+void add_validate(CLI::App& app, trainsim::ValidateOptions& v, Command& command) {
+  auto* cmd = app.add_subcommand("validate", "the simulator against the closed form, alpha-beta and published runs");
+  cmd->add_option("--out", v.out_dir, "directory for validation.md and validation.json")->capture_default_str();
+  cmd->add_flag("--quick", v.quick, "the CTest-sized subset");
+  cmd->callback([&v, &command] { command = [&v] { return trainsim::validate_command(v); }; });
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -97,6 +105,8 @@ int main(int argc, char** argv) {
   add_frontier(app, frontier, command);
   trainsim::TopoOptions topo;
   add_topo(app, topo, command);
+  trainsim::ValidateOptions validate;
+  add_validate(app, validate, command);
   try {
     app.parse(argc, argv);
     return command();
