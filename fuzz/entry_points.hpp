@@ -1,0 +1,65 @@
+// The library entry points the fuzz targets drive, shared with the corpus replay test
+// (tests/tools/trust_test.cpp) so that every seed and reproducer also runs in the ordinary
+// gcc build. Each function feeds arbitrary bytes to one parser and lets through only the
+// failures the error policy allows; anything else escaping (another exception type, a crash
+// or a non-finite quantity) is a bug.
+#pragma once
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "models/error.hpp"
+#include "models/units.hpp"
+#include "tools/scenario_loader.hpp"
+#include "topologies/import.hpp"
+
+namespace trainsim::fuzz {
+
+/// Thrown for a result the error policy forbids: a parser "succeeded" with a wrong number.
+struct SilentWrongValue : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+/// A scenario as text: must load, or fail with a trainsim::Error.
+inline void scenario(std::string_view text) {
+  try {
+    (void)parse_scenario(std::string(text), "fuzz.yaml");
+  } catch (const Error&) {
+  }
+}
+
+/// A topology file's content in one format: must import, or fail with a trainsim::Error.
+inline void topology(std::string_view text, topo::GraphFormat format) {
+  std::istringstream in{std::string(text)};
+  topo::ImportParams options;
+  options.route_cache_mib = 1; // the router is not exercised; keep the fuzzer's memory small
+  try {
+    (void)topo::read_topology(in, format, "fuzz.topology", options);
+  } catch (const Error&) {
+  }
+}
+
+template <class Parse>
+void one_unit(std::string_view text, Parse parse) {
+  try {
+    double v = parse(text).value();
+    // A parse that succeeds must give a usable number: infinity from "1e308PB" would be
+    // carried silently into every later computation.
+    if (!std::isfinite(v)) throw SilentWrongValue("'" + std::string(text) + "' parsed to a non-finite value");
+  } catch (const std::invalid_argument&) {
+  }
+}
+
+/// A quantity with a unit, through every unit parser.
+inline void units(std::string_view text) {
+  one_unit(text, parse_seconds);
+  one_unit(text, parse_bytes);
+  one_unit(text, parse_bandwidth);
+  one_unit(text, parse_flop_rate);
+  one_unit(text, parse_flop);
+}
+
+} // namespace trainsim::fuzz
