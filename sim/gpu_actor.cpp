@@ -40,8 +40,9 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
 
 // Ranks are TP-innermost: a TP group is consecutive, a DP group strides by tp, and EP groups
 // are blocks of ep consecutive DP members; EDP links the members with the same EP index.
-GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& counters)
-    : plan_(plan), rank_(rank), at_(plan.layout.coords(rank)), stats_(stats) {
+GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& counters,
+                   std::vector<TraceEvent>* trace)
+    : plan_(plan), rank_(rank), at_(plan.layout.coords(rank)), stats_(stats), trace_(trace) {
   const ExecutionSpec& e = plan.scenario.execution;
   const topo::Topology& t = plan.platform.topology();
   env_ = {plan.fidelity, &plan.mailboxes, &t, &counters};
@@ -59,19 +60,46 @@ void GpuActor::operator()() {
   stats_.finish = Seconds(now());
 }
 
+namespace {
+
+TraceEvent::Kind trace_kind(GroupKind group) {
+  switch (group) {
+  case GroupKind::tp: return TraceEvent::Kind::tp;
+  case GroupKind::ep: return TraceEvent::Kind::ep;
+  case GroupKind::dp:
+  case GroupKind::edp: return TraceEvent::Kind::dp;
+  }
+  return TraceEvent::Kind::dp;
+}
+
+} // namespace
+
 void GpuActor::execute(const Op& op) {
+  double start = now();
   switch (op.kind) {
   case OpKind::compute:
     timed(stats_.compute, [&] { sg4::this_actor::execute(op.duration.value() * plan_.platform.speed()); });
     env_.counters->execs += 1;
-    return;
-  case OpKind::collective: return timed(category(op.group), [&] { run_collective(op); });
+    return record(op, TraceEvent::Kind::compute, start, now());
+  case OpKind::collective:
+    timed(category(op.group), [&] { run_collective(op); });
+    return record(op, trace_kind(op.group), start, now());
   case OpKind::start_collective: return start_collective(op);
-  case OpKind::wait_collectives: return timed(stats_.dp, [&] { wait_collectives(); });
-  case OpKind::recv: return receive(op.forward);
-  case OpKind::send: return send(op.forward, op.bytes);
-  case OpKind::wait_sends: return timed(stats_.pp, [&] { wait_sends(); });
+  case OpKind::wait_collectives:
+    timed(stats_.dp, [&] { wait_collectives(); });
+    return record(op, TraceEvent::Kind::dp, start, now());
+  case OpKind::recv: return receive(op);
+  case OpKind::send: return send(op);
+  case OpKind::wait_sends:
+    timed(stats_.pp, [&] { wait_sends(); });
+    return record(op, TraceEvent::Kind::pp_send_wait, start, now());
   }
+}
+
+void GpuActor::record(const Op& op, TraceEvent::Kind kind, double start, double end) const {
+  if (trace_ == nullptr || end <= start) return;
+  trace_->push_back({kind, op.forward, static_cast<std::int16_t>(op.chunk), rank_, op.microbatch, op.layer, op.count,
+                     start, end, op.bytes.value()});
 }
 
 void GpuActor::run_collective(const Op& op) {
@@ -84,7 +112,9 @@ void GpuActor::start_collective(const Op& op) {
   sg4::ActorPtr previous = background_.empty() ? nullptr : background_.back();
   auto body = [this, op, previous] {
     if (previous) previous->join();
+    double start = now();
     run_collective(op);
+    record(op, TraceEvent::Kind::dp_background, start, now());
   };
   background_.push_back(sg4::Actor::create("bg", sg4::this_actor::get_host(), body));
 }
@@ -125,29 +155,34 @@ Seconds& GpuActor::category(GroupKind kind) {
 }
 
 // Time blocked on a pipeline receive is bubble until the data starts moving, transfer after.
-void GpuActor::receive(bool forward) {
+void GpuActor::receive(const Op& op) {
   int* received = nullptr;
   double posted = now();
-  const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
+  const auto& channel = op.forward ? plan_.pp_forward : plan_.pp_backward;
   sg4::CommPtr comm = channel[static_cast<size_t>(rank_)]->get_async<int>(&received);
   comm->wait();
   double waited = now() - posted;
   double moving = std::min(waited, comm->get_finish_time() - std::max(posted, comm->get_start_time()));
   stats_.pp += Seconds(moving);
   stats_.bubble += Seconds(waited - moving);
+  record(op, TraceEvent::Kind::bubble, posted, now() - moving);
+  record(op, TraceEvent::Kind::pp_transfer, now() - moving, now());
 }
 
 // At most one send per direction is in flight: the next waits for the previous to be
 // delivered, like a bounded channel. Unbounded, every actor's pending comms would lengthen
 // the activity lists SimGrid scans on each completion.
-void GpuActor::send(bool forward, Bytes bytes) {
+void GpuActor::send(const Op& op) {
+  bool forward = op.forward;
   sg4::CommPtr& pending = pending_send_[forward ? 0 : 1];
+  double start = now();
   if (pending) timed(stats_.pp, [&] { pending->wait(); });
+  record(op, TraceEvent::Kind::pp_send_wait, start, now());
   int stages = plan_.layout.pp();
   int peer_stage = (at_.pp + (forward ? 1 : stages - 1)) % stages; // interleaving wraps around
   int peer = plan_.layout.rank({at_.tp, at_.dp, peer_stage});
   const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
-  pending = channel[static_cast<size_t>(peer)]->put_async(&g_payload, whole_bytes(bytes));
+  pending = channel[static_cast<size_t>(peer)]->put_async(&g_payload, whole_bytes(op.bytes));
   env_.counters->comms += 1;
 }
 

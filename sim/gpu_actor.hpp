@@ -33,11 +33,14 @@ struct StepPlan {
   const Channel& pp_forward;
   const Channel& pp_backward;
   Progress* progress = nullptr;  ///< optional
+  std::vector<bool> traced;      ///< by rank: record its ops as trace events
 };
 
 class GpuActor {
 public:
-  GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& counters);
+  /// `trace`, when given, receives one event per op this rank runs.
+  GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& counters,
+           std::vector<TraceEvent>* trace = nullptr);
   void operator()();
 
 private:
@@ -45,12 +48,13 @@ private:
   void run_collective(const Op& op);
   void start_collective(const Op& op);
   void wait_collectives();
-  void receive(bool forward);
-  void send(bool forward, Bytes bytes);
+  void receive(const Op& op);
+  void send(const Op& op);
   void wait_sends();
   [[nodiscard]] const Group& group(GroupKind kind) const;
   [[nodiscard]] const CollectiveAlgorithm& algorithm(GroupKind kind) const;
   [[nodiscard]] Seconds& category(GroupKind kind);
+  void record(const Op& op, TraceEvent::Kind kind, double start, double end) const;
 
   const StepPlan& plan_;
   int rank_;
@@ -60,6 +64,7 @@ private:
   Group tp_, dp_, ep_, edp_;
   simgrid::s4u::CommPtr pending_send_[2]; ///< the last send of each direction (forward, backward)
   std::vector<simgrid::s4u::ActorPtr> background_;
+  std::vector<TraceEvent>* trace_;
 };
 
 } // namespace trainsim::sim

@@ -25,7 +25,14 @@ public:
     std::vector<int> backwards_left(static_cast<size_t>(chunks), static_cast<int>(e_.microbatches()));
     for (const PipelineOp& pass : order) {
       bool last_backward = !pass.forward && --backwards_left[static_cast<size_t>(pass.chunk)] == 0;
+      size_t first = program_.size();
       pass.forward ? forward(pass.chunk) : backward(pass.chunk, last_backward);
+      for (size_t i = first; i < program_.size(); ++i) {
+        program_[i].microbatch = pass.microbatch;
+        program_[i].chunk = pass.chunk;
+        if (program_[i].kind == OpKind::recv || program_[i].kind == OpKind::send) continue;
+        program_[i].forward = pass.forward;
+      }
     }
     program_.push_back(transfer(OpKind::wait_sends, true, Bytes()));
     gradient_sync();
@@ -45,17 +52,25 @@ private:
 
   void forward(int chunk) {
     if (!first_virtual(chunk)) program_.push_back(transfer(OpKind::recv, true, costs_.pp_activation));
-    for (int l = 0; l < layers(chunk); ++l) layer(true);
+    for (int l = 0; l < layers(chunk); ++l) tagged(l, [&] { layer(true); });
     if (!last_virtual(chunk)) program_.push_back(transfer(OpKind::send, true, costs_.pp_activation));
   }
 
   void backward(int chunk, bool last) {
     if (!last_virtual(chunk)) program_.push_back(transfer(OpKind::recv, false, costs_.pp_activation));
     for (int l = 0; l < layers(chunk); ++l) {
-      layer(false);
+      tagged(layers(chunk) - 1 - l, [&] { layer(false); });
       if (last && e_.dp_overlap) bucket(l + 1 == layers(chunk));
     }
     if (!first_virtual(chunk)) program_.push_back(transfer(OpKind::send, false, costs_.pp_activation));
+  }
+
+  /// Runs `body` and marks the ops it added as belonging to layer `l` of the chunk.
+  template <class Body>
+  void tagged(int l, Body&& body) {
+    size_t first = program_.size();
+    body();
+    for (size_t i = first; i < program_.size(); ++i) program_[i].layer = l;
   }
 
   // Megatron TP: [attention, all-reduce, MLP, all-reduce]; with sequence parallelism each
@@ -150,7 +165,11 @@ bool same_collective(const Op& a, const Op& b) {
 /// Folds one run of kernels and collectives into one compute op plus one op per distinct
 /// collective (in order of first appearance), each with its count.
 void fold_run(Program::const_iterator begin, Program::const_iterator end, Program& out) {
+  if (begin == end) return;
   Op total = compute(Seconds());
+  total.microbatch = begin->microbatch;
+  total.chunk = begin->chunk;
+  total.forward = begin->forward;
   std::vector<Op> collectives;
   for (auto it = begin; it != end; ++it) {
     if (it->kind == OpKind::compute) {
@@ -158,8 +177,12 @@ void fold_run(Program::const_iterator begin, Program::const_iterator end, Progra
       continue;
     }
     auto same = std::find_if(collectives.begin(), collectives.end(), [&](const Op& c) { return same_collective(c, *it); });
-    if (same == collectives.end()) collectives.push_back(*it);
-    else same->count += it->count;
+    if (same == collectives.end()) {
+      collectives.push_back(*it);
+      collectives.back().layer = -1;
+    } else {
+      same->count += it->count;
+    }
   }
   if (total.duration > Seconds()) out.push_back(total);
   out.insert(out.end(), collectives.begin(), collectives.end());

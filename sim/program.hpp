@@ -34,6 +34,11 @@ struct Op {
   int count = 1;
   Seconds duration;
   Bytes bytes;
+  // Where the op belongs, for traces: the pipeline pass (-1 outside passes) and its layer
+  // (-1 when folded over the pass's layers).
+  int microbatch = -1;
+  int chunk = 0;
+  int layer = -1;
 };
 
 using Program = std::vector<Op>;

@@ -1,13 +1,17 @@
 #include "sim/simulation.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unordered_map>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
+#include <xbt/log.h>
 
 #include "models/error.hpp"
 #include "sim/gpu_actor.hpp"
@@ -43,6 +47,63 @@ bool read_all(int fd, void* data, size_t size) {
   return true;
 }
 
+// SimGrid 3.32's Engine::run() returns normally when every remaining actor is blocked, after
+// dumping kernel internals to stderr: the step would then be reported from half-finished ranks.
+// The watch remembers each actor's mailbox comms, so it can say which actors wait on what.
+class DeadlockWatch {
+public:
+  DeadlockWatch() {
+    if (std::getenv("TRAINSIM_SIMGRID_LOG") == nullptr) { // keep the dump when debugging the engine
+      xbt_log_control_set("ker_engine.app:file:/dev/null");
+      xbt_log_control_set("ker_engine.add:off");
+    }
+    sg4::Comm::on_send_cb([this](const sg4::Comm& c) { remember(c, "to send to"); });
+    sg4::Comm::on_recv_cb([this](const sg4::Comm& c) { remember(c, "to receive on"); });
+    sg4::Actor::on_creation_cb([this](sg4::Actor&) { ++created_; });
+    // Thrown out of Engine::run(), before SimGrid kills the blocked actors: killing a comm
+    // whose peer never came crashes 3.32 in the link-load plugin (no destination host).
+    sg4::Engine::on_deadlock_cb([this] { throw Error(ExitCode::simulation, describe()); });
+  }
+
+private:
+  struct Pending {
+    sg4::CommPtr comm;
+    const char* verb;
+  };
+  static constexpr size_t kKeep = 64; // per actor: bounds memory if a comm's state is never updated
+
+  void remember(const sg4::Comm& c, const char* verb) {
+    if (c.get_mailbox() == nullptr) return; // no rendezvous: it cannot wait for a missing peer
+    auto& list = pending_[sg4::this_actor::get_pid()];
+    std::erase_if(list, [](const Pending& p) { return p.comm->get_state() == sg4::Activity::State::FINISHED; });
+    if (list.size() == kKeep) list.erase(list.begin());
+    list.push_back({sg4::CommPtr(const_cast<sg4::Comm*>(&c)), verb});
+  }
+  // "gpu3 waits to receive on 3.tp"
+  std::string waiting_on(const sg4::Actor& actor) const {
+    std::string what = std::string(actor.get_cname()) + " waits";
+    auto it = pending_.find(actor.get_pid());
+    if (it == pending_.end()) return what + " on something other than a message";
+    for (const Pending& p : it->second)
+      if (p.comm->get_state() != sg4::Activity::State::FINISHED)
+        return what + " " + p.verb + " " + p.comm->get_mailbox()->get_name();
+    return what + " on something other than a message";
+  }
+  std::string describe() const {
+    std::vector<sg4::ActorPtr> blocked = sg4::Engine::get_instance()->get_all_actors();
+    std::sort(blocked.begin(), blocked.end(), [](const auto& a, const auto& b) { return a->get_pid() < b->get_pid(); });
+    std::string line = "simulation deadlocked: " + std::to_string(blocked.size()) + " of " + std::to_string(created_) +
+                       " actors wait forever (a collective or transfer whose peers never arrive): ";
+    constexpr size_t kShown = 6; // one line, even at 100k ranks
+    for (size_t i = 0; i < std::min(blocked.size(), kShown); ++i) line += (i ? ", " : "") + waiting_on(*blocked[i]);
+    if (blocked.size() > kShown) line += ", and " + std::to_string(blocked.size() - kShown) + " more";
+    return line;
+  }
+
+  std::unordered_map<aid_t, std::vector<Pending>> pending_;
+  long created_ = 0;
+};
+
 [[noreturn]] void child(int fd, const topo::Topology& topology, const GpuSpec& gpu,
                         const std::function<std::string(Platform&)>& body) {
   int status = 0;
@@ -53,6 +114,7 @@ bool read_all(int fd, void* data, size_t size) {
     char* argv[] = {name, nullptr};
     sg4::Engine engine(&argc, argv);
     configure_engine();
+    DeadlockWatch deadlock; // throws out of the body's Engine::run() on a deadlock
     sg_link_load_plugin_init(); // before the links exist: it attaches to each link created
     Platform platform(topology, gpu);
     payload = body(platform);
@@ -152,6 +214,7 @@ std::string encode(const SimResult& r) {
   append(out, r.counters);
   append_vector(out, r.ranks);
   append_vector(out, r.channel_bytes);
+  append_vector(out, r.trace);
   return out;
 }
 
@@ -161,6 +224,7 @@ SimResult decode(std::string_view in) {
   take(in, r.counters);
   take_vector(in, r.ranks);
   take_vector(in, r.channel_bytes);
+  take_vector(in, r.trace);
   return r;
 }
 
@@ -186,11 +250,15 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
   StepPlan plan(scenario, platform, options.fidelity);
   Progress progress(total_ops(plan));
   if (options.progress) plan.progress = &progress;
+  plan.traced.assign(static_cast<size_t>(scenario.execution.gpus()), false);
+  for (int r : options.trace_ranks)
+    if (r >= 0 && r < scenario.execution.gpus()) plan.traced[static_cast<size_t>(r)] = true;
   SimResult result;
   result.ranks.resize(static_cast<size_t>(scenario.execution.gpus()));
   for (int r = 0; r < scenario.execution.gpus(); ++r)
     sg4::Actor::create("gpu" + std::to_string(r), platform.host(r),
-                       GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters));
+                       GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters,
+                                plan.traced[static_cast<size_t>(r)] ? &result.trace : nullptr));
   if (options.link_stats) track_links(platform);
   sg4::Engine::get_instance()->run();
   progress.finish();

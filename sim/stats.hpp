@@ -2,6 +2,7 @@
 // compute + tp + pp + dp + ep + bubble + idle == step_time for every rank.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,20 @@ struct Counters {
   [[nodiscard]] long activities() const { return execs + comms; }
 };
 
+/// What a traced rank was doing from `start` to `end` (simulated seconds).
+struct TraceEvent {
+  enum class Kind : std::uint8_t { compute, tp, dp, ep, pp_transfer, bubble, pp_send_wait, dp_background };
+  Kind kind = Kind::compute;
+  bool forward = true;
+  std::int16_t chunk = 0;
+  std::int32_t rank = 0;
+  std::int32_t microbatch = -1; ///< -1 outside pipeline passes (e.g. the gradient sync)
+  std::int32_t layer = -1;      ///< -1 when the op covers all of the pass's layers (fast mode)
+  std::int32_t count = 1;       ///< collectives folded into this event
+  double start = 0, end = 0;
+  double bytes = 0;             ///< per collective, or per pipeline message
+};
+
 struct SimResult {
   Seconds step_time;
   std::vector<RankStats> ranks;
@@ -32,6 +47,8 @@ struct SimResult {
   /// Bytes carried by each link direction, by Hop::channel(); empty unless link statistics
   /// were asked for.
   std::vector<double> channel_bytes;
+  /// Events of the traced ranks, in the order they ended; empty unless tracing was asked for.
+  std::vector<TraceEvent> trace;
 };
 
 } // namespace trainsim::sim
