@@ -13,7 +13,9 @@ namespace {
 TEST(ValidateTest, ExactCasesMatchTheBoundWithin2Percent) {
   for (const ExactCase& c : exact_cases(true)) {
     EXPECT_GE(c.simulated_s, c.bound_s * (1 - 1e-6)) << c.name;
-    if (c.bound_complete && c.transfer_s == 0) EXPECT_LE(std::abs(c.error()), 0.02) << c.name << ": " << c.note;
+    if (c.bound_complete && c.transfer_s == 0) {
+      EXPECT_LE(std::abs(c.error()), 0.02) << c.name << ": " << c.note;
+    }
   }
 }
 
@@ -40,12 +42,16 @@ TEST(ValidateTest, NoScenarioIsBelowTheBound) {
   // Interleaved schedules and expert parallelism have known defects in the bound (section 2
   // of docs/validation.md); any other scenario below the bound is a new defect.
   for (const BoundCheck& c : checks)
-    if (c.violates()) EXPECT_FALSE(c.known_gap.empty()) << c.name << " (" << c.features << ") is below the bound";
+    if (c.violates()) {
+      EXPECT_FALSE(c.known_gap.empty()) << c.name << " (" << c.features << ") is below the bound";
+    }
 }
 
 TEST(ValidateTest, CollectivesMatchAlphaBetaWithin1Percent) {
   for (const CollectiveCheck& c : collective_checks(true)) {
-    if (c.exact_formula) EXPECT_LE(std::abs(c.error()), 0.01) << c.algorithm << " " << c.op << " " << c.ranks;
+    if (c.exact_formula) {
+      EXPECT_LE(std::abs(c.error()), 0.01) << c.algorithm << " " << c.op << " " << c.ranks;
+    }
   }
 }
 
