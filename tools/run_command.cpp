@@ -11,6 +11,7 @@
 #include "models/closed_form.hpp"
 #include "tools/fabric_summary.hpp"
 #include "tools/report.hpp"
+#include "tools/resource_guard.hpp"
 #include "tools/scenario_loader.hpp"
 
 namespace trainsim {
@@ -33,6 +34,7 @@ int run_command(const RunOptions& options) {
   LoadedScenario loaded = load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario);
   const Scenario& s = loaded.scenario;
   spdlog::info("simulating {} GPUs, {} links", loaded.topology.gpu_count(), loaded.topology.link_count());
+  check_resources(s, loaded.topology); // refuse now rather than be OOM-killed minutes later
   auto started = std::chrono::steady_clock::now();
   sim::SimResult result = sim::simulate(s, loaded.topology, {options.fidelity, true, options.link_stats});
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",

@@ -1,0 +1,218 @@
+// Trust: hostile inputs never escape the error policy (every fuzz seed and reproducer replayed
+// through the fuzz targets' entry points), a deadlock is reported instead of a wrong number,
+// the memory guard refuses what would not fit, and the same scenario gives the same bytes.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+#include <simgrid/s4u.hpp>
+
+#include "fuzz/entry_points.hpp"
+#include "models/error.hpp"
+#include "sim/collectives.hpp"
+#include "sim/platform.hpp"
+#include "sim/simulation.hpp"
+#include "tools/resource_guard.hpp"
+#include "tools/scenario_loader.hpp"
+
+namespace trainsim {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kFuzz = fs::path(TRAINSIM_SOURCE_DIR) / "fuzz";
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The fuzz targets by directory name, each with the entry point its fuzz_<name>.cpp calls.
+const std::map<std::string, std::function<void(std::string_view)>>& targets() {
+  static const std::map<std::string, std::function<void(std::string_view)>> all{
+      {"scenario", fuzz::scenario},
+      {"graphml", [](std::string_view t) { fuzz::topology(t, topo::GraphFormat::graphml); }},
+      {"json", [](std::string_view t) { fuzz::topology(t, topo::GraphFormat::json); }},
+      {"csv", [](std::string_view t) { fuzz::topology(t, topo::GraphFormat::csv); }},
+      {"units", fuzz::units}};
+  return all;
+}
+
+/// Feeds every file of `folder`/<target>/ to its target; returns the files that threw.
+std::vector<std::string> replay(const fs::path& folder, int& files) {
+  std::vector<std::string> failures;
+  for (const auto& [name, entry] : targets()) {
+    if (!fs::is_directory(folder / name)) continue;
+    for (const auto& file : fs::directory_iterator(folder / name)) {
+      ++files;
+      try {
+        entry(read_file(file.path()));
+      } catch (const std::exception& e) {
+        failures.push_back(file.path().string() + ": " + e.what());
+      }
+    }
+  }
+  return failures;
+}
+
+TEST(Trust, FuzzCorpusAndFixedReproducersStayWithinTheErrorPolicy) {
+  int files = 0;
+  for (const char* folder : {"corpus", "regressions"})
+    for (const std::string& failure : replay(kFuzz / folder, files)) ADD_FAILURE() << failure;
+  EXPECT_GT(files, 20); // the seed corpus is there
+}
+
+// Reproducers of bugs reported but not yet fixed live in fuzz/regressions/open/<target>/:
+// listed here, and once one passes it belongs in fuzz/regressions/<target>/.
+TEST(Trust, OpenFuzzFindingsAreStillOpen) {
+  int files = 0;
+  std::vector<std::string> open = replay(kFuzz / "regressions" / "open", files);
+  if (files == 0) GTEST_SKIP() << "no open findings";
+  EXPECT_EQ(static_cast<int>(open.size()), files) << "a reproducer in fuzz/regressions/open/ passes now: move it "
+                                                      "to fuzz/regressions/<target>/";
+  std::string list;
+  for (const std::string& o : open) list += "\n  " + o;
+  GTEST_SKIP() << open.size() << " open finding(s):" << list;
+}
+
+// ---- Memory guard
+
+LoadedScenario default_scenario() { return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"); }
+
+TEST(Trust, MemoryGuardRefusesWhatDoesNotFitWithOneLine) {
+  LoadedScenario l = default_scenario();
+  GuardParams small;
+  small.available = Bytes(16.0 * 1024 * 1024); // 16 MiB: less than the fixed cost alone
+  try {
+    check_resources(l.scenario, l.topology, small);
+    FAIL() << "not refused";
+  } catch (const Error& e) {
+    std::string line = e.what();
+    EXPECT_EQ(e.exit_code(), ExitCode::resources);
+    EXPECT_EQ(line.find('\n'), std::string::npos);
+    EXPECT_EQ(line.rfind(l.scenario.file + ": needs about ", 0), 0u) << line;
+    EXPECT_NE(line.find("for 64 GPU actors and "), std::string::npos) << line;
+    EXPECT_NE(line.find("this machine has 16 MiB available"), std::string::npos) << line;
+    EXPECT_NE(line.find("TRAINSIM_FORCE=1"), std::string::npos) << line;
+  }
+}
+
+TEST(Trust, MemoryGuardLetsThroughWhatFitsOrIsForced) {
+  LoadedScenario l = default_scenario();
+  GuardParams plenty;
+  plenty.available = Bytes(64e9);
+  EXPECT_NO_THROW(check_resources(l.scenario, l.topology, plenty));
+  GuardParams forced;
+  forced.available = Bytes(1.0);
+  forced.force = true;
+  EXPECT_NO_THROW(check_resources(l.scenario, l.topology, forced));
+}
+
+TEST(Trust, MemoryEstimateGrowsWithGpusAndLinks) {
+  LoadedScenario l = default_scenario();
+  MemoryCosts costs;
+  MemoryEstimate e = estimate_memory(l.scenario, l.topology, costs);
+  EXPECT_EQ(e.gpus, 64);
+  EXPECT_EQ(e.links, l.topology.link_count());
+  // fixed + 64 GPUs + the links + the vertices (64 GPUs, 8 NVSwitches, 64 NICs, switches)
+  EXPECT_GT(e.total.value(), costs.fixed + 64 * costs.per_gpu + static_cast<double>(e.links) * costs.per_link);
+}
+
+// ---- Deadlock report
+
+TEST(Trust, DeadlockedRingReportsWhoWaitsOnWhat) {
+  LoadedScenario l = default_scenario();
+  auto body = [&](sim::Platform& platform) {
+    sim::Mailboxes mailboxes(l.topology.gpu_count());
+    sim::Counters counters;
+    auto ring = sim::make_collective("ring");
+    sim::CollectiveEnv env{sim::Fidelity::fine, &mailboxes, &l.topology, &counters};
+    // A ring of 4 whose members 2 and 3 never call the collective.
+    for (int i = 0; i < 4; ++i)
+      simgrid::s4u::Actor::create("gpu" + std::to_string(i), platform.host(i), [&, i] {
+        if (i >= 2) return;
+        ring->run(sim::CollectiveOp::all_reduce, sim::make_group(0, 1, 4, i, "tp", l.topology), Bytes(1e6), env);
+      });
+    simgrid::s4u::Engine::get_instance()->run();
+    return std::string("finished");
+  };
+  try {
+    sim::run_isolated(l.topology, GpuSpec{}, body);
+    FAIL() << "the deadlock went unnoticed";
+  } catch (const Error& e) {
+    std::cerr << "  reported: " << e.what() << "\n";
+    std::string line = e.what();
+    EXPECT_EQ(e.exit_code(), ExitCode::simulation);
+    EXPECT_EQ(line.find('\n'), std::string::npos);
+    EXPECT_EQ(line.rfind("simulation deadlocked: 2 of 4 actors wait forever", 0), 0u) << line;
+    EXPECT_NE(line.find("gpu0 waits to "), std::string::npos) << line;
+    EXPECT_NE(line.find("gpu1 waits to "), std::string::npos) << line;
+    EXPECT_NE(line.find(".tp"), std::string::npos) << line; // the channel's mailbox is named
+  }
+}
+
+TEST(Trust, CompleteRingIsNotADeadlock) {
+  LoadedScenario l = default_scenario();
+  std::string out = sim::run_isolated(l.topology, GpuSpec{}, [&](sim::Platform& platform) {
+    sim::Mailboxes mailboxes(l.topology.gpu_count());
+    sim::Counters counters;
+    auto ring = sim::make_collective("ring");
+    sim::CollectiveEnv env{sim::Fidelity::fine, &mailboxes, &l.topology, &counters};
+    for (int i = 0; i < 4; ++i)
+      simgrid::s4u::Actor::create("gpu" + std::to_string(i), platform.host(i), [&, i] {
+        ring->run(sim::CollectiveOp::all_reduce, sim::make_group(0, 1, 4, i, "tp", l.topology), Bytes(1e6), env);
+      });
+    simgrid::s4u::Engine::get_instance()->run();
+    return std::string("finished");
+  });
+  EXPECT_EQ(out, "finished");
+}
+
+// ---- Determinism: the same scenario gives the same bytes, run after run.
+
+int run_trainsim(const std::string& arguments) {
+  std::string command = std::string(TRAINSIM_BINARY) + " " + arguments + " >/dev/null 2>&1";
+  int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// result.json without the wall-clock line, the only field allowed to differ.
+std::string without_wall_time(const fs::path& path) {
+  std::istringstream in(read_file(path));
+  std::string kept;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("\"wall_s\"") == std::string::npos) kept += line + "\n";
+  return kept;
+}
+
+void expect_identical_runs(const std::string& scenario, const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("trainsim_trust_" + name);
+  fs::remove_all(dir);
+  for (const char* run : {"a", "b"})
+    ASSERT_EQ(run_trainsim("run " + scenario + " --out " + (dir / run).string()), 0) << scenario;
+  std::string a = without_wall_time(dir / "a" / "result.json");
+  EXPECT_GT(a.size(), 100u);
+  EXPECT_EQ(a, without_wall_time(dir / "b" / "result.json")) << scenario;
+  fs::remove_all(dir);
+}
+
+TEST(Trust, SameScenarioGivesByteIdenticalResultsOnAFatTree) {
+  expect_identical_runs(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", "fat_tree");
+}
+
+TEST(Trust, SameScenarioGivesByteIdenticalResultsOnATorus) {
+  expect_identical_runs((kFuzz / "corpus" / "scenario" / "torus.yaml").string(), "torus");
+}
+
+} // namespace
+} // namespace trainsim
