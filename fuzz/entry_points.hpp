@@ -2,7 +2,7 @@
 // (tests/tools/trust_test.cpp) so that every seed and reproducer also runs in the ordinary
 // gcc build. Each function feeds arbitrary bytes to one parser and lets through only the
 // failures the error policy allows; anything else escaping (another exception type, a crash
-// or a non-finite quantity) is a bug.
+// or a non-finite number accepted from the input) is a bug.
 #pragma once
 
 #include <cmath>
@@ -23,21 +23,45 @@ struct SilentWrongValue : std::logic_error {
   using std::logic_error::logic_error;
 };
 
-/// A scenario as text: must load, or fail with a trainsim::Error.
+inline void expect_finite(double value, const std::string& what) {
+  if (!std::isfinite(value)) throw SilentWrongValue(what + " is not finite");
+}
+
+/// Every link of an accepted topology has a finite bandwidth and latency: a NaN or infinite one
+/// would turn every route through it, and the step time, into NaN or infinity without a word.
+inline void expect_finite(const topo::Topology& t) {
+  for (int id = 0; id < t.link_count(); ++id) {
+    expect_finite(t.link(id).bandwidth.value(), "link " + std::to_string(id) + " bandwidth");
+    expect_finite(t.link(id).latency.value(), "link " + std::to_string(id) + " latency");
+  }
+}
+
+inline void expect_finite(const GpuSpec& g) {
+  expect_finite(g.peak.value(), "system.gpu.peak");
+  expect_finite(g.matmul_efficiency, "system.gpu.matmul_efficiency");
+  expect_finite(g.hbm_bandwidth.value(), "system.gpu.hbm_bandwidth");
+  expect_finite(g.hbm_capacity.value(), "system.gpu.hbm_capacity");
+  expect_finite(g.kernel_latency.value(), "system.gpu.kernel_latency");
+}
+
+/// A scenario as text: must load with finite numbers, or fail with a trainsim::Error.
 inline void scenario(std::string_view text) {
   try {
-    (void)parse_scenario(std::string(text), "fuzz.yaml");
+    LoadedScenario loaded = parse_scenario(std::string(text), "fuzz.yaml");
+    expect_finite(loaded.scenario.system.gpu);
+    expect_finite(loaded.topology);
   } catch (const Error&) {
   }
 }
 
-/// A topology file's content in one format: must import, or fail with a trainsim::Error.
+/// A topology file's content in one format: must import with finite links, or fail with a
+/// trainsim::Error.
 inline void topology(std::string_view text, topo::GraphFormat format) {
   std::istringstream in{std::string(text)};
   topo::ImportParams options;
   options.route_cache_mib = 1; // the router is not exercised; keep the fuzzer's memory small
   try {
-    (void)topo::read_topology(in, format, "fuzz.topology", options);
+    expect_finite(topo::read_topology(in, format, "fuzz.topology", options));
   } catch (const Error&) {
   }
 }

@@ -5,6 +5,7 @@
 # build-fuzz/fuzz/<target>-crash-* (etc.) and the script exits non-zero. Keep a reproducer by
 # copying it to fuzz/regressions/<target>/ once fixed (fuzz/regressions/open/<target>/ until then).
 #   tools/fuzz.sh [SECONDS] [TARGET...]     targets: scenario graphml json csv units
+# FUZZ_FLAGS adds libFuzzer flags, e.g. FUZZ_FLAGS="-fork=1 -ignore_crashes=1" to go past a finding.
 # Needs clang-14 and libclang-rt-14-dev (Debian).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,7 @@ for t in "${targets[@]}"; do
   mkdir -p "build-fuzz/fuzz/corpus_$t"
   # detect_leaks: leaks fail the run too. One job at a time: the machine is shared.
   if ! ASAN_OPTIONS=detect_leaks=1 build-fuzz/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz/$t-" \
+      -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz/$t-" ${FUZZ_FLAGS:-} \
       "build-fuzz/fuzz/corpus_$t" "fuzz/corpus/$t" "fuzz/regressions/$t" 2>"build-fuzz/fuzz/$t.log"; then
     status=1
     echo "fuzz_$t FAILED: see build-fuzz/fuzz/$t.log"
