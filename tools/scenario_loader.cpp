@@ -116,7 +116,7 @@ GpuSpec read_gpu(const Params& p) {
 
 /// A collective algorithm name that exists and supports every op it will be asked for.
 std::string read_collective(const Params& p, const std::string& key, const std::string& fallback,
-                            std::initializer_list<sim::CollectiveOp> ops) {
+                            const std::vector<sim::CollectiveOp>& ops) {
   std::string name = p.get_or<std::string>(key, fallback);
   auto names = sim::collective_names();
   if (std::find(names.begin(), names.end(), name) == names.end())
@@ -129,13 +129,13 @@ std::string read_collective(const Params& p, const std::string& key, const std::
 
 void read_collectives(const Params& p, ExecutionSpec& e) {
   using sim::CollectiveOp;
+  const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
+  const std::vector<CollectiveOp> whole{CollectiveOp::all_reduce};
   std::string shared = p.get_or<std::string>("collective", "ring"); // shorthand for tp and dp
-  auto tp_ops = e.sequence_parallel ? std::initializer_list<CollectiveOp>{CollectiveOp::reduce_scatter, CollectiveOp::all_gather}
-                                    : std::initializer_list<CollectiveOp>{CollectiveOp::all_reduce};
-  auto dp_ops = e.zero >= 1 ? std::initializer_list<CollectiveOp>{CollectiveOp::reduce_scatter, CollectiveOp::all_gather}
-                            : std::initializer_list<CollectiveOp>{CollectiveOp::all_reduce};
-  e.tp_collective = read_collective(p, p.has("tp_collective") ? "tp_collective" : "collective", shared, tp_ops);
-  e.dp_collective = read_collective(p, p.has("dp_collective") ? "dp_collective" : "collective", shared, dp_ops);
+  e.tp_collective = read_collective(p, p.has("tp_collective") ? "tp_collective" : "collective", shared,
+                                    e.sequence_parallel ? halves : whole);
+  e.dp_collective = read_collective(p, p.has("dp_collective") ? "dp_collective" : "collective", shared,
+                                    e.zero >= 1 ? halves : whole);
   e.ep_collective = read_collective(p, "ep_collective", e.ep_collective, {CollectiveOp::all_to_all});
 }
 

@@ -118,6 +118,33 @@ TEST(Loader, TensorParallelismMustDivideHeads) {
   EXPECT_EQ(error_of(text), "s.yaml: execution.tp = '8': must divide the model's 12 attention heads");
 }
 
+TEST(Loader, ExpertParallelismMustDivideExpertsAndDataParallelism) {
+  std::string moe = with(kValid, "seq_len: 1024", "seq_len: 1024\n  experts: 6");
+  EXPECT_EQ(error_of(with(moe, "micro_batch: 2", "micro_batch: 2\n  ep: 4")), "s.yaml: execution.ep = '4': must divide dp (2)");
+  EXPECT_EQ(error_of(with(moe, "dp: 2", "dp: 2\n  ep: 2")), "accepted");
+  std::string five = with(kValid, "seq_len: 1024", "seq_len: 1024\n  experts: 5");
+  EXPECT_EQ(error_of(with(five, "dp: 2", "dp: 2\n  ep: 2")), "s.yaml: execution.ep = '2': must divide the model's 5 experts");
+}
+
+TEST(Loader, InterleavingMustDivideLayersAndMicrobatches) {
+  // 4 layers over pp 2 x interleave 4 = 8 virtual stages: no whole number of layers each.
+  std::string text = with(with(kValid, "pp: 1", "pp: 2\n  schedule: interleaved\n  interleave: 4"), "dp: 2", "dp: 1");
+  text = with(text, "global_batch: 8", "global_batch: 4");
+  EXPECT_EQ(error_of(text), "s.yaml: execution.interleave = '4': pp x interleave = 8 must divide the model's 4 layers");
+  EXPECT_EQ(error_of(with(kValid, "pp: 1", "pp: 1\n  interleave: 2")),
+            "s.yaml: execution.interleave = '2': needs schedule: interleaved");
+}
+
+TEST(Loader, CollectivesMustSupportWhatTheExecutionAsksOf) {
+  // ZeRO-1 reduces gradients with a reduce-scatter; the double binary tree only all-reduces.
+  EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  zero: 1\n  dp_collective: tree")),
+            "s.yaml: execution.dp_collective = 'tree': has no reduce-scatter, which this execution needs");
+  EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  tp_collective: pairwise")),
+            "s.yaml: execution.tp_collective = 'pairwise': has no all-reduce, which this execution needs");
+  EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  zero: 4")),
+            "s.yaml: execution.zero = '4': must be 0, 1, 2 or 3");
+}
+
 TEST(Loader, MalformedYamlNamesTheLine) {
   EXPECT_EQ(error_of("model: [1, 2\n"), "s.yaml: line 2: not valid YAML: end of sequence flow not found");
   EXPECT_EQ(error_of("model: 3\n"), "s.yaml: model = '': must be a mapping, found a value");
