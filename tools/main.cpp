@@ -8,6 +8,7 @@
 
 #include "models/error.hpp"
 #include "tools/analysis_commands.hpp"
+#include "tools/html_report.hpp"
 #include "tools/run_command.hpp"
 #include "tools/topo_command.hpp"
 #include "tools/validate_command.hpp"
@@ -22,13 +23,18 @@ using Command = std::function<int()>;
 void add_run(CLI::App& app, trainsim::RunOptions& run, Command& command) {
   auto* cmd = app.add_subcommand("run", "simulate one training step of a scenario and report it");
   cmd->add_option("scenario", run.scenario, "scenario file (default: scenarios/default.yaml)");
-  cmd->add_option("--out", run.out_dir, "directory for result.json");
+  cmd->add_option("--out", run.out_dir, "directory for result.json, links.csv and trace.json (what trainsim report reads)");
   cmd->add_option("--fidelity", run.fidelity, "fast (merged flows) or fine (every algorithm step)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, trainsim::sim::Fidelity>{{"fast", trainsim::sim::Fidelity::fast},
                                                          {"fine", trainsim::sim::Fidelity::fine}}));
   cmd->add_flag("--json", run.json, "print result.json instead of the text report");
   cmd->add_flag("!--no-link-stats", run.link_stats, "do not record the bytes each link carries");
+  cmd->add_option("--trace", run.trace_file, "write a Chrome trace-event / Perfetto timeline JSON");
+  cmd->add_option("--trace-ranks", run.trace_ranks,
+                  "ranks to trace: all, pipeline:K, node:N, stage:S, R, A-B, comma-separated (default: all, or "
+                  "pipeline 0 when all would exceed ~100 MB)");
+  cmd->add_option("--links", run.links_csv, "write per-link bytes, busy time and utilization as CSV");
   cmd->callback([&run, &command] { command = [&run] { return trainsim::run_command(run); }; });
 }
 
@@ -87,6 +93,14 @@ void add_validate(CLI::App& app, trainsim::ValidateOptions& v, Command& command)
   cmd->callback([&v, &command] { command = [&v] { return trainsim::validate_command(v); }; });
 }
 
+void add_report(CLI::App& app, trainsim::ReportOptions& r, Command& command) {
+  auto* cmd = app.add_subcommand("report", "one self-contained HTML page from a trainsim run --out directory");
+  cmd->add_option("result_dir", r.result_dir, "directory with result.json (and trace.json, links.csv, frontier.svg)")
+      ->required();
+  cmd->add_option("-o,--out", r.out, "HTML file to write (default: RESULT_DIR/report.html)");
+  cmd->callback([&r, &command] { command = [&r] { return trainsim::report_command(r); }; });
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -107,6 +121,8 @@ int main(int argc, char** argv) {
   add_topo(app, topo, command);
   trainsim::ValidateOptions validate;
   add_validate(app, validate, command);
+  trainsim::ReportOptions report;
+  add_report(app, report, command);
   try {
     app.parse(argc, argv);
     return command();

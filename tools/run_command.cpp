@@ -12,7 +12,9 @@
 #include "tools/fabric_summary.hpp"
 #include "tools/report.hpp"
 #include "tools/resource_guard.hpp"
+#include "tools/run_outputs.hpp"
 #include "tools/scenario_loader.hpp"
+#include "tools/trace_writer.hpp"
 
 namespace trainsim {
 namespace {
@@ -26,6 +28,39 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   if (ec || !out) throw Error(ExitCode::io, path.string() + ": cannot write the file");
 }
 
+// Output files are opened before the simulation, so an unwritable path fails at once.
+struct OutputFiles {
+  std::string trace, links;
+  std::ofstream trace_out, links_out;
+};
+
+OutputFiles open_outputs(const RunOptions& o) {
+  OutputFiles f;
+  auto in_out_dir = [&](const char* name) { return (std::filesystem::path(o.out_dir) / name).string(); };
+  f.trace = !o.trace_file.empty() ? o.trace_file : o.out_dir.empty() ? "" : in_out_dir("trace.json");
+  f.links = !o.links_csv.empty() ? o.links_csv : o.out_dir.empty() || !o.link_stats ? "" : in_out_dir("links.csv");
+  if (!f.trace.empty()) f.trace_out = open_output(f.trace, "--trace");
+  if (!f.links.empty()) f.links_out = open_output(f.links, "--links");
+  return f;
+}
+
+std::vector<int> traced_ranks(const RunOptions& o, const LoadedScenario& loaded, bool tracing) {
+  if (!o.trace_ranks.empty()) return parse_rank_selection(o.trace_ranks, loaded.scenario, loaded.topology);
+  if (!tracing) return {};
+  return default_trace_ranks(loaded.scenario, o.fidelity == sim::Fidelity::fine);
+}
+
+void write_outputs(OutputFiles& f, const LoadedScenario& loaded, const sim::SimResult& result) {
+  if (f.trace_out.is_open()) {
+    write_trace(f.trace_out, loaded.scenario, result);
+    close_output(f.trace_out, f.trace);
+  }
+  if (f.links_out.is_open()) {
+    write_links_csv(f.links_out, loaded.topology, result.channel_bytes, result.step_time);
+    close_output(f.links_out, f.links);
+  }
+}
+
 } // namespace
 
 std::string default_scenario_path() { return TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"; }
@@ -35,8 +70,11 @@ int run_command(const RunOptions& options) {
   const Scenario& s = loaded.scenario;
   spdlog::info("simulating {} GPUs, {} links", loaded.topology.gpu_count(), loaded.topology.link_count());
   check_resources(s, loaded.topology); // refuse now rather than be OOM-killed minutes later
+  OutputFiles files = open_outputs(options);
+  std::vector<int> traced = traced_ranks(options, loaded, files.trace_out.is_open());
+  if (!traced.empty()) spdlog::info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
   auto started = std::chrono::steady_clock::now();
-  sim::SimResult result = sim::simulate(s, loaded.topology, {options.fidelity, true, options.link_stats});
+  sim::SimResult result = sim::simulate(s, loaded.topology, {options.fidelity, true, options.link_stats, traced});
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
                result.counters.activities()};
@@ -46,6 +84,9 @@ int run_command(const RunOptions& options) {
   summary.bound = bound.step_time;
   summary.bound_limiting = bound.limiting;
   auto json = result_json(s, summary, info);
+  json["stages"] = stage_breakdown_json(s, result);
+  if (options.link_stats) json["link_tiers"] = link_tiers_json(loaded.topology, result.channel_bytes, result.step_time);
+  write_outputs(files, loaded, result);
   if (!options.out_dir.empty()) write_file(std::filesystem::path(options.out_dir) / "result.json", json.dump(2) + "\n");
   if (options.json) std::cout << json.dump(2) << "\n";
   else print_report(std::cout, s, loaded.topology, summary, info);

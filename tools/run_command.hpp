@@ -13,6 +13,9 @@ struct RunOptions {
   sim::Fidelity fidelity = sim::Fidelity::fast;
   bool json = false;           ///< print result.json on stdout instead of the text report
   bool link_stats = true;      ///< record bytes per link direction (small cost per comm)
+  std::string trace_file;      ///< when set, the Chrome trace-event JSON of the traced ranks
+  std::string trace_ranks;     ///< rank selection (tools/trace_writer.hpp); empty: bounded default
+  std::string links_csv;       ///< when set, per-link statistics as CSV
 };
 
 /// Returns the process exit code; throws trainsim::Error for anything the user can fix.

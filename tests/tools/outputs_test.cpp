@@ -1,0 +1,294 @@
+// What runs write for people and programs: the trace, the per-link CSV, the HTML report,
+// comparisons and sweeps; and the one-line errors of their bad inputs.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "models/error.hpp"
+#include "sim/layout.hpp"
+#include "sim/program.hpp"
+#include "sim/simulation.hpp"
+#include "tools/html_report.hpp"
+#include "tools/run_outputs.hpp"
+#include "tools/scenario_loader.hpp"
+#include "tools/trace_writer.hpp"
+
+namespace {
+
+using namespace trainsim;
+namespace fs = std::filesystem;
+
+struct Output {
+  int exit_code = -1;
+  std::string text; // stdout and stderr together
+};
+
+Output trainsim(const std::string& arguments) {
+  std::string command = std::string(TRAINSIM_BINARY) + " " + arguments + " 2>&1";
+  Output out;
+  FILE* pipe = popen(command.c_str(), "r");
+  std::array<char, 4096> buffer{};
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) out.text.append(buffer.data(), n);
+  int status = pclose(pipe);
+  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+fs::path temp_dir(const std::string& name) {
+  auto dir = fs::temp_directory_path() / ("trainsim_outputs_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+LoadedScenario default_scenario() { return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"); }
+
+std::vector<int> all_ranks(const Scenario& s) {
+  std::vector<int> r;
+  for (int i = 0; i < s.execution.gpus(); ++i) r.push_back(i);
+  return r;
+}
+
+std::string trace_of(const LoadedScenario& l, const sim::SimResult& r) {
+  std::ostringstream out;
+  write_trace(out, l.scenario, r);
+  return out.str();
+}
+
+std::int64_t ns(double seconds) { return std::llround(seconds * 1e9); }
+
+// --- trace ---------------------------------------------------------------------------------------
+
+TEST(Trace, ValidJsonWithOneNamedTrackPerGpu) {
+  LoadedScenario l = default_scenario();
+  sim::SimResult r = sim::simulate(l.scenario, l.topology, {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
+  nlohmann::json trace = nlohmann::json::parse(trace_of(l, r));
+  std::map<long, std::string> threads;
+  std::map<long, std::string> processes;
+  for (const auto& ev : trace.at("traceEvents")) {
+    if (ev["name"] == "thread_name") threads[ev["tid"].get<long>()] = ev["args"]["name"];
+    if (ev["name"] == "process_name") processes[ev["pid"].get<long>()] = ev["args"]["name"];
+  }
+  // Default scenario: PP 2 -> two processes; 64 GPUs -> 64 main tracks (tid 2R) plus one
+  // background track per GPU that overlapped its gradient sync (tid 2R + 1).
+  EXPECT_EQ(processes.size(), 2u);
+  EXPECT_EQ(processes[1], "stage 1");
+  EXPECT_EQ(threads[0], "gpu 0 (tp 0, dp 0, pp 0)");
+  EXPECT_EQ(threads[2 * 45], "gpu 45 (tp 5, dp 1, pp 1)"); // 45 = 5 + 8 x (1 + 4 x 1)
+  long main_tracks = 0;
+  for (const auto& [tid, name] : threads) main_tracks += tid % 2 == 0;
+  EXPECT_EQ(main_tracks, 64);
+}
+
+TEST(Trace, MainTrackDurationsAddUpToEachGpusFinishTime) {
+  LoadedScenario l = default_scenario();
+  sim::SimResult r = sim::simulate(l.scenario, l.topology, {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
+  nlohmann::json trace = nlohmann::json::parse(trace_of(l, r));
+  // The writer prints times from whole nanoseconds, so durations of back-to-back events
+  // telescope: their sum is exactly the last end, which is the rank's finish time.
+  std::map<long, std::int64_t> sum_ns;
+  for (const auto& ev : trace.at("traceEvents")) {
+    if (ev["ph"] != "X" || ev["tid"].get<long>() % 2 != 0) continue;
+    sum_ns[ev["tid"].get<long>() / 2] += std::llround(ev["dur"].get<double>() * 1000);
+  }
+  std::int64_t longest = 0;
+  for (int rank = 0; rank < l.scenario.execution.gpus(); ++rank) {
+    EXPECT_NEAR(static_cast<double>(sum_ns[rank]), static_cast<double>(ns(r.ranks[static_cast<size_t>(rank)].finish.value())), 2)
+        << "rank " << rank;
+    longest = std::max(longest, sum_ns[rank]);
+  }
+  EXPECT_NEAR(static_cast<double>(longest), static_cast<double>(ns(r.step_time.value())), 2);
+}
+
+TEST(Trace, FineModeNamesLayersAndIsByteIdenticalAcrossRuns) {
+  LoadedScenario l = default_scenario();
+  sim::SimOptions o{sim::Fidelity::fine, false, false, {0}};
+  std::string first = trace_of(l, sim::simulate(l.scenario, l.topology, o));
+  EXPECT_EQ(first, trace_of(l, sim::simulate(l.scenario, l.topology, o)));
+  EXPECT_NE(first.find("\"F mb3 L5 compute\""), std::string::npos);
+  EXPECT_NE(first.find("\"B mb3 L5 tp\""), std::string::npos);
+  // Stage 0 receives backward gradients from stage 1.
+  EXPECT_NE(first.find("bubble (waiting for gradients of mb0 from stage 1)"), std::string::npos);
+}
+
+TEST(TraceRanks, SelectionSyntax) {
+  LoadedScenario l = default_scenario(); // TP 8 x DP 4 x PP 2, 8 GPUs per node
+  auto sel = [&](const std::string& s) { return parse_rank_selection(s, l.scenario, l.topology); };
+  // Pipeline 9 = tp 1, dp 1: ranks 1 + 8 x 1 = 9 (stage 0) and 9 + 32 = 41 (stage 1).
+  EXPECT_EQ(sel("pipeline:9"), (std::vector<int>{9, 41}));
+  EXPECT_EQ(sel("node:3"), (std::vector<int>{24, 25, 26, 27, 28, 29, 30, 31}));
+  EXPECT_EQ(sel("stage:1").size(), 32u);
+  EXPECT_EQ(sel("stage:1").front(), 32);
+  EXPECT_EQ(sel("0-2,40,1"), (std::vector<int>{0, 1, 2, 40}));
+  EXPECT_EQ(sel("all").size(), 64u);
+}
+
+TEST(TraceRanks, BadSelectionsAreOneLineInputErrors) {
+  LoadedScenario l = default_scenario();
+  auto message = [&](const std::string& s) {
+    try {
+      parse_rank_selection(s, l.scenario, l.topology);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("pipline:0").find("did you mean 'pipeline'"), std::string::npos);
+  EXPECT_NE(message("64").find("rank 64 is out of range (there are 64)"), std::string::npos);
+  EXPECT_NE(message("stage:2").find("stage 2 is out of range"), std::string::npos);
+  EXPECT_NE(message("5-2").find("is empty"), std::string::npos);
+  EXPECT_NE(message("0,,1").find("empty term"), std::string::npos);
+  EXPECT_NE(message("x").find("--trace-ranks = 'x'"), std::string::npos);
+}
+
+TEST(TraceRanks, DefaultKeepsThe16kTraceUnder100MB) {
+  LoadedScenario l = load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/reference/16k.yaml");
+  std::vector<int> ranks = default_trace_ranks(l.scenario, false);
+  // 16384 GPUs x (the estimate per rank) is far above 100 MB, so one pipeline: PP 16 ranks,
+  // rank(tp 0, dp 0, stage s) = 8 x 128 x s.
+  ASSERT_EQ(ranks.size(), 16u);
+  EXPECT_EQ(ranks[1], 1024);
+  EXPECT_LT(estimated_trace_bytes_per_rank(l.scenario, false) * 16, 100e6);
+  EXPECT_GT(estimated_trace_bytes_per_rank(l.scenario, false) * 16384, 100e6);
+}
+
+TEST(TraceCli, UnwritablePathFailsBeforeSimulatingWithExitCodeFive) {
+  Output out = trainsim("run --trace /proc/trainsim/trace.json");
+  EXPECT_EQ(out.exit_code, 5);
+  EXPECT_EQ(out.text, "trainsim: --trace /proc/trainsim/trace.json: cannot write the file\n");
+}
+
+TEST(TraceCli, BadSelectionIsExitCodeTwo) {
+  Output out = trainsim("run --trace " + (temp_dir("sel") / "t.json").string() + " --trace-ranks node:99");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.text.find("--trace-ranks = 'node:99': node 99 is out of range (there are 8)"), std::string::npos)
+      << out.text;
+}
+
+// --- links ---------------------------------------------------------------------------------------
+
+// One node of 8 GPUs on one NVSwitch, TP 8 only: every byte moved is a TP all-reduce.
+// NVLink latency 0: SimGrid 3.32's link-load plugin (which sim/ reads link bytes from) also
+// counts bandwidth x latency per message and link, 225 kB per message at 450 GB/s and
+// 0.5 us; see DISABLED_LatencyDoesNotAddBytes.
+const char* kTpOnly = R"(
+model: {name: tiny, kind: transformer, layers: 4, d_model: 1024, d_ff: 4096, heads: 8, seq_len: 512, precision: bf16}
+system:
+  gpu: {name: h100, peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, hbm_capacity: 80GB, kernel_latency: 4us}
+  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 8, nvlink_bandwidth: 450GBps, nvlink_latency: 0us, nic_bandwidth: 400Gbps}
+execution: {tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 1, schedule: 1f1b, collective: ring}
+)";
+
+TEST(Links, NvlinkBytesEqualTheRingAllReduceTraffic) {
+  LoadedScenario l = parse_scenario(kTpOnly, "tp-only.yaml");
+  sim::SimResult r = sim::simulate(l.scenario, l.topology, {sim::Fidelity::fast, false, true, {}});
+  // Sum over the program of count x n for the TP all-reduces of one rank (every rank runs
+  // the same program). A ring all-reduce of n bytes over p ranks sends 2 (p-1)/p x n from
+  // each rank; each send crosses 2 NVLink directions (gpu -> nvswitch -> gpu). So the tier
+  // carries ranks x sum(count x n) x 2 (p-1)/p x 2.
+  double per_rank = 0;
+  for (const sim::Op& op : sim::stage_program(l.scenario, 0, false)) {
+    if (op.kind != sim::OpKind::collective) continue;
+    ASSERT_EQ(op.group, sim::GroupKind::tp);
+    ASSERT_EQ(op.collective, sim::CollectiveOp::all_reduce);
+    per_rank += op.count * op.bytes.value();
+  }
+  ASSERT_GT(per_rank, 0);
+  double p = 8, expected = 8 * per_rank * 2 * (p - 1) / p * 2;
+  std::ostringstream csv;
+  write_links_csv(csv, l.topology, r.channel_bytes, r.step_time);
+  std::istringstream in(csv.str());
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "link,from,to,tier,bandwidth_Bps,bytes,busy_s,utilization");
+  double nvlink = 0;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 8u) << line;
+    EXPECT_EQ(f[3], "nvlink") << line;
+    nvlink += std::stod(f[5]);
+    EXPECT_NEAR(std::stod(f[6]), std::stod(f[5]) / 450e9, 1e-8 * std::stod(f[6])); // busy = bytes / bandwidth
+    ++rows;
+  }
+  EXPECT_EQ(rows, 16); // 8 GPUs x 2 directions of their NVSwitch link
+  EXPECT_NEAR(nvlink, expected, 1e-9 * expected);
+  auto tiers = link_tiers_json(l.topology, r.channel_bytes, r.step_time);
+  EXPECT_NEAR(tiers["nvlink"]["bytes"].get<double>(), expected, 1e-9 * expected);
+}
+
+// Known bug, reported to sim/: with the default 0.5 us NVLink latency the same run reports
+// 1886248192 bytes in fast mode (32 x 225 kB too many) and 8330248192 in fine mode.
+TEST(Links, DISABLED_LatencyDoesNotAddBytes) {
+  std::string text = kTpOnly;
+  text.replace(text.find("nvlink_latency: 0us"), 19, "nvlink_latency: 0.5us");
+  LoadedScenario l = parse_scenario(text, "tp-only.yaml");
+  LoadedScenario zero = parse_scenario(kTpOnly, "tp-only.yaml");
+  for (sim::Fidelity f : {sim::Fidelity::fast, sim::Fidelity::fine}) {
+    auto bytes = [&](const LoadedScenario& x) {
+      auto r = sim::simulate(x.scenario, x.topology, {f, false, true, {}});
+      return link_tiers_json(x.topology, r.channel_bytes, r.step_time)["nvlink"]["bytes"].get<double>();
+    };
+    EXPECT_DOUBLE_EQ(bytes(l), bytes(zero));
+  }
+}
+
+TEST(Links, RunOutWritesLinksCsvAndStagesInResultJson) {
+  auto dir = temp_dir("run");
+  Output out = trainsim("run --out " + dir.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_TRUE(fs::exists(dir / "links.csv"));
+  EXPECT_TRUE(fs::exists(dir / "trace.json"));
+  auto result = nlohmann::json::parse(read_text(dir / "result.json"));
+  ASSERT_EQ(result["stages"].size(), 2u);
+  // A stage's categories add up to the step time (idle fills the end).
+  double sum = 0;
+  for (const auto& [k, v] : result["stages"][0].items())
+    if (k != "stage" && k != "gpus") sum += v.get<double>();
+  EXPECT_NEAR(sum, result["step_time_s"].get<double>(), 1e-9);
+  EXPECT_TRUE(result["link_tiers"].contains("spine"));
+}
+
+// --- report --------------------------------------------------------------------------------------
+
+TEST(Report, SelfContainedPageWithEveryChart) {
+  auto dir = temp_dir("report");
+  ASSERT_EQ(trainsim("run --out " + dir.string()).exit_code, 0);
+  Output out = trainsim("report " + dir.string());
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  std::string html = read_text(dir / "report.html");
+  for (const char* id : {"stage-breakdown", "bound", "timeline", "link-heatmap"})
+    EXPECT_NE(html.find(std::string("<svg id=\"") + id + "\""), std::string::npos) << id;
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg")); // only the SVG namespace
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+}
+
+TEST(Report, MissingResultIsAnInputError) {
+  auto dir = temp_dir("empty");
+  Output out = trainsim("report " + dir.string());
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.text, "trainsim: " + dir.string() +
+                          ": no result.json here (write one with: trainsim run SCENARIO --out DIR)\n");
+}
+
+} // namespace
