@@ -8,8 +8,10 @@
 
 #include "models/error.hpp"
 #include "tools/analysis_commands.hpp"
+#include "tools/compare_command.hpp"
 #include "tools/html_report.hpp"
 #include "tools/run_command.hpp"
+#include "tools/sweep_command.hpp"
 #include "tools/topo_command.hpp"
 #include "tools/validate_command.hpp"
 
@@ -101,6 +103,33 @@ void add_report(CLI::App& app, trainsim::ReportOptions& r, Command& command) {
   cmd->callback([&r, &command] { command = [&r] { return trainsim::report_command(r); }; });
 }
 
+void add_compare(CLI::App& app, trainsim::CompareOptions& c, Command& command) {
+  auto* cmd = app.add_subcommand("compare", "the same workload on several systems or topologies, side by side");
+  cmd->add_option("scenarios", c.scenarios, "scenario files")->required();
+  cmd->add_option("--format", c.format, "text, markdown or csv")->check(CLI::IsMember({"text", "markdown", "csv"}))
+      ->capture_default_str();
+  cmd->add_option("-j,--jobs", c.jobs, "scenarios simulated at a time (default: one per processor)");
+  cmd->callback([&c, &command] { command = [&c] { return trainsim::compare_command(c); }; });
+}
+
+void add_sweep(CLI::App& app, trainsim::SweepOptions& s, trainsim::MergeOptions& m, Command& command) {
+  auto* cmd = app.add_subcommand("sweep", "every combination of --set values, one CSV row per variant");
+  cmd->add_option("scenario", s.scenario, "scenario file");
+  cmd->add_option("--set", s.sets, "KEY=V1,V2,...: a dotted scenario key and its values (repeat for a grid)");
+  cmd->add_option("-j,--jobs", s.jobs, "variants simulated at a time (default: one per processor)");
+  cmd->add_option("--shard", s.shard, "I/N: run only variants I, I+N, I+2N, ... (0 <= I < N)");
+  cmd->add_option("-o,--out", s.out, "CSV file (default: standard output)");
+  auto* merge = cmd->add_subcommand("merge", "join the CSVs of the shards of one sweep, in grid order");
+  merge->add_option("inputs", m.inputs, "shard CSV files")->required();
+  merge->add_option("-o,--out", m.out, "CSV file (default: standard output)");
+  merge->callback([&m, &command] { command = [&m] { return trainsim::sweep_merge_command(m); }; });
+  cmd->callback([cmd, &s, &command] {
+    if (cmd->got_subcommand("merge")) return;
+    if (s.scenario.empty()) throw CLI::RequiredError("scenario");
+    command = [&s] { return trainsim::sweep_command(s); };
+  });
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -123,6 +152,11 @@ int main(int argc, char** argv) {
   add_validate(app, validate, command);
   trainsim::ReportOptions report;
   add_report(app, report, command);
+  trainsim::CompareOptions compare;
+  add_compare(app, compare, command);
+  trainsim::SweepOptions sweep;
+  trainsim::MergeOptions merge;
+  add_sweep(app, sweep, merge, command);
   try {
     app.parse(argc, argv);
     return command();

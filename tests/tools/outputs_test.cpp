@@ -18,9 +18,11 @@
 #include "sim/layout.hpp"
 #include "sim/program.hpp"
 #include "sim/simulation.hpp"
+#include "tools/compare_command.hpp"
 #include "tools/html_report.hpp"
 #include "tools/run_outputs.hpp"
 #include "tools/scenario_loader.hpp"
+#include "tools/sweep_command.hpp"
 #include "tools/trace_writer.hpp"
 
 namespace {
@@ -289,6 +291,99 @@ TEST(Report, MissingResultIsAnInputError) {
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.text, "trainsim: " + dir.string() +
                           ": no result.json here (write one with: trainsim run SCENARIO --out DIR)\n");
+}
+
+// --- compare -------------------------------------------------------------------------------------
+
+std::string default_path() { return TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"; }
+
+// The default scenario with its leaves 2:1 oversubscribed, as a second system to compare.
+fs::path oversubscribed(const fs::path& dir) {
+  std::string text = with_value(read_text(default_path()), "system.topology.oversubscription", "2");
+  std::ofstream(dir / "oversubscribed.yaml") << text;
+  return dir / "oversubscribed.yaml";
+}
+
+TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
+  auto dir = temp_dir("compare");
+  std::string args = default_path() + " " + oversubscribed(dir).string() + " -j 2";
+  Output csv = trainsim("compare --format csv " + args);
+  ASSERT_EQ(csv.exit_code, 0) << csv.text;
+  std::istringstream lines(csv.text);
+  std::string header, a, b, extra;
+  std::getline(lines, header), std::getline(lines, a), std::getline(lines, b);
+  EXPECT_EQ(header.rfind("scenario,gpus,step_time_s,mfu,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,bubble_s,", 0), 0u);
+  EXPECT_EQ(a.rfind("default,64,", 0), 0u);
+  EXPECT_EQ(b.rfind("oversubscribed,64,", 0), 0u);
+  EXPECT_FALSE(std::getline(lines, extra));
+  Output md = trainsim("compare --format markdown " + args);
+  EXPECT_NE(md.text.find("| scenario | GPUs | step time | MFU |"), std::string::npos) << md.text;
+  EXPECT_NE(md.text.find("| oversubscribed | 64 |"), std::string::npos) << md.text;
+  Output text = trainsim("compare " + args);
+  EXPECT_NE(text.text.find("busiest tier"), std::string::npos) << text.text;
+}
+
+TEST(Compare, BadScenarioFailsBeforeSimulating) {
+  Output out = trainsim("compare " + default_path() + " /nonexistent.yaml");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.text, "trainsim: /nonexistent.yaml: cannot read the scenario file: No such file or directory\n");
+}
+
+// --- sweep ---------------------------------------------------------------------------------------
+
+TEST(Sweep, SetParsesKeyAndValues) {
+  SweepAxis axis = parse_set("execution.dp=2,4");
+  EXPECT_EQ(axis.key, "execution.dp");
+  EXPECT_EQ(axis.values, (std::vector<std::string>{"2", "4"}));
+  EXPECT_THROW(parse_set("execution.dp"), InputError);
+  EXPECT_THROW(parse_set("execution.dp="), InputError);
+  EXPECT_THROW(parse_set("execution.dp=2,,4"), InputError);
+}
+
+TEST(Sweep, ShardsAreEveryNthVariant) {
+  EXPECT_EQ(shard_indices("1/3", 7), (std::vector<size_t>{1, 4}));
+  EXPECT_EQ(shard_indices("", 3), (std::vector<size_t>{0, 1, 2}));
+  for (const char* bad : {"3/3", "-1/2", "1/0", "1/2x", "a/b", "1"}) {
+    try {
+      shard_indices(bad, 4);
+      ADD_FAILURE() << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("command line: --shard = '") + bad + "': expected I/N with 0 <= I < N, e.g. 0/4");
+    }
+  }
+}
+
+TEST(Sweep, UnknownKeyNamesTheSetAndSuggests) {
+  Output out = trainsim("sweep " + default_path() + " --set execution.dpp=2,4");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.text, "trainsim: command line: --set execution.dpp=2: " + default_path() +
+                          ": execution.dpp = '2': unknown key (did you mean 'dp'?)\n");
+}
+
+TEST(Sweep, ShardsMergeIntoTheWholeGrid) {
+  auto dir = temp_dir("sweep");
+  std::string grid = "sweep " + default_path() +
+                     " --set execution.collective=ring,tree --set system.topology.oversubscription=1,2 -j 2";
+  ASSERT_EQ(trainsim(grid + " -o " + (dir / "all.csv").string()).exit_code, 0);
+  ASSERT_EQ(trainsim(grid + " --shard 1/2 -o " + (dir / "b.csv").string()).exit_code, 0);
+  ASSERT_EQ(trainsim(grid + " --shard 0/2 -o " + (dir / "a.csv").string()).exit_code, 0);
+  Output merged = trainsim("sweep merge " + (dir / "b.csv").string() + " " + (dir / "a.csv").string() + " -o " +
+                           (dir / "merged.csv").string());
+  ASSERT_EQ(merged.exit_code, 0) << merged.text;
+  std::string all = read_text(dir / "all.csv");
+  EXPECT_EQ(read_text(dir / "merged.csv"), all);
+  // 2 x 2 variants, first --set outermost: ring/1, ring/2, tree/1, tree/2.
+  EXPECT_NE(all.find("\n2,tree,1,64,"), std::string::npos) << all;
+  Output twice = trainsim("sweep merge " + (dir / "a.csv").string() + " " + (dir / "a.csv").string());
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.text.find("variant 0 appears twice"), std::string::npos) << twice.text;
+}
+
+TEST(Sweep, WithValueSetsNestedKeys) {
+  std::string text = with_value("a:\n  b: 1\n", "a.c", "400Gbps");
+  EXPECT_NE(text.find("c: 400Gbps"), std::string::npos) << text;
+  EXPECT_NE(text.find("b: 1"), std::string::npos) << text;
 }
 
 } // namespace

@@ -1,0 +1,42 @@
+// `trainsim sweep SCENARIO --set key=v1,v2 ...`: every combination of the --set values,
+// simulated in parallel local processes, one CSV row per variant in grid order. `--shard I/N`
+// runs every N-th variant starting at I, so N machines (a Slurm job array, GNU parallel) can
+// share a grid; `trainsim sweep merge` joins their CSVs into the unsharded file.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace trainsim {
+
+struct SweepOptions {
+  std::string scenario;
+  std::vector<std::string> sets; ///< "execution.dp=2,4": a dotted scenario key and its values
+  int jobs = 0;                  ///< processes at a time; 0: one per processor
+  std::string shard;             ///< "I/N", 0 <= I < N; empty: the whole grid
+  std::string out;               ///< CSV file; empty: standard output
+};
+
+struct MergeOptions {
+  std::vector<std::string> inputs;
+  std::string out; ///< empty: standard output
+};
+
+/// Returns 0, or ExitCode::simulation when some variant failed (its row's error column says why).
+int sweep_command(const SweepOptions& options);
+int sweep_merge_command(const MergeOptions& options);
+
+/// One --set: the key and its values.
+struct SweepAxis {
+  std::string key;
+  std::vector<std::string> values;
+};
+SweepAxis parse_set(const std::string& set);
+
+/// The variant indices of shard "I/N" out of `count`: I, I + N, I + 2N, ...
+std::vector<size_t> shard_indices(const std::string& shard, size_t count);
+
+/// The scenario text with `key` (dotted) set to `value`.
+std::string with_value(const std::string& yaml, const std::string& key, const std::string& value);
+
+} // namespace trainsim
