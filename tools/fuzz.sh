@@ -27,7 +27,7 @@ for t in "${targets[@]}"; do
   mkdir -p "build-fuzz/fuzz/corpus_$t"
   # detect_leaks: leaks fail the run too. One job at a time: the machine is shared.
   if ! ASAN_OPTIONS=detect_leaks=1 build-fuzz/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz/$t-" ${FUZZ_FLAGS:-} \
+      -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix="build-fuzz/fuzz/$t-" -dict="fuzz/dict/$t.dict" ${FUZZ_FLAGS:-} \
       "build-fuzz/fuzz/corpus_$t" "fuzz/corpus/$t" "fuzz/regressions/$t" 2>"build-fuzz/fuzz/$t.log"; then
     status=1
     echo "fuzz_$t FAILED: see build-fuzz/fuzz/$t.log"
