@@ -8,6 +8,7 @@ packages=(
   cmake g++ make pkg-config
   libsimgrid-dev libboost-graph-dev libspdlog-dev libfmt-dev
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev
+  chromium # tests/tools/browser_test.cpp renders the HTML report headless (~350 MB, ~20 s to install)
 )
 missing=()
 for p in "${packages[@]}"; do
