@@ -122,7 +122,7 @@ std::vector<VariantResult> run_in_processes(const std::vector<std::function<Vari
   std::vector<VariantResult> results(tasks.size());
   std::vector<Child> running;
   size_t next = 0;
-  auto log = logger("trainsim.sweep");
+  auto log = logger("trainsim.variants");
   while (next < tasks.size() || !running.empty()) {
     while (next < tasks.size() && static_cast<int>(running.size()) < std::max(jobs, 1)) {
       running.push_back(start(tasks[next], next));
