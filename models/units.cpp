@@ -65,7 +65,9 @@ double parse_with(std::string_view text, std::initializer_list<std::pair<std::st
   auto [number, unit] = split_number(text);
   if (unit.empty())
     throw std::invalid_argument("'" + std::string(text) + "' needs a unit (" + std::string(expected) + ")");
-  return number * unit_factor(unit, bases, text, expected);
+  double value = number * unit_factor(unit, bases, text, expected);
+  if (!std::isfinite(value)) throw std::invalid_argument("'" + std::string(text) + "' is out of range");
+  return value;
 }
 
 std::string with_prefix(double value, std::string_view unit) {

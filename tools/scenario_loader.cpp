@@ -38,7 +38,10 @@ Section read_section(const YAML::Node& node, const std::string& file, const std:
   std::set<std::string> structured;
   Section section;
   for (const auto& item : node) {
-    auto key = item.first.as<std::string>();
+    if (!item.first.IsScalar())
+      throw InputError(file, path.empty() ? "top level" : path, "",
+                       std::string("has a key that is ") + node_kind(item.first) + ", not a name");
+    auto key = item.first.Scalar();
     if (std::find(child_names.begin(), child_names.end(), key) != child_names.end()) {
       section.children[key] = item.second;
     } else if (item.second.IsScalar()) {

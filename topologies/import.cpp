@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
@@ -61,11 +63,15 @@ template <class Q>
 Q quantity(const std::string& text, Q (*parse)(std::string_view), const std::string& file, const RawLink& l,
            const char* key) {
   double v = 0;
+  Q q;
   try {
-    return is_plain_number(text, v) ? Q(v) : parse(text);
+    q = is_plain_number(text, v) ? Q(v) : parse(text);
   } catch (const std::invalid_argument& e) {
     throw InputError(file, l.where + " " + key, text, e.what());
   }
+  // from_chars reads "inf" and "nan", and JSON numbers can overflow: neither is a link.
+  if (!std::isfinite(q.value())) throw InputError(file, l.where + " " + key, text, "is not a finite number");
+  return q;
 }
 
 bool starts_with_number(std::string_view name, std::string_view prefix, int& number) {
@@ -256,11 +262,34 @@ void read_json_links(const nlohmann::json& links, const std::string& file, RawGr
   }
 }
 
+// nlohmann::json parses nested arrays and objects recursively: a file of a few hundred
+// thousand '[' would overflow the stack. No topology file nests more than a few levels.
+void reject_deep_nesting(const std::string& text, const std::string& file) {
+  constexpr int kMaxDepth = 64;
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') depth += 1;
+    else if (c == ']' || c == '}') depth -= 1;
+    if (depth > kMaxDepth)
+      throw InputError(file, "malformed JSON: nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  }
+}
+
 RawGraph read_json(std::istream& in, const std::string& file) {
   nlohmann::json doc;
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  reject_deep_nesting(text, file);
   try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) { // parse_error, or out_of_range for 1e400
     throw InputError(file, std::string("malformed JSON: ") + e.what());
   }
   reject_unknown_keys(doc, {"gpus_per_node", "vertices", "links"}, file, "top level");
