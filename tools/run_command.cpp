@@ -10,6 +10,7 @@
 #include "models/error.hpp"
 #include "models/closed_form.hpp"
 #include "tools/fabric_summary.hpp"
+#include "tools/log.hpp"
 #include "tools/report.hpp"
 #include "tools/resource_guard.hpp"
 #include "tools/run_outputs.hpp"
@@ -44,10 +45,14 @@ OutputFiles open_outputs(const RunOptions& o) {
   return f;
 }
 
+// The default selection stays under ~100 MB; an explicit one is the user's call, with a warning.
 std::vector<int> traced_ranks(const RunOptions& o, const LoadedScenario& loaded, bool tracing) {
-  if (!o.trace_ranks.empty()) return parse_rank_selection(o.trace_ranks, loaded.scenario, loaded.topology);
-  if (!tracing) return {};
-  return default_trace_ranks(loaded.scenario, o.fidelity == sim::Fidelity::fine);
+  bool fine = o.fidelity == sim::Fidelity::fine;
+  if (o.trace_ranks.empty()) return tracing ? default_trace_ranks(loaded.scenario, fine) : std::vector<int>{};
+  std::vector<int> ranks = parse_rank_selection(o.trace_ranks, loaded.scenario, loaded.topology);
+  double bytes = estimated_trace_bytes_per_rank(loaded.scenario, fine) * static_cast<double>(ranks.size());
+  if (bytes > 100e6) logger("trainsim.trace")->warn("--trace-ranks {}: up to {:.0f} MB of trace", o.trace_ranks, bytes / 1e6);
+  return tracing ? ranks : std::vector<int>{};
 }
 
 void write_outputs(OutputFiles& f, const LoadedScenario& loaded, const sim::SimResult& result) {
