@@ -93,7 +93,9 @@ std::string collective_section(const ValidationReport& r) {
                     "n/(pB)), hierarchical = ring inside nodes + ring over nodes on n/b, tree (2H + C - 1) alpha + 2n/B "
                     "(textbook pipelined tree, H = ceil(log2 p), C chunks; an approximation, marked). NCCL-tests: algbw "
                     "= n / t; busbw = algbw x 2(p-1)/p (all-reduce) or (p-1)/p (the others). Fine mode up to 64 ranks, "
-                    "fast mode above (identical without contention).\n\n"
+                    "fast mode above (identical without contention). What ran: the all-reduces up to 100000 ranks "
+                    "(hierarchical: 12500 nodes of 8), reduce-scatter and all-gather (the all-reduce's halves) up to "
+                    "4096, the pairwise all-to-all (p - 1 flows per rank) up to 512.\n\n"
                     "| algorithm | op | ranks | graph | mode | simulated (ms) | alpha-beta (ms) | error | algbw (GB/s) | "
                     "busbw (GB/s) |\n|---|---|---|---|---|---|---|---|---|---|\n";
   for (const CollectiveCheck& c : r.collectives)
@@ -122,7 +124,9 @@ std::string published_section(const ValidationReport& r) {
 std::string frontier_section(const ValidationReport& r) {
   std::string out = "## 5. The frontier, replayed\n\n"
                     "Dense frontier points (H100 baseline, 3 months) whose plan has at most 16384 GPUs: the plan the "
-                    "closed form chose, as an MLP-only scenario on 8-GPU fat-tree nodes, simulated for one step. The "
+                    "closed form chose, as an MLP-only scenario (ZeRO-1, 1F1B) on fat-tree nodes of 8 GPUs (of one TP group when "
+                    "it does not divide 8), simulated for one step. Plans with 2-D tensor parallelism cannot be "
+                    "replayed: the simulator has 1-D TP only. The "
                     "closed form overlaps its terms (max of compute, memory, network, latency) and uses tree latencies; "
                     "the simulator replays them in series with ring collectives, so it is expected to be slower.\n\n"
                     "| training FLOP | plan | GPUs | closed-form utilization | simulated MFU | closed-form step (s) | "
@@ -134,6 +138,43 @@ std::string frontier_section(const ValidationReport& r) {
   if (!r.skipped.empty()) out += "\nNot replayed:\n\n";
   for (const std::string& s : r.skipped) out += "- " + s + "\n";
   return out + "\n";
+}
+
+// What the suite found wrong, with the measured evidence; the numbers come from this run.
+std::string findings_section(const ValidationReport& r) {
+  std::string out = "## Findings: what the bound or the simulator gets wrong\n\n";
+  std::string pp;
+  for (const ExactCase& c : r.exact)
+    if (c.transfer_s > 0)
+      pp += " " + c.name + ": " + pct(c.error()) + " = " + fmt("%.1f", c.excess_transfers()) + " transfers;";
+  out += "1. **Pipeline receives are serial in the simulator, not in the bound.** A pipeline transfer starts when "
+         "the receiving stage posts its receive (SimGrid put/get rendezvous, sim/gpu_actor.cpp), so every receive "
+         "costs its stage alpha + activation/B after the stage was ready for it. The bound (pipeline_bubble term) "
+         "counts only the transfers on the fill path. Measured excess over the bound, in pipeline transfers:" +
+         pp +
+         " the critical stage has up to 2m receives. Either the simulator should post the next receive early (as "
+         "Megatron's batched isend/irecv does), or the bound should add the critical stage's own receives. Until "
+         "then the PP and mixed exact cases fail the 2% criterion; the test checks the excess stays within 2m "
+         "transfers.\n";
+  out += "2. **The bound counts one kernel launch per backward block, the simulator two** (input and weight "
+         "gradients; three with recomputation, which the bound leaves out altogether). This is the small excess "
+         "of the exact cases without PP: tp-only, 8 layers x 4 microbatches x 2 blocks x 4 us = 0.256 ms (+1.06%); "
+         "dp-only, 8 layers x 2 microbatches x 1 block x 4 us = 64 us (+0.06%). The bound stays valid; its latency "
+         "term should count 2 launches per backward block.\n";
+  out += "3. **Interleaved schedules can run below the bound** (violations marked 'interleaved'): the bound's fill "
+         "waits for every earlier stage's whole forward pass, while with v chunks per GPU the first microbatch "
+         "only needs one chunk (1/v of the layers) of each. The bound's fill must divide by v.\n";
+  out += "4. **Expert parallelism can run below the bound** (violations marked 'ep'): the bound all-reduces every "
+         "gradient over DP, the simulator reduces expert gradients over DP / ep. The bound's dp_allreduce must split "
+         "dense and expert gradients. It also has no all-to-all term, so EP cases are not exact (the ep-only case's "
+         "excess is its all-to-alls).\n";
+  out += "5. The tree all-reduce is compared with the textbook (2H + C - 1) alpha + 2n/B, which leaves out the "
+         "O(H) extra chunks of the pipeline's fill and drain (sim/collective_tree.cpp counts them); its error grows "
+         "with log p and it is excluded from the 1% criterion.\n";
+  out += "6. Not covered: dp_overlap (the bound assumes the DP collective after the last backward, so the random "
+         "generator never turns overlap on), and tree or hierarchical TP/DP collectives in full scenarios (the "
+         "bound prices rings; the random scenarios use rings).\n\n";
+  return out;
 }
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
@@ -188,7 +229,8 @@ std::string validation_markdown(const ValidationReport& r, const std::string& co
                     "| bound violations | " + std::to_string(violations(r)) + " of " + std::to_string(r.bounds.size()) +
                     " (" + std::to_string(violations(r, true)) + " unexplained) |\n"
                     "| collectives within 1% of alpha-beta | worst " + pct(worst_collective(r)) + " |\n\n";
-  return out + exact_section(r) + bound_section(r) + collective_section(r) + published_section(r) + frontier_section(r);
+  return out + findings_section(r) + exact_section(r) + bound_section(r) + collective_section(r) +
+         published_section(r) + frontier_section(r);
 }
 
 nlohmann::ordered_json validation_json(const ValidationReport& r) {

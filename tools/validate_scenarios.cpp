@@ -7,6 +7,8 @@
 #include <random>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "models/error.hpp"
 #include "models/workload.hpp"
 #include "tools/fabric_summary.hpp"
@@ -141,6 +143,7 @@ std::string known_gap(const ExecutionSpec& e) {
 }
 
 BoundCheck check_bound(const LoadedScenario& loaded, std::string name) {
+  spdlog::info("validate: {} ({} GPUs)", name, loaded.scenario.execution.gpus());
   validation::Measured m = validation::measure(loaded);
   BoundCheck c{std::move(name), features(loaded.scenario), loaded.scenario.execution.gpus(),
                m.result.step_time.value(), m.bound.step_time.value(), "", known_gap(loaded.scenario.execution)};
@@ -179,9 +182,8 @@ std::string random_topology(Draw& d, int gpus) {
   if (kind == 2) { // torus: one GPU per chip, 2 or 3 power-of-two rings
     int k = 0;
     while ((1 << k) < gpus) ++k;
-    int a = 1 + d.below(k - 2), b = 1 + d.below(k - a - 1), c = k - a - b;
+    int a = 1 + d.below(k - 2), b = 1 + d.below(k - a - 1), c = k - a - b; // a, b >= 1; c >= 0
     std::string dims = std::to_string(1 << a) + "x" + std::to_string(1 << b) + (c > 0 ? "x" + std::to_string(1 << c) : "");
-    if (c == 0) dims = std::to_string(1 << a) + "x" + std::to_string(1 << b);
     return "    generator: torus\n    dims: " + dims + "\n";
   }
   int gpn = std::min(gpus, d.one_of({1, 2, 4, 8}));
