@@ -49,6 +49,12 @@ std::string percent(double f) {
   return buf;
 }
 
+std::string fixed_percent(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g%%", 100 * f);
+  return buf;
+}
+
 struct Box {
   double x, y, w, h;
 };
@@ -188,19 +194,34 @@ std::string timeline_chart(const nlohmann::json& trace, double step) {
   return svg + "</svg>\n";
 }
 
-// Rows: tiers; columns: utilization in tenths; cell: how many link directions, shaded by
-// the share of the tier's links in that band.
+// Utilization bands, finer at the low end where most links of a large fabric sit.
+const std::vector<double>& band_edges() {
+  static const std::vector<double> edges = {0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0};
+  return edges;
+}
+
+size_t band(double utilization) {
+  const auto& e = band_edges();
+  size_t b = 0;
+  while (b + 2 < e.size() && utilization >= e[b + 1]) ++b;
+  return b; // the last band also holds anything at or above 100 %
+}
+
+std::string band_label(size_t b) {
+  const auto& e = band_edges();
+  return fixed_percent(e[b]) + "-" + fixed_percent(e[b + 1]);
+}
+
+// Rows: tiers; columns: utilization bands; cell: how many link directions, shaded by the
+// share of the tier's links in that band.
 std::string heatmap_chart(const std::vector<LinkUse>& links) {
+  size_t bands = band_edges().size() - 1;
   std::map<std::string, std::vector<int>> bins;
-  for (const LinkUse& l : links) {
-    auto& row = bins.try_emplace(l.tier, std::vector<int>(10, 0)).first->second;
-    row[static_cast<size_t>(std::clamp(static_cast<int>(l.utilization * 10), 0, 9))] += 1;
-  }
-  double cell_w = (kWidth - kLeft - kRight) / 10, cell_h = 24, top = 24;
+  for (const LinkUse& l : links) bins.try_emplace(l.tier, std::vector<int>(bands, 0)).first->second[band(l.utilization)] += 1;
+  double cell_w = (kWidth - kLeft - kRight) / static_cast<double>(bands), cell_h = 24, top = 24;
   std::string svg = svg_open("link-heatmap", kWidth, top + static_cast<double>(bins.size()) * cell_h + 30);
-  for (int b = 0; b < 10; ++b)
-    svg += text(kLeft + (b + 0.5) * cell_w, 16, std::to_string(b * 10) + "-" + std::to_string(b * 10 + 10) + "%",
-                "text-anchor=\"middle\"");
+  for (size_t b = 0; b < bands; ++b)
+    svg += text(kLeft + (static_cast<double>(b) + 0.5) * cell_w, 16, band_label(b), "text-anchor=\"middle\"");
   double y = top;
   for (const auto& [tier, row] : bins) {
     int total = 0;

@@ -97,18 +97,23 @@ int neighbour_stage(const sim::TraceEvent& ev, const Scenario& s) {
   return (stage + (ev.forward ? stages - 1 : 1)) % stages; // the sender of a receive
 }
 
-const char* group_name(Kind kind) {
+// The collective an event stands for, from the scenario: the simulator records the group,
+// and each group runs one kind of collective (two with sequence parallelism or ZeRO-3).
+std::string group_name(Kind kind, const ExecutionSpec& e) {
   switch (kind) {
-  case Kind::tp: return "tp";
+  case Kind::tp: return e.sequence_parallel ? "tp all-gather/reduce-scatter" : "tp all-reduce";
   case Kind::ep: return "ep all-to-all";
-  default: return "dp";
+  default: return e.zero >= 3 ? "dp all-gather/reduce-scatter" : "dp";
   }
 }
 
+std::string gradient_collective(const ExecutionSpec& e) { return e.zero >= 1 ? "reduce-scatter" : "all-reduce"; }
+
 std::string collective_name(const sim::TraceEvent& ev, const Scenario& s) {
-  if (ev.microbatch < 0) return with_count(ev.kind == Kind::dp ? "dp gradient sync" : group_name(ev.kind), ev.count);
+  if (ev.microbatch < 0 && ev.kind == Kind::dp) return with_count("dp gradient sync", ev.count);
+  if (ev.microbatch < 0) return with_count(group_name(ev.kind, s.execution), ev.count);
   std::string layer = ev.layer >= 0 ? " L" + std::to_string(ev.layer) : "";
-  return with_count(pass_prefix(ev, s) + layer + " " + group_name(ev.kind), ev.count);
+  return with_count(pass_prefix(ev, s) + layer + " " + group_name(ev.kind, s.execution), ev.count);
 }
 
 // --- JSON ------------------------------------------------------------------------------------
@@ -240,7 +245,7 @@ std::string trace_event_name(const sim::TraceEvent& ev, const Scenario& s) {
   case Kind::tp:
   case Kind::dp:
   case Kind::ep: return collective_name(ev, s);
-  case Kind::dp_background: return with_count("dp gradient bucket", ev.count);
+  case Kind::dp_background: return with_count("dp gradient bucket " + gradient_collective(s.execution), ev.count);
   case Kind::bubble:
     return "bubble (waiting for " + std::string(ev.forward ? "activations of" : "gradients of") + " mb" +
            std::to_string(ev.microbatch) + " from stage " + std::to_string(neighbour_stage(ev, s)) + ")";

@@ -60,11 +60,11 @@ TEST(Browser, ReportRendersEveryChartWithContent) {
   std::string dom = dump_dom(fs::absolute(dir / "result" / "report.html"), dir / "profile");
   ASSERT_NE(dom.find("<h1>trainsim report</h1>"), std::string::npos) << dom.substr(0, 500);
   // Default scenario: 2 stages x up to 7 categories; 2 bound bars; 16 tracks of events;
-  // 4 tiers x 10 utilization bands.
+  // 4 tiers x 7 utilization bands.
   EXPECT_GE(shapes_in(dom, "stage-breakdown"), 2 * 5);
   EXPECT_GE(shapes_in(dom, "bound"), 2);
   EXPECT_GE(shapes_in(dom, "timeline"), 16 * 10);
-  EXPECT_GE(shapes_in(dom, "link-heatmap"), 4 * 10);
+  EXPECT_GE(shapes_in(dom, "link-heatmap"), 4 * 7);
 }
 
 } // namespace

@@ -125,7 +125,7 @@ TEST(Trace, FineModeNamesLayersAndIsByteIdenticalAcrossRuns) {
   std::string first = trace_of(l, sim::simulate(l.scenario, l.topology, o));
   EXPECT_EQ(first, trace_of(l, sim::simulate(l.scenario, l.topology, o)));
   EXPECT_NE(first.find("\"F mb3 L5 compute\""), std::string::npos);
-  EXPECT_NE(first.find("\"B mb3 L5 tp\""), std::string::npos);
+  EXPECT_NE(first.find("\"B mb3 L5 tp all-reduce\""), std::string::npos);
   // Stage 0 receives backward gradients from stage 1.
   EXPECT_NE(first.find("bubble (waiting for gradients of mb0 from stage 1)"), std::string::npos);
 }
