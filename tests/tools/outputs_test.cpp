@@ -99,24 +99,47 @@ TEST(Trace, ValidJsonWithOneNamedTrackPerGpu) {
   EXPECT_EQ(main_tracks, 64);
 }
 
+// The writer prints times from whole nanoseconds, so durations of back-to-back events
+// telescope: a main track's sum is exactly its last end, which is the rank's finish time.
+// Events on a main track never overlap (each starts where or after the previous ended).
+void expect_main_tracks_tile_each_step(const nlohmann::json& trace, const sim::SimResult& r) {
+  std::map<long, std::int64_t> sum_ns, end_ns;
+  for (const auto& ev : trace.at("traceEvents")) {
+    if (ev["ph"] != "X" || ev["tid"].get<long>() % 2 != 0) continue;
+    long rank = ev["tid"].get<long>() / 2;
+    std::int64_t start = std::llround(ev["ts"].get<double>() * 1000), dur = std::llround(ev["dur"].get<double>() * 1000);
+    EXPECT_GE(start, end_ns[rank]) << "overlap on rank " << rank << ": " << ev["name"];
+    end_ns[rank] = start + dur;
+    sum_ns[rank] += dur;
+  }
+  std::int64_t longest = 0;
+  for (size_t rank = 0; rank < r.ranks.size(); ++rank) {
+    EXPECT_NEAR(static_cast<double>(sum_ns[static_cast<long>(rank)]), static_cast<double>(ns(r.ranks[rank].finish.value())), 2)
+        << "rank " << rank;
+    longest = std::max(longest, sum_ns[static_cast<long>(rank)]);
+  }
+  EXPECT_NEAR(static_cast<double>(longest), static_cast<double>(ns(r.step_time.value())), 2);
+}
+
 TEST(Trace, MainTrackDurationsAddUpToEachGpusFinishTime) {
   LoadedScenario l = default_scenario();
   sim::SimResult r = sim::simulate(l.scenario, l.topology, {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
-  nlohmann::json trace = nlohmann::json::parse(trace_of(l, r));
-  // The writer prints times from whole nanoseconds, so durations of back-to-back events
-  // telescope: their sum is exactly the last end, which is the rank's finish time.
-  std::map<long, std::int64_t> sum_ns;
-  for (const auto& ev : trace.at("traceEvents")) {
-    if (ev["ph"] != "X" || ev["tid"].get<long>() % 2 != 0) continue;
-    sum_ns[ev["tid"].get<long>() / 2] += std::llround(ev["dur"].get<double>() * 1000);
-  }
-  std::int64_t longest = 0;
-  for (int rank = 0; rank < l.scenario.execution.gpus(); ++rank) {
-    EXPECT_NEAR(static_cast<double>(sum_ns[rank]), static_cast<double>(ns(r.ranks[static_cast<size_t>(rank)].finish.value())), 2)
-        << "rank " << rank;
-    longest = std::max(longest, sum_ns[rank]);
-  }
-  EXPECT_NEAR(static_cast<double>(longest), static_cast<double>(ns(r.step_time.value())), 2);
+  expect_main_tracks_tile_each_step(nlohmann::json::parse(trace_of(l, r)), r);
+}
+
+TEST(Trace, InterleavedWithOverlappedGradientsKeepsBackgroundOnItsOwnTrack) {
+  std::string text = read_text(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml");
+  for (auto [key, value] : {std::pair{"execution.schedule", "interleaved"}, {"execution.interleave", "2"},
+                            {"execution.dp_overlap", "true"}, {"execution.zero", "1"}})
+    text = with_value(text, key, value);
+  LoadedScenario l = parse_scenario(text, "interleaved.yaml");
+  sim::SimResult r = sim::simulate(l.scenario, l.topology, {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
+  std::string json = trace_of(l, r);
+  expect_main_tracks_tile_each_step(nlohmann::json::parse(json), r);
+  EXPECT_NE(json.find("\"F mb0 chunk1 compute\""), std::string::npos);
+  // ZeRO-1 reduce-scatters the gradient buckets, on the rank's second track (tid 2R + 1).
+  EXPECT_NE(json.find("\"name\":\"dp gradient bucket reduce-scatter\",\"cat\":\"dp_background\""), std::string::npos);
+  EXPECT_NE(json.find("\"gpu 0 (tp 0, dp 0, pp 0) dp background\""), std::string::npos);
 }
 
 TEST(Trace, FineModeNamesLayersAndIsByteIdenticalAcrossRuns) {
