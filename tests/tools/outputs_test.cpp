@@ -403,6 +403,12 @@ TEST(Sweep, ShardsMergeIntoTheWholeGrid) {
   EXPECT_NE(twice.text.find("variant 0 appears twice"), std::string::npos) << twice.text;
 }
 
+TEST(Sweep, UnwritableOutputFailsBeforeRunningWithExitCodeFive) {
+  Output out = trainsim("sweep " + default_path() + " --set execution.collective=ring -o /proc/trainsim/s.csv");
+  EXPECT_EQ(out.exit_code, 5);
+  EXPECT_EQ(out.text, "trainsim: -o /proc/trainsim/s.csv: cannot write the file\n");
+}
+
 TEST(Sweep, WithValueSetsNestedKeys) {
   std::string text = with_value("a:\n  b: 1\n", "a.c", "400Gbps");
   EXPECT_NE(text.find("c: 400Gbps"), std::string::npos) << text;
