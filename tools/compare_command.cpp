@@ -99,7 +99,8 @@ void print_comparison(std::ostream& out, const std::vector<std::string>& names,
                       const std::vector<VariantResult>& results, const std::string& format) {
   bool csv = format == "csv";
   std::vector<Row> rows{header(csv)};
-  for (size_t i = 0; i < results.size(); ++i) rows.push_back(csv ? csv_row(names[i], results[i]) : text_row(names[i], results[i]));
+  for (size_t i = 0; i < results.size(); ++i)
+    rows.push_back(csv ? csv_row(names[i], results[i]) : text_row(names[i], results[i]));
   if (csv) print_csv(out, rows);
   else if (format == "markdown") print_markdown(out, rows);
   else print_text(out, rows);

@@ -167,7 +167,8 @@ std::vector<Track> main_tracks(const nlohmann::json& trace, size_t limit) {
   for (size_t i = 0; out.size() < limit; ++i) {
     size_t before = out.size();
     for (auto& [pid, tracks] : by_stage)
-      if (i < tracks.size() && out.size() < limit) out.push_back(std::move(std::next(tracks.begin(), static_cast<long>(i))->second));
+      if (i < tracks.size() && out.size() < limit)
+        out.push_back(std::move(std::next(tracks.begin(), static_cast<long>(i))->second));
     if (out.size() == before) break;
   }
   return out;
@@ -217,7 +218,8 @@ std::string band_label(size_t b) {
 std::string heatmap_chart(const std::vector<LinkUse>& links) {
   size_t bands = band_edges().size() - 1;
   std::map<std::string, std::vector<int>> bins;
-  for (const LinkUse& l : links) bins.try_emplace(l.tier, std::vector<int>(bands, 0)).first->second[band(l.utilization)] += 1;
+  for (const LinkUse& l : links)
+    bins.try_emplace(l.tier, std::vector<int>(bands, 0)).first->second[band(l.utilization)] += 1;
   double cell_w = (kWidth - kLeft - kRight) / static_cast<double>(bands), cell_h = 24, top = 24;
   std::string svg = svg_open("link-heatmap", kWidth, top + static_cast<double>(bins.size()) * cell_h + 30);
   for (size_t b = 0; b < bands; ++b)
@@ -247,7 +249,9 @@ std::string heatmap_chart(const std::vector<LinkUse>& links) {
 std::string summary_table(const nlohmann::json& r) {
   const auto& p = r.at("parallelism");
   double step = r.at("step_time_s").get<double>(), bound = r.at("bound").at("step_time_s").get<double>();
-  auto row = [](const std::string& k, const std::string& v) { return "<tr><th>" + k + "</th><td>" + escape(v) + "</td></tr>\n"; };
+  auto row = [](const std::string& k, const std::string& v) {
+    return "<tr><th>" + k + "</th><td>" + escape(v) + "</td></tr>\n";
+  };
   std::string t = "<table>\n";
   t += row("scenario", r.value("scenario", "")) + row("model", r.value("model", ""));
   t += row("GPUs", std::to_string(r.value("gpus", 0)) + " (DP " + std::to_string(p.value("dp", 0)) + " x TP " +

@@ -56,7 +56,8 @@ std::string read_file(const std::string& path) {
 
 std::string set_text(const std::vector<SweepAxis>& axes, const std::vector<std::string>& values) {
   std::string text;
-  for (size_t i = 0; i < axes.size(); ++i) text.append(i ? " --set " : "--set ").append(axes[i].key).append("=").append(values[i]);
+  for (size_t i = 0; i < axes.size(); ++i)
+    text.append(i ? " --set " : "--set ").append(axes[i].key).append("=").append(values[i]);
   return text;
 }
 
@@ -125,7 +126,8 @@ struct Sink {
 SweepAxis parse_set(const std::string& set) {
   auto eq = set.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == set.size())
-    throw InputError("command line", "--set", set, "expected KEY=V1,V2,... with a dotted scenario key, e.g. execution.dp=2,4");
+    throw InputError("command line", "--set", set,
+                     "expected KEY=V1,V2,... with a dotted scenario key, e.g. execution.dp=2,4");
   SweepAxis axis{set.substr(0, eq), split(set.substr(eq + 1), ',')};
   for (const auto& v : axis.values)
     if (v.empty()) throw InputError("command line", "--set", set, "empty value");
@@ -184,14 +186,18 @@ int sweep_merge_command(const MergeOptions& o) {
     std::ifstream in(file);
     if (!in) bad_merge(file, "cannot read the file");
     std::string line;
-    if (!std::getline(in, line) || line.rfind("variant,", 0) != 0) bad_merge(file, "not a trainsim sweep CSV (no 'variant,...' header)");
-    if (!head.empty() && line != head) bad_merge(file, "its columns differ from " + o.inputs.front() + "'s: not the same sweep");
+    if (!std::getline(in, line) || line.rfind("variant,", 0) != 0)
+      bad_merge(file, "not a trainsim sweep CSV (no 'variant,...' header)");
+    if (!head.empty() && line != head)
+      bad_merge(file, "its columns differ from " + o.inputs.front() + "'s: not the same sweep");
     head = line;
     for (int n = 2; std::getline(in, line); ++n) {
       char* end = nullptr;
       long index = std::strtol(line.c_str(), &end, 10);
-      if (end == line.c_str() || *end != ',') bad_merge(file, "line " + std::to_string(n) + " does not start with a variant number");
-      if (!rows.emplace(index, line).second) bad_merge(file, "variant " + std::to_string(index) + " appears twice (overlapping shards?)");
+      if (end == line.c_str() || *end != ',')
+        bad_merge(file, "line " + std::to_string(n) + " does not start with a variant number");
+      if (!rows.emplace(index, line).second)
+        bad_merge(file, "variant " + std::to_string(index) + " appears twice (overlapping shards?)");
     }
   }
   if (!rows.empty() && static_cast<size_t>(rows.rbegin()->first + 1) != rows.size())

@@ -48,7 +48,8 @@ int shapes_in(const std::string& dom, const std::string& id) {
 }
 
 TEST(Browser, ReportRendersEveryChartWithContent) {
-  if (!fs::exists(kChromium)) GTEST_SKIP() << kChromium << " not found: install Debian's chromium (tools/build.sh does)";
+  if (!fs::exists(kChromium))
+    GTEST_SKIP() << kChromium << " not found: install Debian's chromium (tools/build.sh does)";
   auto dir = fs::temp_directory_path() / "trainsim_browser_test";
   fs::remove_all(dir);
   fs::create_directories(dir / "profile");

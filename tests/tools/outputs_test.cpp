@@ -107,14 +107,16 @@ void expect_main_tracks_tile_each_step(const nlohmann::json& trace, const sim::S
   for (const auto& ev : trace.at("traceEvents")) {
     if (ev["ph"] != "X" || ev["tid"].get<long>() % 2 != 0) continue;
     long rank = ev["tid"].get<long>() / 2;
-    std::int64_t start = std::llround(ev["ts"].get<double>() * 1000), dur = std::llround(ev["dur"].get<double>() * 1000);
+    std::int64_t start = std::llround(ev["ts"].get<double>() * 1000),
+                 dur = std::llround(ev["dur"].get<double>() * 1000);
     EXPECT_GE(start, end_ns[rank]) << "overlap on rank " << rank << ": " << ev["name"];
     end_ns[rank] = start + dur;
     sum_ns[rank] += dur;
   }
   std::int64_t longest = 0;
   for (size_t rank = 0; rank < r.ranks.size(); ++rank) {
-    EXPECT_NEAR(static_cast<double>(sum_ns[static_cast<long>(rank)]), static_cast<double>(ns(r.ranks[rank].finish.value())), 2)
+    EXPECT_NEAR(static_cast<double>(sum_ns[static_cast<long>(rank)]),
+                static_cast<double>(ns(r.ranks[rank].finish.value())), 2)
         << "rank " << rank;
     longest = std::max(longest, sum_ns[static_cast<long>(rank)]);
   }
