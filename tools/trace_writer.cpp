@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <tuple>
 
 #include "models/error.hpp"
 #include "sim/layout.hpp"
@@ -153,12 +154,33 @@ const char* category(Kind kind) {
 // Main track: tid 2R; background collectives: tid 2R + 1 (they overlap the main track).
 int track(const sim::TraceEvent& ev) { return 2 * ev.rank + (ev.kind == Kind::dp_background ? 1 : 0); }
 
-std::string event_json(const sim::TraceEvent& ev, const Scenario& s) {
+// Fine mode runs a layer's kernels in program order (sim/program.cpp): attention then MLP
+// forward, MLP then attention backward; so the k-th compute event of a layer pass is known.
+class KernelNames {
+public:
+  explicit KernelNames(const Scenario& s) : transformer_(s.model.kind == ModelKind::transformer) {}
+
+  /// For the events of one track in time order.
+  std::string next(const sim::TraceEvent& ev) {
+    auto key = std::tuple(ev.rank, ev.forward, ev.microbatch, ev.chunk, ev.layer);
+    k_ = key == last_ ? k_ + 1 : 0;
+    last_ = key;
+    if (!transformer_) return "mlp";
+    return (k_ % 2 == 0) == ev.forward ? "attention" : "mlp";
+  }
+
+private:
+  bool transformer_;
+  std::tuple<int, bool, int, int, int> last_{-1, false, -1, -1, -1};
+  int k_ = 0;
+};
+
+std::string event_json(const sim::TraceEvent& ev, const Scenario& s, const std::string& name) {
   sim::Coords at = sim::Layout(s.execution).coords(ev.rank);
   std::int64_t start = ns(ev.start);
   char bytes[32];
   std::snprintf(bytes, sizeof bytes, "%.0f", ev.bytes);
-  return "{\"name\":" + quoted(trace_event_name(ev, s)) + ",\"cat\":\"" + category(ev.kind) +
+  return "{\"name\":" + quoted(name) + ",\"cat\":\"" + category(ev.kind) +
          "\",\"ph\":\"X\",\"ts\":" + micros(start) + ",\"dur\":" + micros(ns(ev.end) - start) +
          ",\"pid\":" + std::to_string(at.pp) + ",\"tid\":" + std::to_string(track(ev)) +
          ",\"args\":{\"rank\":" + std::to_string(ev.rank) + ",\"microbatch\":" + std::to_string(ev.microbatch) +
@@ -270,8 +292,12 @@ void write_trace(std::ostream& out, const Scenario& scenario, const sim::SimResu
     out << (first ? "" : ",\n") << m;
     first = false;
   }
+  KernelNames kernels(scenario);
   for (const auto& ev : events) {
-    out << (first ? "" : ",\n") << event_json(ev, scenario);
+    bool layer_kernel = ev.kind == Kind::compute && ev.layer >= 0 && ev.microbatch >= 0;
+    std::string name = layer_kernel ? pass_prefix(ev, scenario) + " L" + std::to_string(ev.layer) + " " + kernels.next(ev)
+                                    : trace_event_name(ev, scenario);
+    out << (first ? "" : ",\n") << event_json(ev, scenario, name);
     first = false;
   }
   out << "\n]}\n";

@@ -31,7 +31,8 @@ std::vector<int> default_trace_ranks(const Scenario& scenario, bool fine, double
 /// Writes the trace-event JSON of `result.trace`.
 void write_trace(std::ostream& out, const Scenario& scenario, const sim::SimResult& result);
 
-/// The event name shown in the timeline, e.g. "F mb3 L5 compute", "B mb3 tp all-reduce x8",
+/// The event name shown in the timeline, e.g. "F mb3 compute", "B mb3 tp all-reduce x8",
+/// (fine-mode kernels of a layer are named by write_trace: "F mb3 L5 attention"),
 /// "bubble (waiting for mb4 from stage 2)".
 std::string trace_event_name(const sim::TraceEvent& event, const Scenario& scenario);
 

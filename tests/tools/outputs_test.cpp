@@ -149,7 +149,11 @@ TEST(Trace, FineModeNamesLayersAndIsByteIdenticalAcrossRuns) {
   sim::SimOptions o{sim::Fidelity::fine, false, false, {0}};
   std::string first = trace_of(l, sim::simulate(l.scenario, l.topology, o));
   EXPECT_EQ(first, trace_of(l, sim::simulate(l.scenario, l.topology, o)));
-  EXPECT_NE(first.find("\"F mb3 L5 compute\""), std::string::npos);
+  // Forward runs attention then MLP; backward MLP then attention; each followed by its all-reduce.
+  auto at = [&](const std::string& name) { return first.find("\"" + name + "\""); };
+  ASSERT_NE(at("F mb3 L5 attention"), std::string::npos);
+  EXPECT_LT(at("F mb3 L5 attention"), at("F mb3 L5 mlp"));
+  EXPECT_LT(at("B mb3 L5 mlp"), at("B mb3 L5 attention"));
   EXPECT_NE(first.find("\"B mb3 L5 tp all-reduce\""), std::string::npos);
   // Stage 0 receives backward gradients from stage 1.
   EXPECT_NE(first.find("bubble (waiting for gradients of mb0 from stage 1)"), std::string::npos);
