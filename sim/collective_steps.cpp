@@ -4,6 +4,8 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/traffic.hpp"
+
 #include "topologies/topology.hpp"
 
 namespace trainsim::sim::detail {
@@ -28,6 +30,7 @@ void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env)
 
 sg4::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env) {
   env.counters->comms += 1;
+  if (env.traffic != nullptr) env.traffic->add(env.rank, to_rank, bytes);
   auto size = static_cast<uint64_t>(std::llround(bytes));
   return inboxes[static_cast<size_t>(to_rank)]->put_async(&g_payload, size);
 }

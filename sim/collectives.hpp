@@ -86,6 +86,8 @@ struct CollectiveEnv {
   Mailboxes* mailboxes = nullptr;
   const topo::Topology* topology = nullptr;
   Counters* counters = nullptr;
+  class Traffic* traffic = nullptr; ///< when set, every send is counted for link statistics
+  int rank = -1;                    ///< the rank whose actor runs the collective (the sender)
 };
 
 class CollectiveAlgorithm {

@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "sim/progress.hpp"
+#include "sim/traffic.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -45,7 +46,8 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
     : plan_(plan), rank_(rank), at_(plan.layout.coords(rank)), stats_(stats), trace_(trace) {
   const ExecutionSpec& e = plan.scenario.execution;
   const topo::Topology& t = plan.platform.topology();
-  env_ = {plan.fidelity, &plan.mailboxes, &t, &counters};
+  env_ = {.fidelity = plan.fidelity, .mailboxes = &plan.mailboxes, .topology = &t, .counters = &counters,
+          .traffic = plan.traffic, .rank = rank};
   tp_ = make_group(rank - at_.tp, 1, e.tp, at_.tp, "tp", t);
   dp_ = make_group(rank - at_.dp * e.tp, e.tp, e.dp, at_.dp, "dp", t);
   ep_ = dp_.block(e.ep, "ep", t);
@@ -183,6 +185,7 @@ void GpuActor::send(const Op& op) {
   int peer = plan_.layout.rank({at_.tp, at_.dp, peer_stage});
   const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
   pending = channel[static_cast<size_t>(peer)]->put_async(&g_payload, whole_bytes(op.bytes));
+  if (plan_.traffic != nullptr) plan_.traffic->add(rank_, peer, op.bytes.value());
   env_.counters->comms += 1;
 }
 

@@ -34,6 +34,7 @@ struct StepPlan {
   const Channel& pp_backward;
   Progress* progress = nullptr;  ///< optional
   std::vector<bool> traced;      ///< by rank: record its ops as trace events
+  class Traffic* traffic = nullptr; ///< optional: bytes sent, for link statistics
 };
 
 class GpuActor {

@@ -78,20 +78,25 @@ private:
   // Backward runs the blocks in reverse, each as two kernels (input and weight gradients).
   void layer(bool fwd) {
     if (e_.zero >= 3) program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_gradients()));
-    std::vector<Op> ops;
-    if (s_.model.kind == ModelKind::transformer) block(ops, attention_, false);
-    block(ops, mlp_, moe());
-    if (!fwd) std::reverse(ops.begin(), ops.end());
-    // Backward: input and weight gradients, plus the forward again under recomputation.
+    std::vector<std::vector<Op>> blocks;
+    if (s_.model.kind == ModelKind::transformer) blocks.push_back(block(attention_, false));
+    blocks.push_back(block(mlp_, moe()));
+    // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
+    // g (all-reduce forward) is the identity backward and its f (identity forward) is the
+    // all-reduce backward, so a block's collective still follows its kernels. The kernels run
+    // for input and weight gradients, plus the forward again under recomputation.
+    if (!fwd) std::reverse(blocks.begin(), blocks.end());
     double backward_kernels = e_.recompute ? 3.0 : 2.0;
-    for (Op& op : ops) {
-      if (op.kind == OpKind::compute && !fwd) op.duration = op.duration * backward_kernels;
-      program_.push_back(op);
-    }
+    for (auto& ops : blocks)
+      for (Op& op : ops) {
+        if (op.kind == OpKind::compute && !fwd) op.duration = op.duration * backward_kernels;
+        program_.push_back(op);
+      }
     if (e_.zero >= 3 && !fwd) program_.push_back(collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients()));
   }
 
-  void block(std::vector<Op>& ops, Seconds kernel, bool experts) const {
+  [[nodiscard]] std::vector<Op> block(Seconds kernel, bool experts) const {
+    std::vector<Op> ops;
     bool tp = e_.tp > 1;
     if (tp && e_.sequence_parallel) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
     if (experts) ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
@@ -99,6 +104,7 @@ private:
     if (experts) ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
     if (tp) ops.push_back(collective(GroupKind::tp, e_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
                                      costs_.tp_allreduce));
+    return ops;
   }
 
   /// During the last backward pass: start a DP collective whenever a bucket's worth of

@@ -9,13 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <simgrid/plugins/load.h>
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
 #include "models/error.hpp"
 #include "sim/gpu_actor.hpp"
 #include "sim/progress.hpp"
+#include "sim/traffic.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -60,8 +60,8 @@ public:
     sg4::Comm::on_send_cb([this](const sg4::Comm& c) { remember(c, "to send to"); });
     sg4::Comm::on_recv_cb([this](const sg4::Comm& c) { remember(c, "to receive on"); });
     sg4::Actor::on_creation_cb([this](sg4::Actor&) { ++created_; });
-    // Thrown out of Engine::run(), before SimGrid kills the blocked actors: killing a comm
-    // whose peer never came crashes 3.32 in the link-load plugin (no destination host).
+    // Thrown out of Engine::run(), before SimGrid kills the blocked actors and prints its
+    // own account of them.
     sg4::Engine::on_deadlock_cb([this] { throw Error(ExitCode::simulation, describe()); });
   }
 
@@ -115,7 +115,6 @@ private:
     sg4::Engine engine(&argc, argv);
     configure_engine();
     DeadlockWatch deadlock; // throws out of the body's Engine::run() on a deadlock
-    sg_link_load_plugin_init(); // before the links exist: it attaches to each link created
     Platform platform(topology, gpu);
     payload = body(platform);
   } catch (const Error& e) {
@@ -228,16 +227,7 @@ SimResult decode(std::string_view in) {
   return r;
 }
 
-void track_links(const Platform& platform) {
-  for (sg4::Link* link : platform.channels()) sg_link_load_track(link);
-}
 
-std::vector<double> link_bytes(const Platform& platform) {
-  std::vector<double> bytes;
-  bytes.reserve(platform.channels().size());
-  for (sg4::Link* link : platform.channels()) bytes.push_back(sg_link_get_cum_load(link));
-  return bytes;
-}
 
 std::uint64_t total_ops(const StepPlan& plan) {
   std::uint64_t per_pipeline = 0;
@@ -249,6 +239,8 @@ std::uint64_t total_ops(const StepPlan& plan) {
 SimResult run_step(const Scenario& scenario, const Platform& platform, const SimOptions& options) {
   StepPlan plan(scenario, platform, options.fidelity);
   Progress progress(total_ops(plan));
+  Traffic traffic(scenario.execution.gpus());
+  if (options.link_stats) plan.traffic = &traffic;
   if (options.progress) plan.progress = &progress;
   plan.traced.assign(static_cast<size_t>(scenario.execution.gpus()), false);
   for (int r : options.trace_ranks)
@@ -259,11 +251,10 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
     sg4::Actor::create("gpu" + std::to_string(r), platform.host(r),
                        GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters,
                                 plan.traced[static_cast<size_t>(r)] ? &result.trace : nullptr));
-  if (options.link_stats) track_links(platform);
   sg4::Engine::get_instance()->run();
   progress.finish();
   for (const RankStats& s : result.ranks) result.step_time = std::max(result.step_time, s.finish);
-  if (options.link_stats) result.channel_bytes = link_bytes(platform);
+  if (options.link_stats) result.channel_bytes = traffic.channel_bytes(platform.topology());
   return result;
 }
 

@@ -18,7 +18,7 @@ struct SimOptions {
   Fidelity fidelity = Fidelity::fast;
   bool progress = false;  ///< a progress line with an ETA on stderr after a few seconds
   bool link_stats = true; ///< record the bytes each link direction carries
-  std::vector<int> trace_ranks; ///< ranks whose every op is recorded as a TraceEvent
+  std::vector<int> trace_ranks{}; ///< ranks whose every op is recorded as a TraceEvent
 };
 
 /// Simulates one step of `scenario` on `topology`, which must have at least

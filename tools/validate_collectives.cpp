@@ -45,7 +45,7 @@ double simulate_collective(const topo::Topology& t, const std::string& algorithm
     sim::Mailboxes mailboxes(p);
     sim::Counters counters;
     auto collective = sim::make_collective(algorithm);
-    sim::CollectiveEnv env{fidelity, &mailboxes, &t, &counters};
+    sim::CollectiveEnv env{.fidelity = fidelity, .mailboxes = &mailboxes, .topology = &t, .counters = &counters};
     double last = 0;
     for (int i = 0; i < p; ++i)
       sg4::Actor::create("rank" + std::to_string(i), platform.host(i), [&, i] {

@@ -58,7 +58,7 @@ Outcome run_collective(const topo::Topology& topology, const std::string& algori
     Mailboxes mailboxes(topology.gpu_count());
     Counters counters;
     auto collective = make_collective(algorithm);
-    CollectiveEnv env{fidelity, &mailboxes, &topology, &counters};
+    CollectiveEnv env{.fidelity = fidelity, .mailboxes = &mailboxes, .topology = &topology, .counters = &counters};
     Outcome run;
     for (int i = 0; i < size; ++i)
       sg4::Actor::create("member" + std::to_string(i), platform.host(base + i * stride), [&, i] {

@@ -37,7 +37,7 @@ struct Outcome {
 
 inline Outcome simulate(const std::string& text, sim::Fidelity fidelity = sim::Fidelity::fast) {
   LoadedScenario loaded = parse_scenario(text, "test.yaml");
-  sim::SimResult result = sim::simulate(loaded.scenario, loaded.topology, {fidelity});
+  sim::SimResult result = sim::simulate(loaded.scenario, loaded.topology, {.fidelity = fidelity});
   return {result, summarize(loaded.scenario, result)};
 }
 

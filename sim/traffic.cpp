@@ -1,0 +1,26 @@
+#include "sim/traffic.hpp"
+
+#include <algorithm>
+
+namespace trainsim::sim {
+
+void Traffic::add(int from, int to, double bytes) {
+  auto& peers = sent_[static_cast<size_t>(from)];
+  auto it = std::find_if(peers.begin(), peers.end(), [to](const auto& p) { return p.first == to; });
+  if (it == peers.end()) peers.emplace_back(to, bytes);
+  else it->second += bytes;
+}
+
+std::vector<double> Traffic::channel_bytes(const topo::Topology& topology) const {
+  std::vector<double> bytes(2 * static_cast<size_t>(topology.link_count()), 0.0);
+  std::vector<topo::Hop> hops;
+  for (size_t from = 0; from < sent_.size(); ++from)
+    for (const auto& [to, sent] : sent_[from]) {
+      hops.clear();
+      topology.route(static_cast<int>(from), to, hops);
+      for (topo::Hop h : hops) bytes[static_cast<size_t>(h.channel())] += sent;
+    }
+  return bytes;
+}
+
+} // namespace trainsim::sim

@@ -1,0 +1,26 @@
+// Bytes each rank sent to each peer, counted where the simulator sends them and put on the
+// links at the end by routing each (sender, receiver) pair once. SimGrid's link-load plugin
+// cannot be used for this: it integrates link usage during each message's latency phase
+// too, adding bandwidth x latency per message and link.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace trainsim::sim {
+
+class Traffic {
+public:
+  explicit Traffic(int ranks) : sent_(static_cast<size_t>(ranks)) {}
+  /// A rank talks to a handful of peers, so a short list per rank beats a hash map.
+  void add(int from, int to, double bytes);
+  /// Bytes per link direction (Hop::channel()), each pair's bytes following its route.
+  [[nodiscard]] std::vector<double> channel_bytes(const topo::Topology& topology) const;
+
+private:
+  std::vector<std::vector<std::pair<int, double>>> sent_;
+};
+
+} // namespace trainsim::sim
