@@ -1,5 +1,7 @@
 #include "tools/frontier_output.hpp"
 
+#include "tools/output_file.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -174,12 +176,6 @@ std::string curve_svg(const Frame& f, const FrontierCurve& c, const std::string&
   return svg;
 }
 
-void write_file(const std::filesystem::path& path, const std::string& content) {
-  std::ofstream out(path);
-  out << content;
-  out.close();
-  if (!out) throw Error(ExitCode::io, "cannot write " + path.string());
-}
 
 } // namespace
 
@@ -223,9 +219,9 @@ void write_frontier(const FrontierResult& r, const std::string& out_dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(ExitCode::io, "cannot create " + out_dir + ": " + ec.message());
-  write_file(dir / "frontier.csv", frontier_csv(r));
-  write_file(dir / "frontier.json", frontier_json(r).dump(2) + "\n");
-  write_file(dir / "frontier.svg", frontier_svg(r));
+  write_text_file((dir / "frontier.csv").string(), frontier_csv(r), "--out");
+  write_text_file((dir / "frontier.json").string(), frontier_json(r).dump(2) + "\n", "--out");
+  write_text_file((dir / "frontier.svg").string(), frontier_svg(r), "--out");
 }
 
 nlohmann::json bound_json(const BoundResult& b) {

@@ -12,6 +12,7 @@
 #include "models/error.hpp"
 #include "models/units.hpp"
 #include "tools/log.hpp"
+#include "tools/output_file.hpp"
 #include "tools/run_outputs.hpp"
 
 namespace trainsim {

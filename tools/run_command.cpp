@@ -11,6 +11,7 @@
 #include "models/closed_form.hpp"
 #include "tools/fabric_summary.hpp"
 #include "tools/log.hpp"
+#include "tools/output_file.hpp"
 #include "tools/report.hpp"
 #include "tools/resource_guard.hpp"
 #include "tools/run_outputs.hpp"
@@ -20,14 +21,6 @@
 namespace trainsim {
 namespace {
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::error_code ec;
-  std::filesystem::create_directories(path.parent_path(), ec);
-  std::ofstream out(path);
-  out << text;
-  out.close();
-  if (ec || !out) throw Error(ExitCode::io, path.string() + ": cannot write the file");
-}
 
 // Output files are opened before the simulation, so an unwritable path fails at once.
 struct OutputFiles {
@@ -92,7 +85,7 @@ int run_command(const RunOptions& options) {
   json["stages"] = stage_breakdown_json(s, result);
   if (options.link_stats) json["link_tiers"] = link_tiers_json(loaded.topology, result.channel_bytes, result.step_time);
   write_outputs(files, loaded, result);
-  if (!options.out_dir.empty()) write_file(std::filesystem::path(options.out_dir) / "result.json", json.dump(2) + "\n");
+  if (!options.out_dir.empty()) write_text_file((std::filesystem::path(options.out_dir) / "result.json").string(), json.dump(2) + "\n", "--out");
   if (options.json) std::cout << json.dump(2) << "\n";
   else print_report(std::cout, s, loaded.topology, summary, info);
   return 0;

@@ -95,20 +95,3 @@ nlohmann::ordered_json stage_breakdown_json(const Scenario& s, const sim::SimRes
 
 } // namespace trainsim
 
-namespace trainsim {
-
-std::ofstream open_output(const std::string& path, const std::string& what) {
-  std::filesystem::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  std::ofstream out(p, std::ios::binary);
-  if (ec || !out) throw Error(ExitCode::io, what + " " + path + ": cannot write the file");
-  return out;
-}
-
-void close_output(std::ofstream& out, const std::string& path) {
-  out.close();
-  if (!out) throw Error(ExitCode::io, path + ": cannot write the file");
-}
-
-} // namespace trainsim

@@ -29,14 +29,3 @@ nlohmann::ordered_json link_tiers_json(const topo::Topology& topology, const std
 nlohmann::ordered_json stage_breakdown_json(const Scenario& scenario, const sim::SimResult& result);
 
 } // namespace trainsim
-
-namespace trainsim {
-
-/// Opens `path` for writing (creating its directory), or throws Error(ExitCode::io) naming it
-/// and `what` ("--trace"): called before simulating, so a bad path fails in a second.
-std::ofstream open_output(const std::string& path, const std::string& what);
-
-/// Closes `out` and throws Error(ExitCode::io) if anything failed to be written.
-void close_output(std::ofstream& out, const std::string& path);
-
-} // namespace trainsim

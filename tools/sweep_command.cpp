@@ -11,6 +11,7 @@
 
 #include "models/error.hpp"
 #include "tools/log.hpp"
+#include "tools/output_file.hpp"
 #include "tools/run_outputs.hpp"
 #include "tools/scenario_loader.hpp"
 #include "tools/variant_runner.hpp"

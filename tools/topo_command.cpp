@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "models/error.hpp"
+#include "tools/output_file.hpp"
 #include "tools/run_command.hpp"
 #include "tools/scenario_loader.hpp"
 #include "topologies/describe.hpp"
@@ -34,10 +35,7 @@ int topo_export_command(const TopoOptions& options) {
     std::cout << text.str();
     return 0;
   }
-  std::ofstream out(options.out);
-  out << text.str();
-  out.close();
-  if (!out) throw Error(ExitCode::io, options.out + ": cannot write the file");
+  write_text_file(options.out, text.str(), "--out");
   return 0;
 }
 

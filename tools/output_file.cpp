@@ -1,0 +1,29 @@
+#include "tools/output_file.hpp"
+
+#include <filesystem>
+
+#include "models/error.hpp"
+
+namespace trainsim {
+
+std::ofstream open_output(const std::string& path, const std::string& what) {
+  std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  std::ofstream out(p, std::ios::binary);
+  if (ec || !out) throw Error(ExitCode::io, what + " " + path + ": cannot write the file");
+  return out;
+}
+
+void close_output(std::ofstream& out, const std::string& path) {
+  out.close();
+  if (!out) throw Error(ExitCode::io, path + ": cannot write the file");
+}
+
+void write_text_file(const std::string& path, const std::string& text, const std::string& what) {
+  std::ofstream out = open_output(path, what);
+  out << text;
+  close_output(out, path);
+}
+
+} // namespace trainsim

@@ -1,0 +1,20 @@
+// Files the commands write. Every failure to create or write one is an Error(ExitCode::io)
+// naming the path (and the option that named it), never a silent short file.
+#pragma once
+
+#include <fstream>
+#include <string>
+
+namespace trainsim {
+
+/// Opens `path` for writing, creating missing directories; `what` names where the path came
+/// from in the message ("--trace", "report").
+std::ofstream open_output(const std::string& path, const std::string& what);
+
+/// Closes `out` and checks that everything reached the file.
+void close_output(std::ofstream& out, const std::string& path);
+
+/// Writes `text` to `path` in one go.
+void write_text_file(const std::string& path, const std::string& text, const std::string& what = "output");
+
+} // namespace trainsim
