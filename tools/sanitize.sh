@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer, in ./build-asan:
 #   tools/sanitize.sh            configure, build, run ctest (extra arguments go to ctest)
-# Then checks determinism across build types: the default scenario's result.json from this
-# build must equal, byte for byte except sim.wall_s, the one from the Release build in
+# Then checks determinism across build types: the default scenario's output files from this
+# build must equal, byte for byte except sim.wall_s, the ones from the Release build in
 # ${RELEASE_DIR:-build} (skipped when that build has no trainsim binary).
 # Uses the default compiler (gcc); CXX=clang++-14 works too. docs/trust.md explains the options.
 set -euo pipefail
@@ -25,11 +25,14 @@ if [[ -x $release ]]; then
   out=$(mktemp -d)
   build-asan/trainsim run --out "$out/asan" >/dev/null
   "$release" run --out "$out/release" >/dev/null
-  if diff <(grep -v '"wall_s"' "$out/asan/result.json") <(grep -v '"wall_s"' "$out/release/result.json"); then
-    echo "sanitize.sh: determinism across build types: result.json identical (sanitizer vs $release)"
-  else
-    echo "sanitize.sh: result.json differs between the sanitizer build and $release" >&2
-    exit 1
-  fi
+  same=1
+  for f in "$out"/asan/*; do # result.json, trace.json, links.csv
+    diff -q <(grep -v '"wall_s"' "$f") <(grep -v '"wall_s"' "$out/release/$(basename "$f")") >/dev/null || {
+      echo "sanitize.sh: $(basename "$f") differs between the sanitizer build and $release" >&2
+      same=0
+    }
+  done
+  ((same)) || exit 1
+  echo "sanitize.sh: determinism across build types: $(cd "$out/asan" && echo *) identical (sanitizer vs $release)"
   rm -rf "$out"
 fi

@@ -217,6 +217,7 @@ std::string without_wall_time(const fs::path& path) {
   return kept;
 }
 
+// Every file of the two --out directories (result.json, trace.json, links.csv) is compared.
 void expect_identical_runs(const std::string& scenario, const std::string& name) {
   fs::path dir = fs::temp_directory_path() / ("trainsim_trust_" + name);
   fs::remove_all(dir);
@@ -225,6 +226,10 @@ void expect_identical_runs(const std::string& scenario, const std::string& name)
   std::string a = without_wall_time(dir / "a" / "result.json");
   EXPECT_GT(a.size(), 100u);
   EXPECT_EQ(a, without_wall_time(dir / "b" / "result.json")) << scenario;
+  for (const auto& file : fs::directory_iterator(dir / "a")) {
+    if (file.path().filename() == "result.json") continue;
+    EXPECT_EQ(read_file(file.path()), read_file(dir / "b" / file.path().filename())) << file.path();
+  }
   fs::remove_all(dir);
 }
 
