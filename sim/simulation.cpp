@@ -14,6 +14,7 @@
 
 #include "models/error.hpp"
 #include "sim/gpu_actor.hpp"
+#include "sim/log.hpp"
 #include "sim/progress.hpp"
 #include "sim/traffic.hpp"
 
@@ -195,7 +196,7 @@ void take(std::string_view& in, T& value) {
 template <class T>
 void append_vector(std::string& out, const std::vector<T>& v) {
   append(out, v.size());
-  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  if (!v.empty()) out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
 }
 
 template <class T>
@@ -203,7 +204,7 @@ void take_vector(std::string_view& in, std::vector<T>& v) {
   size_t size = 0;
   take(in, size);
   v.resize(size);
-  std::memcpy(v.data(), in.data(), size * sizeof(T));
+  if (size > 0) std::memcpy(v.data(), in.data(), size * sizeof(T)); // data() may be null when empty
   in.remove_prefix(size * sizeof(T));
 }
 
@@ -251,8 +252,12 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
     sg4::Actor::create("gpu" + std::to_string(r), platform.host(r),
                        GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters,
                                 plan.traced[static_cast<size_t>(r)] ? &result.trace : nullptr));
+  auto log = logger("trainsim.sim");
+  log->debug("{} actors, {} program ops per pipeline", scenario.execution.gpus(), total_ops(plan) / scenario.execution.gpus() * scenario.execution.pp);
   sg4::Engine::get_instance()->run();
   progress.finish();
+  log->debug("engine done at {} s simulated: {} execs, {} comms", sg4::Engine::get_clock(), result.counters.execs,
+             result.counters.comms);
   for (const RankStats& s : result.ranks) result.step_time = std::max(result.step_time, s.finish);
   if (options.link_stats) result.channel_bytes = traffic.channel_bytes(platform.topology());
   return result;

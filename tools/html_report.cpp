@@ -11,7 +11,7 @@
 
 #include "models/error.hpp"
 #include "models/units.hpp"
-#include "tools/log.hpp"
+#include "sim/log.hpp"
 #include "tools/output_file.hpp"
 #include "tools/run_outputs.hpp"
 

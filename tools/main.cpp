@@ -165,5 +165,9 @@ int main(int argc, char** argv) {
   } catch (const trainsim::Error& e) {
     std::cerr << "trainsim: " << e.what() << "\n";
     return static_cast<int>(e.exit_code());
+  } catch (const std::exception& e) {
+    // A bug, not a user error: still one line, with an exit code of its own.
+    std::cerr << "trainsim: internal error: " << e.what() << "\n";
+    return 70;
   }
 }

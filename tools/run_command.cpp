@@ -10,7 +10,7 @@
 #include "models/error.hpp"
 #include "models/closed_form.hpp"
 #include "tools/fabric_summary.hpp"
-#include "tools/log.hpp"
+#include "sim/log.hpp"
 #include "tools/output_file.hpp"
 #include "tools/report.hpp"
 #include "tools/resource_guard.hpp"
@@ -66,11 +66,11 @@ std::string default_scenario_path() { return TRAINSIM_SOURCE_DIR "/scenarios/def
 int run_command(const RunOptions& options) {
   LoadedScenario loaded = load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario);
   const Scenario& s = loaded.scenario;
-  spdlog::info("simulating {} GPUs, {} links", loaded.topology.gpu_count(), loaded.topology.link_count());
+  logger("trainsim.run")->info("simulating {} GPUs, {} links", loaded.topology.gpu_count(), loaded.topology.link_count());
   check_resources(s, loaded.topology); // refuse now rather than be OOM-killed minutes later
   OutputFiles files = open_outputs(options);
   std::vector<int> traced = traced_ranks(options, loaded, files.trace_out.is_open());
-  if (!traced.empty()) spdlog::info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
+  if (!traced.empty()) logger("trainsim.run")->info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
   auto started = std::chrono::steady_clock::now();
   sim::SimResult result = sim::simulate(s, loaded.topology, {options.fidelity, true, options.link_stats, traced});
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",

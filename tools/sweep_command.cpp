@@ -10,7 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "models/error.hpp"
-#include "tools/log.hpp"
+#include "sim/log.hpp"
 #include "tools/output_file.hpp"
 #include "tools/run_outputs.hpp"
 #include "tools/scenario_loader.hpp"

@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include <simgrid/s4u.hpp>
-#include <spdlog/spdlog.h>
+#include "sim/log.hpp"
 
 #include "sim/collectives.hpp"
 #include "sim/platform.hpp"
@@ -113,7 +113,7 @@ struct Case {
 };
 
 CollectiveCheck run_case(const Case& c, double bytes) {
-  spdlog::info("validate: {} {} over {} ranks", c.algorithm, sim::to_string(c.op), c.ranks);
+  logger("trainsim.validate")->info("validate: {} {} over {} ranks", c.algorithm, sim::to_string(c.op), c.ranks);
   topo::Topology t = one_leaf(c.ranks / c.gpus_per_node, c.gpus_per_node);
   // Fine mode issues every step's flows (the reference); above 64 ranks fast mode, which
   // is identical without contention by construction (docs/architecture.md), keeps it quick.

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iostream>
 
-#include <spdlog/spdlog.h>
+#include "sim/log.hpp"
 
 #include "models/error.hpp"
 
@@ -200,18 +200,18 @@ ValidationReport run_validation(const ValidateOptions& options) {
   ValidationReport r;
   r.options = options;
   if (r.options.scenarios_dir.empty()) r.options.scenarios_dir = TRAINSIM_SOURCE_DIR "/scenarios";
-  spdlog::info("validate: exact cases");
+  logger("trainsim.validate")->info("validate: exact cases");
   r.exact = exact_cases(options.quick);
-  spdlog::info("validate: the bound on every scenario");
+  logger("trainsim.validate")->info("validate: the bound on every scenario");
   r.bounds = bound_checks(r.options, r.random_generated, r.random_rejected);
-  spdlog::info("validate: collectives");
+  logger("trainsim.validate")->info("validate: collectives");
   r.collectives = collective_checks(options.quick);
   if (!options.quick) {
-    spdlog::info("validate: published runs");
+    logger("trainsim.validate")->info("validate: published runs");
     r.published = published_checks(r.options);
     for (const PublishedCheck& p : r.published)
       r.bounds.push_back({"validation/" + p.name, "published run", p.gpus, p.step_s, p.bound_s, "", ""});
-    spdlog::info("validate: frontier");
+    logger("trainsim.validate")->info("validate: frontier");
     r.frontier = frontier_checks(false, r.skipped);
   } else {
     r.skipped.push_back("quick mode: published runs and frontier points are run by the full suite only");

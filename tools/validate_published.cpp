@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <optional>
 
-#include <spdlog/spdlog.h>
+#include "sim/log.hpp"
 
 #include "models/error.hpp"
 #include "models/frontier.hpp"
@@ -78,7 +78,7 @@ validation::ScenarioSpec frontier_scenario(const FrontierPoint& point) {
 std::vector<PublishedCheck> published_checks(const ValidateOptions& o) {
   std::vector<PublishedCheck> out;
   for (const Published& run : published_runs()) {
-    spdlog::info("validate: published run {}", run.file);
+    logger("trainsim.validate")->info("validate: published run {}", run.file);
     LoadedScenario loaded = load_scenario((std::filesystem::path(o.scenarios_dir) / "validation" / run.file).string());
     loaded.scenario.system.gpu.matmul_efficiency = o.matmul_efficiency; // one value for every run
     validation::Measured m = validation::measure(loaded);

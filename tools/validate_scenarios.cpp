@@ -7,7 +7,7 @@
 #include <random>
 #include <sstream>
 
-#include <spdlog/spdlog.h>
+#include "sim/log.hpp"
 
 #include "models/error.hpp"
 #include "models/workload.hpp"
@@ -143,7 +143,7 @@ std::string known_gap(const ExecutionSpec& e) {
 }
 
 BoundCheck check_bound(const LoadedScenario& loaded, std::string name) {
-  spdlog::info("validate: {} ({} GPUs)", name, loaded.scenario.execution.gpus());
+  logger("trainsim.validate")->info("validate: {} ({} GPUs)", name, loaded.scenario.execution.gpus());
   validation::Measured m = validation::measure(loaded);
   BoundCheck c{std::move(name), features(loaded.scenario), loaded.scenario.execution.gpus(),
                m.result.step_time.value(), m.bound.step_time.value(), "", known_gap(loaded.scenario.execution)};

@@ -13,7 +13,7 @@
 #include "models/error.hpp"
 #include "sim/simulation.hpp"
 #include "tools/fabric_summary.hpp"
-#include "tools/log.hpp"
+#include "sim/log.hpp"
 #include "tools/report.hpp"
 
 namespace trainsim {

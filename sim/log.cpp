@@ -1,4 +1,4 @@
-#include "tools/log.hpp"
+#include "sim/log.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>
 

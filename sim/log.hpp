@@ -1,4 +1,4 @@
-// One spdlog logger per module, named hierarchically ("trainsim.report", "trainsim.sweep"),
+// One spdlog logger per module, named hierarchically ("trainsim.sim", "trainsim.report"),
 // all on stderr; `trainsim --log-level` sets the level of every one of them.
 #pragma once
 
