@@ -52,9 +52,13 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
   dp_ = make_group(rank - at_.dp * e.tp, e.tp, e.dp, at_.dp, "dp", t);
   ep_ = dp_.block(e.ep, "ep", t);
   edp_ = dp_.across_blocks(e.ep, "edp", t);
+  for (const Op& op : plan.programs[static_cast<size_t>(at_.pp)])
+    if (op.kind == OpKind::recv) recvs_left_[op.forward ? 0 : 1] += 1;
 }
 
 void GpuActor::operator()() {
+  post_receive(true);
+  post_receive(false);
   for (const Op& op : plan_.programs[static_cast<size_t>(at_.pp)]) {
     execute(op);
     if (plan_.progress != nullptr) plan_.progress->tick();
@@ -156,15 +160,30 @@ Seconds& GpuActor::category(GroupKind kind) {
   return stats_.dp;
 }
 
+// A receive is posted as soon as the previous one of its direction completed, as Megatron
+// posts its next receive with its batched send/receive: a transfer then starts when the
+// sender sends and can overlap this stage's compute, instead of waiting for the receiver.
+void GpuActor::post_receive(bool forward) {
+  static int* received = nullptr; // payloads carry no data
+  int d = forward ? 0 : 1;
+  if (recvs_left_[d] == 0) return;
+  const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
+  posted_recv_[d] = channel[static_cast<size_t>(rank_)]->get_async<int>(&received);
+}
+
 // Time blocked on a pipeline receive is bubble until the data starts moving, transfer after.
 void GpuActor::receive(const Op& op) {
-  int* received = nullptr;
+  int d = op.forward ? 0 : 1;
+  if (!posted_recv_[d]) post_receive(op.forward);
+  sg4::CommPtr comm = std::move(posted_recv_[d]);
+  posted_recv_[d] = nullptr;
+  recvs_left_[d] -= 1;
   double posted = now();
-  const auto& channel = op.forward ? plan_.pp_forward : plan_.pp_backward;
-  sg4::CommPtr comm = channel[static_cast<size_t>(rank_)]->get_async<int>(&received);
   comm->wait();
   double waited = now() - posted;
-  double moving = std::min(waited, comm->get_finish_time() - std::max(posted, comm->get_start_time()));
+  post_receive(op.forward);
+  // A receive posted early may have completed before this rank came to wait for it.
+  double moving = std::clamp(comm->get_finish_time() - std::max(posted, comm->get_start_time()), 0.0, waited);
   stats_.pp += Seconds(moving);
   stats_.bubble += Seconds(waited - moving);
   record(op, TraceEvent::Kind::bubble, posted, now() - moving);

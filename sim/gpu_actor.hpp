@@ -50,6 +50,7 @@ private:
   void start_collective(const Op& op);
   void wait_collectives();
   void receive(const Op& op);
+  void post_receive(bool forward);
   void send(const Op& op);
   void wait_sends();
   [[nodiscard]] const Group& group(GroupKind kind) const;
@@ -64,6 +65,8 @@ private:
   CollectiveEnv env_;
   Group tp_, dp_, ep_, edp_;
   simgrid::s4u::CommPtr pending_send_[2]; ///< the last send of each direction (forward, backward)
+  simgrid::s4u::CommPtr posted_recv_[2];  ///< the next receive of each direction, posted early
+  int recvs_left_[2] = {0, 0};            ///< receives of each direction still to come
   std::vector<simgrid::s4u::ActorPtr> background_;
   std::vector<TraceEvent>* trace_;
 };
