@@ -81,10 +81,17 @@ std::vector<StageCost> stage_costs(const Scenario& s, const FabricSummary& f) {
   LayerSplit layer = layer_split(s, c, tier_for(e.tp, f.tp_crosses_nodes, f));
   Tier dp_tier = tier_for(e.dp, f.dp_crosses_nodes, f);
   std::vector<StageCost> stages;
+  // With experts spread over ep ranks, expert gradients are reduced among the dp / ep ranks
+  // holding the same experts; the rest (attention) over all of DP.
+  double d = static_cast<double>(s.model.d_model);
+  double dense_params = e.ep == 1 ? c.params : (s.model.kind == ModelKind::transformer ? 4.0 * d * d / e.tp : 0.0);
   for (int j = 0; j < e.pp; ++j) {
     double layers = stage_layers(s.model.layers, e.pp, j);
-    Bytes gradients = s.model.bytes_per_word * (c.params * layers);
-    stages.push_back({layer.forward * layers, layer.backward * layers, ring_allreduce(gradients, e.dp, dp_tier)});
+    Bytes dense = s.model.bytes_per_word * (dense_params * layers);
+    Bytes experts = s.model.bytes_per_word * ((c.params - dense_params) * layers);
+    Split dp = ring_allreduce(dense, e.dp, dp_tier);
+    if (e.ep > 1) dp += ring_allreduce(experts, e.dp / e.ep, dp_tier);
+    stages.push_back({layer.forward * layers, layer.backward * layers, dp});
   }
   return stages;
 }
@@ -103,23 +110,25 @@ struct Chain {
 // microbatch's round trip through the later stages (S_j), after which m backwards remain:
 // F_j + S_j + m B_j. Its last backward still flows back through stages j-1..0 (j sends)
 // before stage 0 can start its DP all-reduce; or stage j starts its own.
-std::vector<Chain> chains(const std::vector<StageCost>& st, double m, Seconds send) {
+// With v interleaved chunks per GPU a microbatch needs only one chunk (1/v) of each earlier
+// stage's pass before it reaches stage j, so every fill term is divided by v.
+std::vector<Chain> chains(const std::vector<StageCost>& st, double m, Seconds send, double v) {
   size_t pp = st.size();
   std::vector<Seconds> suffix(pp + 1); // S_j: round trip through stages j+1.. with 2 sends per hop
   for (size_t j = pp - 1; j-- > 0;)
-    suffix[j] = suffix[j + 1] + st[j + 1].forward.total() + st[j + 1].backward.total() + send * 2.0;
+    suffix[j] = suffix[j + 1] + (st[j + 1].forward.total() + st[j + 1].backward.total()) / v + send * 2.0;
   std::vector<Chain> out;
   Seconds fwd_prefix, bwd_prefix;
   for (size_t j = 0; j < pp; ++j) {
-    Split work = (st[j].forward + st[j].backward) * m, round_trip = st[j].forward + st[j].backward * m;
+    Split work = (st[j].forward + st[j].backward) * m, round_trip = st[j].forward * (1.0 / v) + st[j].backward * m;
     Seconds hops = send * static_cast<double>(j), back = bwd_prefix + hops;
     int stage = static_cast<int>(j);
     for (const auto& [busy, wait] : {std::pair{work, Seconds(0)}, std::pair{round_trip, suffix[j]}}) {
       out.push_back({busy, fwd_prefix + hops + wait + back, st[0].dp, stage});
       out.push_back({busy, fwd_prefix + hops + wait, st[j].dp, stage});
     }
-    fwd_prefix += st[j].forward.total();
-    bwd_prefix += st[j].backward.total();
+    fwd_prefix += st[j].forward.total() / v;
+    bwd_prefix += st[j].backward.total() / v;
   }
   return out;
 }
@@ -145,7 +154,8 @@ BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
   Tier pp_tier = tier_for(2, f.pp_crosses_nodes, f);
   Seconds send = e.pp > 1 ? pp_tier.alpha + c.pp_activation / pp_tier.bandwidth : Seconds(0);
   double m = static_cast<double>(e.microbatches());
-  std::vector<Chain> all = chains(stage_costs(s, f), m, send);
+  double v = e.schedule == PipelineSchedule::interleaved ? e.interleave : 1.0;
+  std::vector<Chain> all = chains(stage_costs(s, f), m, send, v);
   const Chain& worst = *std::max_element(all.begin(), all.end(),
                                          [](const Chain& a, const Chain& b) { return a.total() < b.total(); });
   BoundResult r;
