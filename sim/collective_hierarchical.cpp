@@ -39,17 +39,14 @@ RingView inter_ring(const Group& g, int block, const Inboxes& inboxes, const top
 // all-gather half of (2) then (3). Within one node, or with one member per node, a plain ring.
 // Each phase has its own channel, so a fast rank's next phase never meets a slow one's.
 class Hierarchical final : public CollectiveAlgorithm {
-public:
-  void run(CollectiveOp op, const Group& g, Bytes bytes, const CollectiveEnv& env) const override {
-    run_repeated(op, g, bytes, 1, env);
-  }
-  void run_repeated(CollectiveOp op, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
-    if (g.size < 2) return;
-    if (env.fidelity == Fidelity::fine && count > 1) return CollectiveAlgorithm::run_repeated(op, g, bytes, count, env);
+protected:
+  void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
     int block = node_block(g, *env.topology);
     if (block == 1 || block == g.size) return ring_->run_repeated(op, g, bytes, count, env);
     phases(op, g, block, bytes.value(), count, env);
   }
+
+public:
   [[nodiscard]] bool supports(CollectiveOp op) const override { return op != CollectiveOp::all_to_all; }
 
 private:

@@ -16,13 +16,8 @@ namespace sg4 = simgrid::s4u;
 // All messages to a rank share one channel: they have the same size, so whichever send a
 // receive matches, the bytes and their path are those of the schedule.
 class Pairwise final : public CollectiveAlgorithm {
-public:
-  void run(CollectiveOp op, const Group& g, Bytes bytes, const CollectiveEnv& env) const override {
-    run_repeated(op, g, bytes, 1, env);
-  }
-  void run_repeated(CollectiveOp op, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
-    if (g.size < 2) return;
-    if (env.fidelity == Fidelity::fine && count > 1) return CollectiveAlgorithm::run_repeated(op, g, bytes, count, env);
+protected:
+  void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
     const Inboxes& inboxes = *channel_.get(g.channel, *env.mailboxes)[0];
     double chunk = bytes.value() / g.size;
     if (env.fidelity == Fidelity::fine) {
@@ -32,6 +27,8 @@ public:
     sg4::this_actor::sleep_for(g.hop_latency.value() * (count * (g.size - 1) - 1));
     all_at_once(g, inboxes, chunk * count, env);
   }
+
+public:
   [[nodiscard]] bool supports(CollectiveOp op) const override { return op == CollectiveOp::all_to_all; }
 
 private:

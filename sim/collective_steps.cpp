@@ -61,18 +61,14 @@ namespace {
 // both, 2(p-1) rounds: t = 2(p-1) (alpha + n / (p B)).
 class Ring final : public CollectiveAlgorithm {
 public:
-  void run(CollectiveOp op, const Group& g, Bytes bytes, const CollectiveEnv& env) const override {
-    if (g.size < 2) return;
-    ring_rounds(ring_of(g, env.mailboxes->channel(g.channel)), ring_steps(op, g.size), bytes.value() / g.size, env);
-  }
-  void run_repeated(CollectiveOp op, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
-    if (g.size < 2) return;
-    if (env.fidelity == Fidelity::fine) return CollectiveAlgorithm::run_repeated(op, g, bytes, count, env);
-    // count rings back to back are count x steps rounds of the same chunk size.
+  [[nodiscard]] bool supports(CollectiveOp op) const override { return op != CollectiveOp::all_to_all; }
+
+protected:
+  // count rings back to back are count x steps rounds of the same chunk size.
+  void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
     ring_rounds(ring_of(g, env.mailboxes->channel(g.channel)), ring_steps(op, g.size) * count,
                 bytes.value() / g.size, env);
   }
-  [[nodiscard]] bool supports(CollectiveOp op) const override { return op != CollectiveOp::all_to_all; }
 };
 
 } // namespace

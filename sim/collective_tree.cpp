@@ -164,13 +164,8 @@ struct Latency {
 };
 
 class Tree final : public CollectiveAlgorithm {
-public:
-  void run(CollectiveOp op, const Group& g, Bytes bytes, const CollectiveEnv& env) const override {
-    run_repeated(op, g, bytes, 1, env);
-  }
-  void run_repeated(CollectiveOp op, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
-    if (g.size < 2) return;
-    if (env.fidelity == Fidelity::fine && count > 1) return CollectiveAlgorithm::run_repeated(op, g, bytes, count, env);
+protected:
+  void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
     auto inboxes = channels_.get(g.channel, *env.mailboxes);
     std::vector<Stream> streams = streams_of(g.me, g.size);
     double half = bytes.value() / 2;
@@ -183,6 +178,8 @@ public:
     double flow = half * shape.sum_busiest / (c * shape.most_streams);
     post_all(g, streams, inboxes, [](const Stream&) { return true; }, flow * count, env);
   }
+
+public:
   [[nodiscard]] bool supports(CollectiveOp op) const override { return op == CollectiveOp::all_reduce; }
 
 private:

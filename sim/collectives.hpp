@@ -96,15 +96,26 @@ public:
   /// Every member calls run() with the same arguments and returns when its own part is done.
   /// `bytes` is the size of the whole tensor on one rank: the input of an all-reduce or a
   /// reduce-scatter, the output of an all-gather, everything one rank sends in an all-to-all.
-  virtual void run(CollectiveOp op, const Group& group, Bytes bytes, const CollectiveEnv& env) const = 0;
+  void run(CollectiveOp op, const Group& group, Bytes bytes, const CollectiveEnv& env) const {
+    run_repeated(op, group, bytes, 1, env);
+  }
   /// `count` identical collectives back to back, as fast mode folds the per-layer ones of a
-  /// pipeline pass. The default runs them one by one; an algorithm may instead move all the
-  /// bytes at once while still paying every call's latency.
-  virtual void run_repeated(CollectiveOp op, const Group& group, Bytes bytes, int count,
-                            const CollectiveEnv& env) const {
-    for (int i = 0; i < count; ++i) run(op, group, bytes, env);
+  /// pipeline pass. A group of one has nothing to do; fine mode runs the calls one by one.
+  void run_repeated(CollectiveOp op, const Group& group, Bytes bytes, int count, const CollectiveEnv& env) const {
+    if (group.size < 2) return;
+    if (env.fidelity == Fidelity::fine) {
+      for (int i = 0; i < count; ++i) run_calls(op, group, bytes, 1, env);
+      return;
+    }
+    run_calls(op, group, bytes, count, env);
   }
   [[nodiscard]] virtual bool supports(CollectiveOp op) const = 0;
+
+protected:
+  /// The algorithm: `count` calls (1 in fine mode) on a group of at least two members. Fast
+  /// mode may move all the calls' bytes at once but pays every call's latency.
+  virtual void run_calls(CollectiveOp op, const Group& group, Bytes bytes, int count,
+                         const CollectiveEnv& env) const = 0;
 };
 
 struct CollectiveInfo {
