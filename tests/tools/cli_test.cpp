@@ -1,33 +1,20 @@
 // The program's contract with its users: exit codes, one-line errors, result.json.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_fixtures.hpp"
+
 namespace {
 
-struct Output {
-  int exit_code = -1;
-  std::string text; // stdout and stderr together
-};
+using trainsim::testing::CliOutput;
 
-Output trainsim(const std::string& arguments) {
-  std::string command = std::string(TRAINSIM_BINARY) + " " + arguments + " 2>&1";
-  Output out;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer{};
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) out.text.append(buffer.data(), n);
-  int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+CliOutput trainsim(const std::string& arguments) { return trainsim::testing::run_trainsim(arguments); }
 
 std::filesystem::path temp_dir(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("trainsim_cli_test_" + name);
@@ -42,7 +29,7 @@ nlohmann::json read_json(const std::filesystem::path& path) {
 }
 
 TEST(Cli, MissingScenarioIsOneLineAndExitCodeTwo) {
-  Output out = trainsim("run /nonexistent.yaml");
+  CliOutput out = trainsim("run /nonexistent.yaml");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.text, "trainsim: /nonexistent.yaml: cannot read the scenario file: No such file or directory\n");
 }
@@ -50,14 +37,14 @@ TEST(Cli, MissingScenarioIsOneLineAndExitCodeTwo) {
 TEST(Cli, BadScenarioValueIsOneLine) {
   auto dir = temp_dir("bad");
   std::ofstream(dir / "s.yaml") << "model: {layers: 2, d_model: 8, d_ff: 32, heads: 2, seq_len: 8, colour: red}\n";
-  Output out = trainsim("run " + (dir / "s.yaml").string());
+  CliOutput out = trainsim("run " + (dir / "s.yaml").string());
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.text, "trainsim: " + (dir / "s.yaml").string() + ": model.colour = 'red': unknown key\n");
 }
 
 TEST(Cli, DefaultScenarioWritesResultJson) {
   auto dir = temp_dir("default");
-  Output out = trainsim("run --out " + dir.string());
+  CliOutput out = trainsim("run --out " + dir.string());
   ASSERT_EQ(out.exit_code, 0) << out.text;
   auto result = read_json(dir / "result.json");
   EXPECT_EQ(result["gpus"], 64); // scenarios/default.yaml: 8 nodes x 8 GPUs, DP 4 x TP 8 x PP 2
@@ -88,7 +75,7 @@ TEST(Cli, SameScenarioGivesTheSameResultFile) {
 }
 
 TEST(Cli, UnknownFlagIsRejected) {
-  Output out = trainsim("run --fidelity medium");
+  CliOutput out = trainsim("run --fidelity medium");
   EXPECT_EQ(out.exit_code, 1); // usage error (docs/errors.md)
   EXPECT_NE(out.text.find("medium"), std::string::npos);
 }

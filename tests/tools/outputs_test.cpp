@@ -2,15 +2,12 @@
 // comparisons and sweeps; and the one-line errors of their bad inputs.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
@@ -25,27 +22,18 @@
 #include "tools/sweep_command.hpp"
 #include "tools/trace_writer.hpp"
 
+#include "cli_fixtures.hpp"
+
 namespace {
 
 using namespace trainsim;
 namespace fs = std::filesystem;
 
-struct Output {
-  int exit_code = -1;
-  std::string text; // stdout and stderr together
-};
+using trainsim::testing::CliOutput;
+using trainsim::testing::Streams;
 
-/// Runs the program; `with_stderr` false keeps only standard output, as when a user pipes
-/// machine-readable output (sanitizer builds print warnings on stderr).
-Output trainsim(const std::string& arguments, bool with_stderr = true) {
-  std::string command = std::string(TRAINSIM_BINARY) + " " + arguments + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  Output out;
-  FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer{};
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) out.text.append(buffer.data(), n);
-  int status = pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+CliOutput trainsim(const std::string& arguments, Streams streams = Streams::stdout_and_stderr) {
+  return trainsim::testing::run_trainsim(arguments, streams);
 }
 
 fs::path temp_dir(const std::string& name) {
@@ -203,13 +191,13 @@ TEST(TraceRanks, DefaultKeepsThe16kTraceUnder100MB) {
 }
 
 TEST(TraceCli, UnwritablePathFailsBeforeSimulatingWithExitCodeFive) {
-  Output out = trainsim("run --trace /proc/trainsim/trace.json");
+  CliOutput out = trainsim("run --trace /proc/trainsim/trace.json");
   EXPECT_EQ(out.exit_code, 5);
   EXPECT_EQ(out.text, "trainsim: --trace /proc/trainsim/trace.json: cannot write the file\n");
 }
 
 TEST(TraceCli, BadSelectionIsExitCodeTwo) {
-  Output out = trainsim("run --trace " + (temp_dir("sel") / "t.json").string() + " --trace-ranks node:99");
+  CliOutput out = trainsim("run --trace " + (temp_dir("sel") / "t.json").string() + " --trace-ranks node:99");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_NE(out.text.find("--trace-ranks = 'node:99': node 99 is out of range (there are 8)"), std::string::npos)
       << out.text;
@@ -286,7 +274,7 @@ TEST(Links, LatencyDoesNotAddBytes) {
 
 TEST(Links, RunOutWritesLinksCsvAndStagesInResultJson) {
   auto dir = temp_dir("run");
-  Output out = trainsim("run --out " + dir.string());
+  CliOutput out = trainsim("run --out " + dir.string());
   ASSERT_EQ(out.exit_code, 0) << out.text;
   EXPECT_TRUE(fs::exists(dir / "links.csv"));
   EXPECT_TRUE(fs::exists(dir / "trace.json"));
@@ -305,7 +293,7 @@ TEST(Links, RunOutWritesLinksCsvAndStagesInResultJson) {
 TEST(Report, SelfContainedPageWithEveryChart) {
   auto dir = temp_dir("report");
   ASSERT_EQ(trainsim("run --out " + dir.string()).exit_code, 0);
-  Output out = trainsim("report " + dir.string());
+  CliOutput out = trainsim("report " + dir.string());
   ASSERT_EQ(out.exit_code, 0) << out.text;
   std::string html = read_text(dir / "report.html");
   for (const char* id : {"stage-breakdown", "bound", "timeline", "link-heatmap"})
@@ -317,7 +305,7 @@ TEST(Report, SelfContainedPageWithEveryChart) {
 
 TEST(Report, MissingResultIsAnInputError) {
   auto dir = temp_dir("empty");
-  Output out = trainsim("report " + dir.string());
+  CliOutput out = trainsim("report " + dir.string());
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.text, "trainsim: " + dir.string() +
                           ": no result.json here (write one with: trainsim run SCENARIO --out DIR)\n");
@@ -337,7 +325,7 @@ fs::path oversubscribed(const fs::path& dir) {
 TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
   auto dir = temp_dir("compare");
   std::string args = default_path() + " " + oversubscribed(dir).string() + " -j 2";
-  Output csv = trainsim("compare --format csv " + args, /*with_stderr=*/false);
+  CliOutput csv = trainsim("compare --format csv " + args, Streams::stdout_only);
   ASSERT_EQ(csv.exit_code, 0) << csv.text;
   std::istringstream lines(csv.text);
   std::string header, a, b, extra;
@@ -346,15 +334,15 @@ TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
   EXPECT_EQ(a.rfind("default,64,", 0), 0u);
   EXPECT_EQ(b.rfind("oversubscribed,64,", 0), 0u);
   EXPECT_FALSE(std::getline(lines, extra));
-  Output md = trainsim("compare --format markdown " + args);
+  CliOutput md = trainsim("compare --format markdown " + args);
   EXPECT_NE(md.text.find("| scenario | GPUs | step time | MFU |"), std::string::npos) << md.text;
   EXPECT_NE(md.text.find("| oversubscribed | 64 |"), std::string::npos) << md.text;
-  Output text = trainsim("compare " + args);
+  CliOutput text = trainsim("compare " + args);
   EXPECT_NE(text.text.find("busiest tier"), std::string::npos) << text.text;
 }
 
 TEST(Compare, BadScenarioFailsBeforeSimulating) {
-  Output out = trainsim("compare " + default_path() + " /nonexistent.yaml");
+  CliOutput out = trainsim("compare " + default_path() + " /nonexistent.yaml");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.text, "trainsim: /nonexistent.yaml: cannot read the scenario file: No such file or directory\n");
 }
@@ -385,7 +373,7 @@ TEST(Sweep, ShardsAreEveryNthVariant) {
 }
 
 TEST(Sweep, UnknownKeyNamesTheSetAndSuggests) {
-  Output out = trainsim("sweep " + default_path() + " --set execution.dpp=2,4");
+  CliOutput out = trainsim("sweep " + default_path() + " --set execution.dpp=2,4");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.text, "trainsim: command line: --set execution.dpp=2: " + default_path() +
                           ": execution.dpp = '2': unknown key (did you mean 'dp'?)\n");
@@ -398,20 +386,20 @@ TEST(Sweep, ShardsMergeIntoTheWholeGrid) {
   ASSERT_EQ(trainsim(grid + " -o " + (dir / "all.csv").string()).exit_code, 0);
   ASSERT_EQ(trainsim(grid + " --shard 1/2 -o " + (dir / "b.csv").string()).exit_code, 0);
   ASSERT_EQ(trainsim(grid + " --shard 0/2 -o " + (dir / "a.csv").string()).exit_code, 0);
-  Output merged = trainsim("sweep merge " + (dir / "b.csv").string() + " " + (dir / "a.csv").string() + " -o " +
-                           (dir / "merged.csv").string());
+  CliOutput merged = trainsim("sweep merge " + (dir / "b.csv").string() + " " + (dir / "a.csv").string() + " -o " +
+                              (dir / "merged.csv").string());
   ASSERT_EQ(merged.exit_code, 0) << merged.text;
   std::string all = read_text(dir / "all.csv");
   EXPECT_EQ(read_text(dir / "merged.csv"), all);
   // 2 x 2 variants, first --set outermost: ring/1, ring/2, tree/1, tree/2.
   EXPECT_NE(all.find("\n2,tree,1,64,"), std::string::npos) << all;
-  Output twice = trainsim("sweep merge " + (dir / "a.csv").string() + " " + (dir / "a.csv").string());
+  CliOutput twice = trainsim("sweep merge " + (dir / "a.csv").string() + " " + (dir / "a.csv").string());
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.text.find("variant 0 appears twice"), std::string::npos) << twice.text;
 }
 
 TEST(Sweep, UnwritableOutputFailsBeforeRunningWithExitCodeFive) {
-  Output out = trainsim("sweep " + default_path() + " --set execution.collective=ring -o /proc/trainsim/s.csv");
+  CliOutput out = trainsim("sweep " + default_path() + " --set execution.collective=ring -o /proc/trainsim/s.csv");
   EXPECT_EQ(out.exit_code, 5);
   EXPECT_EQ(out.text, "trainsim: -o /proc/trainsim/s.csv: cannot write the file\n");
 }
