@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "models/pipeline_path.hpp"
 #include "models/workload.hpp"
 
 namespace trainsim {
@@ -33,12 +34,14 @@ Tier tier_for(int group, bool crosses_nodes, const FabricSummary& f) {
   return {std::min(net.alpha, f.nvlink_path_latency()), std::max(net.bandwidth, f.nvlink_bandwidth)};
 }
 
-// Ring all-reduce of n bytes over p ranks: 2(p-1) steps, each at least alpha + n/(p B).
-Split ring_allreduce(Bytes n, int p, Tier t) {
+// One ring phase (reduce-scatter or all-gather) of n bytes over p ranks: p-1 steps, each at
+// least alpha + n/(p B). A pairwise all-to-all has the same p-1 rounds of n/p bytes.
+Split ring_phase(Bytes n, int p, Tier t) {
   if (p <= 1) return {};
-  double steps = 2.0 * (p - 1);
+  double steps = p - 1.0;
   return {Seconds(0), Seconds(0), t.alpha * steps, (n / t.bandwidth) * (steps / p)};
 }
+Split ring_allreduce(Bytes n, int p, Tier t) { return ring_phase(n, p, t) * 2.0; }
 
 // kernel_time() of workload.hpp, split: the roofline's larger side plus one launch latency.
 Split kernel(const KernelCost& k, const GpuSpec& gpu) {
@@ -49,100 +52,107 @@ Split kernel(const KernelCost& k, const GpuSpec& gpu) {
   return s;
 }
 
-KernelCost twice(KernelCost k) { return {k.flop * 2.0, k.hbm * 2.0}; }
+struct Tiers {
+  Tier tp, dp, edp, ep, pp;
+};
+
+// A ring is paced by its slowest neighbour pair, so one pair across nodes puts the whole
+// ring on the network. A pairwise all-to-all is not: unless every pair crosses nodes, the
+// bound can only assume the cheapest tier.
+Tiers tiers_for(const ExecutionSpec& e, const FabricSummary& f) {
+  Tier cheapest = tier_for(1, false, f);
+  return {tier_for(e.tp, f.tp_crosses_nodes, f), tier_for(e.dp, f.dp_crosses_nodes, f),
+          tier_for(e.dp / e.ep, f.edp_crosses_nodes, f), f.ep_crosses_nodes ? tier_for(e.ep, true, f) : cheapest,
+          tier_for(2, f.pp_crosses_nodes, f)};
+}
 
 struct LayerSplit {
   Split forward, backward;
 };
 
-// One layer, one microbatch: [attention, all-reduce, MLP, all-reduce] (MLP blocks: [MLP,
-// all-reduce]); backward replays it with twice the FLOP and HBM bytes, same all-reduces.
-LayerSplit layer_split(const Scenario& s, const LayerCosts& c, Tier tp_tier) {
+// One layer, one microbatch, as sim/program.cpp replays it: per block (attention, MLP) its
+// kernel, then its TP all-reduce (sequence parallelism: an all-gather before and a
+// reduce-scatter after, the same two ring phases); an expert block adds an EP all-to-all
+// before and after its kernel. Backward runs each kernel twice (input and weight gradients;
+// three times with recomputation), each with its own launch, and the same collectives.
+// ZeRO-3 gathers the layer's parameters over DP before each pass and reduce-scatters its
+// gradients after the backward.
+LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const Tiers& t) {
   const GpuSpec& gpu = s.system.gpu;
-  Split ar = ring_allreduce(c.tp_allreduce, s.execution.tp, tp_tier) * c.tp_allreduces;
-  LayerSplit l;
-  l.forward = kernel(c.attention, gpu) * (s.model.kind == ModelKind::transformer ? 1.0 : 0.0);
-  l.forward += kernel(c.mlp, gpu);
-  l.forward += ar;
-  l.backward = kernel(twice(c.attention), gpu) * (s.model.kind == ModelKind::transformer ? 1.0 : 0.0);
-  l.backward += kernel(twice(c.mlp), gpu);
-  l.backward += ar;
-  return l;
+  const ExecutionSpec& e = s.execution;
+  Split kernels = kernel(c.mlp, gpu);
+  if (s.model.kind == ModelKind::transformer) kernels += kernel(c.attention, gpu);
+  Split comms = ring_allreduce(c.tp_allreduce, e.tp, t.tp) * c.tp_allreduces;
+  if (e.ep > 1) comms += ring_phase(c.tp_allreduce * s.model.top_k, e.ep, t.ep) * 2.0;
+  Split gather = e.zero >= 3 ? ring_phase(s.model.bytes_per_word * c.params, e.dp, t.dp) : Split{};
+  double backward_kernels = e.recompute ? 3.0 : 2.0;
+  return {kernels + comms + gather, kernels * backward_kernels + comms + gather * 2.0};
 }
 
-// Per stage: forward and backward of one microbatch, and the DP all-reduce at the end.
+// Per stage: forward and backward of one chunk for one microbatch, and the gradient
+// reduction after the last backward (ZeRO-1/2: reduce-scatter + all-gather, the same two
+// phases as an all-reduce; ZeRO-3 has reduced layer by layer already).
 struct StageCost {
   Split forward, backward, dp;
 };
 
 std::vector<StageCost> stage_costs(const Scenario& s, const FabricSummary& f) {
   const ExecutionSpec& e = s.execution;
-  LayerCosts c = layer_costs(s.model, e);
-  LayerSplit layer = layer_split(s, c, tier_for(e.tp, f.tp_crosses_nodes, f));
-  Tier dp_tier = tier_for(e.dp, f.dp_crosses_nodes, f);
+  Tiers tiers = tiers_for(e, f);
+  LayerSplit layer = layer_split(s, layer_costs(s.model, e), tiers);
+  bool interleaved = e.schedule == PipelineSchedule::interleaved;
   std::vector<StageCost> stages;
-  // With experts spread over ep ranks, expert gradients are reduced among the dp / ep ranks
-  // holding the same experts; the rest (attention) over all of DP.
-  double d = static_cast<double>(s.model.d_model);
-  double dense_params = e.ep == 1 ? c.params : (s.model.kind == ModelKind::transformer ? 4.0 * d * d / e.tp : 0.0);
   for (int j = 0; j < e.pp; ++j) {
-    double layers = stage_layers(s.model.layers, e.pp, j);
-    Bytes dense = s.model.bytes_per_word * (dense_params * layers);
-    Bytes experts = s.model.bytes_per_word * ((c.params - dense_params) * layers);
-    Split dp = ring_allreduce(dense, e.dp, dp_tier);
-    if (e.ep > 1) dp += ring_allreduce(experts, e.dp / e.ep, dp_tier);
+    double layers = interleaved ? s.model.layers / (e.pp * e.interleave) : stage_layers(s.model.layers, e.pp, j);
+    Split dp;
+    if (e.zero < 3) {
+      GradientBytes g = gradient_bytes(s, j);
+      // The simulator skips a reduction with nothing to reduce (an MLP whose every weight is an expert).
+      if (g.dense > Bytes(0)) dp += ring_allreduce(g.dense, e.dp, tiers.dp);
+      if (g.experts > Bytes(0)) dp += ring_allreduce(g.experts, e.dp / e.ep, tiers.edp);
+    }
     stages.push_back({layer.forward * layers, layer.backward * layers, dp});
   }
   return stages;
 }
 
-// One candidate chain of necessary work; the bound is the longest candidate.
-struct Chain {
-  Split busy;        ///< the critical stage's own m forward + m backward passes
-  Seconds fill;      ///< other stages' work and point-to-point sends the chain must wait for
-  Split dp;          ///< the DP all-reduce ending the step
+// The stage that finishes last once its gradient reduction is done, and how its time splits.
+struct Critical {
   int stage = 0;
-  [[nodiscard]] Seconds total() const { return busy.total() + fill + dp.total(); }
+  Split busy;       ///< its own m x v forward and backward passes
+  Seconds bubble;   ///< the rest of its pipeline time: waiting for other stages and sends
+  Split dp;
+  [[nodiscard]] Seconds total() const { return busy.total() + bubble + dp.total(); }
 };
 
-// For stage j: microbatch data reaches it only after the forward of stages 0..j-1 and j
-// sends. It then works at least m(F_j + B_j); and its first backward waits for one
-// microbatch's round trip through the later stages (S_j), after which m backwards remain:
-// F_j + S_j + m B_j. Its last backward still flows back through stages j-1..0 (j sends)
-// before stage 0 can start its DP all-reduce; or stage j starts its own.
-// With v interleaved chunks per GPU a microbatch needs only one chunk (1/v) of each earlier
-// stage's pass before it reaches stage j, so every fill term is divided by v.
-std::vector<Chain> chains(const std::vector<StageCost>& st, double m, Seconds send, double v) {
-  size_t pp = st.size();
-  std::vector<Seconds> suffix(pp + 1); // S_j: round trip through stages j+1.. with 2 sends per hop
-  for (size_t j = pp - 1; j-- > 0;)
-    suffix[j] = suffix[j + 1] + (st[j + 1].forward.total() + st[j + 1].backward.total()) / v + send * 2.0;
-  std::vector<Chain> out;
-  Seconds fwd_prefix, bwd_prefix;
-  for (size_t j = 0; j < pp; ++j) {
-    Split work = (st[j].forward + st[j].backward) * m, round_trip = st[j].forward * (1.0 / v) + st[j].backward * m;
-    Seconds hops = send * static_cast<double>(j), back = bwd_prefix + hops;
-    int stage = static_cast<int>(j);
-    for (const auto& [busy, wait] : {std::pair{work, Seconds(0)}, std::pair{round_trip, suffix[j]}}) {
-      out.push_back({busy, fwd_prefix + hops + wait + back, st[0].dp, stage});
-      out.push_back({busy, fwd_prefix + hops + wait, st[j].dp, stage});
-    }
-    fwd_prefix += st[j].forward.total() / v;
-    bwd_prefix += st[j].backward.total() / v;
+Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e, Seconds send) {
+  int chunks = e.schedule == PipelineSchedule::interleaved ? e.interleave : 1;
+  int m = static_cast<int>(e.microbatches());
+  PassTimes pass;
+  for (const StageCost& c : st) {
+    pass.forward.push_back(c.forward.total());
+    pass.backward.push_back(c.backward.total());
   }
-  return out;
+  std::vector<Seconds> finish = pipeline_finish(e.schedule, m, chunks, pass, send);
+  Critical worst;
+  for (size_t j = 0; j < st.size(); ++j) {
+    Split busy = (st[j].forward + st[j].backward) * (static_cast<double>(m) * chunks);
+    Critical c{static_cast<int>(j), busy, std::max(Seconds(0), finish[j] - busy.total()), st[j].dp};
+    if (j == 0 || c.total() > worst.total()) worst = c;
+  }
+  return worst;
 }
 
 BoundTerm term(std::string name, Seconds t, std::string why) { return {std::move(name), t, std::move(why)}; }
 
-std::vector<BoundTerm> terms_of(const Chain& c) {
+std::vector<BoundTerm> terms_of(const Critical& c) {
   return {
       term("compute", c.busy.compute, "compute-bound kernels of the critical stage: FLOP / (peak x efficiency)"),
       term("hbm", c.busy.hbm, "HBM-bound kernels of the critical stage: bytes / HBM bandwidth (weights + activations)"),
-      term("latency", c.busy.latency, "kernel launches + 2(p-1) alpha per TP ring all-reduce, m microbatches"),
-      term("tp_network", c.busy.network, "TP ring all-reduces: 2(p-1)/p x bytes / bottleneck bandwidth"),
-      term("pipeline_bubble", c.fill, "fill and drain: other stages' passes the critical stage waits for + sends"),
-      term("dp_allreduce", c.dp.total(), "gradient ring all-reduce over DP after the last backward (not overlapped)"),
+      term("latency", c.busy.latency, "kernel launches + alpha per collective step (TP, EP, ZeRO-3), m microbatches"),
+      term("network", c.busy.network, "TP all-reduces, EP all-to-alls, ZeRO-3 gathers: bytes / bottleneck bandwidth"),
+      term("pipeline_bubble", c.bubble, "the critical stage waiting: other stages' passes and the sends between them"),
+      term("dp_allreduce", c.dp.total(), "gradient reduction over DP after the last backward (not overlapped)"),
   };
 }
 
@@ -150,21 +160,16 @@ std::vector<BoundTerm> terms_of(const Chain& c) {
 
 BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
   const ExecutionSpec& e = s.execution;
-  LayerCosts c = layer_costs(s.model, e);
-  Tier pp_tier = tier_for(2, f.pp_crosses_nodes, f);
-  Seconds send = e.pp > 1 ? pp_tier.alpha + c.pp_activation / pp_tier.bandwidth : Seconds(0);
-  double m = static_cast<double>(e.microbatches());
-  double v = e.schedule == PipelineSchedule::interleaved ? e.interleave : 1.0;
-  std::vector<Chain> all = chains(stage_costs(s, f), m, send, v);
-  const Chain& worst = *std::max_element(all.begin(), all.end(),
-                                         [](const Chain& a, const Chain& b) { return a.total() < b.total(); });
+  Tier pp = tiers_for(e, f).pp;
+  Seconds send = e.pp > 1 ? pp.alpha + layer_costs(s.model, e).pp_activation / pp.bandwidth : Seconds(0);
+  Critical worst = critical_stage(stage_costs(s, f), e, send);
   BoundResult r;
   r.terms = terms_of(worst);
   r.step_time = worst.total();
   r.limiting = std::max_element(r.terms.begin(), r.terms.end(),
                                 [](const BoundTerm& a, const BoundTerm& b) { return a.time < b.time; })->name;
   r.critical_stage = worst.stage;
-  r.microbatches = m;
+  r.microbatches = static_cast<double>(e.microbatches());
   r.model_flop = model_flop_per_step(s.model, e);
   double peak_per_step = (s.system.gpu.peak * r.step_time).value() * e.gpus();
   r.mfu_upper_bound = r.step_time.value() > 0 ? r.model_flop.value() / peak_per_step : 0.0;

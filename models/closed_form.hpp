@@ -31,6 +31,10 @@ struct FabricSummary {
   bool tp_crosses_nodes = false;
   bool dp_crosses_nodes = false;
   bool pp_crosses_nodes = false;
+  bool edp_crosses_nodes = false; ///< the ring over the GPUs holding the same experts
+  /// Set when every pair of an EP group sits in different nodes (the all-to-all then pays
+  /// the network in every round); otherwise the bound assumes the cheapest tier for it.
+  bool ep_crosses_nodes = false;
 
   [[nodiscard]] Seconds nvlink_path_latency() const { return nvlink_hop_latency * nvlink_hops; }
   [[nodiscard]] Seconds network_path_latency() const { return network_hop_latency * network_hops; }
@@ -38,7 +42,7 @@ struct FabricSummary {
 
 /// One additive part of the bound. The parts sum to BoundResult::step_time.
 struct BoundTerm {
-  std::string name;        ///< compute, hbm, latency, tp_network, pipeline_bubble, dp_allreduce
+  std::string name;        ///< compute, hbm, latency, network, pipeline_bubble, dp_allreduce
   Seconds time;
   std::string explanation; ///< one line: what was counted and where it comes from
 };
@@ -55,8 +59,9 @@ struct BoundResult {
 
 /// Lower bound on one training step of `scenario` on a fabric summarised by `fabric`.
 /// Valid when each GPU runs its operation list in order, one operation at a time (the
-/// simulator's replay), ring collectives cost at least 2(p-1)(alpha + n/(p B)), and the DP
-/// all-reduce starts after the stage's last backward.
+/// simulator's replay), a ring phase or pairwise all-to-all costs at least (p-1)(alpha +
+/// n/(p B)), and the DP reduction starts after the stage's last backward (no dp_overlap).
+/// Exact, up to rounding, when no two flows share a link.
 BoundResult closed_form_bound(const Scenario& scenario, const FabricSummary& fabric);
 
 /// A few lines for `trainsim bounds`: one row per term, the total and the limiting term.

@@ -68,6 +68,16 @@ LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
   return c;
 }
 
+GradientBytes gradient_bytes(const Scenario& s, int stage) {
+  const ExecutionSpec& e = s.execution;
+  LayerCosts c = layer_costs(s.model, e);
+  double dense = e.ep == 1 ? c.params : attention_params(s.model) / e.tp;
+  double layers = e.schedule == PipelineSchedule::interleaved ? static_cast<double>(s.model.layers) / e.pp
+                                                              : stage_layers(s.model.layers, e.pp, stage);
+  Bytes word = s.model.bytes_per_word;
+  return {word * (dense * layers), word * ((c.params - dense) * layers)};
+}
+
 int stage_layers(int layers, int pp, int stage) { return layers / pp + (stage < layers % pp ? 1 : 0); }
 
 double tokens_per_step(const ModelSpec& m, const ExecutionSpec& e) {

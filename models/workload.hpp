@@ -31,6 +31,15 @@ LayerCosts layer_costs(const ModelSpec& model, const ExecutionSpec& exec);
 /// Layers on pipeline stage `stage` (the first layers % pp stages take one more).
 int stage_layers(int layers, int pp, int stage);
 
+/// Gradient bytes one GPU of pipeline stage `stage` reduces per step: over its DP group
+/// (dense: attention, or everything without expert parallelism) and over the GPUs holding
+/// the same experts (experts: DP / EP of them).
+struct GradientBytes {
+  Bytes dense;
+  Bytes experts;
+};
+GradientBytes gradient_bytes(const Scenario& scenario, int stage);
+
 /// Total model FLOP of one training step (forward + backward, no recomputation): the
 /// numerator of MFU.
 Flop model_flop_per_step(const ModelSpec& model, const ExecutionSpec& exec);

@@ -208,18 +208,6 @@ Program fold(const Program& fine) {
 
 } // namespace
 
-GradientBytes gradient_bytes(const Scenario& s, int stage) {
-  LayerCosts c = layer_costs(s.model, s.execution);
-  double d = static_cast<double>(s.model.d_model);
-  double dense = s.model.kind == ModelKind::transformer ? 4.0 * d * d / s.execution.tp : 0.0;
-  if (s.execution.ep == 1) dense = c.params;
-  double layers = s.execution.schedule == PipelineSchedule::interleaved
-                      ? static_cast<double>(s.model.layers) / s.execution.pp
-                      : stage_layers(s.model.layers, s.execution.pp, stage);
-  Bytes word = s.model.bytes_per_word;
-  return {word * (dense * layers), word * ((c.params - dense) * layers)};
-}
-
 Program stage_program(const Scenario& scenario, int stage, bool fold_runs) {
   Program fine = Builder(scenario, stage).build();
   return fold_runs ? fold(fine) : fine;

@@ -49,11 +49,4 @@ using Program = std::vector<Op>;
 /// same work and latencies in far fewer SimGrid activities (docs/architecture.md).
 Program stage_program(const Scenario& scenario, int stage, bool fold);
 
-/// Gradient bytes this GPU reduces per step over its DP group (dense) and EDP group (experts).
-struct GradientBytes {
-  Bytes dense;
-  Bytes experts;
-};
-GradientBytes gradient_bytes(const Scenario& scenario, int stage);
-
 } // namespace trainsim::sim

@@ -21,6 +21,9 @@ FabricSummary fabric_summary(const topo::Topology& t, const ExecutionSpec& e) {
   f.tp_crosses_nodes = e.tp > g;
   f.dp_crosses_nodes = (e.dp - 1) * e.tp >= g;
   f.pp_crosses_nodes = e.tp * e.dp >= g;
+  // EP groups are ep consecutive DP members (tp GPUs apart); the EDP ring links every ep-th.
+  f.edp_crosses_nodes = (e.dp - e.ep) * e.tp >= g;
+  f.ep_crosses_nodes = e.tp >= g;
   return f;
 }
 

@@ -13,22 +13,7 @@ namespace {
 TEST(ValidateTest, ExactCasesMatchTheBoundWithin2Percent) {
   for (const ExactCase& c : exact_cases(true)) {
     EXPECT_GE(c.simulated_s, c.bound_s * (1 - 1e-6)) << c.name;
-    if (c.bound_complete && c.transfer_s == 0) {
-      EXPECT_LE(std::abs(c.error()), 0.02) << c.name << ": " << c.note;
-    }
-  }
-}
-
-// Known defect (docs/validation.md, section 1): with pipeline parallelism the simulator pays
-// each pipeline receive on the receiving stage (SimGrid's put/get rendezvous starts the
-// transfer when the receive is posted), while the bound counts only the transfers on the
-// fill path. Until one of them changes, the excess over the bound is at most the critical
-// stage's own receives: 2 per microbatch, and the quick cases have at most m = 8.
-TEST(ValidateTest, PipelineCasesExceedTheBoundByAtMostTheirReceives) {
-  for (const ExactCase& c : exact_cases(true)) {
-    if (c.transfer_s == 0) continue;
-    EXPECT_GE(c.simulated_s, c.bound_s * (1 - 1e-6)) << c.name;
-    EXPECT_LE(c.excess_transfers(), 2.0 * 8) << c.name;
+    EXPECT_LE(std::abs(c.error()), 0.02) << c.name << ": " << c.note;
   }
 }
 
@@ -39,12 +24,7 @@ TEST(ValidateTest, NoScenarioIsBelowTheBound) {
   int generated = 0, rejected = 0;
   std::vector<BoundCheck> checks = bound_checks(o, generated, rejected);
   EXPECT_GE(checks.size(), 20u); // 20 random ones, plus the small files of scenarios/
-  // Interleaved schedules and expert parallelism have known defects in the bound (section 2
-  // of docs/validation.md); any other scenario below the bound is a new defect.
-  for (const BoundCheck& c : checks)
-    if (c.violates()) {
-      EXPECT_FALSE(c.known_gap.empty()) << c.name << " (" << c.features << ") is below the bound";
-    }
+  for (const BoundCheck& c : checks) EXPECT_FALSE(c.violates()) << c.name << " (" << c.features << ") is below the bound";
 }
 
 TEST(ValidateTest, CollectivesMatchAlphaBetaWithin1Percent) {

@@ -1,0 +1,82 @@
+#include "models/pipeline_path.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/schedule.hpp"
+
+namespace trainsim {
+namespace {
+
+constexpr double kNotYet = -1.0;
+
+// End times of every pass, indexed by virtual stage (chunk x stages + stage) and microbatch.
+struct PassEnds {
+  std::vector<std::vector<double>> forward, backward;
+  PassEnds(int virtual_stages, int microbatches)
+      : forward(static_cast<size_t>(virtual_stages), std::vector<double>(static_cast<size_t>(microbatches), kNotYet)),
+        backward(forward) {}
+  double& at(bool fwd, int vs, int mb) { return (fwd ? forward : backward)[static_cast<size_t>(vs)][static_cast<size_t>(mb)]; }
+};
+
+class Walk {
+public:
+  Walk(PipelineSchedule schedule, int microbatches, int chunks, const PassTimes& pass, Seconds send)
+      : stages_(static_cast<int>(pass.forward.size())), chunks_(chunks), pass_(pass), send_(send.value()),
+        ends_(stages_ * chunks, microbatches), free_at_(static_cast<size_t>(stages_), 0.0),
+        done_at_(static_cast<size_t>(stages_), 0.0), next_(static_cast<size_t>(stages_), 0) {
+    for (int j = 0; j < stages_; ++j) order_.push_back(pipeline_order(schedule, j, stages_, microbatches, chunks));
+  }
+
+  std::vector<Seconds> run() {
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (int j = 0; j < stages_; ++j)
+        while (advance(j)) progress = true;
+    }
+    for (int j = 0; j < stages_; ++j)
+      if (next_[static_cast<size_t>(j)] != order_[static_cast<size_t>(j)].size())
+        throw std::logic_error("pipeline_finish: the schedule's dependencies form a cycle");
+    std::vector<Seconds> out;
+    for (double t : done_at_) out.emplace_back(t);
+    return out;
+  }
+
+private:
+  // Runs stage j's next pass if its input has been produced; false when it must wait.
+  bool advance(int j) {
+    auto s = static_cast<size_t>(j);
+    if (next_[s] == order_[s].size()) return false;
+    const PipelineOp& op = order_[s][next_[s]];
+    int vs = op.chunk * stages_ + j, last = stages_ * chunks_ - 1;
+    double input = 0.0;
+    if (op.forward && vs > 0) input = arrival(ends_.at(true, vs - 1, op.microbatch));
+    if (!op.forward) input = vs == last ? ends_.at(true, vs, op.microbatch) : arrival(ends_.at(false, vs + 1, op.microbatch));
+    if (input < 0) return false;
+    double end = std::max(input, free_at_[s]) + (op.forward ? pass_.forward : pass_.backward)[s].value();
+    ends_.at(op.forward, vs, op.microbatch) = free_at_[s] = end;
+    bool sends = op.forward ? vs < last : vs > 0;
+    done_at_[s] = std::max(done_at_[s], sends ? end + send_ : end);
+    ++next_[s];
+    return true;
+  }
+
+  [[nodiscard]] double arrival(double produced) const { return produced < 0 ? kNotYet : produced + send_; }
+
+  int stages_, chunks_;
+  const PassTimes& pass_;
+  double send_;
+  PassEnds ends_;
+  std::vector<std::vector<PipelineOp>> order_;
+  std::vector<double> free_at_, done_at_;
+  std::vector<size_t> next_;
+};
+
+} // namespace
+
+std::vector<Seconds> pipeline_finish(PipelineSchedule schedule, int microbatches, int chunks, const PassTimes& pass,
+                                     Seconds send) {
+  return Walk(schedule, microbatches, chunks, pass, send).run();
+}
+
+} // namespace trainsim

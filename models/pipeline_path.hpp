@@ -1,0 +1,32 @@
+// The earliest time each pipeline stage can finish its passes, given a lower bound on the
+// time of each pass and of each stage-to-stage transfer: the longest path through the
+// schedule's dependency graph. Part of the closed form (models/closed_form.hpp).
+#pragma once
+
+#include <vector>
+
+#include "models/scenario.hpp"
+#include "models/units.hpp"
+
+namespace trainsim {
+
+/// Per stage, the time of one forward and one backward pass of one chunk (with v
+/// interleaved chunks a stage's layers are split into v equal chunks).
+struct PassTimes {
+  std::vector<Seconds> forward, backward;
+};
+
+/// When each stage is done: its last pass has ended and its last sends have arrived.
+///
+/// The graph has one node per pass, weighted by its time, and three kinds of edges: a
+/// stage runs its passes in pipeline_order(), one at a time; a forward needs the previous
+/// virtual stage's forward of the same microbatch plus one `send`; a backward needs the
+/// next virtual stage's backward plus one `send` (the last virtual stage its own forward).
+/// Nothing else is assumed (sends never block the sender, receives are always posted), so
+/// any replay of the schedule with at least these times takes at least this long. In
+/// 1F1B's steady state this path alternates between neighbouring stages and picks up one
+/// send per microbatch, which a fill-and-drain formula misses.
+std::vector<Seconds> pipeline_finish(PipelineSchedule schedule, int microbatches, int chunks, const PassTimes& pass,
+                                     Seconds send);
+
+} // namespace trainsim
