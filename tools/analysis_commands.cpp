@@ -43,6 +43,10 @@ int frontier_command(const FrontierCommandOptions& options) {
   if (!options.duration.empty()) knobs.duration = parse_flag("--duration", options.duration, parse_duration);
   if (!options.kernel_latency.empty())
     knobs.kernel_latency = parse_flag("--kernel-latency", options.kernel_latency, parse_seconds);
+  if (!options.nvlink_latency.empty())
+    knobs.nvlink_latency = parse_flag("--nvlink-latency", options.nvlink_latency, parse_seconds);
+  if (!options.network_latency.empty())
+    knobs.network_latency = parse_flag("--network-latency", options.network_latency, parse_seconds);
   FrontierResult result = run_frontier(knobs);
   write_frontier(result, options.out_dir);
   for (const FrontierCurve& curve : result.curves)

@@ -66,6 +66,12 @@ void add_frontier(CLI::App& app, trainsim::FrontierCommandOptions& f, Command& c
   cmd->add_option("--latency-scale", k.latency_scale, "multiplies kernel, NVLink and network latency")
       ->capture_default_str();
   cmd->add_option("--kernel-latency", f.kernel_latency, "launch + sync per kernel, e.g. 4us (default: preset)");
+  cmd->add_option("--nvlink-latency", f.nvlink_latency, "per collective step inside a node (default 1us)");
+  cmd->add_option("--network-latency", f.network_latency, "per collective step across nodes (default 3us)");
+  cmd->add_option("--collective", k.collective, "how collective latency grows with the group: tree (log2 p) or ring (p-1)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, trainsim::CollectiveLatency>{
+          {"tree", trainsim::CollectiveLatency::tree}, {"ring", trainsim::CollectiveLatency::ring}}))
+      ->capture_default_str();
   cmd->add_option("--efficiency", k.matmul_efficiency, "sustained fraction of peak (default: preset)");
   cmd->add_option("--max-interleave", k.max_interleave, "largest interleaved-pipeline chunk count searched")
       ->capture_default_str();

@@ -1,6 +1,7 @@
 // The program's contract with its users: exit codes, one-line errors, result.json.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -40,6 +41,17 @@ TEST(Cli, BadScenarioValueIsOneLine) {
   CliOutput out = trainsim("run " + (dir / "s.yaml").string());
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.text, "trainsim: " + (dir / "s.yaml").string() + ": model.colour = 'red': unknown key\n");
+}
+
+TEST(Cli, FrontierLatencyKnobsRejectNegativeAndUnitlessValues) {
+  auto dir = temp_dir("frontier");
+  CliOutput negative = trainsim("frontier --network-latency=-1us --out " + dir.string());
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_EQ(negative.text, "trainsim: trainsim frontier: network_latency = '-1e-06': must not be negative\n");
+  CliOutput unitless = trainsim("frontier --nvlink-latency 3 --out " + dir.string());
+  EXPECT_EQ(unitless.exit_code, 2);
+  EXPECT_NE(unitless.text.find("--nvlink-latency"), std::string::npos) << unitless.text;
+  EXPECT_EQ(std::count(unitless.text.begin(), unitless.text.end(), '\n'), 1) << unitless.text;
 }
 
 TEST(Cli, DefaultScenarioWritesResultJson) {
