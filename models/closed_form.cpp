@@ -61,8 +61,10 @@ struct Tiers {
 // bound can only assume the cheapest tier.
 Tiers tiers_for(const ExecutionSpec& e, const FabricSummary& f) {
   Tier cheapest = tier_for(1, false, f);
+  cheapest.bandwidth = std::max(cheapest.bandwidth, f.network_injection_bandwidth);
+  Tier all_to_all{f.network_path_latency(), f.network_injection_bandwidth};
   return {tier_for(e.tp, f.tp_crosses_nodes, f), tier_for(e.dp, f.dp_crosses_nodes, f),
-          tier_for(e.dp / e.ep, f.edp_crosses_nodes, f), f.ep_crosses_nodes ? tier_for(e.ep, true, f) : cheapest,
+          tier_for(e.dp / e.ep, f.edp_crosses_nodes, f), f.ep_crosses_nodes ? all_to_all : cheapest,
           tier_for(2, f.pp_crosses_nodes, f)};
 }
 

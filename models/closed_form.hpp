@@ -24,6 +24,9 @@ struct FabricSummary {
   BytesPerSecond network_bandwidth{50e9};   ///< per GPU per direction: the NIC (or PCIe if slower)
   Seconds network_hop_latency{0.5e-6};      ///< per link on the inter-node path (PCIe, cable, switch)
   int network_hops = 4;                     ///< fewest links between GPUs in two nodes (GPU-NIC-leaf-NIC-GPU)
+  /// What one GPU can send into the network at once over all its ports (a torus node has
+  /// several): bounds an all-to-all, whose rounds go to different partners.
+  BytesPerSecond network_injection_bandwidth{50e9};
   double oversubscription = 1.0;            ///< informational; a ring loads few uplinks, so the bound ignores it
   /// Set when the rank mapping guarantees that every ring of that group has at least one
   /// neighbour pair in different nodes (then the network tier bounds it); otherwise the bound

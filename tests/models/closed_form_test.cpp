@@ -129,6 +129,21 @@ TEST(ClosedForm, ExpertParallelismAddsFourAllToAllsPerLayer) {
   EXPECT_EQ(term(b, "dp_allreduce").value(), 0.0);
 }
 
+TEST(ClosedForm, AnAllToAllAcrossNodesPaysTheNetworkButUsesEveryPort) {
+  // The same layer with every EP pair in different nodes, each GPU with 4 network ports of
+  // 50 GB/s: each round pays the network path's alpha (4 hops x 0.5 us = 2 us), and the
+  // bytes leave over all ports at once, 2e6 / (2 x 200e9) per round; 4 rounds.
+  Scenario s = mlp_scenario(1, 2, 1, 1, 2);
+  s.model.experts = 2;
+  s.execution.ep = 2;
+  FabricSummary f;
+  f.ep_crosses_nodes = true;
+  f.network_injection_bandwidth = BytesPerSecond(200e9);
+  BoundResult b = closed_form_bound(s, f);
+  EXPECT_NEAR(term(b, "network").value(), 4 * 2e6 / (2 * 200e9), 1e-15);
+  EXPECT_NEAR(term(b, "latency").value(), 3 * 1e-6 + 4 * 2e-6, 1e-15);
+}
+
 TEST(ClosedForm, Zero3GathersParametersInEveryPassInsteadOfAFinalAllReduce) {
   // dp 2, m = 1, one layer of 8e6 parameters = 1.6e7 B: one all-gather phase before the
   // forward, an all-gather and a reduce-scatter around the backward: 3 phases of
