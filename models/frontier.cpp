@@ -255,7 +255,7 @@ public:
 
   void run() {
     std::vector<int> stages = pipeline_degrees(s_.layers);
-    for (int y = 1; y <= kMaxTp; y = next_degree(y))
+    for (int y = 1; y <= std::min(kMaxTp, o_.max_tp_2d); y = next_degree(y))
       for (int x = 1; x * y <= kMaxTp; x = next_degree(x))
         for (int pp : stages)
           for (int ep = 1; ep <= s_.experts; ep *= 2)
@@ -473,6 +473,7 @@ void validate(const FrontierOptions& o) {
           "must be between 1 and 100");
   require(o.knee_fraction > 0 && o.knee_fraction <= 1, "knee_fraction", o.knee_fraction, "must be in (0, 1]");
   require(o.max_interleave >= 1, "max_interleave", o.max_interleave, "must be at least 1");
+  require(o.max_tp_2d >= 1, "max_tp_2d", o.max_tp_2d, "must be at least 1");
   require(o.max_gpus >= 1, "max_gpus", o.max_gpus, "must be at least 1");
 }
 

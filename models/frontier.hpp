@@ -52,6 +52,8 @@ struct FrontierOptions {
   double knee_fraction = 0.8;         ///< the knee: utilization still >= this x sustained maximum
   int max_interleave = 1;             ///< largest interleaved-pipeline chunk count searched; 1 = plain 1F1B,
                                       ///< as in the issue's search space and the simulator's schedules
+  int max_tp_2d = 1 << 16;            ///< largest second TP axis searched; 1 = 1-D TP only, the plans
+                                      ///< the simulator can replay (trainsim validate uses it)
   double max_gpus = 1e18;             ///< cluster size cap; effectively none (the wall is "any size")
 };
 

@@ -101,6 +101,7 @@ nlohmann::json options_json(const FrontierOptions& o, const Hardware& hw) {
           {"latency_scale", o.latency_scale},
           {"collective", to_string(o.collective)},
           {"max_interleave", o.max_interleave},
+          {"max_tp_2d", o.max_tp_2d},
           {"knee_fraction", o.knee_fraction},
           {"hardware",
            {{"peak_flop_per_s", hw.peak.value()},

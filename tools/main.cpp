@@ -73,6 +73,8 @@ void add_frontier(CLI::App& app, trainsim::FrontierCommandOptions& f, Command& c
           {"tree", trainsim::CollectiveLatency::tree}, {"ring", trainsim::CollectiveLatency::ring}}))
       ->capture_default_str();
   cmd->add_option("--efficiency", k.matmul_efficiency, "sustained fraction of peak (default: preset)");
+  cmd->add_option("--max-tp-2d", k.max_tp_2d, "largest second tensor-parallel axis searched (1: 1-D TP only)")
+      ->capture_default_str();
   cmd->add_option("--max-interleave", k.max_interleave, "largest interleaved-pipeline chunk count searched")
       ->capture_default_str();
   cmd->add_option("--knee-fraction", k.knee_fraction, "knee: utilization >= this x the sustained maximum")

@@ -62,7 +62,8 @@ struct FrontierCheck {
   std::string plan;
   int gpus = 0;
   double closed_form_utilization = 0, simulated_mfu = 0, step_closed_s = 0, step_sim_s = 0;
-  std::string note;
+  std::string note;      ///< the closed form's binding term
+  std::string breakdown; ///< where the simulated step goes: categories over 5% of it
 };
 
 struct ValidationReport {

@@ -156,6 +156,19 @@ TEST(FrontierPoint, AClusterCapThatFitsNothingIsInfeasibleWithAReason) {
   EXPECT_EQ(p.reason, "no plan within max_gpus fits in HBM with at least one token per microbatch");
 }
 
+TEST(FrontierPoint, OneTensorParallelAxisWhenAskedAndNeverBetter) {
+  // 1e26 FLOP: the baseline search picks a 2-D TP plan; restricted to 1-D TP (what the
+  // simulator replays) the best plan has tp_2d = 1 and, searching a subset, cannot do better.
+  FrontierOptions one_axis;
+  one_axis.max_tp_2d = 1;
+  FrontierPoint free = frontier_point(Flop(1e26), FrontierOptions{}, false);
+  FrontierPoint restricted = frontier_point(Flop(1e26), one_axis, false);
+  ASSERT_TRUE(free.feasible && restricted.feasible);
+  EXPECT_GT(free.plan.tp_2d, 1);
+  EXPECT_EQ(restricted.plan.tp_2d, 1);
+  EXPECT_LE(restricted.times.utilization, free.times.utilization * (1 + 1e-3));
+}
+
 TEST(FrontierOptions, DurationsReadMonthsDaysAndSeconds) {
   // 3 months of 30 days = 3 x 30 x 86400 s = 7.776e6 s, the baseline.
   EXPECT_DOUBLE_EQ(parse_duration("3months").value(), 7.776e6);
@@ -187,6 +200,7 @@ TEST(FrontierOptions, BadKnobsNameTheKey) {
             "trainsim frontier: bandwidth_scale = '0': must be greater than zero");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.max_flop = Flop(1e20); }),
             "trainsim frontier: max_flop = '1e+20': must be at least min_flop");
+  EXPECT_EQ(bad([](FrontierOptions& o) { o.max_tp_2d = 0; }), "trainsim frontier: max_tp_2d = '0': must be at least 1");
   EXPECT_EQ(bad([](FrontierOptions&) {}), "no error");
 }
 
