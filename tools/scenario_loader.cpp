@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <cstdio>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -179,12 +181,22 @@ ExecutionSpec read_execution(const Params& p) {
   return e;
 }
 
+std::string grid_of(const ExecutionSpec& e) {
+  return std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " + std::to_string(e.pp);
+}
+
+void check_gpu_total(const ExecutionSpec& e, double topology_gpus, const std::string& file) {
+  if (static_cast<double>(e.gpus()) == topology_gpus) return;
+  std::string grid = grid_of(e);
+  char count[32];
+  std::snprintf(count, sizeof count, "%.15g", topology_gpus);
+  throw InputError(file, "execution.dp x tp x pp", grid + " = " + std::to_string(e.gpus()),
+                   std::string("must equal the topology's ") + count + " GPUs");
+}
+
 void check_fit(const Scenario& s, const topo::Topology& t, const std::string& file) {
   const ExecutionSpec& e = s.execution;
-  std::string grid = std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " + std::to_string(e.pp);
-  if (e.gpus() != t.gpu_count())
-    throw InputError(file, "execution.dp x tp x pp", grid + " = " + std::to_string(e.gpus()),
-                     "must equal the topology's " + std::to_string(t.gpu_count()) + " GPUs");
+  check_gpu_total(e, t.gpu_count(), file);
   if (e.pp > s.model.layers)
     throw InputError(file, "execution.pp", std::to_string(e.pp),
                      "exceeds the model's " + std::to_string(s.model.layers) + " layers");
@@ -201,7 +213,7 @@ void check_fit(const Scenario& s, const topo::Topology& t, const std::string& fi
   MemoryUse use = memory_per_gpu(s.model, e);
   if (use.total() > s.system.gpu.hbm_capacity)
     throw InputError(file, "system.gpu.hbm_capacity", format(s.system.gpu.hbm_capacity),
-                     "too small: dp x tp x pp = " + grid + " needs " + format(use.total()) + " per GPU (weights " +
+                     "too small: dp x tp x pp = " + grid_of(e) + " needs " + format(use.total()) + " per GPU (weights " +
                          format(use.weights) + ", gradients " + format(use.gradients) + ", optimizer " +
                          format(use.optimizer) + ", activations " + format(use.activations) + ")");
 }
@@ -230,6 +242,10 @@ LoadedScenario parse_scenario(const std::string& text, const std::string& file) 
     s.system.gpu = read_gpu(read_section(system.children["gpu"], file, "system.gpu", {}).values);
   s.system.topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
   s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
+  // Counted before the graph is built: a mistyped fabric of millions of GPUs would otherwise
+  // allocate gigabytes only to be refused (found by fuzz_scenario: a 4.56M-GPU torus).
+  if (std::optional<double> gpus = topo::topology_gpu_count(s.system.topology))
+    check_gpu_total(s.execution, *gpus, file);
   topo::Topology topology = topo::build_topology(s.system.topology);
   check_fit(s, topology, file);
   return {std::move(s), std::move(topology)};

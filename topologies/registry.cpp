@@ -7,33 +7,62 @@
 
 namespace trainsim::topo {
 
-const std::vector<Generator>& generators() {
-  static const std::vector<Generator> all{
-      {"fat-tree", "GPU nodes (NVSwitch, one NIC per GPU) on a 2- or 3-tier folded Clos with oversubscription",
-       &build_fat_tree},
-      {"rail-optimized", "like fat-tree, but NIC k of every node sits on rail leaf k; rails joined by spines",
-       &build_rail_optimized},
-      {"dgx-h100", "DGX H100 nodes (8 GPUs, 450 GB/s NVLink, 8 x 400 Gb/s NICs), rail-optimized; nodes defaults to 32 (a SuperPOD unit)",
-       &build_dgx_h100},
-      {"nvl72", "GB200 NVL72 racks (72-GPU NVLink domain at 900 GB/s) on a fat-tree; nodes (racks) defaults to 1",
-       &build_nvl72},
-      {"dragonfly", "GPU nodes on dragonfly routers: all-to-all groups joined by global links, minimal routing",
-       &build_dragonfly},
-      {"torus", "2-D or 3-D torus of GPUs with direct links (TPU-style), dimension-order routing", &build_torus},
-      {"file", "a graph imported from GraphML, JSON or CSV edge list (path, format), shortest-path routing",
-       &build_imported},
-  };
-  return all;
-}
+namespace {
 
-Topology build_topology(const Params& params) {
+// Each reads its parameters as its build would (same defaults, same errors) and stops there.
+std::optional<double> fat_tree_gpus(const FatTreeParams& p) { return static_cast<double>(p.nodes) * p.gpus_per_node; }
+std::optional<double> count_fat_tree(const Params& params) { return fat_tree_gpus(FatTreeParams::from(params)); }
+std::optional<double> count_dgx_h100(const Params& params) {
+  return fat_tree_gpus(FatTreeParams::from(params, dgx_h100_defaults(), false));
+}
+std::optional<double> count_nvl72(const Params& params) {
+  return fat_tree_gpus(FatTreeParams::from(params, nvl72_defaults(), false));
+}
+std::optional<double> count_dragonfly(const Params& params) {
+  DragonflyParams p = DragonflyParams::from(params);
+  return static_cast<double>(p.groups) * p.routers_per_group * p.nodes_per_router * p.node.gpus_per_node;
+}
+std::optional<double> count_torus(const Params& params) {
+  double gpus = 1;
+  for (int d : TorusParams::from(params).dims) gpus *= d;
+  return gpus;
+}
+std::optional<double> count_unknown(const Params& /*params*/) { return std::nullopt; }
+
+const Generator* find(const Params& params) {
   auto name = params.get<std::string>("generator");
   std::vector<std::string> names;
   for (const auto& g : generators()) {
-    if (g.name == name) return g.build(params);
+    if (g.name == name) return &g;
     names.push_back(g.name);
   }
   params.fail("generator", "unknown topology generator" + did_you_mean(name, names));
 }
+
+} // namespace
+
+const std::vector<Generator>& generators() {
+  static const std::vector<Generator> all{
+      {"fat-tree", "GPU nodes (NVSwitch, one NIC per GPU) on a 2- or 3-tier folded Clos with oversubscription",
+       &build_fat_tree, &count_fat_tree},
+      {"rail-optimized", "like fat-tree, but NIC k of every node sits on rail leaf k; rails joined by spines",
+       &build_rail_optimized, &count_fat_tree},
+      {"dgx-h100", "DGX H100 nodes (8 GPUs, 450 GB/s NVLink, 8 x 400 Gb/s NICs), rail-optimized; nodes defaults to 32 (a SuperPOD unit)",
+       &build_dgx_h100, &count_dgx_h100},
+      {"nvl72", "GB200 NVL72 racks (72-GPU NVLink domain at 900 GB/s) on a fat-tree; nodes (racks) defaults to 1",
+       &build_nvl72, &count_nvl72},
+      {"dragonfly", "GPU nodes on dragonfly routers: all-to-all groups joined by global links, minimal routing",
+       &build_dragonfly, &count_dragonfly},
+      {"torus", "2-D or 3-D torus of GPUs with direct links (TPU-style), dimension-order routing", &build_torus,
+       &count_torus},
+      {"file", "a graph imported from GraphML, JSON or CSV edge list (path, format), shortest-path routing",
+       &build_imported, &count_unknown},
+  };
+  return all;
+}
+
+Topology build_topology(const Params& params) { return find(params)->build(params); }
+
+std::optional<double> topology_gpu_count(const Params& params) { return find(params)->gpus(params); }
 
 } // namespace trainsim::topo

@@ -3,6 +3,7 @@
 // read strictly (unknown keys are rejected with a suggestion).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct Generator {
   std::string name;
   std::string description;
   Topology (*build)(const Params& params);
+  /// The GPUs the parameters describe, read without building anything (none for an
+  /// imported file, whose count is known only once it is read).
+  std::optional<double> (*gpus)(const Params& params);
 };
 
 /// All generators, in a stable order.
@@ -23,5 +27,9 @@ const std::vector<Generator>& generators();
 /// Builds the topology named by the "generator" key of `params` from the remaining keys.
 /// Throws InputError for an unknown generator (with a suggestion) or a bad parameter.
 Topology build_topology(const Params& params);
+
+/// The GPUs `params` describe, checked and counted without building the graph, so that a
+/// caller can refuse a mismatch before a large fabric allocates. None for imported files.
+std::optional<double> topology_gpu_count(const Params& params);
 
 } // namespace trainsim::topo

@@ -27,6 +27,23 @@ TEST(Registry, GeneratorsWithoutRequiredKeysBuildFromDefaults) {
   EXPECT_EQ(build_topology(test::params({{"generator", "dragonfly"}})).gpu_count(), 288);
 }
 
+TEST(Registry, EveryGeneratorCountsItsGpusWithoutBuilding) {
+  // The count the loader checks before building must be the built graph's, for each
+  // generator and its defaults: fat-tree 3 x 4, rail-optimized 2 x 8, dgx-h100 32 x 8,
+  // nvl72 2 x 72, dragonfly 3 groups x 2 routers x 1 node x 8, torus 3 x 2 x 2.
+  for (const std::map<std::string, std::string>& kv : std::vector<std::map<std::string, std::string>>{{{"generator", "fat-tree"}, {"nodes", "3"}, {"gpus_per_node", "4"}},
+                                                  {{"generator", "rail-optimized"}, {"nodes", "2"}},
+                                                  {{"generator", "dgx-h100"}},
+                                                  {{"generator", "nvl72"}, {"nodes", "2"}},
+                                                  {{"generator", "dragonfly"}, {"groups", "3"}, {"routers_per_group", "2"}},
+                                                  {{"generator", "torus"}, {"dims", "3x2x2"}}}) {
+    std::optional<double> counted = topology_gpu_count(test::params(kv));
+    ASSERT_TRUE(counted.has_value()) << kv.begin()->second;
+    EXPECT_EQ(*counted, build_topology(test::params(kv)).gpu_count()) << kv.begin()->second;
+  }
+  EXPECT_FALSE(topology_gpu_count(test::params({{"generator", "file"}, {"path", "g.json"}})).has_value());
+}
+
 TEST(Registry, RequiredKeysAreNamed) {
   EXPECT_EQ(test::error_of([] { build_topology(test::params({{"generator", "fat-tree"}})); }),
             "s.yaml: system.topology.nodes = '': is missing");
