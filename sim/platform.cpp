@@ -58,6 +58,11 @@ void configure_engine() {
   // vm.max_map_count. Lazily-zeroed mmap'ed stacks keep resident memory per actor small.
   sg4::Engine::set_config("contexts/guard-size:0");
   mallopt(M_MMAP_MAX, 1 << 22);
+  // The 8 MiB stacks must come from mmap (zero pages, resident only when touched), never from
+  // the heap (calloc'ed, so resident at once). glibc raises its mmap threshold to the size of
+  // any mmapped block freed earlier: a topology whose link vector outgrew 8 MiB (~87k GPUs of
+  // one per node) had pushed it above the stack size, and 88k actors took 12.9 GB, not 1.8.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }
 
 Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu)
