@@ -23,8 +23,10 @@ echo "sanitize.sh: test suite passed under ASan+UBSan in $(($(date +%s) - starte
 release=${RELEASE_DIR:-build}/trainsim
 if [[ -x $release ]]; then
   out=$(mktemp -d)
-  build-asan/trainsim run --out "$out/asan" >/dev/null
-  "$release" run --out "$out/release" >/dev/null
+  # The same scenario path for both: result.json and trace.json record it, and each build's
+  # default is the scenarios/ of the tree it was built from.
+  build-asan/trainsim run scenarios/default.yaml --out "$out/asan" >/dev/null
+  "$release" run scenarios/default.yaml --out "$out/release" >/dev/null
   same=1
   for f in "$out"/asan/*; do # result.json, trace.json, links.csv
     diff -q <(grep -v '"wall_s"' "$f") <(grep -v '"wall_s"' "$out/release/$(basename "$f")") >/dev/null || {
