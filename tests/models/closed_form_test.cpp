@@ -114,16 +114,21 @@ TEST(ClosedForm, UnevenStagesWithOneMicrobatchTakeTheRoundTrip) {
   EXPECT_EQ(b.critical_stage, 0);
 }
 
+// One MoE layer of 2 experts, one per GPU: ep = dp = 2, one microbatch each.
+Scenario two_experts_over_two_gpus() {
+  Scenario s = mlp_scenario(1, 2, 1, 1, 2);
+  s.model.experts = 2;
+  s.execution.ep = 2;
+  return s;
+}
+
 TEST(ClosedForm, ExpertParallelismAddsFourAllToAllsPerLayer) {
   // 2 experts over ep = dp = 2, one layer, m = 2 / (2 x 1) = 1. Each all-to-all moves the
   // microbatch's 1000 tokens x 1000 x 2 B = 2e6 B: p - 1 = 1 round of alpha + 2e6 / (2 B),
   // on the cheaper tier (alpha 1 us, B = 450e9) because the group fits in a node. One before
   // and one after the expert kernel, each way: 4 rounds. Every MLP weight is an expert's and
   // dp / ep = 1, so there is no gradient reduction.
-  Scenario s = mlp_scenario(1, 2, 1, 1, 2);
-  s.model.experts = 2;
-  s.execution.ep = 2;
-  BoundResult b = closed_form_bound(s, FabricSummary{});
+  BoundResult b = closed_form_bound(two_experts_over_two_gpus(), FabricSummary{});
   EXPECT_NEAR(term(b, "network").value(), 4 * 2e6 / (2 * 450e9), 1e-15);
   EXPECT_NEAR(term(b, "latency").value(), 3 * 1e-6 + 4 * 1e-6, 1e-15);
   EXPECT_EQ(term(b, "dp_allreduce").value(), 0.0);
@@ -133,13 +138,10 @@ TEST(ClosedForm, AnAllToAllAcrossNodesPaysTheNetworkButUsesEveryPort) {
   // The same layer with every EP pair in different nodes, each GPU with 4 network ports of
   // 50 GB/s: each round pays the network path's alpha (4 hops x 0.5 us = 2 us), and the
   // bytes leave over all ports at once, 2e6 / (2 x 200e9) per round; 4 rounds.
-  Scenario s = mlp_scenario(1, 2, 1, 1, 2);
-  s.model.experts = 2;
-  s.execution.ep = 2;
   FabricSummary f;
   f.ep_crosses_nodes = true;
   f.network_injection_bandwidth = BytesPerSecond(200e9);
-  BoundResult b = closed_form_bound(s, f);
+  BoundResult b = closed_form_bound(two_experts_over_two_gpus(), f);
   EXPECT_NEAR(term(b, "network").value(), 4 * 2e6 / (2 * 200e9), 1e-15);
   EXPECT_NEAR(term(b, "latency").value(), 3 * 1e-6 + 4 * 2e-6, 1e-15);
 }
