@@ -98,14 +98,12 @@ struct StageCost {
   Split forward, backward, dp;
 };
 
-std::vector<StageCost> stage_costs(const Scenario& s, const FabricSummary& f) {
+std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs, const Tiers& tiers) {
   const ExecutionSpec& e = s.execution;
-  Tiers tiers = tiers_for(e, f);
-  LayerSplit layer = layer_split(s, layer_costs(s.model, e), tiers);
-  bool interleaved = e.schedule == PipelineSchedule::interleaved;
+  LayerSplit layer = layer_split(s, costs, tiers);
   std::vector<StageCost> stages;
   for (int j = 0; j < e.pp; ++j) {
-    double layers = interleaved ? s.model.layers / (e.pp * e.interleave) : stage_layers(s.model.layers, e.pp, j);
+    double layers = chunk_layers(s.model, e, j);
     Split dp;
     if (e.zero < 3) {
       GradientBytes g = gradient_bytes(s, j);
@@ -128,7 +126,7 @@ struct Critical {
 };
 
 Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e, Seconds send) {
-  int chunks = e.schedule == PipelineSchedule::interleaved ? e.interleave : 1;
+  int chunks = e.chunks();
   int m = static_cast<int>(e.microbatches());
   PassTimes pass;
   for (const StageCost& c : st) {
@@ -162,9 +160,10 @@ std::vector<BoundTerm> terms_of(const Critical& c) {
 
 BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
   const ExecutionSpec& e = s.execution;
-  Tier pp = tiers_for(e, f).pp;
-  Seconds send = e.pp > 1 ? pp.alpha + layer_costs(s.model, e).pp_activation / pp.bandwidth : Seconds(0);
-  Critical worst = critical_stage(stage_costs(s, f), e, send);
+  Tiers tiers = tiers_for(e, f);
+  LayerCosts costs = layer_costs(s.model, e);
+  Seconds send = e.pp > 1 ? tiers.pp.alpha + costs.pp_activation / tiers.pp.bandwidth : Seconds(0);
+  Critical worst = critical_stage(stage_costs(s, costs, tiers), e, send);
   BoundResult r;
   r.terms = terms_of(worst);
   r.step_time = worst.total();

@@ -71,6 +71,9 @@ struct ExecutionSpec {
   [[nodiscard]] int gpus() const { return dp * tp * pp; }
   [[nodiscard]] long microbatches() const { return global_batch / (static_cast<long>(dp) * micro_batch); }
   [[nodiscard]] bool shard_optimizer() const { return zero >= 1; }
+  /// Model chunks (virtual pipeline stages) per GPU: `interleave` under the interleaved
+  /// schedule, otherwise one.
+  [[nodiscard]] int chunks() const { return schedule == PipelineSchedule::interleaved ? interleave : 1; }
 };
 
 struct Scenario {

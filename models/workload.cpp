@@ -72,13 +72,16 @@ GradientBytes gradient_bytes(const Scenario& s, int stage) {
   const ExecutionSpec& e = s.execution;
   LayerCosts c = layer_costs(s.model, e);
   double dense = e.ep == 1 ? c.params : attention_params(s.model) / e.tp;
-  double layers = e.schedule == PipelineSchedule::interleaved ? static_cast<double>(s.model.layers) / e.pp
-                                                              : stage_layers(s.model.layers, e.pp, stage);
+  double layers = chunk_layers(s.model, e, stage) * e.chunks();
   Bytes word = s.model.bytes_per_word;
   return {word * (dense * layers), word * ((c.params - dense) * layers)};
 }
 
 int stage_layers(int layers, int pp, int stage) { return layers / pp + (stage < layers % pp ? 1 : 0); }
+
+int chunk_layers(const ModelSpec& m, const ExecutionSpec& e, int stage) {
+  return e.chunks() > 1 ? m.layers / (e.pp * e.chunks()) : stage_layers(m.layers, e.pp, stage);
+}
 
 double tokens_per_step(const ModelSpec& m, const ExecutionSpec& e) {
   return static_cast<double>(e.global_batch) * static_cast<double>(m.seq_len);

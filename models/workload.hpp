@@ -31,6 +31,10 @@ LayerCosts layer_costs(const ModelSpec& model, const ExecutionSpec& exec);
 /// Layers on pipeline stage `stage` (the first layers % pp stages take one more).
 int stage_layers(int layers, int pp, int stage);
 
+/// Layers in each of the exec.chunks() chunks of pipeline stage `stage`: layers / (pp x v)
+/// when interleaved (the loader makes that divide), otherwise stage_layers().
+int chunk_layers(const ModelSpec& model, const ExecutionSpec& exec, int stage);
+
 /// Gradient bytes one GPU of pipeline stage `stage` reduces per step: over its DP group
 /// (dense: attention, or everything without expert parallelism) and over the GPUs holding
 /// the same experts (experts: DP / EP of them).

@@ -20,7 +20,7 @@ public:
         mlp_(kernel_time(costs_.mlp, s.system.gpu)) {}
 
   Program build() {
-    int chunks = e_.schedule == PipelineSchedule::interleaved ? e_.interleave : 1;
+    int chunks = e_.chunks();
     auto order = pipeline_order(e_.schedule, stage_, e_.pp, static_cast<int>(e_.microbatches()), chunks);
     std::vector<int> backwards_left(static_cast<size_t>(chunks), static_cast<int>(e_.microbatches()));
     for (const PipelineOp& pass : order) {
@@ -40,12 +40,9 @@ public:
   }
 
 private:
-  [[nodiscard]] int chunks() const { return e_.schedule == PipelineSchedule::interleaved ? e_.interleave : 1; }
   [[nodiscard]] bool first_virtual(int chunk) const { return stage_ == 0 && chunk == 0; }
-  [[nodiscard]] bool last_virtual(int chunk) const { return stage_ == e_.pp - 1 && chunk == chunks() - 1; }
-  [[nodiscard]] int layers(int /*chunk*/) const {
-    return chunks() > 1 ? s_.model.layers / (e_.pp * chunks()) : stage_layers(s_.model.layers, e_.pp, stage_);
-  }
+  [[nodiscard]] bool last_virtual(int chunk) const { return stage_ == e_.pp - 1 && chunk == e_.chunks() - 1; }
+  [[nodiscard]] int layers(int /*chunk*/) const { return chunk_layers(s_.model, e_, stage_); }
   [[nodiscard]] bool moe() const { return e_.ep > 1; }
   [[nodiscard]] Bytes layer_gradients() const { return s_.model.bytes_per_word * costs_.params; }
   [[nodiscard]] Bytes dispatch_bytes() const { return costs_.tp_allreduce * s_.model.top_k; }
