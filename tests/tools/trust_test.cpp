@@ -17,6 +17,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "cli_fixtures.hpp"
 #include "fuzz/entry_points.hpp"
 #include "models/error.hpp"
 #include "sim/collectives.hpp"
@@ -152,24 +153,28 @@ TEST(Trust, MemoryEstimateGrowsWithGpusAndLinks) {
 
 // ---- Deadlock report
 
-TEST(Trust, DeadlockedRingReportsWhoWaitsOnWhat) {
-  LoadedScenario l = default_scenario();
-  auto body = [&](sim::Platform& platform) {
+// A ring all-reduce over GPUs 0-3 of the default scenario, called by the first `callers` of
+// them; "finished" when the engine returns.
+std::string ring_of_four(const LoadedScenario& l, int callers) {
+  return sim::run_isolated(l.topology, GpuSpec{}, [&](sim::Platform& platform) {
     sim::Mailboxes mailboxes(l.topology.gpu_count());
     sim::Counters counters;
     auto ring = sim::make_collective("ring");
     sim::CollectiveEnv env{.fidelity = sim::Fidelity::fine, .mailboxes = &mailboxes, .topology = &l.topology, .counters = &counters};
-    // A ring of 4 whose members 2 and 3 never call the collective.
     for (int i = 0; i < 4; ++i)
       simgrid::s4u::Actor::create("gpu" + std::to_string(i), platform.host(i), [&, i] {
-        if (i >= 2) return;
+        if (i >= callers) return;
         ring->run(sim::CollectiveOp::all_reduce, sim::make_group(0, 1, 4, i, "tp", l.topology), Bytes(1e6), env);
       });
     simgrid::s4u::Engine::get_instance()->run();
     return std::string("finished");
-  };
+  });
+}
+
+TEST(Trust, DeadlockedRingReportsWhoWaitsOnWhat) {
+  LoadedScenario l = default_scenario();
   try {
-    sim::run_isolated(l.topology, GpuSpec{}, body);
+    ring_of_four(l, 2); // members 2 and 3 never call the collective
     FAIL() << "the deadlock went unnoticed";
   } catch (const Error& e) {
     std::cerr << "  reported: " << e.what() << "\n";
@@ -185,28 +190,11 @@ TEST(Trust, DeadlockedRingReportsWhoWaitsOnWhat) {
 
 TEST(Trust, CompleteRingIsNotADeadlock) {
   LoadedScenario l = default_scenario();
-  std::string out = sim::run_isolated(l.topology, GpuSpec{}, [&](sim::Platform& platform) {
-    sim::Mailboxes mailboxes(l.topology.gpu_count());
-    sim::Counters counters;
-    auto ring = sim::make_collective("ring");
-    sim::CollectiveEnv env{.fidelity = sim::Fidelity::fine, .mailboxes = &mailboxes, .topology = &l.topology, .counters = &counters};
-    for (int i = 0; i < 4; ++i)
-      simgrid::s4u::Actor::create("gpu" + std::to_string(i), platform.host(i), [&, i] {
-        ring->run(sim::CollectiveOp::all_reduce, sim::make_group(0, 1, 4, i, "tp", l.topology), Bytes(1e6), env);
-      });
-    simgrid::s4u::Engine::get_instance()->run();
-    return std::string("finished");
-  });
+  std::string out = ring_of_four(l, 4);
   EXPECT_EQ(out, "finished");
 }
 
 // ---- Determinism: the same scenario gives the same bytes, run after run.
-
-int run_trainsim(const std::string& arguments) {
-  std::string command = std::string(TRAINSIM_BINARY) + " " + arguments + " >/dev/null 2>&1";
-  int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 /// result.json without the wall-clock line, the only field allowed to differ.
 std::string without_wall_time(const fs::path& path) {
@@ -221,8 +209,10 @@ std::string without_wall_time(const fs::path& path) {
 void expect_identical_runs(const std::string& scenario, const std::string& name) {
   fs::path dir = fs::temp_directory_path() / ("trainsim_trust_" + name);
   fs::remove_all(dir);
-  for (const char* run : {"a", "b"})
-    ASSERT_EQ(run_trainsim("run " + scenario + " --out " + (dir / run).string()), 0) << scenario;
+  for (const char* run : {"a", "b"}) {
+    testing::CliOutput out = testing::run_trainsim("run " + scenario + " --out " + (dir / run).string());
+    ASSERT_EQ(out.exit_code, 0) << scenario << ": " << out.text;
+  }
   std::string a = without_wall_time(dir / "a" / "result.json");
   EXPECT_GT(a.size(), 100u);
   EXPECT_EQ(a, without_wall_time(dir / "b" / "result.json")) << scenario;
