@@ -13,39 +13,62 @@ namespace sg4 = simgrid::s4u;
 // link. Fast: all p-1 sends and receives at once (one blocking wait), after waiting the other
 // p-2 rounds' latency (the hop latency to member me+1 stands for every round's): without
 // contention the rank's link carries the same (p-1) n/p bytes, so both give the same time.
-// All messages to a rank share one channel: they have the same size, so whichever send a
-// receive matches, the bytes and their path are those of the schedule.
+//
+// Each round offset k has its own channel, so a receive can only match the message of its
+// sender me-k, and messages of one sender arrive in order. With one channel for all rounds,
+// a receive took whichever message came first; a rank that was a round ahead could then use
+// up a slower peer's receive, and under rendezvous both ranks ended up waiting for sends that
+// nobody would receive (fine mode deadlocked on 16-way EP).
 class Pairwise final : public CollectiveAlgorithm {
 protected:
   void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
-    const Inboxes& inboxes = *channel_.get(g.channel, *env.mailboxes)[0];
+    const std::vector<const Inboxes*>& rounds = rounds_of(g, *env.mailboxes);
     double chunk = bytes.value() / g.size;
     if (env.fidelity == Fidelity::fine) {
-      for (int k = 1; k < g.size; ++k) round(g, inboxes, k, chunk, env);
+      for (int k = 1; k < g.size; ++k) round(g, rounds, k, chunk, env);
       return;
     }
     sg4::this_actor::sleep_for(g.hop_latency.value() * (count * (g.size - 1) - 1));
-    all_at_once(g, inboxes, chunk * count, env);
+    all_at_once(g, rounds, chunk * count, env);
   }
 
 public:
   [[nodiscard]] bool supports(CollectiveOp op) const override { return op == CollectiveOp::all_to_all; }
 
 private:
-  static void round(const Group& g, const Inboxes& inboxes, int k, double chunk, const CollectiveEnv& env) {
+  static void round(const Group& g, const std::vector<const Inboxes*>& rounds, int k, double chunk,
+                    const CollectiveEnv& env) {
+    const Inboxes& inboxes = *rounds[static_cast<size_t>(k)];
     sg4::CommPtr out = send(inboxes, g.member(g.me + k), chunk, env);
     receive(inboxes, g.rank())->wait();
     out->wait();
   }
-  static void all_at_once(const Group& g, const Inboxes& inboxes, double chunk, const CollectiveEnv& env) {
+  static void all_at_once(const Group& g, const std::vector<const Inboxes*>& rounds, double chunk,
+                          const CollectiveEnv& env) {
     std::vector<sg4::CommPtr> comms;
     comms.reserve(2 * static_cast<size_t>(g.size - 1));
-    for (int k = 1; k < g.size; ++k) comms.push_back(send(inboxes, g.member(g.me + k), chunk, env));
-    for (int k = 1; k < g.size; ++k) comms.push_back(receive(inboxes, g.rank()));
+    for (int k = 1; k < g.size; ++k) comms.push_back(send(*rounds[static_cast<size_t>(k)], g.member(g.me + k), chunk, env));
+    for (int k = 1; k < g.size; ++k) comms.push_back(receive(*rounds[static_cast<size_t>(k)], g.rank()));
     sg4::Comm::wait_all(comms);
   }
 
-  SubChannels<1> channel_{{"a2a"}};
+  /// The channel of each round offset k (index 0 unused), looked up once per group channel
+  /// and Mailboxes instance: building the names on every call would allocate in the hot path.
+  const std::vector<const Inboxes*>& rounds_of(const Group& g, Mailboxes& mailboxes) const {
+    for (const Entry& e : cache_)
+      if (e.mailboxes == &mailboxes && e.channel == g.channel && e.rounds.size() == static_cast<size_t>(g.size))
+        return e.rounds;
+    Entry& e = cache_.emplace_back(Entry{&mailboxes, g.channel, {nullptr}});
+    for (int k = 1; k < g.size; ++k) e.rounds.push_back(&mailboxes.channel(g.channel + ".a2a" + std::to_string(k)));
+    return e.rounds;
+  }
+
+  struct Entry {
+    const Mailboxes* mailboxes;
+    std::string channel;
+    std::vector<const Inboxes*> rounds;
+  };
+  mutable std::deque<Entry> cache_; // a deque: references returned stay valid as entries are added
 };
 
 } // namespace
