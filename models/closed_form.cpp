@@ -2,46 +2,54 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
+#include "models/error.hpp"
 #include "models/pipeline_path.hpp"
 #include "models/workload.hpp"
 
 namespace trainsim {
 namespace {
 
-// Time of a group of serial operations, split by the resource that sets each one's length.
-// Kept split so that the bound can name what limits it; total() is what adds up.
+// Time of a group of serial operations, split by the resource that sets each one's length,
+// and network time by the group whose traffic it is. Kept split so that the bound can name
+// what limits it; total() is what adds up.
 struct Split {
-  Seconds compute, hbm, latency, network;
-  [[nodiscard]] Seconds total() const { return compute + hbm + latency + network; }
+  Seconds compute, hbm, latency;
+  Seconds tp, ep, zero, dp, edp; ///< bytes / bandwidth of each group's collectives
+  [[nodiscard]] Seconds network() const { return tp + ep + zero + dp + edp; }
+  [[nodiscard]] Seconds total() const { return compute + hbm + latency + network(); }
   Split& operator+=(const Split& o) {
-    compute += o.compute, hbm += o.hbm, latency += o.latency, network += o.network;
+    compute += o.compute, hbm += o.hbm, latency += o.latency;
+    tp += o.tp, ep += o.ep, zero += o.zero, dp += o.dp, edp += o.edp;
     return *this;
   }
 };
-Split operator*(Split s, double k) { return {s.compute * k, s.hbm * k, s.latency * k, s.network * k}; }
+Split operator*(Split s, double k) {
+  return {s.compute * k, s.hbm * k, s.latency * k, s.tp * k, s.ep * k, s.zero * k, s.dp * k, s.edp * k};
+}
 Split operator+(Split a, const Split& b) { return a += b; }
 
-// The cheapest link a pair in a group could use: NVLink when the whole group can sit inside
-// one domain (and the caller has not said otherwise), else the network.
-struct Tier {
-  Seconds alpha;
-  BytesPerSecond bandwidth;
-};
-Tier tier_for(int group, bool crosses_nodes, const FabricSummary& f) {
-  Tier net{f.network_path_latency(), f.network_bandwidth};
-  if (crosses_nodes || group > f.nvlink_domain) return net;
-  return {std::min(net.alpha, f.nvlink_path_latency()), std::max(net.bandwidth, f.nvlink_bandwidth)};
-}
-
 // One ring phase (reduce-scatter or all-gather) of n bytes over p ranks: p-1 steps, each at
-// least alpha + n/(p B). A pairwise all-to-all has the same p-1 rounds of n/p bytes.
-Split ring_phase(Bytes n, int p, Tier t) {
-  if (p <= 1) return {};
+// least alpha + n/(p B) of the ring's slowest pair. `into` picks the group's network field.
+Split ring_phase(Bytes n, int p, const Tier& t, Seconds Split::*into) {
+  Split s;
+  if (p <= 1) return s;
   double steps = p - 1.0;
-  return {Seconds(0), Seconds(0), t.alpha * steps, (n / t.bandwidth) * (steps / p)};
+  s.latency = t.alpha * steps;
+  s.*into = (n / t.bandwidth) * (steps / p);
+  return s;
 }
-Split ring_allreduce(Bytes n, int p, Tier t) { return ring_phase(n, p, t) * 2.0; }
+Split ring_allreduce(Bytes n, int p, const Tier& t, Seconds Split::*into) { return ring_phase(n, p, t, into) * 2.0; }
+
+// A pairwise all-to-all of n bytes per rank: p-1 rounds of n/p bytes.
+Split all_to_all(Bytes n, int p, const RoundsTier& t) {
+  Split s;
+  if (p <= 1) return s;
+  s.latency = t.alpha;
+  s.ep = Seconds(n.value() / p * t.seconds_per_byte);
+  return s;
+}
 
 // kernel_time() of workload.hpp, split: the roofline's larger side plus one launch latency.
 Split kernel(const KernelCost& k, const GpuSpec& gpu) {
@@ -50,22 +58,6 @@ Split kernel(const KernelCost& k, const GpuSpec& gpu) {
   (c >= h ? s.compute : s.hbm) = std::max(c, h);
   s.latency = gpu.kernel_latency;
   return s;
-}
-
-struct Tiers {
-  Tier tp, dp, edp, ep, pp;
-};
-
-// A ring is paced by its slowest neighbour pair, so one pair across nodes puts the whole
-// ring on the network. A pairwise all-to-all is not: unless every pair crosses nodes, the
-// bound can only assume the cheapest tier.
-Tiers tiers_for(const ExecutionSpec& e, const FabricSummary& f) {
-  Tier cheapest = tier_for(1, false, f);
-  cheapest.bandwidth = std::max(cheapest.bandwidth, f.network_injection_bandwidth);
-  Tier all_to_all{f.network_path_latency(), f.network_injection_bandwidth};
-  return {tier_for(e.tp, f.tp_crosses_nodes, f), tier_for(e.dp, f.dp_crosses_nodes, f),
-          tier_for(e.dp / e.ep, f.edp_crosses_nodes, f), f.ep_crosses_nodes ? all_to_all : cheapest,
-          tier_for(2, f.pp_crosses_nodes, f)};
 }
 
 struct LayerSplit {
@@ -79,14 +71,15 @@ struct LayerSplit {
 // three times with recomputation), each with its own launch, and the same collectives.
 // ZeRO-3 gathers the layer's parameters over DP before each pass and reduce-scatters its
 // gradients after the backward.
-LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const Tiers& t) {
+LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric& f) {
   const GpuSpec& gpu = s.system.gpu;
   const ExecutionSpec& e = s.execution;
   Split kernels = kernel(c.mlp, gpu);
   if (s.model.kind == ModelKind::transformer) kernels += kernel(c.attention, gpu);
-  Split comms = ring_allreduce(c.tp_allreduce, e.tp, t.tp) * c.tp_allreduces;
-  if (e.ep > 1) comms += ring_phase(c.tp_allreduce * s.model.top_k, e.ep, t.ep) * 2.0;
-  Split gather = e.zero >= 3 ? ring_phase(s.model.bytes_per_word * c.params, e.dp, t.dp) : Split{};
+  Split comms = ring_allreduce(c.tp_allreduce, e.tp, f.tp, &Split::tp) * c.tp_allreduces;
+  if (e.ep > 1) comms += all_to_all(c.tp_allreduce * s.model.top_k, e.ep, f.ep) * 2.0;
+  Bytes layer_params = s.model.bytes_per_word * c.params;
+  Split gather = e.zero >= 3 ? ring_phase(layer_params, e.dp, f.dp_pass, &Split::zero) : Split{};
   double backward_kernels = e.recompute ? 3.0 : 2.0;
   return {kernels + comms + gather, kernels * backward_kernels + comms + gather * 2.0};
 }
@@ -98,22 +91,30 @@ struct StageCost {
   Split forward, backward, dp;
 };
 
-std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs, const Tiers& tiers) {
+std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs, const FabricSummary& fabric) {
   const ExecutionSpec& e = s.execution;
-  LayerSplit layer = layer_split(s, costs, tiers);
   std::vector<StageCost> stages;
   for (int j = 0; j < e.pp; ++j) {
+    const StageFabric& f = fabric.stages[static_cast<size_t>(j)];
+    LayerSplit layer = layer_split(s, costs, f);
     double layers = chunk_layers(s.model, e, j);
     Split dp;
     if (e.zero < 3) {
       GradientBytes g = gradient_bytes(s, j);
       // The simulator skips a reduction with nothing to reduce (an MLP whose every weight is an expert).
-      if (g.dense > Bytes(0)) dp += ring_allreduce(g.dense, e.dp, tiers.dp);
-      if (g.experts > Bytes(0)) dp += ring_allreduce(g.experts, e.dp / e.ep, tiers.edp);
+      if (g.dense > Bytes(0)) dp += ring_allreduce(g.dense, e.dp, f.dp_sync, &Split::dp);
+      if (g.experts > Bytes(0)) dp += ring_allreduce(g.experts, e.dp / e.ep, f.edp_sync, &Split::edp);
     }
     stages.push_back({layer.forward * layers, layer.backward * layers, dp});
   }
   return stages;
+}
+
+// The cheapest pipeline send of any stage: the schedule graph takes one time for all of them.
+Seconds send_time(const FabricSummary& fabric, Bytes activation) {
+  Seconds best(std::numeric_limits<double>::infinity());
+  for (const StageFabric& f : fabric.stages) best = std::min(best, f.pp_send.alpha + activation / f.pp_send.bandwidth);
+  return best;
 }
 
 // The stage that finishes last once its gradient reduction is done, and how its time splits.
@@ -145,36 +146,79 @@ Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e
 
 BoundTerm term(std::string name, Seconds t, std::string why) { return {std::move(name), t, std::move(why)}; }
 
-std::vector<BoundTerm> terms_of(const Critical& c) {
+// "EP all-to-alls 1.2 ms over leaf": the groups that moved bytes, largest first.
+struct NetworkPart {
+  const char* what;
+  Seconds time;
+  std::string tier;
+};
+
+std::vector<NetworkPart> network_parts(const Split& s, const StageFabric& f) {
+  std::vector<NetworkPart> parts{{"TP all-reduces", s.tp, f.tp.name},
+                                 {"EP all-to-alls", s.ep, f.ep.name},
+                                 {"ZeRO-3 gathers", s.zero, f.dp_pass.name},
+                                 {"dense gradients over DP", s.dp, f.dp_sync.name},
+                                 {"expert gradients over EDP", s.edp, f.edp_sync.name}};
+  std::erase_if(parts, [](const NetworkPart& p) { return p.time <= Seconds(0); });
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.time > b.time; });
+  return parts;
+}
+
+std::string describe(const std::vector<NetworkPart>& parts, const char* none) {
+  if (parts.empty()) return none;
+  std::string out;
+  for (const NetworkPart& p : parts)
+    out += (out.empty() ? "" : ", ") + std::string(p.what) + " " + format(p.time) + " over " + p.tier;
+  return out + ": bytes / the slowest tier the group crosses";
+}
+
+std::vector<BoundTerm> terms_of(const Critical& c, const StageFabric& f) {
   return {
       term("compute", c.busy.compute, "compute-bound kernels of the critical stage: FLOP / (peak x efficiency)"),
       term("hbm", c.busy.hbm, "HBM-bound kernels of the critical stage: bytes / HBM bandwidth (weights + activations)"),
       term("latency", c.busy.latency, "kernel launches + alpha per collective step (TP, EP, ZeRO-3), m microbatches"),
-      term("network", c.busy.network, "TP all-reduces, EP all-to-alls, ZeRO-3 gathers: bytes / bottleneck bandwidth"),
+      term("network", c.busy.network(), describe(network_parts(c.busy, f), "no collective traffic in the passes")),
       term("pipeline_bubble", c.bubble, "the critical stage waiting: other stages' passes and the sends between them"),
-      term("dp_allreduce", c.dp.total(), "gradient reduction over DP after the last backward (not overlapped)"),
+      term("dp_allreduce", c.dp.total(),
+           "after the last backward (not overlapped): " + describe(network_parts(c.dp, f), "nothing to reduce")),
   };
+}
+
+/// The tier behind a communication term: its largest part's.
+std::string tier_behind(const std::string& term_name, const Critical& c, const StageFabric& f) {
+  std::vector<NetworkPart> parts;
+  if (term_name == "network") parts = network_parts(c.busy, f);
+  if (term_name == "dp_allreduce") parts = network_parts(c.dp, f);
+  return parts.empty() ? "" : parts.front().tier;
 }
 
 } // namespace
 
 BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
   const ExecutionSpec& e = s.execution;
-  Tiers tiers = tiers_for(e, f);
+  if (f.stages.size() != static_cast<size_t>(e.pp))
+    throw Error(ExitCode::simulation, "internal: the fabric summary has " + std::to_string(f.stages.size()) +
+                                          " stages for pp = " + std::to_string(e.pp));
   LayerCosts costs = layer_costs(s.model, e);
-  Seconds send = e.pp > 1 ? tiers.pp.alpha + costs.pp_activation / tiers.pp.bandwidth : Seconds(0);
-  Critical worst = critical_stage(stage_costs(s, costs, tiers), e, send);
+  Seconds send = e.pp > 1 ? send_time(f, costs.pp_activation) : Seconds(0);
+  Critical worst = critical_stage(stage_costs(s, costs, f), e, send);
+  const StageFabric& critical = f.stages[static_cast<size_t>(worst.stage)];
   BoundResult r;
-  r.terms = terms_of(worst);
+  r.terms = terms_of(worst, critical);
   r.step_time = worst.total();
   r.limiting = std::max_element(r.terms.begin(), r.terms.end(),
                                 [](const BoundTerm& a, const BoundTerm& b) { return a.time < b.time; })->name;
+  r.limiting_tier = tier_behind(r.limiting, worst, critical);
   r.critical_stage = worst.stage;
   r.microbatches = static_cast<double>(e.microbatches());
   r.model_flop = model_flop_per_step(s.model, e);
   double peak_per_step = (s.system.gpu.peak * r.step_time).value() * e.gpus();
   r.mfu_upper_bound = r.step_time.value() > 0 ? r.model_flop.value() / peak_per_step : 0.0;
   return r;
+}
+
+std::string limiting_text(const BoundResult& b) {
+  return b.limiting_tier.empty() ? b.limiting : b.limiting + " over " + b.limiting_tier;
 }
 
 std::string format_bound(const BoundResult& b) {
@@ -187,7 +231,7 @@ std::string format_bound(const BoundResult& b) {
   }
   std::snprintf(line, sizeof line,
                 "step time >= %s (limiting: %s; critical stage %d, %g microbatches; MFU <= %.1f%%)\n",
-                format(b.step_time).c_str(), b.limiting.c_str(), b.critical_stage, b.microbatches,
+                format(b.step_time).c_str(), limiting_text(b).c_str(), b.critical_stage, b.microbatches,
                 100.0 * b.mfu_upper_bound);
   return out + line;
 }

@@ -21,13 +21,14 @@ int node_block(const Group& g, const topo::Topology& topology) {
 RingView intra_ring(const Group& g, int block, const Inboxes& inboxes, const topo::Topology& topology) {
   int first = g.me - g.me % block;
   int next = g.member(first + (g.me % block + 1) % block);
-  return RingView{&inboxes, g.rank(), next, topology.path_latency(g.rank(), next)};
+  return RingView{&inboxes, g.rank(), next, topology.path_latency(g.rank(), next), {g.member(first), g.stride, block}};
 }
 
 /// The ring of the members at this rank's offset in every node.
 RingView inter_ring(const Group& g, int block, const Inboxes& inboxes, const topo::Topology& topology) {
   int next = g.member(g.me + block);
-  return RingView{&inboxes, g.rank(), next, topology.path_latency(g.rank(), next)};
+  GroupSpan members{g.member(g.me % block), g.stride * block, g.size / block};
+  return RingView{&inboxes, g.rank(), next, topology.path_latency(g.rank(), next), members};
 }
 
 // With b members per node and P nodes: (1) ring reduce-scatter among the node's b members,

@@ -2,17 +2,18 @@
 #include <simgrid/s4u.hpp>
 
 #include "sim/collective_steps.hpp"
+#include "topologies/group_paths.hpp"
 
 namespace trainsim::sim::detail {
 namespace {
 
 namespace sg4 = simgrid::s4u;
 
-// p-1 rounds; in round k a rank sends n/p to member me+k and receives n/p from member me-k.
-// Fine: round by round, t = (p-1)(alpha + n / (p B)) when no two flows of a round share a
-// link. Fast: all p-1 sends and receives at once (one blocking wait), after waiting the other
-// p-2 rounds' latency (the hop latency to member me+1 stands for every round's): without
-// contention the rank's link carries the same (p-1) n/p bytes, so both give the same time.
+// p-1 rounds; in round k a rank sends n/p to member me+k and receives n/p from member me-k,
+// and waits for both before the next round: t = (p-1)(alpha + n / (p B)) when no two flows of
+// a round share a link and every round crosses the same tier. Fast mode runs the same rounds
+// once for `count` back-to-back calls, each round moving the calls' bytes together, after
+// waiting out the other calls' round latencies: without contention, the same time.
 //
 // Each round offset k has its own channel, so a receive can only match the message of its
 // sender me-k, and messages of one sender arrive in order. With one channel for all rounds,
@@ -24,12 +25,8 @@ protected:
   void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
     const std::vector<const Inboxes*>& rounds = rounds_of(g, *env.mailboxes);
     double chunk = bytes.value() / g.size;
-    if (env.fidelity == Fidelity::fine) {
-      for (int k = 1; k < g.size; ++k) round(g, rounds, k, chunk, env);
-      return;
-    }
-    sg4::this_actor::sleep_for(g.hop_latency.value() * (count * (g.size - 1) - 1));
-    all_at_once(g, rounds, chunk * count, env);
+    if (count > 1) sg4::this_actor::sleep_for(round_latencies(g, env) * (count - 1));
+    for (int k = 1; k < g.size; ++k) round(g, rounds, k, chunk * count, env);
   }
 
 public:
@@ -43,13 +40,10 @@ private:
     receive(inboxes, g.rank())->wait();
     out->wait();
   }
-  static void all_at_once(const Group& g, const std::vector<const Inboxes*>& rounds, double chunk,
-                          const CollectiveEnv& env) {
-    std::vector<sg4::CommPtr> comms;
-    comms.reserve(2 * static_cast<size_t>(g.size - 1));
-    for (int k = 1; k < g.size; ++k) comms.push_back(send(*rounds[static_cast<size_t>(k)], g.member(g.me + k), chunk, env));
-    for (int k = 1; k < g.size; ++k) comms.push_back(receive(*rounds[static_cast<size_t>(k)], g.rank()));
-    sg4::Comm::wait_all(comms);
+  /// What one call's rounds pay in latency: each round waits for its slower side, the send
+  /// to me + k or the receive from me - k (models/fabric.hpp, as the bound counts it).
+  static double round_latencies(const Group& g, const CollectiveEnv& env) {
+    return rounds_cost(g.span(), g.me, topo::pair_costs(*env.topology)).latency.value();
   }
 
   /// The channel of each round offset k (index 0 unused), looked up once per group channel

@@ -19,8 +19,8 @@ int g_payload = 0;
 int* g_received = nullptr;
 
 /// Sends `bytes` to the next rank and receives as much from the previous one.
-void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env) {
-  sg4::CommPtr out = send(*ring.inboxes, ring.next, bytes, env);
+void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env, double rate = 0) {
+  sg4::CommPtr out = send(*ring.inboxes, ring.next, bytes, env, rate);
   sg4::CommPtr in = receive(*ring.inboxes, ring.me);
   in->wait();
   out->wait();
@@ -28,11 +28,16 @@ void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env)
 
 } // namespace
 
-sg4::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env) {
+sg4::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env, double rate) {
   env.counters->comms += 1;
   if (env.traffic != nullptr) env.traffic->add(env.rank, to_rank, bytes);
   auto size = static_cast<uint64_t>(std::llround(bytes));
-  return inboxes[static_cast<size_t>(to_rank)]->put_async(&g_payload, size);
+  sg4::Mailbox* inbox = inboxes[static_cast<size_t>(to_rank)];
+  if (rate <= 0) return inbox->put_async(&g_payload, size);
+  sg4::CommPtr comm = inbox->put_init(&g_payload, size);
+  comm->set_rate(rate);
+  comm->start();
+  return comm;
 }
 
 sg4::CommPtr receive(const Inboxes& inboxes, int my_rank) {
@@ -40,7 +45,7 @@ sg4::CommPtr receive(const Inboxes& inboxes, int my_rank) {
 }
 
 RingView ring_of(const Group& g, const Inboxes& inboxes) {
-  return RingView{&inboxes, g.rank(), g.member(g.me + 1), g.hop_latency};
+  return RingView{&inboxes, g.rank(), g.member(g.me + 1), g.hop_latency, g.span()};
 }
 
 int ring_steps(CollectiveOp op, int size) { return op == CollectiveOp::all_reduce ? 2 * (size - 1) : size - 1; }
@@ -51,8 +56,15 @@ void ring_rounds(const RingView& ring, int steps, double chunk, const Collective
     for (int s = 0; s < steps; ++s) ring_exchange(ring, chunk, env);
     return;
   }
-  sg4::this_actor::sleep_for(ring.hop_latency.value() * (steps - 1));
-  ring_exchange(ring, chunk * steps, env);
+  const RingCost* cost = env.paths != nullptr ? &env.paths->ring(ring.members) : nullptr;
+  if (cost == nullptr || cost->uniform) {
+    sg4::this_actor::sleep_for(ring.hop_latency.value() * (steps - 1));
+    return ring_exchange(ring, chunk * steps, env);
+  }
+  // Every member posts after the same wait, so that no flow is held up by a receiver that
+  // posts late; each then pays its own pair's latency once.
+  sg4::this_actor::sleep_for(cost->max_latency.value() * (steps - 1));
+  ring_exchange(ring, chunk * steps, env, cost->slowest.bandwidth.value());
 }
 
 namespace {

@@ -16,8 +16,9 @@ namespace trainsim::sim::detail {
 
 using Inboxes = Channel; // indexed by rank, mailboxes created on first use
 
-/// Posts `bytes` to `to_rank`'s inbox and counts the comm.
-simgrid::s4u::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env);
+/// Posts `bytes` to `to_rank`'s inbox and counts the comm; `rate` > 0 caps its bandwidth (B/s).
+simgrid::s4u::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env,
+                           double rate = 0);
 /// Posts a receive on `my_rank`'s inbox.
 simgrid::s4u::CommPtr receive(const Inboxes& inboxes, int my_rank);
 
@@ -27,6 +28,7 @@ struct RingView {
   int me = 0;           ///< this rank
   int next = 0;         ///< the rank this one sends to
   Seconds hop_latency;  ///< path latency from me to next
+  GroupSpan members;    ///< the whole ring, member i sending to member i + 1
 };
 
 /// The group's own ring (member me -> me + 1) on `inboxes`.
@@ -35,9 +37,13 @@ RingView ring_of(const Group& g, const Inboxes& inboxes);
 /// Ring rounds of an op over `size` members: 2(p-1) for an all-reduce, p-1 otherwise.
 int ring_steps(CollectiveOp op, int size);
 
-/// `steps` rounds in which every rank passes `chunk` bytes to the next one. Fast mode sends
-/// the rounds' bytes as one flow and pays the other rounds' latency as a wait: without
-/// contention both take steps x (latency + chunk / bandwidth).
+/// `steps` rounds in which every rank passes `chunk` bytes to the next one. Fine mode's rounds
+/// run in lockstep, each as long as the slowest neighbour pair's. Fast mode sends the rounds'
+/// bytes as one flow and pays the other rounds' latency as a wait; when the ring's pairs
+/// differ (some over NVLink, some over the network) every flow is capped at the slowest
+/// pair's bandwidth and waits out the slowest pair's latency, so that a rank on a fast pair
+/// does not finish early: without contention both modes take steps x (latency + chunk /
+/// bandwidth) of the slowest pair.
 void ring_rounds(const RingView& ring, int steps, double chunk, const CollectiveEnv& env);
 
 /// The inboxes of `channel + "." + suffix` for each suffix, per group channel. Building the

@@ -33,20 +33,17 @@ const Channel& Mailboxes::channel(std::string_view name) {
   return channels_.emplace_back(std::string(name), ranks_);
 }
 
+const RingCost& GroupPaths::ring(const GroupSpan& span) {
+  auto key = std::tuple(span.base, span.stride, span.size);
+  auto it = rings_.find(key);
+  if (it == rings_.end()) it = rings_.emplace(key, ring_cost(span, pairs_)).first;
+  return it->second;
+}
+
 Group make_group(int base, int stride, int size, int me, std::string channel, const topo::Topology& topology) {
   Group g{base, stride, size, me, std::move(channel), Seconds()};
   if (size > 1) g.hop_latency = topology.path_latency(g.member(me), g.member(me + 1));
   return g;
-}
-
-Group Group::block(int block_size, const std::string& suffix, const topo::Topology& topology) const {
-  int first = me - me % block_size;
-  return make_group(member(first), stride, block_size, me % block_size, channel + "." + suffix, topology);
-}
-
-Group Group::across_blocks(int block_size, const std::string& suffix, const topo::Topology& topology) const {
-  return make_group(member(me % block_size), stride * block_size, size / block_size, me / block_size,
-                    channel + "." + suffix, topology);
 }
 
 const std::vector<CollectiveInfo>& collective_algorithms() {

@@ -4,13 +4,17 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "models/layout.hpp"
 #include "models/units.hpp"
 #include "sim/stats.hpp"
+#include "models/fabric.hpp"
 
 namespace simgrid::s4u {
 class Mailbox;
@@ -68,23 +72,32 @@ struct Group {
   std::string channel;  ///< mailbox channel of this group's messages (e.g. "tp", "dp")
   Seconds hop_latency;  ///< path latency from this rank to member me + 1 (set by make_group)
 
-  [[nodiscard]] int member(int i) const { return base + ((i % size + size) % size) * stride; }
+  [[nodiscard]] GroupSpan span() const { return {base, stride, size}; }
+  [[nodiscard]] int member(int i) const { return span().member(i); }
   [[nodiscard]] int rank() const { return member(me); }
-  /// The two levels of a hierarchy over consecutive blocks of `block` members (e.g. the
-  /// members on one node): this rank's block, and the members at this rank's offset in every
-  /// block. Each gets its own channel, `channel + "." + suffix`.
-  [[nodiscard]] Group block(int block, const std::string& suffix, const topo::Topology& topology) const;
-  [[nodiscard]] Group across_blocks(int block, const std::string& suffix, const topo::Topology& topology) const;
 };
 
 /// A group with hop_latency filled in from the topology's route to the next member.
 Group make_group(int base, int stride, int size, int me, std::string channel, const topo::Topology& topology);
+
+/// Each ring's neighbour pairs (topologies/group_paths), computed once per group and shared
+/// by its members: a ring of p members costs p routes, not p per member.
+class GroupPaths {
+public:
+  explicit GroupPaths(PairCosts pairs) : pairs_(std::move(pairs)) {}
+  const RingCost& ring(const GroupSpan& span);
+
+private:
+  PairCosts pairs_;
+  std::map<std::tuple<int, int, int>, RingCost> rings_;
+};
 
 /// What an algorithm may use besides its group.
 struct CollectiveEnv {
   Fidelity fidelity = Fidelity::fast;
   Mailboxes* mailboxes = nullptr;
   const topo::Topology* topology = nullptr;
+  GroupPaths* paths = nullptr; ///< when set, fast mode paces rings whose pairs differ (collective_steps.hpp)
   Counters* counters = nullptr;
   class Traffic* traffic = nullptr; ///< when set, every send is counted for link statistics
   int rank = -1;                    ///< the rank whose actor runs the collective (the sender)

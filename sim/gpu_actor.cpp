@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "sim/progress.hpp"
+#include "topologies/group_paths.hpp"
 #include "sim/traffic.hpp"
 
 namespace trainsim::sim {
@@ -33,25 +34,32 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
     : scenario(s), platform(p), fidelity(f), layout(s.execution),
       tp_collective(make_collective(s.execution.tp_collective)),
       dp_collective(make_collective(s.execution.dp_collective)),
-      ep_collective(make_collective(s.execution.ep_collective)), mailboxes(s.execution.gpus()),
+      ep_collective(make_collective(s.execution.ep_collective)), mailboxes(s.execution.gpus()), paths(topo::pair_costs(p.topology())),
       pp_forward(mailboxes.channel("ppf")), pp_backward(mailboxes.channel("ppb")) {
   for (int stage = 0; stage < s.execution.pp; ++stage)
     programs.push_back(stage_program(s, stage, f == Fidelity::fast));
 }
 
-// Ranks are TP-innermost: a TP group is consecutive, a DP group strides by tp, and EP groups
-// are blocks of ep consecutive DP members; EDP links the members with the same EP index.
+namespace {
+
+Group group_of(const Layout& layout, GroupKind kind, int rank, std::string channel, const topo::Topology& t) {
+  GroupSpan span = layout.span(kind, rank);
+  return make_group(span.base, span.stride, span.size, layout.index_in(kind, rank), std::move(channel), t);
+}
+
+} // namespace
+
 GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& counters,
                    std::vector<TraceEvent>* trace)
     : plan_(plan), rank_(rank), at_(plan.layout.coords(rank)), stats_(stats), trace_(trace) {
-  const ExecutionSpec& e = plan.scenario.execution;
   const topo::Topology& t = plan.platform.topology();
-  env_ = {.fidelity = plan.fidelity, .mailboxes = &plan.mailboxes, .topology = &t, .counters = &counters,
-          .traffic = plan.traffic, .rank = rank};
-  tp_ = make_group(rank - at_.tp, 1, e.tp, at_.tp, "tp", t);
-  dp_ = make_group(rank - at_.dp * e.tp, e.tp, e.dp, at_.dp, "dp", t);
-  ep_ = dp_.block(e.ep, "ep", t);
-  edp_ = dp_.across_blocks(e.ep, "edp", t);
+  env_ = {.fidelity = plan.fidelity, .mailboxes = &plan.mailboxes, .topology = &t, .paths = &plan.paths,
+          .counters = &counters, .traffic = plan.traffic, .rank = rank};
+  const Layout& l = plan.layout;
+  tp_ = group_of(l, GroupKind::tp, rank, "tp", t);
+  dp_ = group_of(l, GroupKind::dp, rank, "dp", t);
+  ep_ = group_of(l, GroupKind::ep, rank, "dp.ep", t);
+  edp_ = group_of(l, GroupKind::edp, rank, "dp.edp", t);
   for (const Op& op : plan.programs[static_cast<size_t>(at_.pp)])
     if (op.kind == OpKind::recv) recvs_left_[op.forward ? 0 : 1] += 1;
 }
@@ -199,9 +207,7 @@ void GpuActor::send(const Op& op) {
   double start = now();
   if (pending) timed(stats_.pp, [&] { pending->wait(); });
   record(op, TraceEvent::Kind::pp_send_wait, start, now());
-  int stages = plan_.layout.pp();
-  int peer_stage = (at_.pp + (forward ? 1 : stages - 1)) % stages; // interleaving wraps around
-  int peer = plan_.layout.rank({at_.tp, at_.dp, peer_stage});
+  int peer = plan_.layout.pipeline_peer(rank_, forward);
   const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
   pending = channel[static_cast<size_t>(peer)]->put_async(&g_payload, whole_bytes(op.bytes));
   if (plan_.traffic != nullptr) plan_.traffic->add(rank_, peer, op.bytes.value());

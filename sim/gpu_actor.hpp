@@ -10,7 +10,7 @@
 #include <simgrid/s4u/Comm.hpp>
 
 #include "sim/collectives.hpp"
-#include "sim/layout.hpp"
+#include "models/layout.hpp"
 #include "sim/platform.hpp"
 #include "sim/program.hpp"
 #include "sim/stats.hpp"
@@ -30,6 +30,7 @@ struct StepPlan {
   std::vector<Program> programs; ///< by pipeline stage
   std::unique_ptr<CollectiveAlgorithm> tp_collective, dp_collective, ep_collective;
   mutable Mailboxes mailboxes;   ///< filled lazily as channels are first used
+  mutable GroupPaths paths;      ///< each ring's neighbour pairs, computed on first use
   const Channel& pp_forward;
   const Channel& pp_backward;
   Progress* progress = nullptr;  ///< optional

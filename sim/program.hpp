@@ -6,15 +6,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/layout.hpp"
 #include "models/scenario.hpp"
 #include "models/workload.hpp"
 #include "sim/collectives.hpp"
 
 namespace trainsim::sim {
-
-/// Which of a rank's groups an op talks to. edp: the ranks that hold the same experts
-/// (same EP index across the DP group), which reduce expert gradients together.
-enum class GroupKind : std::uint8_t { tp, dp, ep, edp };
 
 enum class OpKind : std::uint8_t {
   compute,          ///< kernels for `duration`

@@ -1,15 +1,14 @@
-// The closed form's view of a fabric (models/closed_form.hpp), read off the topology graph:
-// the glue that lets models/ stay independent of topologies/.
+// The closed form's view of a fabric (models/fabric.hpp), read off the topology graph: the
+// glue that lets models/ stay independent of topologies/.
 #pragma once
 
-#include "models/closed_form.hpp"
+#include "models/fabric.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim {
 
-/// Per-tier bandwidth and latency between GPU pairs, and which parallel groups must cross
-/// nodes under the simulator's rank layout (TP innermost, then DP, then PP). Each figure is
-/// the most favourable one the graph offers, so the bound stays a lower bound.
+/// Per pipeline stage, the tier each parallel group's traffic crosses under the rank layout
+/// (models/layout.hpp), from the routes of the topology graph (topologies/group_paths.hpp).
 FabricSummary fabric_summary(const topo::Topology& topology, const ExecutionSpec& execution);
 
 } // namespace trainsim

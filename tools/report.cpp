@@ -115,8 +115,36 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   }
   out << "  closed-form bound " << format(sum.bound) << " (largest term: " << sum.bound_limiting
       << "); simulated / bound = " << fixed(sum.step_time / sum.bound, "%.3f") << "\n";
+  if (!sum.blame.empty()) out << "    above the bound: " << sum.blame << "\n";
   out << "  simulated in " << fixed(info.wall_s, "%.2f") << " s wall, " << info.activities << " SimGrid activities ("
       << info.fidelity << " mode)\n";
+}
+
+std::string blame(const StepSummary& sum) {
+  std::string phase = "compute";
+  Seconds most;
+  for (const auto& [name, time] : sum.breakdown)
+    if (name != "compute" && name != "idle" && time > most) most = time, phase = name;
+  const LinkLoad* busiest = nullptr;
+  std::string tier;
+  for (const TierLoad& t : sum.tiers)
+    if (!t.busiest.empty() && (!busiest || t.busiest.front().utilization > busiest->utilization))
+      busiest = &t.busiest.front(), tier = t.tier;
+  char line[256];
+  std::snprintf(line, sizeof line, "phase %s (%.0f%% of the step)", phase.c_str(), 100.0 * (most / sum.step_time));
+  std::string out = line;
+  if (busiest) {
+    std::snprintf(line, sizeof line, "; busiest link %s (%s tier, busy %.0f%% of the step)", busiest->name.c_str(),
+                  tier.c_str(), 100.0 * busiest->utilization);
+    out += line;
+  }
+  return out;
+}
+
+void attach_bound(StepSummary& sum, const BoundResult& bound) {
+  sum.bound = bound.step_time;
+  sum.bound_limiting = limiting_text(bound);
+  sum.blame = sum.step_time > bound.step_time * kBlameRatio ? blame(sum) : "";
 }
 
 nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, const RunInfo& info) {
@@ -142,6 +170,7 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   }
   j["links"] = links;
   j["bound"] = {{"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}};
+  if (!sum.blame.empty()) j["bound"]["blame"] = sum.blame;
   j["sim"] = {{"fidelity", info.fidelity}, {"activities", info.activities}, {"wall_s", info.wall_s}};
   return j;
 }

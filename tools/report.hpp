@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/closed_form.hpp"
 #include "models/scenario.hpp"
 #include "sim/simulation.hpp"
 #include "topologies/topology.hpp"
@@ -43,10 +44,21 @@ struct StepSummary {
   std::vector<std::pair<std::string, Seconds>> breakdown;
   std::vector<TierLoad> tiers; ///< link statistics, when recorded
   Seconds bound;             ///< closed-form lower bound on the step time
-  std::string bound_limiting;///< the bound's largest term
+  std::string bound_limiting;///< the bound's largest term and, for a communication term, its tier
+  std::string blame;         ///< when the step is over kBlameRatio x the bound: blame() of this summary
 };
 
 StepSummary summarize(const Scenario& scenario, const sim::SimResult& result);
+
+/// Where the time above the bound went: the largest non-compute category of the breakdown
+/// (the phase) and the most utilised link direction with its tier (link statistics needed).
+std::string blame(const StepSummary& summary);
+
+/// Above this ratio of simulated step to bound, a report says what made the difference.
+constexpr double kBlameRatio = 1.25;
+
+/// Records `bound` in the summary, and blame() when the step is over kBlameRatio x the bound.
+void attach_bound(StepSummary& summary, const BoundResult& bound);
 
 struct RunInfo {
   std::string fidelity;

@@ -78,9 +78,7 @@ int run_command(const RunOptions& options) {
                result.counters.activities()};
   StepSummary summary = summarize(s, result);
   summary.tiers = summarize_links(loaded.topology, result.channel_bytes, result.step_time);
-  BoundResult bound = closed_form_bound(s, fabric_summary(loaded.topology, s.execution));
-  summary.bound = bound.step_time;
-  summary.bound_limiting = bound.limiting;
+  attach_bound(summary, closed_form_bound(s, fabric_summary(loaded.topology, s.execution)));
   auto json = result_json(s, summary, info);
   json["stages"] = stage_breakdown_json(s, result);
   if (options.link_stats) json["link_tiers"] = link_tiers_json(loaded.topology, result.channel_bytes, result.step_time);

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "models/error.hpp"
-#include "sim/layout.hpp"
+#include "models/layout.hpp"
 
 namespace trainsim {
 namespace {
@@ -64,7 +64,7 @@ nlohmann::ordered_json link_tiers_json(const topo::Topology& t, const std::vecto
 }
 
 nlohmann::ordered_json stage_breakdown_json(const Scenario& s, const sim::SimResult& r) {
-  sim::Layout layout(s.execution);
+  Layout layout(s.execution);
   std::vector<sim::RankStats> sums(static_cast<size_t>(s.execution.pp));
   std::vector<int> counts(sums.size(), 0);
   for (size_t rank = 0; rank < r.ranks.size(); ++rank) {

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "models/error.hpp"
-#include "sim/layout.hpp"
+#include "models/layout.hpp"
 #include "sim/program.hpp"
 
 namespace trainsim {
@@ -46,7 +46,7 @@ int parse_index(const SelectionContext& c, const std::string& text, int limit, c
 
 void add_named(const SelectionContext& c, const std::string& kind, const std::string& index, std::set<int>& out) {
   const ExecutionSpec& e = c.scenario.execution;
-  sim::Layout layout(e);
+  Layout layout(e);
   int gpus = e.gpus();
   if (kind == "pipeline") {
     int k = parse_index(c, index, e.tp * e.dp, "pipeline");
@@ -94,7 +94,7 @@ std::string with_count(std::string name, int count) {
 
 int neighbour_stage(const sim::TraceEvent& ev, const Scenario& s) {
   int stages = s.execution.pp;
-  int stage = sim::Layout(s.execution).coords(ev.rank).pp;
+  int stage = Layout(s.execution).coords(ev.rank).pp;
   return (stage + (ev.forward ? stages - 1 : 1)) % stages; // the sender of a receive
 }
 
@@ -176,7 +176,7 @@ private:
 };
 
 std::string event_json(const sim::TraceEvent& ev, const Scenario& s, const std::string& name) {
-  sim::Coords at = sim::Layout(s.execution).coords(ev.rank);
+  Coords at = Layout(s.execution).coords(ev.rank);
   std::int64_t start = ns(ev.start);
   char bytes[32];
   std::snprintf(bytes, sizeof bytes, "%.0f", ev.bytes);
@@ -197,7 +197,7 @@ std::string metadata(const char* what, int pid, int tid, const std::string& name
 
 // Names for every stage (process) and traced GPU (thread), so Perfetto labels the tracks.
 std::vector<std::string> track_names(const Scenario& s, const std::vector<sim::TraceEvent>& events) {
-  sim::Layout layout(s.execution);
+  Layout layout(s.execution);
   std::set<int> stages, tracks;
   for (const auto& ev : events) {
     stages.insert(layout.coords(ev.rank).pp);
@@ -207,7 +207,7 @@ std::vector<std::string> track_names(const Scenario& s, const std::vector<sim::T
   for (int st : stages) out.push_back(metadata("process", st, -1, "stage " + std::to_string(st), st));
   for (int t : tracks) {
     int rank = t / 2;
-    sim::Coords at = layout.coords(rank);
+    Coords at = layout.coords(rank);
     std::string name = "gpu " + std::to_string(rank) + " (tp " + std::to_string(at.tp) + ", dp " +
                        std::to_string(at.dp) + ", pp " + std::to_string(at.pp) + ")";
     if (t % 2 == 1) name += " dp background";
@@ -250,7 +250,7 @@ std::vector<int> default_trace_ranks(const Scenario& scenario, bool fine, double
   if (per_rank * e.gpus() <= budget_bytes) {
     for (int r = 0; r < e.gpus(); ++r) ranks.push_back(r);
   } else if (per_rank * e.pp <= budget_bytes) {
-    sim::Layout layout(e);
+    Layout layout(e);
     for (int s = 0; s < e.pp; ++s) ranks.push_back(layout.rank({0, 0, s}));
   } else {
     ranks.push_back(0);

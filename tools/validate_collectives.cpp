@@ -4,7 +4,7 @@
 // Graphs: all nodes on one leaf of a fat-tree (a crossbar: every GPU has its own NIC, PCIe and
 // NVLink links), so a ring neighbour pair, a tree edge or a pairwise exchange never shares a
 // link with another flow of the same step. Alpha and B are read off the graph the same way
-// the closed form does (tools/fabric_summary): alpha = the GPU-to-GPU path latency, B = its
+// the closed form does (topologies/group_paths): alpha = the GPU-to-GPU path latency, B = its
 // bottleneck bandwidth (50 GB/s NIC across nodes; 450 GB/s NVLink inside one).
 #include <algorithm>
 #include <cmath>
@@ -16,7 +16,7 @@
 #include "sim/collectives.hpp"
 #include "sim/platform.hpp"
 #include "sim/simulation.hpp"
-#include "tools/fabric_summary.hpp"
+#include "topologies/group_paths.hpp"
 #include "tools/validate_command.hpp"
 #include "topologies/fat_tree.hpp"
 
@@ -45,7 +45,9 @@ double simulate_collective(const topo::Topology& t, const std::string& algorithm
     sim::Mailboxes mailboxes(p);
     sim::Counters counters;
     auto collective = sim::make_collective(algorithm);
-    sim::CollectiveEnv env{.fidelity = fidelity, .mailboxes = &mailboxes, .topology = &t, .counters = &counters};
+    sim::GroupPaths paths(topo::pair_costs(t));
+    sim::CollectiveEnv env{.fidelity = fidelity, .mailboxes = &mailboxes, .topology = &t, .paths = &paths,
+                           .counters = &counters};
     double last = 0;
     for (int i = 0; i < p; ++i)
       sg4::Actor::create("rank" + std::to_string(i), platform.host(i), [&, i] {
@@ -60,12 +62,17 @@ double simulate_collective(const topo::Topology& t, const std::string& algorithm
   return seconds;
 }
 
-struct Tier {
+struct AlphaBeta {
   double alpha, bandwidth; // s, B/s
 };
 
+AlphaBeta alpha_beta(const topo::Topology& t, int src, int dst) {
+  PairCost c = topo::path_cost(t, src, dst);
+  return {c.latency.value(), c.bandwidth.value()};
+}
+
 // p-1 steps, each moving n/p bytes over the pair's path.
-double ring_phase(double n, int p, Tier t) { return (p - 1) * (t.alpha + n / p / t.bandwidth); }
+double ring_phase(double n, int p, AlphaBeta t) { return (p - 1) * (t.alpha + n / p / t.bandwidth); }
 
 struct Formula {
   double seconds = 0;
@@ -76,7 +83,7 @@ struct Formula {
 // through two binary trees of height H: 2H + C - 1 steps, and each inner node moves 2n bytes
 // in all. Fill and drain steps carry fewer chunks than the steady state, which this textbook
 // formula does not count, so it is an approximation (within a few percent; see the report).
-Formula tree_allreduce(double n, int p, Tier t) {
+Formula tree_allreduce(double n, int p, AlphaBeta t) {
   int h = static_cast<int>(std::ceil(std::log2(p)));
   int chunks = std::clamp(static_cast<int>(std::ceil(n / 2 / kMiB)), 1, 64);
   // With two ranks each tree is one edge: every byte crosses it once, up or down.
@@ -86,12 +93,9 @@ Formula tree_allreduce(double n, int p, Tier t) {
 
 Formula formula(const std::string& algorithm, CollectiveOp op, double n, const topo::Topology& topology) {
   int p = topology.gpu_count(), b = topology.gpus_per_node();
-  ExecutionSpec e;
-  e.dp = p;
-  FabricSummary f = fabric_summary(topology, e);
-  Tier nv{f.nvlink_path_latency().value(), f.nvlink_bandwidth.value()};
-  Tier net{f.network_path_latency().value(), f.network_bandwidth.value()};
-  Tier flat = b >= p ? nv : net; // the slowest tier a ring step waits for
+  AlphaBeta nv = alpha_beta(topology, 0, 1);
+  AlphaBeta net = p > b ? alpha_beta(topology, 0, b) : nv;
+  AlphaBeta flat = b >= p ? nv : net; // the slowest tier a ring step waits for
   if (algorithm == "tree") return tree_allreduce(n, p, flat);
   if (algorithm == "hierarchical") { // ring inside each node, then over nodes on n/b
     int nodes = p / b;

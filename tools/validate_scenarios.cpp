@@ -42,27 +42,7 @@ Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity) {
   return m;
 }
 
-std::string blame(const Measured& m) {
-  std::string phase = "compute";
-  Seconds most;
-  for (const auto& [name, time] : m.summary.breakdown)
-    if (name != "compute" && name != "idle" && time > most) most = time, phase = name;
-  const LinkLoad* busiest = nullptr;
-  std::string tier;
-  for (const TierLoad& t : m.summary.tiers)
-    if (!t.busiest.empty() && (!busiest || t.busiest.front().utilization > busiest->utilization))
-      busiest = &t.busiest.front(), tier = t.tier;
-  char line[256];
-  std::snprintf(line, sizeof line, "phase %s (%.0f%% of the step)", phase.c_str(),
-                100.0 * (most / m.summary.step_time));
-  std::string out = line;
-  if (busiest) {
-    std::snprintf(line, sizeof line, "; busiest link %s (%s tier, busy %.0f%% of the step)", busiest->name.c_str(),
-                  tier.c_str(), 100.0 * busiest->utilization);
-    out += line;
-  }
-  return out;
-}
+std::string blame(const Measured& m) { return trainsim::blame(m.summary); }
 
 } // namespace trainsim::validation
 

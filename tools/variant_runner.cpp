@@ -114,7 +114,7 @@ VariantResult run_variant(const LoadedScenario& loaded) {
   }
   BoundResult bound = closed_form_bound(s, fabric_summary(loaded.topology, s.execution));
   r.bound_s = bound.step_time.value();
-  r.bound_limiting = bound.limiting;
+  r.bound_limiting = limiting_text(bound);
   return r;
 }
 

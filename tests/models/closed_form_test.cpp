@@ -37,6 +37,16 @@ Scenario mlp_scenario(int layers, int dp, int tp, int pp, long global_batch) {
   return s;
 }
 
+// The fabric of these tests: nodes of `domain` GPUs on NVLink at 450 GB/s and 1 us per pair
+// (GPU -> NVSwitch -> GPU, 0.5 us a hop), joined by a network of 50 GB/s and 2 us per pair
+// (GPU -> NIC -> leaf -> NIC -> GPU, 0.5 us a hop).
+const PairCost kNvlink{Seconds(1e-6), BytesPerSecond(450e9), "nvlink"};
+const PairCost kNetwork{Seconds(2e-6), BytesPerSecond(50e9), "leaf"};
+
+BoundResult bound(const Scenario& s, int domain = 8, PairCost nvlink = kNvlink) {
+  return closed_form_bound(s, summarize_fabric(s.execution, two_tier_pairs(domain, nvlink, kNetwork)));
+}
+
 Seconds term(const BoundResult& b, const std::string& name) {
   for (const BoundTerm& t : b.terms)
     if (t.name == name) return t.time;
@@ -50,7 +60,7 @@ TEST(ClosedForm, SingleGpuIsComputePlusLaunches) {
   // so compute-bound. Backward 32 ms as two kernels (input and weight gradients).
   // 2 layers x 4 microbatches x (16 + 32) ms = 384 ms, plus 2 layers x 4 microbatches x
   // 3 kernels x 1 us = 24 us of launches.
-  BoundResult b = closed_form_bound(mlp_scenario(2, 1, 1, 1, 4), FabricSummary{});
+  BoundResult b = bound(mlp_scenario(2, 1, 1, 1, 4));
   EXPECT_NEAR(term(b, "compute").value(), 0.384, 1e-12);
   EXPECT_NEAR(term(b, "latency").value(), 24e-6, 1e-15);
   EXPECT_EQ(term(b, "hbm").value(), 0.0);
@@ -76,7 +86,7 @@ TEST(ClosedForm, TwoByTwoByTwoGridAddsRingsBubbleAndGradients) {
   // sends), B1 at 3f+2b+2s, B2 at 4f+3b+4s (stage 1's F2 waited for stage 0's F2, which
   // followed B0), B3 at 5f+4b+4s: stage 0 ends at 5(f+b) + 4s, stage 1 at 5f+4b+4s.
   // Critical: stage 0, its own 4(f+b) plus a bubble of f + b + 4s, then DP.
-  BoundResult b = closed_form_bound(mlp_scenario(2, 2, 2, 2, 8), FabricSummary{});
+  BoundResult b = bound(mlp_scenario(2, 2, 2, 2, 8));
   double ring_bw = 2.0 * 2e6 / (2.0 * 450e9);
   double fwd = 8e-3 + 1e-6 + 2e-6 + ring_bw, bwd = 16e-3 + 2e-6 + 2e-6 + ring_bw;
   double send = 1e-6 + 2e6 / 450e9, dp = 2e-6 + 2.0 * 8e6 / (2.0 * 450e9);
@@ -94,10 +104,7 @@ TEST(ClosedForm, FreeSendsLeaveTheTextbookBubble) {
   // 4 stages of one layer, 8 microbatches, sends at no cost (no hop latency, unbounded
   // NVLink): 1F1B takes (m + pp - 1)(f + b), the bubble being (pp - 1)(f + b), with
   // f = 16 ms + 1 us and b = 32 ms + 2 us (two kernels).
-  FabricSummary free;
-  free.nvlink_hop_latency = Seconds(0);
-  free.nvlink_bandwidth = BytesPerSecond(1e300);
-  BoundResult b = closed_form_bound(mlp_scenario(4, 1, 1, 4, 8), free);
+  BoundResult b = bound(mlp_scenario(4, 1, 1, 4, 8), 8, PairCost{Seconds(0), BytesPerSecond(1e300), "nvlink"});
   double stage = 48e-3 + 3e-6;
   EXPECT_NEAR(b.step_time.value(), (8 + 4 - 1) * stage, 1e-12);
   EXPECT_NEAR(term(b, "pipeline_bubble").value(), 3 * stage, 1e-12);
@@ -108,7 +115,7 @@ TEST(ClosedForm, UnevenStagesWithOneMicrobatchTakeTheRoundTrip) {
   // 4 sends, then stage 0's DP all-reduce (it finishes last). Per layer f = 16 ms + 1 us,
   // b = 32 ms + 2 us; send 1 us + 2e6 / 450e9; stage 0's gradients 2 layers x 8e6 params x
   // 2 B over 2 ranks: 2 us + 2 x 3.2e7 / (2 x 450e9).
-  BoundResult b = closed_form_bound(mlp_scenario(5, 2, 1, 3, 2), FabricSummary{});
+  BoundResult b = bound(mlp_scenario(5, 2, 1, 3, 2));
   double f = 16e-3 + 1e-6, bw = 32e-3 + 2e-6, send = 1e-6 + 2e6 / 450e9, dp = 2e-6 + 2.0 * 3.2e7 / (2.0 * 450e9);
   EXPECT_NEAR(b.step_time.value(), 5 * f + 5 * bw + 4 * send + dp, 1e-12);
   EXPECT_EQ(b.critical_stage, 0);
@@ -128,22 +135,19 @@ TEST(ClosedForm, ExpertParallelismAddsFourAllToAllsPerLayer) {
   // on the cheaper tier (alpha 1 us, B = 450e9) because the group fits in a node. One before
   // and one after the expert kernel, each way: 4 rounds. Every MLP weight is an expert's and
   // dp / ep = 1, so there is no gradient reduction.
-  BoundResult b = closed_form_bound(two_experts_over_two_gpus(), FabricSummary{});
+  BoundResult b = bound(two_experts_over_two_gpus());
   EXPECT_NEAR(term(b, "network").value(), 4 * 2e6 / (2 * 450e9), 1e-15);
   EXPECT_NEAR(term(b, "latency").value(), 3 * 1e-6 + 4 * 1e-6, 1e-15);
   EXPECT_EQ(term(b, "dp_allreduce").value(), 0.0);
 }
 
-TEST(ClosedForm, AnAllToAllAcrossNodesPaysTheNetworkButUsesEveryPort) {
-  // The same layer with every EP pair in different nodes, each GPU with 4 network ports of
-  // 50 GB/s: each round pays the network path's alpha (4 hops x 0.5 us = 2 us), and the
-  // bytes leave over all ports at once, 2e6 / (2 x 200e9) per round; 4 rounds.
-  FabricSummary f;
-  f.ep_crosses_nodes = true;
-  f.network_injection_bandwidth = BytesPerSecond(200e9);
-  BoundResult b = closed_form_bound(two_experts_over_two_gpus(), f);
-  EXPECT_NEAR(term(b, "network").value(), 4 * 2e6 / (2 * 200e9), 1e-15);
+TEST(ClosedForm, AnAllToAllAcrossNodesPaysTheNetworkInEveryRound) {
+  // The same layer with one GPU per node: the one round of each all-to-all pays the network
+  // path's alpha (2 us) and 2e6 / (2 x 50e9); 4 rounds. The verdict names the network's tier.
+  BoundResult b = bound(two_experts_over_two_gpus(), 1);
+  EXPECT_NEAR(term(b, "network").value(), 4 * 2e6 / (2 * 50e9), 1e-15);
   EXPECT_NEAR(term(b, "latency").value(), 3 * 1e-6 + 4 * 2e-6, 1e-15);
+  EXPECT_EQ(b.limiting, "compute");
 }
 
 TEST(ClosedForm, Zero3GathersParametersInEveryPassInsteadOfAFinalAllReduce) {
@@ -152,7 +156,7 @@ TEST(ClosedForm, Zero3GathersParametersInEveryPassInsteadOfAFinalAllReduce) {
   // 1 us + 1.6e7 / (2 x 450e9); nothing left to reduce at the end.
   Scenario s = mlp_scenario(1, 2, 1, 1, 2);
   s.execution.zero = 3;
-  BoundResult b = closed_form_bound(s, FabricSummary{});
+  BoundResult b = bound(s);
   EXPECT_NEAR(term(b, "network").value(), 3 * 1.6e7 / (2 * 450e9), 1e-15);
   EXPECT_NEAR(term(b, "latency").value(), 3 * 1e-6 + 3 * 1e-6, 1e-15);
   EXPECT_EQ(term(b, "dp_allreduce").value(), 0.0);
@@ -162,7 +166,7 @@ TEST(ClosedForm, RecomputationRunsTheForwardAgainInTheBackward) {
   // One layer, one microbatch: forward 16 ms, backward 3 kernels of 16 ms; 4 launches.
   Scenario s = mlp_scenario(1, 1, 1, 1, 1);
   s.execution.recompute = true;
-  BoundResult b = closed_form_bound(s, FabricSummary{});
+  BoundResult b = bound(s);
   EXPECT_NEAR(term(b, "compute").value(), 64e-3, 1e-12);
   EXPECT_NEAR(term(b, "latency").value(), 4e-6, 1e-15);
 }
@@ -170,13 +174,11 @@ TEST(ClosedForm, RecomputationRunsTheForwardAgainInTheBackward) {
 TEST(ClosedForm, GroupsThatCrossNodesPayTheNetwork) {
   // Same TP ring as above but over the NIC: alpha = 4 hops x 0.5 us = 2 us, B = 50e9:
   // per all-reduce 2 x 2 us latency and 2 x 2e6 / (2 x 50e9) = 40 us bandwidth.
-  FabricSummary f;
-  f.tp_crosses_nodes = true;
-  BoundResult b = closed_form_bound(mlp_scenario(1, 1, 2, 1, 1), f);
+  BoundResult b = bound(mlp_scenario(1, 1, 2, 1, 1), 1);
   EXPECT_NEAR(term(b, "network").value(), 2 * 40e-6, 1e-12);
   EXPECT_NEAR(term(b, "latency").value(), 3 * 1e-6 + 2 * 4e-6, 1e-12);
-  // A TP group larger than a node must cross nodes even without the flag.
-  BoundResult wide = closed_form_bound(mlp_scenario(1, 1, 16, 1, 1), FabricSummary{});
+  // A TP group larger than a node crosses nodes: its ring runs at the pace of the crossing pair.
+  BoundResult wide = bound(mlp_scenario(1, 1, 16, 1, 1));
   EXPECT_NEAR(term(wide, "latency").value(), 3 * 1e-6 + 2 * (2 * 15 * 2e-6), 1e-12);
 }
 
@@ -187,7 +189,7 @@ TEST(ClosedForm, TransformerLayerAddsTheAttentionKernel) {
   // 4 backward = 6 us.
   Scenario s = mlp_scenario(1, 1, 1, 1, 1);
   s.model.kind = ModelKind::transformer;
-  BoundResult b = closed_form_bound(s, FabricSummary{});
+  BoundResult b = bound(s);
   EXPECT_NEAR(term(b, "compute").value(), 84e-3, 1e-12);
   EXPECT_NEAR(term(b, "latency").value(), 6e-6, 1e-15);
 }
@@ -197,14 +199,14 @@ TEST(ClosedForm, HbmBoundKernelsAreCountedAsHbm) {
   // weights 2 x 4e6 x 2 B + activations 2 x 5000 x 2 B = 1.602e7 B -> 16.02 us: HBM-bound.
   Scenario s = mlp_scenario(1, 1, 1, 1, 1);
   s.model.seq_len = 1;
-  BoundResult b = closed_form_bound(s, FabricSummary{});
+  BoundResult b = bound(s);
   EXPECT_NEAR(term(b, "hbm").value(), 3 * 16.02e-6, 1e-12);
   EXPECT_EQ(term(b, "compute").value(), 0.0);
   EXPECT_EQ(b.limiting, "hbm");
 }
 
 TEST(ClosedForm, TextNamesEveryTermAndTheLimitingOne) {
-  std::string text = format_bound(closed_form_bound(mlp_scenario(2, 2, 2, 2, 8), FabricSummary{}));
+  std::string text = format_bound(bound(mlp_scenario(2, 2, 2, 2, 8)));
   for (const char* name : {"compute", "hbm", "latency", "network", "pipeline_bubble", "dp_allreduce"})
     EXPECT_NE(text.find(name), std::string::npos) << name;
   EXPECT_NE(text.find("limiting: compute"), std::string::npos);

@@ -1,5 +1,5 @@
-// The closed form's view of a topology graph: the figures must be the most favourable the
-// graph offers, or the bound stops being a bound.
+// The closed form's view of a topology graph: each group priced at the slowest tier its
+// members actually cross, read off the graph's routes under the rank layout.
 #include "tools/fabric_summary.hpp"
 
 #include <gtest/gtest.h>
@@ -10,31 +10,53 @@ namespace trainsim {
 namespace {
 
 LoadedScenario mlp_on(const std::string& topology, const std::string& execution) {
-  return parse_scenario("model: {kind: mlp, layers: 4, d_model: 256, d_ff: 1024, seq_len: 64, experts: 4}\n"
+  return parse_scenario("model: {kind: mlp, layers: 4, d_model: 256, d_ff: 1024, seq_len: 64, experts: 8}\n"
                         "system:\n  topology: " + topology + "\nexecution: " + execution + "\n",
                         "fabric_summary_test.yaml");
 }
 
-TEST(FabricSummary, ATorusNodeSendsAnAllToAllOverAllItsPorts) {
-  // 4x2x2 torus, one GPU per node, 50 GB/s links: GPU 0 has two neighbours along the ring
-  // of 4 and one along each ring of 2 (whose two directions are the same link): 4 ports,
-  // 200 GB/s together. A single flow still gets one link, 50 GB/s.
-  LoadedScenario s = mlp_on("{generator: torus, dims: 4x2x2, link_bandwidth: 50GBps}",
-                            "{dp: 4, tp: 4, ep: 4, global_batch: 4}");
-  FabricSummary f = fabric_summary(s.topology, s.scenario.execution);
-  EXPECT_DOUBLE_EQ(f.network_bandwidth.value(), 50e9);
-  EXPECT_DOUBLE_EQ(f.network_injection_bandwidth.value(), 200e9);
-  EXPECT_TRUE(f.ep_crosses_nodes); // tp 4 >= 1 GPU per node: EP members are in different nodes
+TEST(FabricSummary, AnExpertGroupInsideANodeStaysOnNvlink) {
+  // Nodes of 8 GPUs, tp 2: EP groups are ep consecutive DP members, 2 GPUs apart, so 4 of
+  // them span ranks 0..7, one node.
+  LoadedScenario s = mlp_on("{generator: fat-tree, nodes: 4, gpus_per_node: 8}", "{dp: 16, tp: 2, ep: 4, global_batch: 16}");
+  StageFabric f = fabric_summary(s.topology, s.scenario.execution).stages.front();
+  EXPECT_EQ(f.ep.name, "nvlink");
+  EXPECT_EQ(f.dp_sync.name, "leaf"); // the DP ring of 16 spans 4 nodes: NIC -> leaf at 50 GB/s
+  EXPECT_DOUBLE_EQ(f.dp_sync.bandwidth.value(), 50e9);
 }
 
-TEST(FabricSummary, AFatTreeGpuHasOneNetworkPort) {
-  // DGX-like nodes of 8 GPUs, 50 GB/s NICs: one port per GPU. EP groups are ep consecutive
-  // DP members, tp = 2 GPUs apart: 4 of them span 8 GPUs, one node, so not every pair crosses.
-  LoadedScenario s = mlp_on("{generator: fat-tree, nodes: 4, gpus_per_node: 8}", "{dp: 16, tp: 2, ep: 4, global_batch: 16}");
-  FabricSummary f = fabric_summary(s.topology, s.scenario.execution);
-  EXPECT_DOUBLE_EQ(f.network_injection_bandwidth.value(), f.network_bandwidth.value());
-  EXPECT_FALSE(f.ep_crosses_nodes);
-  EXPECT_TRUE(f.dp_crosses_nodes); // (16 - 1) x 2 >= 8
+TEST(FabricSummary, AnExpertGroupOverTwoNodesPaysTheNicInEveryRound) {
+  // ep 8 with tp 2: members i = 0..7 at ranks 2i, members 0-3 in node 0 and 4-7 in node 1.
+  // A round stays in the node only if both its sides do: member 1's round 1 (to member 2,
+  // from member 0) and round 7 (to member 0, from member 2); every other round of member 1,
+  // and every round of members 0 and 3, leaves the node. The bound takes the member with the
+  // cheapest rounds: 5 at the NIC's 50 GB/s and 2 at NVLink's 450 GB/s.
+  LoadedScenario s = mlp_on("{generator: fat-tree, nodes: 4, gpus_per_node: 8}", "{dp: 16, tp: 2, ep: 8, global_batch: 16}");
+  StageFabric f = fabric_summary(s.topology, s.scenario.execution).stages.front();
+  EXPECT_EQ(f.ep.name, "leaf");
+  EXPECT_DOUBLE_EQ(f.ep.seconds_per_byte, 5 / 50e9 + 2 / 450e9);
+}
+
+TEST(FabricSummary, DragonflyGlobalLinksBindTheDataParallelRing) {
+  // 5 groups of 4 routers, one 8-GPU node per router, 100 Gb/s = 12.5 GB/s global links:
+  // the DP ring over the 20 nodes leaves its group, so its slowest pair is a global link.
+  LoadedScenario s = mlp_on("{generator: dragonfly, groups: 5, routers_per_group: 4, global_links: 2, "
+                            "nodes_per_router: 1, gpus_per_node: 8, global_bandwidth: 100Gbps}",
+                            "{dp: 20, tp: 8, global_batch: 20}");
+  StageFabric f = fabric_summary(s.topology, s.scenario.execution).stages.front();
+  EXPECT_EQ(f.dp_sync.name, "global");
+  EXPECT_DOUBLE_EQ(f.dp_sync.bandwidth.value(), 12.5e9);
+  EXPECT_EQ(f.tp.name, "nvlink");
+}
+
+TEST(FabricSummary, ATorusPricesEachRoundByItsOwnPath) {
+  // 4x2x2 torus, one GPU per chip, 50 GB/s links: tp 4 groups the first ring; the EP group of
+  // 4 DP members lies along the other dimensions; every pair is a direct link or two.
+  LoadedScenario s = mlp_on("{generator: torus, dims: 4x2x2, link_bandwidth: 50GBps}",
+                            "{dp: 4, tp: 4, ep: 4, global_batch: 4}");
+  StageFabric f = fabric_summary(s.topology, s.scenario.execution).stages.front();
+  EXPECT_EQ(f.ep.name, "direct");
+  EXPECT_DOUBLE_EQ(f.ep.seconds_per_byte, 3 / 50e9);
 }
 
 } // namespace

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/error.hpp"
-#include "sim/layout.hpp"
+#include "models/layout.hpp"
 #include "sim/program.hpp"
 #include "sim/simulation.hpp"
 #include "tools/compare_command.hpp"
@@ -225,7 +225,7 @@ TEST(Links, NvlinkBytesEqualTheRingAllReduceTraffic) {
   double per_rank = 0;
   for (const sim::Op& op : sim::stage_program(l.scenario, 0, false)) {
     if (op.kind != sim::OpKind::collective) continue;
-    ASSERT_EQ(op.group, sim::GroupKind::tp);
+    ASSERT_EQ(op.group, GroupKind::tp);
     ASSERT_EQ(op.collective, sim::CollectiveOp::all_reduce);
     per_rank += op.count * op.bytes.value();
   }

@@ -1,0 +1,108 @@
+#include "models/fabric.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace trainsim {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// The slower of two routes for a transfer of unknown size: less bandwidth first, then more latency.
+bool slower(const PairCost& a, const PairCost& b) {
+  return a.bandwidth < b.bandwidth || (a.bandwidth == b.bandwidth && a.latency > b.latency);
+}
+
+// A group of one has no pairs: nothing to cross, and nothing a bound may divide by zero.
+PairCost no_pair() { return {Seconds(0), BytesPerSecond(kInfinity), "none"}; }
+
+Tier tier_of(const PairCost& c) { return {c.latency, c.bandwidth, c.tier}; }
+
+// What every one of two groups offers at least: the smaller latency and the larger bandwidth.
+Tier most_favourable(const Tier& a, const Tier& b) {
+  return {std::min(a.alpha, b.alpha), std::max(a.bandwidth, b.bandwidth), a.bandwidth >= b.bandwidth ? a.name : b.name};
+}
+
+Tier least_favourable(const Tier& a, const Tier& b) {
+  bool b_slower = b.bandwidth < a.bandwidth || (b.bandwidth == a.bandwidth && b.alpha > a.alpha);
+  return b_slower ? b : a;
+}
+
+template <class Combine>
+Tier over_rings(const Layout& layout, GroupKind kind, int stage, const PairCosts& pairs, Combine combine) {
+  std::vector<GroupSpan> spans = layout.spans(kind, stage);
+  Tier t = tier_of(ring_cost(spans.front(), pairs).slowest);
+  for (size_t i = 1; i < spans.size(); ++i) t = combine(t, tier_of(ring_cost(spans[i], pairs).slowest));
+  return t;
+}
+
+RoundsTier over_members(const Layout& layout, int stage, const PairCosts& pairs) {
+  RoundsTier best{Seconds(kInfinity), kInfinity, "none"};
+  for (const GroupSpan& span : layout.spans(GroupKind::ep, stage))
+    for (int me = 0; me < span.size && span.size > 1; ++me) {
+      RoundsCost r = rounds_cost(span, me, pairs);
+      if (r.seconds_per_byte < best.seconds_per_byte) best.name = r.tier;
+      best.alpha = std::min(best.alpha, r.latency);
+      best.seconds_per_byte = std::min(best.seconds_per_byte, r.seconds_per_byte);
+    }
+  return best.name == "none" ? RoundsTier{Seconds(0), 0.0, "none"} : best;
+}
+
+Tier pipeline_sends(const Layout& layout, int stage, const PairCosts& pairs) {
+  if (layout.pp() < 2) return tier_of(no_pair());
+  Tier best{Seconds(kInfinity), BytesPerSecond(0), ""};
+  int first = stage * layout.ranks_per_stage();
+  for (int r = first; r < first + layout.ranks_per_stage(); ++r)
+    for (bool forward : {true, false}) best = most_favourable(best, tier_of(pairs(r, layout.pipeline_peer(r, forward))));
+  return best;
+}
+
+} // namespace
+
+RingCost ring_cost(const GroupSpan& g, const PairCosts& pairs) {
+  RingCost ring{no_pair(), Seconds(0), true};
+  for (int i = 0; i < g.size && g.size > 1; ++i) {
+    PairCost pair = pairs(g.member(i), g.member(i + 1));
+    if (i > 0) ring.uniform &= pair.bandwidth == ring.slowest.bandwidth && pair.latency == ring.slowest.latency;
+    if (i == 0 || slower(pair, ring.slowest)) ring.slowest = pair;
+    ring.max_latency = std::max(ring.max_latency, pair.latency);
+  }
+  return ring;
+}
+
+RoundsCost rounds_cost(const GroupSpan& g, int me, const PairCosts& pairs) {
+  RoundsCost r{Seconds(0), 0.0, "none"};
+  PairCost slowest = no_pair();
+  for (int k = 1; k < g.size; ++k) {
+    PairCost out = pairs(g.member(me), g.member(me + k));
+    PairCost in = pairs(g.member(me - k), g.member(me));
+    const PairCost& round = slower(in, out) ? in : out;
+    r.latency += round.latency;
+    r.seconds_per_byte += 1.0 / round.bandwidth.value();
+    if (slower(round, slowest)) slowest = round;
+  }
+  r.tier = slowest.tier;
+  return r;
+}
+
+FabricSummary summarize_fabric(const ExecutionSpec& e, const PairCosts& pairs) {
+  Layout layout(e);
+  FabricSummary f;
+  for (int j = 0; j < e.pp; ++j) {
+    StageFabric s;
+    s.tp = over_rings(layout, GroupKind::tp, j, pairs, most_favourable);
+    s.ep = over_members(layout, j, pairs);
+    s.dp_pass = over_rings(layout, GroupKind::dp, j, pairs, most_favourable);
+    s.dp_sync = over_rings(layout, GroupKind::dp, j, pairs, least_favourable);
+    s.edp_sync = over_rings(layout, GroupKind::edp, j, pairs, least_favourable);
+    s.pp_send = pipeline_sends(layout, j, pairs);
+    f.stages.push_back(std::move(s));
+  }
+  return f;
+}
+
+PairCosts two_tier_pairs(int domain, PairCost nvlink, PairCost network) {
+  return [=](int src, int dst) { return src / domain == dst / domain ? nvlink : network; };
+}
+
+} // namespace trainsim

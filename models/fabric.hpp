@@ -1,0 +1,83 @@
+// What the fabric offers each parallel group, in the terms the closed-form bound prices:
+// per pipeline stage, the tier each group's traffic actually crosses. Computed from a
+// function that gives the route between two ranks (tools/fabric_summary reads it off the
+// topology graph; two_tier_pairs() is an idealised fabric for the frontier and tests), over
+// the groups of the rank layout (models/layout.hpp). The simulator paces its merged ring
+// flows with the same ring_cost(), so the bound and the replay see the same slowest pair.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/layout.hpp"
+#include "models/units.hpp"
+
+namespace trainsim {
+
+/// The route between two ranks: its latency, the bandwidth of its slowest link, and the
+/// name of that link's tier ("nvlink", "leaf", "global", ...).
+struct PairCost {
+  Seconds latency;
+  BytesPerSecond bandwidth;
+  std::string tier;
+};
+using PairCosts = std::function<PairCost(int src, int dst)>;
+
+/// A ring over a group's members in order (member i sends to member i + 1). Its rounds run
+/// in lockstep, so the slowest neighbour pair paces every round.
+struct RingCost {
+  PairCost slowest;    ///< the pair with the least bandwidth (ties: the most latency)
+  Seconds max_latency; ///< the most latency of any pair
+  bool uniform = true; ///< every pair has the same bandwidth and latency
+};
+RingCost ring_cost(const GroupSpan& group, const PairCosts& pairs);
+
+/// One member's p-1 pairwise all-to-all rounds (round k: send to member me + k, receive
+/// from me - k, both before the next round). A round lasts at least its slower side's
+/// alpha + n / B, so the rounds of n bytes each take at least latency + n x seconds_per_byte.
+struct RoundsCost {
+  Seconds latency;
+  double seconds_per_byte = 0;
+  std::string tier; ///< the tier of the slowest round
+};
+RoundsCost rounds_cost(const GroupSpan& group, int me, const PairCosts& pairs);
+
+/// One step of a ring (or one send) over a tier: at least alpha + bytes / bandwidth.
+struct Tier {
+  Seconds alpha;
+  BytesPerSecond bandwidth;
+  std::string name;
+};
+
+/// An all-to-all's p-1 rounds of n bytes: at least alpha + n x seconds_per_byte.
+struct RoundsTier {
+  Seconds alpha;
+  double seconds_per_byte = 0;
+  std::string name;
+};
+
+/// What one pipeline stage's groups cross. Collectives inside the passes take the most
+/// favourable group of the stage (every pipeline runs at least that fast); the reductions
+/// after the passes wait for every group of the stage, so they take the least favourable.
+struct StageFabric {
+  Tier tp;        ///< the TP ring
+  RoundsTier ep;  ///< one EP member's all-to-all rounds
+  Tier dp_pass;   ///< the DP ring in the passes (ZeRO-3's gathers)
+  Tier dp_sync;   ///< the DP ring of the gradient reduction
+  Tier edp_sync;  ///< the ring over the GPUs holding the same experts
+  Tier pp_send;   ///< a send to the next or previous stage
+};
+
+struct FabricSummary {
+  std::vector<StageFabric> stages; ///< by pipeline stage
+};
+
+/// Every stage's groups under `execution`'s layout, priced by `pairs`.
+FabricSummary summarize_fabric(const ExecutionSpec& execution, const PairCosts& pairs);
+
+/// An idealised fabric: ranks in the same domain of `domain` consecutive GPUs talk over
+/// `nvlink`, others over `network`.
+PairCosts two_tier_pairs(int domain, PairCost nvlink, PairCost network);
+
+} // namespace trainsim

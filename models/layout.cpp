@@ -1,0 +1,43 @@
+#include "models/layout.hpp"
+
+namespace trainsim {
+
+GroupSpan Layout::span(GroupKind kind, int r) const {
+  Coords c = coords(r);
+  int dp_base = r - c.dp * tp_; // DP member 0 of this rank's DP group
+  switch (kind) {
+  case GroupKind::tp: return {r - c.tp, 1, tp_};
+  case GroupKind::dp: return {dp_base, tp_, dp_};
+  case GroupKind::ep: return {dp_base + (c.dp - c.dp % ep_) * tp_, tp_, ep_};
+  case GroupKind::edp: return {dp_base + (c.dp % ep_) * tp_, tp_ * ep_, dp_ / ep_};
+  }
+  return {r, 1, 1};
+}
+
+int Layout::index_in(GroupKind kind, int r) const {
+  Coords c = coords(r);
+  switch (kind) {
+  case GroupKind::tp: return c.tp;
+  case GroupKind::dp: return c.dp;
+  case GroupKind::ep: return c.dp % ep_;
+  case GroupKind::edp: return c.dp / ep_;
+  }
+  return 0;
+}
+
+std::vector<GroupSpan> Layout::spans(GroupKind kind, int stage) const {
+  std::vector<GroupSpan> out;
+  int first = stage * ranks_per_stage();
+  // A group is listed by its member 0; members 0 are the ranks whose index in it is 0.
+  for (int r = first; r < first + ranks_per_stage(); ++r)
+    if (index_in(kind, r) == 0) out.push_back(span(kind, r));
+  return out;
+}
+
+int Layout::pipeline_peer(int r, bool forward) const {
+  Coords c = coords(r);
+  c.pp = (c.pp + (forward ? 1 : pp_ - 1)) % pp_;
+  return rank(c);
+}
+
+} // namespace trainsim

@@ -1,0 +1,58 @@
+// Where each rank sits in the DP x TP x PP grid, and which ranks form each of its groups. TP
+// is innermost so a TP group shares an NVLink domain, then DP, then PP (Megatron-LM's default
+// order). EP groups are blocks of `ep` consecutive DP members; the expert-data-parallel (EDP)
+// group links the members with the same EP index. The simulator's actors, the closed-form
+// bound and the fabric's per-group paths all take their groups from here.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/scenario.hpp"
+
+namespace trainsim {
+
+/// Which of a rank's groups a collective talks to. edp: the ranks that hold the same experts
+/// (same EP index across the DP group), which reduce expert gradients together.
+enum class GroupKind : std::uint8_t { tp, dp, ep, edp };
+
+/// The members base + i * stride, i < size, of one group.
+struct GroupSpan {
+  int base = 0;
+  int stride = 1;
+  int size = 1;
+  /// Member i, taken modulo the size (so me + 1 wraps around the ring).
+  [[nodiscard]] int member(int i) const { return base + ((i % size + size) % size) * stride; }
+  friend bool operator==(const GroupSpan&, const GroupSpan&) = default;
+};
+
+struct Coords {
+  int tp = 0;
+  int dp = 0;
+  int pp = 0;
+};
+
+class Layout {
+public:
+  explicit Layout(const ExecutionSpec& e) : tp_(e.tp), dp_(e.dp), pp_(e.pp), ep_(e.ep) {}
+
+  [[nodiscard]] Coords coords(int rank) const { return {rank % tp_, (rank / tp_) % dp_, rank / (tp_ * dp_)}; }
+  [[nodiscard]] int rank(Coords c) const { return c.tp + tp_ * (c.dp + dp_ * c.pp); }
+
+  /// The group of `kind` that `rank` belongs to, and the rank's index in it.
+  [[nodiscard]] GroupSpan span(GroupKind kind, int rank) const;
+  [[nodiscard]] int index_in(GroupKind kind, int rank) const;
+  /// Every group of `kind` among the ranks of pipeline stage `stage`, each once.
+  [[nodiscard]] std::vector<GroupSpan> spans(GroupKind kind, int stage) const;
+  /// The rank of the next (forward) or previous pipeline stage at the same TP and DP index;
+  /// the last stage's next is the first (interleaving wraps around).
+  [[nodiscard]] int pipeline_peer(int rank, bool forward) const;
+
+  [[nodiscard]] int pp() const { return pp_; }
+  [[nodiscard]] int ranks_per_stage() const { return tp_ * dp_; }
+
+private:
+  int tp_, dp_, pp_, ep_;
+};
+
+} // namespace trainsim

@@ -1,0 +1,18 @@
+// The topology graph as the route costs between ranks that models/fabric.hpp prices groups
+// by: the simulator paces its merged ring flows with them and the closed-form bound prices
+// each group's traffic with them (tools/fabric_summary), so both see the same tier: the
+// slowest one the group's members actually cross.
+#pragma once
+
+#include "models/fabric.hpp"
+#include "topologies/topology.hpp"
+
+namespace trainsim::topo {
+
+/// The route from GPU `src` to GPU `dst`: its latency, its slowest link's bandwidth and tier.
+PairCost path_cost(const Topology& topology, int src, int dst);
+
+/// path_cost() as a function of the two ranks; `topology` must outlive it.
+PairCosts pair_costs(const Topology& topology);
+
+} // namespace trainsim::topo
