@@ -91,6 +91,43 @@ struct StageCost {
   Split forward, backward, dp;
 };
 
+// With dp_overlap the gradients leave in buckets during the last backward pass (as
+// sim/program.cpp fills them: a bucket closes once it holds dp_bucket bytes, and at the end of
+// the pass). Only the last bucket must start after the pass, so only it is certain to add to
+// the step: the share of this stage's gradients it holds.
+double last_bucket_share(const Scenario& s, int stage) {
+  const ExecutionSpec& e = s.execution;
+  int layers = chunk_layers(s.model, e, stage);
+  Bytes per_layer = s.model.bytes_per_word * layer_costs(s.model, e).params, pending;
+  for (int l = 1; l <= layers; ++l) {
+    pending += per_layer;
+    if (l < layers && pending >= e.dp_bucket) pending = Bytes();
+  }
+  return pending / (per_layer * (layers * e.chunks()));
+}
+
+// The gradient reduction after the last backward: an all-reduce, or with ZeRO-1/2 its two
+// halves (reduce-scatter, then the all-gather of the updated parameters); ZeRO-3 has reduced
+// layer by layer already. With dp_overlap only the last bucket's reduction is counted, and
+// ZeRO's all-gather, which waits for every bucket.
+Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f) {
+  const ExecutionSpec& e = s.execution;
+  Split dp;
+  if (e.zero >= 3) return dp;
+  GradientBytes g = gradient_bytes(s, stage);
+  double reduced = e.dp_overlap ? last_bucket_share(s, stage) : 1.0;
+  double gathered = e.zero >= 1 ? 1.0 : 0.0;
+  double phases_of_all = e.dp_overlap ? gathered : 2.0, phases_of_share = e.dp_overlap ? (2.0 - gathered) : 0.0;
+  // The simulator skips a reduction with nothing to reduce (an MLP whose every weight is an expert).
+  auto add = [&](Bytes bytes, int p, const Tier& t, Seconds Split::*into) {
+    if (bytes <= Bytes(0)) return;
+    dp += ring_phase(bytes, p, t, into) * phases_of_all + ring_phase(bytes * reduced, p, t, into) * phases_of_share;
+  };
+  add(g.dense, e.dp, f.dp_sync, &Split::dp);
+  add(g.experts, e.dp / e.ep, f.edp_sync, &Split::edp);
+  return dp;
+}
+
 std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs, const FabricSummary& fabric) {
   const ExecutionSpec& e = s.execution;
   std::vector<StageCost> stages;
@@ -98,14 +135,7 @@ std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs, c
     const StageFabric& f = fabric.stages[static_cast<size_t>(j)];
     LayerSplit layer = layer_split(s, costs, f);
     double layers = chunk_layers(s.model, e, j);
-    Split dp;
-    if (e.zero < 3) {
-      GradientBytes g = gradient_bytes(s, j);
-      // The simulator skips a reduction with nothing to reduce (an MLP whose every weight is an expert).
-      if (g.dense > Bytes(0)) dp += ring_allreduce(g.dense, e.dp, f.dp_sync, &Split::dp);
-      if (g.experts > Bytes(0)) dp += ring_allreduce(g.experts, e.dp / e.ep, f.edp_sync, &Split::edp);
-    }
-    stages.push_back({layer.forward * layers, layer.backward * layers, dp});
+    stages.push_back({layer.forward * layers, layer.backward * layers, gradient_reduction(s, j, f)});
   }
   return stages;
 }
@@ -172,7 +202,7 @@ std::string describe(const std::vector<NetworkPart>& parts, const char* none) {
   return out + ": bytes / the slowest tier the group crosses";
 }
 
-std::vector<BoundTerm> terms_of(const Critical& c, const StageFabric& f) {
+std::vector<BoundTerm> terms_of(const Critical& c, const StageFabric& f, bool overlap) {
   return {
       term("compute", c.busy.compute, "compute-bound kernels of the critical stage: FLOP / (peak x efficiency)"),
       term("hbm", c.busy.hbm, "HBM-bound kernels of the critical stage: bytes / HBM bandwidth (weights + activations)"),
@@ -180,7 +210,9 @@ std::vector<BoundTerm> terms_of(const Critical& c, const StageFabric& f) {
       term("network", c.busy.network(), describe(network_parts(c.busy, f), "no collective traffic in the passes")),
       term("pipeline_bubble", c.bubble, "the critical stage waiting: other stages' passes and the sends between them"),
       term("dp_allreduce", c.dp.total(),
-           "after the last backward (not overlapped): " + describe(network_parts(c.dp, f), "nothing to reduce")),
+           std::string(overlap ? "after the last backward (the last bucket; earlier ones overlap it): "
+                               : "after the last backward (not overlapped): ") +
+               describe(network_parts(c.dp, f), "nothing to reduce")),
   };
 }
 
@@ -204,7 +236,7 @@ BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
   Critical worst = critical_stage(stage_costs(s, costs, f), e, send);
   const StageFabric& critical = f.stages[static_cast<size_t>(worst.stage)];
   BoundResult r;
-  r.terms = terms_of(worst, critical);
+  r.terms = terms_of(worst, critical, e.dp_overlap);
   r.step_time = worst.total();
   r.limiting = std::max_element(r.terms.begin(), r.terms.end(),
                                 [](const BoundTerm& a, const BoundTerm& b) { return a.time < b.time; })->name;

@@ -34,8 +34,8 @@ struct BoundResult {
 /// entry per pipeline stage, models/fabric.hpp). Valid when each GPU runs its operation list
 /// in order, one operation at a time (the simulator's replay), a ring phase costs at least
 /// (p-1)(alpha + n/(p B)) of its slowest neighbour pair, a pairwise all-to-all its rounds'
-/// alpha + (n/p) / B each, and the DP reduction starts after the stage's last backward (no
-/// dp_overlap). Exact, up to rounding, when no two flows share a link and every group of a
+/// alpha + (n/p) / B each, and the DP reduction starts after the stage's last backward (with
+/// dp_overlap, only its last bucket is counted). Exact, up to rounding, when no two flows share a link and every group of a
 /// stage crosses the same tiers.
 BoundResult closed_form_bound(const Scenario& scenario, const FabricSummary& fabric);
 

@@ -162,6 +162,21 @@ TEST(ClosedForm, Zero3GathersParametersInEveryPassInsteadOfAFinalAllReduce) {
   EXPECT_EQ(term(b, "dp_allreduce").value(), 0.0);
 }
 
+TEST(ClosedForm, OverlappedGradientsCountOnlyTheLastBucket) {
+  // 4 layers of 8e6 parameters = 1.6e7 B of gradients each, dp 2, buckets of 2e7 B: the last
+  // backward pass closes a bucket after layer 2 (3.2e7 >= 2e7) and the rest, layers 3 and 4,
+  // at its end. Only that last bucket must follow the pass: an all-reduce of 3.2e7 B over 2
+  // ranks in one node, 2 x (1 us + 3.2e7 / (2 x 450e9)) = 2 us + 71.11 us.
+  Scenario s = mlp_scenario(4, 2, 1, 1, 2);
+  s.execution.dp_overlap = true;
+  s.execution.dp_bucket = Bytes(2e7);
+  EXPECT_NEAR(term(bound(s), "dp_allreduce").value(), 2e-6 + 2 * 3.2e7 / (2 * 450e9), 1e-15);
+  // With ZeRO-1 the last bucket is reduce-scattered, and then every parameter all-gathered:
+  // (1 us + 3.2e7 / (2 x 450e9)) + (1 us + 6.4e7 / (2 x 450e9)).
+  s.execution.zero = 1;
+  EXPECT_NEAR(term(bound(s), "dp_allreduce").value(), 2e-6 + (3.2e7 + 6.4e7) / (2 * 450e9), 1e-15);
+}
+
 TEST(ClosedForm, RecomputationRunsTheForwardAgainInTheBackward) {
   // One layer, one microbatch: forward 16 ms, backward 3 kernels of 16 ms; 4 launches.
   Scenario s = mlp_scenario(1, 1, 1, 1, 1);

@@ -86,5 +86,28 @@ TEST(Rings, FastModePacesARingThatMixesTiersByItsSlowestPair) {
   EXPECT_LT(category(fine.summary, "idle"), 0.05 * fine.result.step_time.value());
 }
 
+TEST(Rings, RankOrderRingsAcrossRailsCollideOnASpine) {
+  // A known limit, kept as a test so that it cannot change unnoticed (issue 14 replaces
+  // rank-order rings by NCCL-like rail-aligned ones, and then this expectation must change).
+  // DP 32 over 4 rail-optimized nodes of 8: the ring's node-boundary pairs (GPU 7 of a node to
+  // GPU 0 of the next) leave rail 7 for rail 0 through a spine, and two of the four hash onto
+  // one spine link. Alone, the ring would take 62 x (alpha + n / (32 x 50 GB/s)) with
+  // n = 536,870,912 B of gradients and alpha = 6 hops x 0.5 us = 3 us: 62 x 338.5 us =
+  // 20.99 ms; sharing the link halves that pair's bandwidth, and the lockstep rounds of fine
+  // mode wait for it: 2 x 62 x 335.5 us + 62 x 3 us = 41.79 ms. The bound cannot see the
+  // collision and stays at the 20.99 ms.
+  std::string text = "model: {kind: mlp, layers: 2, d_model: 4096, d_ff: 16384, seq_len: 4096}\n"
+                     "system:\n  gpu: {peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, "
+                     "kernel_latency: 0us}\n  topology: {generator: rail-optimized, nodes: 4, gpus_per_node: 8}\n"
+                     "execution: {dp: 32, global_batch: 32}\n";
+  const double shared = 2 * 62 * (536870912.0 / 32 / 50e9) + 62 * 3e-6;
+  for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
+    Outcome run = simulate(text, fidelity);
+    double ring = run.result.step_time.value() - category(run.summary, "compute");
+    EXPECT_NEAR(ring, shared, 0.02 * shared);
+    EXPECT_GT(run.result.step_time.value(), 1.5 * run.summary.bound.value());
+  }
+}
+
 } // namespace
 } // namespace trainsim

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/simulation.hpp"
+#include "tools/fabric_summary.hpp"
 #include "tools/report.hpp"
 #include "tools/scenario_loader.hpp"
 
@@ -35,10 +36,13 @@ struct Outcome {
   StepSummary summary;
 };
 
+/// The simulated step and its summary, with the closed-form bound attached as `trainsim run` does.
 inline Outcome simulate(const std::string& text, sim::Fidelity fidelity = sim::Fidelity::fast) {
   LoadedScenario loaded = parse_scenario(text, "test.yaml");
   sim::SimResult result = sim::simulate(loaded.scenario, loaded.topology, {.fidelity = fidelity});
-  return {result, summarize(loaded.scenario, result)};
+  StepSummary summary = summarize(loaded.scenario, result);
+  attach_bound(summary, closed_form_bound(loaded.scenario, fabric_summary(loaded.topology, loaded.scenario.execution)));
+  return {result, summary};
 }
 
 inline double category(const StepSummary& s, const std::string& name) {
