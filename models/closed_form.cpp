@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "models/collective_cost.hpp"
 #include "models/error.hpp"
 #include "models/pipeline_path.hpp"
 #include "models/workload.hpp"
@@ -30,17 +31,14 @@ Split operator*(Split s, double k) {
 }
 Split operator+(Split a, const Split& b) { return a += b; }
 
-// One ring phase (reduce-scatter or all-gather) of n bytes over p ranks: p-1 steps, each at
-// least alpha + n/(p B) of the ring's slowest pair. `into` picks the group's network field.
-Split ring_phase(Bytes n, int p, const Tier& t, Seconds Split::*into) {
+// A collective's price (models/collective_cost.hpp) as a Split: `into` picks the group's
+// network field.
+Split split_of(const CollectiveCost& c, Seconds Split::*into) {
   Split s;
-  if (p <= 1) return s;
-  double steps = p - 1.0;
-  s.latency = t.alpha * steps;
-  s.*into = (n / t.bandwidth) * (steps / p);
+  s.latency = c.latency;
+  s.*into = c.transfer;
   return s;
 }
-Split ring_allreduce(Bytes n, int p, const Tier& t, Seconds Split::*into) { return ring_phase(n, p, t, into) * 2.0; }
 
 // A pairwise all-to-all of n bytes per rank: p-1 rounds of n/p bytes.
 Split all_to_all(Bytes n, int p, const RoundsTier& t) {
@@ -60,35 +58,42 @@ Split kernel(const KernelCost& k, const GpuSpec& gpu) {
   return s;
 }
 
+// The tier each group's traffic was priced at, for the bound's explanation.
+struct TierNames {
+  std::string tp, ep, zero, dp, edp;
+};
+
 struct LayerSplit {
   Split forward, backward;
 };
 
 // One layer, one microbatch, as sim/program.cpp replays it: per block (attention, MLP) its
 // kernel, then its TP all-reduce (sequence parallelism: an all-gather before and a
-// reduce-scatter after, the same two ring phases); an expert block adds an EP all-to-all
-// before and after its kernel. Backward runs each kernel twice (input and weight gradients;
-// three times with recomputation), each with its own launch, and the same collectives.
-// ZeRO-3 gathers the layer's parameters over DP before each pass and reduce-scatters its
-// gradients after the backward.
-LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric& f) {
+// reduce-scatter after, the same two phases); an expert block adds an EP all-to-all before
+// and after its kernel. Backward runs each kernel twice (input and weight gradients; three
+// times with recomputation), each with its own launch, and the same collectives. ZeRO-3
+// gathers the layer's parameters over DP before each pass and reduce-scatters its gradients
+// after the backward. Collectives in the passes take the stage's cheapest group.
+LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric& f, TierNames& names) {
   const GpuSpec& gpu = s.system.gpu;
   const ExecutionSpec& e = s.execution;
   Split kernels = kernel(c.mlp, gpu);
   if (s.model.kind == ModelKind::transformer) kernels += kernel(c.attention, gpu);
-  Split comms = ring_allreduce(c.tp_allreduce, e.tp, f.tp, &Split::tp) * c.tp_allreduces;
+  CollectiveCost tp = cheapest(e.tp_collective, 2, c.tp_allreduce, e.tp, f.tp);
+  Split comms = split_of(tp, &Split::tp) * c.tp_allreduces;
   if (e.ep > 1) comms += all_to_all(c.tp_allreduce * s.model.top_k, e.ep, f.ep) * 2.0;
-  Bytes layer_params = s.model.bytes_per_word * c.params;
-  Split gather = e.zero >= 3 ? ring_phase(layer_params, e.dp, f.dp_pass, &Split::zero) : Split{};
+  CollectiveCost zero = cheapest(e.dp_collective, 1, s.model.bytes_per_word * c.params, e.dp, f.dp);
+  Split gather = e.zero >= 3 ? split_of(zero, &Split::zero) : Split{};
+  names.tp = tp.tier, names.ep = f.ep.name, names.zero = zero.tier;
   double backward_kernels = e.recompute ? 3.0 : 2.0;
   return {kernels + comms + gather, kernels * backward_kernels + comms + gather * 2.0};
 }
 
 // Per stage: forward and backward of one chunk for one microbatch, and the gradient
-// reduction after the last backward (ZeRO-1/2: reduce-scatter + all-gather, the same two
-// phases as an all-reduce; ZeRO-3 has reduced layer by layer already).
+// reduction after the last backward.
 struct StageCost {
   Split forward, backward, dp;
+  TierNames names;
 };
 
 // With dp_overlap the gradients leave in buckets during the last backward pass (as
@@ -109,22 +114,26 @@ double last_bucket_share(const Scenario& s, int stage) {
 // The gradient reduction after the last backward: an all-reduce, or with ZeRO-1/2 its two
 // halves (reduce-scatter, then the all-gather of the updated parameters); ZeRO-3 has reduced
 // layer by layer already. With dp_overlap only the last bucket's reduction is counted, and
-// ZeRO's all-gather, which waits for every bucket.
-Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f) {
+// ZeRO's all-gather, which waits for every bucket. The step waits for the stage's dearest group.
+Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f, TierNames& names) {
   const ExecutionSpec& e = s.execution;
   Split dp;
   if (e.zero >= 3) return dp;
   GradientBytes g = gradient_bytes(s, stage);
   double reduced = e.dp_overlap ? last_bucket_share(s, stage) : 1.0;
-  double gathered = e.zero >= 1 ? 1.0 : 0.0;
-  double phases_of_all = e.dp_overlap ? gathered : 2.0, phases_of_share = e.dp_overlap ? (2.0 - gathered) : 0.0;
+  int gathered = e.zero >= 1 ? 1 : 0;
+  int phases_of_all = e.dp_overlap ? gathered : 2, phases_of_share = e.dp_overlap ? 2 - gathered : 0;
   // The simulator skips a reduction with nothing to reduce (an MLP whose every weight is an expert).
-  auto add = [&](Bytes bytes, int p, const Tier& t, Seconds Split::*into) {
+  auto add = [&](Bytes bytes, int p, const std::vector<GroupTiers>& groups, Seconds Split::*into, std::string& tier) {
     if (bytes <= Bytes(0)) return;
-    dp += ring_phase(bytes, p, t, into) * phases_of_all + ring_phase(bytes * reduced, p, t, into) * phases_of_share;
+    const std::string& alg = e.dp_collective;
+    CollectiveCost all = phases_of_all > 0 ? dearest(alg, phases_of_all, bytes, p, groups) : CollectiveCost{};
+    CollectiveCost share = phases_of_share > 0 ? dearest(alg, phases_of_share, bytes * reduced, p, groups) : CollectiveCost{};
+    dp += split_of(all, into) + split_of(share, into);
+    tier = all.transfer >= share.transfer ? all.tier : share.tier;
   };
-  add(g.dense, e.dp, f.dp_sync, &Split::dp);
-  add(g.experts, e.dp / e.ep, f.edp_sync, &Split::edp);
+  add(g.dense, e.dp, f.dp, &Split::dp, names.dp);
+  add(g.experts, e.dp / e.ep, f.edp, &Split::edp, names.edp);
   return dp;
 }
 
@@ -133,9 +142,13 @@ std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs, c
   std::vector<StageCost> stages;
   for (int j = 0; j < e.pp; ++j) {
     const StageFabric& f = fabric.stages[static_cast<size_t>(j)];
-    LayerSplit layer = layer_split(s, costs, f);
+    StageCost stage;
+    LayerSplit layer = layer_split(s, costs, f, stage.names);
     double layers = chunk_layers(s.model, e, j);
-    stages.push_back({layer.forward * layers, layer.backward * layers, gradient_reduction(s, j, f)});
+    stage.forward = layer.forward * layers;
+    stage.backward = layer.backward * layers;
+    stage.dp = gradient_reduction(s, j, f, stage.names);
+    stages.push_back(std::move(stage));
   }
   return stages;
 }
@@ -153,6 +166,7 @@ struct Critical {
   Split busy;       ///< its own m x v forward and backward passes
   Seconds bubble;   ///< the rest of its pipeline time: waiting for other stages and sends
   Split dp;
+  TierNames names;
   [[nodiscard]] Seconds total() const { return busy.total() + bubble + dp.total(); }
 };
 
@@ -168,7 +182,7 @@ Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e
   Critical worst;
   for (size_t j = 0; j < st.size(); ++j) {
     Split busy = (st[j].forward + st[j].backward) * (static_cast<double>(m) * chunks);
-    Critical c{static_cast<int>(j), busy, std::max(Seconds(0), finish[j] - busy.total()), st[j].dp};
+    Critical c{static_cast<int>(j), busy, std::max(Seconds(0), finish[j] - busy.total()), st[j].dp, st[j].names};
     if (j == 0 || c.total() > worst.total()) worst = c;
   }
   return worst;
@@ -183,12 +197,12 @@ struct NetworkPart {
   std::string tier;
 };
 
-std::vector<NetworkPart> network_parts(const Split& s, const StageFabric& f) {
-  std::vector<NetworkPart> parts{{"TP all-reduces", s.tp, f.tp.name},
-                                 {"EP all-to-alls", s.ep, f.ep.name},
-                                 {"ZeRO-3 gathers", s.zero, f.dp_pass.name},
-                                 {"dense gradients over DP", s.dp, f.dp_sync.name},
-                                 {"expert gradients over EDP", s.edp, f.edp_sync.name}};
+std::vector<NetworkPart> network_parts(const Split& s, const TierNames& n) {
+  std::vector<NetworkPart> parts{{"TP all-reduces", s.tp, n.tp},
+                                 {"EP all-to-alls", s.ep, n.ep},
+                                 {"ZeRO-3 gathers", s.zero, n.zero},
+                                 {"dense gradients over DP", s.dp, n.dp},
+                                 {"expert gradients over EDP", s.edp, n.edp}};
   std::erase_if(parts, [](const NetworkPart& p) { return p.time <= Seconds(0); });
   std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.time > b.time; });
   return parts;
@@ -202,25 +216,25 @@ std::string describe(const std::vector<NetworkPart>& parts, const char* none) {
   return out + ": bytes / the slowest tier the group crosses";
 }
 
-std::vector<BoundTerm> terms_of(const Critical& c, const StageFabric& f, bool overlap) {
+std::vector<BoundTerm> terms_of(const Critical& c, bool overlap) {
   return {
       term("compute", c.busy.compute, "compute-bound kernels of the critical stage: FLOP / (peak x efficiency)"),
       term("hbm", c.busy.hbm, "HBM-bound kernels of the critical stage: bytes / HBM bandwidth (weights + activations)"),
       term("latency", c.busy.latency, "kernel launches + alpha per collective step (TP, EP, ZeRO-3), m microbatches"),
-      term("network", c.busy.network(), describe(network_parts(c.busy, f), "no collective traffic in the passes")),
+      term("network", c.busy.network(), describe(network_parts(c.busy, c.names), "no collective traffic in the passes")),
       term("pipeline_bubble", c.bubble, "the critical stage waiting: other stages' passes and the sends between them"),
       term("dp_allreduce", c.dp.total(),
            std::string(overlap ? "after the last backward (the last bucket; earlier ones overlap it): "
                                : "after the last backward (not overlapped): ") +
-               describe(network_parts(c.dp, f), "nothing to reduce")),
+               describe(network_parts(c.dp, c.names), "nothing to reduce")),
   };
 }
 
 /// The tier behind a communication term: its largest part's.
-std::string tier_behind(const std::string& term_name, const Critical& c, const StageFabric& f) {
+std::string tier_behind(const std::string& term_name, const Critical& c) {
   std::vector<NetworkPart> parts;
-  if (term_name == "network") parts = network_parts(c.busy, f);
-  if (term_name == "dp_allreduce") parts = network_parts(c.dp, f);
+  if (term_name == "network") parts = network_parts(c.busy, c.names);
+  if (term_name == "dp_allreduce") parts = network_parts(c.dp, c.names);
   return parts.empty() ? "" : parts.front().tier;
 }
 
@@ -234,13 +248,12 @@ BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
   LayerCosts costs = layer_costs(s.model, e);
   Seconds send = e.pp > 1 ? send_time(f, costs.pp_activation) : Seconds(0);
   Critical worst = critical_stage(stage_costs(s, costs, f), e, send);
-  const StageFabric& critical = f.stages[static_cast<size_t>(worst.stage)];
   BoundResult r;
-  r.terms = terms_of(worst, critical, e.dp_overlap);
+  r.terms = terms_of(worst, e.dp_overlap);
   r.step_time = worst.total();
   r.limiting = std::max_element(r.terms.begin(), r.terms.end(),
                                 [](const BoundTerm& a, const BoundTerm& b) { return a.time < b.time; })->name;
-  r.limiting_tier = tier_behind(r.limiting, worst, critical);
+  r.limiting_tier = tier_behind(r.limiting, worst);
   r.critical_stage = worst.stage;
   r.microbatches = static_cast<double>(e.microbatches());
   r.model_flop = model_flop_per_step(s.model, e);

@@ -28,12 +28,41 @@ Tier least_favourable(const Tier& a, const Tier& b) {
   return b_slower ? b : a;
 }
 
-template <class Combine>
-Tier over_rings(const Layout& layout, GroupKind kind, int stage, const PairCosts& pairs, Combine combine) {
-  std::vector<GroupSpan> spans = layout.spans(kind, stage);
-  Tier t = tier_of(ring_cost(spans.front(), pairs).slowest);
-  for (size_t i = 1; i < spans.size(); ++i) t = combine(t, tier_of(ring_cost(spans[i], pairs).slowest));
+Tier ring_tier(const GroupSpan& span, const PairCosts& pairs) { return tier_of(ring_cost(span, pairs).slowest); }
+
+// The most favourable neighbour pair of a ring: least latency and most bandwidth of any pair.
+Tier closest_pair(const GroupSpan& g, const PairCosts& pairs) {
+  if (g.size < 2) return tier_of(no_pair());
+  Tier best = tier_of(pairs(g.member(0), g.member(1)));
+  for (int i = 1; i < g.size; ++i) best = most_favourable(best, tier_of(pairs(g.member(i), g.member(i + 1))));
+  return best;
+}
+
+GroupTiers group_tiers(const GroupSpan& g, const PairCosts& pairs, int gpus_per_node) {
+  GroupTiers t{ring_tier(g, pairs), closest_pair(g, pairs), node_block(g, gpus_per_node), {}, {}};
+  if (t.block == 1 || t.block == g.size) return t.block = 1, t;
+  // A rank's own block ring, and the rings across the blocks: it ends its all-gather only once
+  // every ring across has delivered to its block-mates, so the slowest of those counts, and of
+  // the block rings only the most favourable is sure to.
+  for (int me = 0; me < g.size; ++me) {
+    if (me % t.block == 0)
+      t.within = me == 0 ? ring_tier(block_of(g, t.block, me), pairs)
+                         : most_favourable(t.within, ring_tier(block_of(g, t.block, me), pairs));
+    if (me < t.block)
+      t.across = me == 0 ? ring_tier(across_blocks(g, t.block, me), pairs)
+                         : least_favourable(t.across, ring_tier(across_blocks(g, t.block, me), pairs));
+  }
   return t;
+}
+
+std::vector<GroupTiers> over_groups(const Layout& layout, GroupKind kind, int stage, const PairCosts& pairs,
+                                    int gpus_per_node) {
+  std::vector<GroupTiers> out;
+  for (const GroupSpan& span : layout.spans(kind, stage)) {
+    GroupTiers t = group_tiers(span, pairs, gpus_per_node);
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));
+  }
+  return out;
 }
 
 RoundsTier over_members(const Layout& layout, int stage, const PairCosts& pairs) {
@@ -85,16 +114,15 @@ RoundsCost rounds_cost(const GroupSpan& g, int me, const PairCosts& pairs) {
   return r;
 }
 
-FabricSummary summarize_fabric(const ExecutionSpec& e, const PairCosts& pairs) {
+FabricSummary summarize_fabric(const ExecutionSpec& e, const PairCosts& pairs, int gpus_per_node) {
   Layout layout(e);
   FabricSummary f;
   for (int j = 0; j < e.pp; ++j) {
     StageFabric s;
-    s.tp = over_rings(layout, GroupKind::tp, j, pairs, most_favourable);
+    s.tp = over_groups(layout, GroupKind::tp, j, pairs, gpus_per_node);
+    s.dp = over_groups(layout, GroupKind::dp, j, pairs, gpus_per_node);
+    s.edp = over_groups(layout, GroupKind::edp, j, pairs, gpus_per_node);
     s.ep = over_members(layout, j, pairs);
-    s.dp_pass = over_rings(layout, GroupKind::dp, j, pairs, most_favourable);
-    s.dp_sync = over_rings(layout, GroupKind::dp, j, pairs, least_favourable);
-    s.edp_sync = over_rings(layout, GroupKind::edp, j, pairs, least_favourable);
     s.pp_send = pipeline_sends(layout, j, pairs);
     f.stages.push_back(std::move(s));
   }

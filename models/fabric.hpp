@@ -48,6 +48,7 @@ struct Tier {
   Seconds alpha;
   BytesPerSecond bandwidth;
   std::string name;
+  friend bool operator==(const Tier&, const Tier&) = default;
 };
 
 /// An all-to-all's p-1 rounds of n bytes: at least alpha + n x seconds_per_byte.
@@ -57,24 +58,35 @@ struct RoundsTier {
   std::string name;
 };
 
-/// What one pipeline stage's groups cross. Collectives inside the passes take the most
-/// favourable group of the stage (every pipeline runs at least that fast); the reductions
-/// after the passes wait for every group of the stage, so they take the least favourable.
+/// What one group offers each collective algorithm: the slowest neighbour pair of its ring
+/// (a ring's pace), the most favourable one (a floor for a tree's edges: consecutive members
+/// are the closest pairs in every generated topology), and the two rings of a hierarchical
+/// collective when the group splits into node blocks.
+struct GroupTiers {
+  Tier ring;
+  Tier closest;
+  int block = 1; ///< members per node (node_block() of models/layout.hpp); 1: no split
+  Tier within;   ///< a node block's ring: the most favourable block's slowest pair (block > 1)
+  Tier across;   ///< the rings over the blocks: the least favourable one's slowest pair (block > 1)
+  friend bool operator==(const GroupTiers&, const GroupTiers&) = default;
+};
+
+/// What one pipeline stage's groups cross. The closed form prices a collective inside the
+/// passes at the stage's most favourable group (every pipeline runs at least that fast) and a
+/// reduction after the passes at its least favourable one (the step waits for every group).
 struct StageFabric {
-  Tier tp;        ///< the TP ring
-  RoundsTier ep;  ///< one EP member's all-to-all rounds
-  Tier dp_pass;   ///< the DP ring in the passes (ZeRO-3's gathers)
-  Tier dp_sync;   ///< the DP ring of the gradient reduction
-  Tier edp_sync;  ///< the ring over the GPUs holding the same experts
-  Tier pp_send;   ///< a send to the next or previous stage
+  std::vector<GroupTiers> tp, dp, edp; ///< the stage's groups of each kind, alike ones once
+  RoundsTier ep;                       ///< the most favourable EP member's all-to-all rounds
+  Tier pp_send;                        ///< the most favourable send to the next or previous stage
 };
 
 struct FabricSummary {
   std::vector<StageFabric> stages; ///< by pipeline stage
 };
 
-/// Every stage's groups under `execution`'s layout, priced by `pairs`.
-FabricSummary summarize_fabric(const ExecutionSpec& execution, const PairCosts& pairs);
+/// Every stage's groups under `execution`'s layout, priced by `pairs`, on nodes of
+/// `gpus_per_node` consecutive ranks.
+FabricSummary summarize_fabric(const ExecutionSpec& execution, const PairCosts& pairs, int gpus_per_node);
 
 /// An idealised fabric: ranks in the same domain of `domain` consecutive GPUs talk over
 /// `nvlink`, others over `network`.

@@ -2,6 +2,20 @@
 
 namespace trainsim {
 
+int node_block(const GroupSpan& g, int per_node) {
+  if (g.stride >= per_node || per_node % g.stride != 0) return 1;
+  int block = per_node / g.stride;
+  // The first member must open its node's block, or blocks straddle node boundaries.
+  if (g.base % per_node >= g.stride || g.size % block != 0) return 1;
+  return block;
+}
+
+GroupSpan block_of(const GroupSpan& g, int block, int me) { return {g.member(me - me % block), g.stride, block}; }
+
+GroupSpan across_blocks(const GroupSpan& g, int block, int me) {
+  return {g.member(me % block), g.stride * block, g.size / block};
+}
+
 GroupSpan Layout::span(GroupKind kind, int r) const {
   Coords c = coords(r);
   int dp_base = r - c.dp * tp_; // DP member 0 of this rank's DP group

@@ -26,6 +26,15 @@ struct GroupSpan {
   friend bool operator==(const GroupSpan&, const GroupSpan&) = default;
 };
 
+/// Members per node when the group's members on each node of `gpus_per_node` ranks are
+/// `block` consecutive members and every node holds the same number; 1 when they are not.
+/// The two levels of a hierarchical collective (sim/collective_hierarchical.cpp, and the
+/// bound's price of it) split a group into such blocks.
+int node_block(const GroupSpan& group, int gpus_per_node);
+/// The block of member `me` (its node's members), and the members at me's offset in every block.
+GroupSpan block_of(const GroupSpan& group, int block, int me);
+GroupSpan across_blocks(const GroupSpan& group, int block, int me);
+
 struct Coords {
   int tp = 0;
   int dp = 0;

@@ -6,29 +6,17 @@
 namespace trainsim::sim::detail {
 namespace {
 
-/// Members per node when the group's members on each node are `block` consecutive members
-/// and every node holds the same number; 1 when they are not (then no two-level split).
-int node_block(const Group& g, const topo::Topology& topology) {
-  int per_node = topology.gpus_per_node();
-  if (g.stride >= per_node || per_node % g.stride != 0) return 1;
-  int block = per_node / g.stride;
-  // The first member must open its node's block, or blocks straddle node boundaries.
-  if (g.base % per_node >= g.stride || g.size % block != 0) return 1;
-  return block;
-}
-
 /// The ring of this rank's node (member me -> the next member of the same block).
 RingView intra_ring(const Group& g, int block, const Inboxes& inboxes, const topo::Topology& topology) {
   int first = g.me - g.me % block;
   int next = g.member(first + (g.me % block + 1) % block);
-  return RingView{&inboxes, g.rank(), next, topology.path_latency(g.rank(), next), {g.member(first), g.stride, block}};
+  return RingView{&inboxes, g.rank(), next, topology.path_latency(g.rank(), next), block_of(g.span(), block, g.me)};
 }
 
 /// The ring of the members at this rank's offset in every node.
 RingView inter_ring(const Group& g, int block, const Inboxes& inboxes, const topo::Topology& topology) {
   int next = g.member(g.me + block);
-  GroupSpan members{g.member(g.me % block), g.stride * block, g.size / block};
-  return RingView{&inboxes, g.rank(), next, topology.path_latency(g.rank(), next), members};
+  return RingView{&inboxes, g.rank(), next, topology.path_latency(g.rank(), next), across_blocks(g.span(), block, g.me)};
 }
 
 // With b members per node and P nodes: (1) ring reduce-scatter among the node's b members,
@@ -42,7 +30,7 @@ RingView inter_ring(const Group& g, int block, const Inboxes& inboxes, const top
 class Hierarchical final : public CollectiveAlgorithm {
 protected:
   void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
-    int block = node_block(g, *env.topology);
+    int block = node_block(g.span(), env.topology->gpus_per_node());
     if (block == 1 || block == g.size) return ring_->run_repeated(op, g, bytes, count, env);
     phases(op, g, block, bytes.value(), count, env);
   }

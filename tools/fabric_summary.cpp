@@ -5,7 +5,7 @@
 namespace trainsim {
 
 FabricSummary fabric_summary(const topo::Topology& t, const ExecutionSpec& e) {
-  return summarize_fabric(e, topo::pair_costs(t));
+  return summarize_fabric(e, topo::pair_costs(t), t.gpus_per_node());
 }
 
 } // namespace trainsim

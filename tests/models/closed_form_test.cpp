@@ -44,7 +44,7 @@ const PairCost kNvlink{Seconds(1e-6), BytesPerSecond(450e9), "nvlink"};
 const PairCost kNetwork{Seconds(2e-6), BytesPerSecond(50e9), "leaf"};
 
 BoundResult bound(const Scenario& s, int domain = 8, PairCost nvlink = kNvlink) {
-  return closed_form_bound(s, summarize_fabric(s.execution, two_tier_pairs(domain, nvlink, kNetwork)));
+  return closed_form_bound(s, summarize_fabric(s.execution, two_tier_pairs(domain, nvlink, kNetwork), domain));
 }
 
 Seconds term(const BoundResult& b, const std::string& name) {

@@ -1,5 +1,7 @@
 #include "models/fabric.hpp"
 
+#include "models/collective_cost.hpp"
+
 #include <gtest/gtest.h>
 
 namespace trainsim {
@@ -39,25 +41,44 @@ TEST(Fabric, AnExpertGroupThatTpDoesNotFillPaysTheNetwork) {
   // dp 4, tp 2, ep 4 on nodes of 4 GPUs: the EP group of tp rank 0 is ranks 0, 2, 4, 6, two
   // per node. Before the tier came from the graph, "tp >= GPUs per node" decided that this
   // group stayed inside NVLink; the summary must say the network instead.
-  FabricSummary f = summarize_fabric(grid(4, 2, 4), two_tier_pairs(4, kNvlink, kNetwork));
+  FabricSummary f = summarize_fabric(grid(4, 2, 4), two_tier_pairs(4, kNvlink, kNetwork), 4);
   ASSERT_EQ(f.stages.size(), 1u);
   EXPECT_EQ(f.stages[0].ep.name, "leaf");
   EXPECT_DOUBLE_EQ(f.stages[0].ep.seconds_per_byte, 3 / 50e9);
-  EXPECT_EQ(f.stages[0].tp.name, "nvlink");
+  ASSERT_EQ(f.stages[0].tp.size(), 1u); // the four TP groups are alike
+  EXPECT_EQ(f.stages[0].tp.front().ring.name, "nvlink");
 }
 
-TEST(Fabric, PassesTakeTheFastestGroupAndReductionsTheSlowest) {
+TEST(Fabric, PassesTakeTheCheapestGroupAndReductionsTheDearest) {
   // dp 2, tp 2: DP groups {0, 2} and {1, 3}. The even group's pair crosses a slow "global"
-  // link (10 GB/s), the odd one's a leaf (50 GB/s). Collectives inside the passes may be on
-  // the fast group's critical path; the reduction after the passes waits for the slow one.
+  // link (10 GB/s, 3 us), the odd one's a leaf (50 GB/s, 2 us). A collective inside the passes
+  // may be on the fast group's critical path; the reduction after them waits for the slow one.
+  // A ring all-reduce of 1e8 B over 2: 2 x (alpha + 1e8 / (2 B)).
   PairCosts pairs = [](int src, int dst) {
     return (src % 2 == 0 && dst % 2 == 0) ? PairCost{Seconds(3e-6), BytesPerSecond(10e9), "global"} : kNetwork;
   };
-  StageFabric s = summarize_fabric(grid(2, 2, 1), pairs).stages.front();
-  EXPECT_EQ(s.dp_pass.name, "leaf");
-  EXPECT_EQ(s.dp_sync.name, "global");
-  EXPECT_DOUBLE_EQ(s.dp_sync.bandwidth.value(), 10e9);
-  EXPECT_DOUBLE_EQ(s.dp_sync.alpha.value(), 3e-6);
+  StageFabric s = summarize_fabric(grid(2, 2, 1), pairs, 1).stages.front();
+  ASSERT_EQ(s.dp.size(), 2u);
+  CollectiveCost fast = cheapest("ring", 2, Bytes(1e8), 2, s.dp), slow = dearest("ring", 2, Bytes(1e8), 2, s.dp);
+  EXPECT_EQ(fast.tier, "leaf");
+  EXPECT_DOUBLE_EQ(fast.total().value(), 2 * (2e-6 + 1e8 / (2 * 50e9)));
+  EXPECT_EQ(slow.tier, "global");
+  EXPECT_DOUBLE_EQ(slow.total().value(), 2 * (3e-6 + 1e8 / (2 * 10e9)));
+}
+
+TEST(Fabric, AHierarchicalCollectivePaysEachRingAtItsOwnTier) {
+  // DP 8 over 2 nodes of 4 (tp 1): blocks of 4 members per node. An all-reduce of n = 8e8 B:
+  // 2 x [(b-1)(alpha_node + n/(b B_node)) + (P-1)(alpha_net + n/(b P B_net))] with b = 4,
+  // P = 2 = 2 x [3 (1 us + 2e8 / 450e9) + (2 us + 1e8 / 50e9)]; a ring over all 8 would pay the
+  // network in every one of its 2 x 7 steps: 14 x (2 us + 1e8 / 50e9).
+  StageFabric s = summarize_fabric(grid(8, 1, 1), two_tier_pairs(4, kNvlink, kNetwork), 4).stages.front();
+  ASSERT_EQ(s.dp.size(), 1u);
+  EXPECT_EQ(s.dp.front().block, 4);
+  double hierarchical = 2 * (3 * (1e-6 + 2e8 / 450e9) + (2e-6 + 1e8 / 50e9));
+  EXPECT_DOUBLE_EQ(collective_cost("hierarchical", 2, Bytes(8e8), 8, s.dp.front()).total().value(), hierarchical);
+  EXPECT_DOUBLE_EQ(collective_cost("ring", 2, Bytes(8e8), 8, s.dp.front()).total().value(), 14 * (2e-6 + 1e8 / 50e9));
+  // The tree's floor: 2 ceil(log2 8) = 6 steps of the closest pair (1 us) and n at 450 GB/s.
+  EXPECT_DOUBLE_EQ(collective_cost("tree", 2, Bytes(8e8), 8, s.dp.front()).total().value(), 6e-6 + 8e8 / 450e9);
 }
 
 } // namespace

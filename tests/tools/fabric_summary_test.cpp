@@ -2,6 +2,8 @@
 // members actually cross, read off the graph's routes under the rank layout.
 #include "tools/fabric_summary.hpp"
 
+#include "models/collective_cost.hpp"
+
 #include <gtest/gtest.h>
 
 #include "tools/scenario_loader.hpp"
@@ -21,8 +23,10 @@ TEST(FabricSummary, AnExpertGroupInsideANodeStaysOnNvlink) {
   LoadedScenario s = mlp_on("{generator: fat-tree, nodes: 4, gpus_per_node: 8}", "{dp: 16, tp: 2, ep: 4, global_batch: 16}");
   StageFabric f = fabric_summary(s.topology, s.scenario.execution).stages.front();
   EXPECT_EQ(f.ep.name, "nvlink");
-  EXPECT_EQ(f.dp_sync.name, "leaf"); // the DP ring of 16 spans 4 nodes: NIC -> leaf at 50 GB/s
-  EXPECT_DOUBLE_EQ(f.dp_sync.bandwidth.value(), 50e9);
+  // The DP ring of 16 spans 4 nodes: its slowest pair is NIC -> leaf at 50 GB/s.
+  ASSERT_EQ(f.dp.size(), 1u);
+  EXPECT_EQ(f.dp.front().ring.name, "leaf");
+  EXPECT_DOUBLE_EQ(f.dp.front().ring.bandwidth.value(), 50e9);
 }
 
 TEST(FabricSummary, AnExpertGroupOverTwoNodesPaysTheNicInEveryRound) {
@@ -44,9 +48,9 @@ TEST(FabricSummary, DragonflyGlobalLinksBindTheDataParallelRing) {
                             "nodes_per_router: 1, gpus_per_node: 8, global_bandwidth: 100Gbps}",
                             "{dp: 20, tp: 8, global_batch: 20}");
   StageFabric f = fabric_summary(s.topology, s.scenario.execution).stages.front();
-  EXPECT_EQ(f.dp_sync.name, "global");
-  EXPECT_DOUBLE_EQ(f.dp_sync.bandwidth.value(), 12.5e9);
-  EXPECT_EQ(f.tp.name, "nvlink");
+  CollectiveCost dp = dearest("ring", 2, Bytes(1e9), 20, f.dp);
+  EXPECT_EQ(dp.tier, "global");
+  EXPECT_EQ(f.tp.front().ring.name, "nvlink");
 }
 
 TEST(FabricSummary, ATorusPricesEachRoundByItsOwnPath) {

@@ -1,0 +1,35 @@
+// What a collective over one group costs at least, by algorithm, from the tiers the group
+// crosses (models/fabric.hpp): the closed form's price of the collectives that
+// sim/collective_*.cpp replay. Each is the algorithm's own schedule without contention, or a
+// floor below it where the schedule is not priced exactly (tree).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/fabric.hpp"
+
+namespace trainsim {
+
+struct CollectiveCost {
+  Seconds latency;  ///< alpha per step on the critical path
+  Seconds transfer; ///< bytes / bandwidth
+  std::string tier; ///< the tier whose bandwidth the transfer is priced at
+  [[nodiscard]] Seconds total() const { return latency + transfer; }
+};
+
+/// `phases` halves (reduce-scatter or all-gather: 1; an all-reduce: 2) of `algorithm` ("ring",
+/// "hierarchical", "tree") on n bytes over the p members of a group:
+/// - ring: p-1 steps of alpha + n/(p B) per half, at the ring's slowest pair;
+/// - hierarchical: (b-1) steps of n/b in the node's ring and (P-1) steps of n/(bP) in the ring
+///   across nodes per half (a plain ring when the group does not split into node blocks);
+/// - tree (all-reduce only): at least 2 ceil(log2 p) steps of the closest pair's alpha and n
+///   bytes into every rank at its bandwidth, a floor under the pipelined double binary tree.
+CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p, const GroupTiers& group);
+
+/// Of a stage's groups, the one whose collective costs least or most.
+CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p, const std::vector<GroupTiers>& groups);
+CollectiveCost dearest(std::string_view algorithm, int phases, Bytes n, int p, const std::vector<GroupTiers>& groups);
+
+} // namespace trainsim
