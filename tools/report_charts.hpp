@@ -1,0 +1,36 @@
+// The charts of `trainsim report`, each an inline <svg id="..."> drawn from what `trainsim
+// run --out` wrote. The page around them is tools/html_report.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/units.hpp"
+
+namespace trainsim {
+
+/// The page's chart geometry: every chart is as wide, with its labels left of kChartLeft.
+constexpr double kChartWidth = 900, kChartLeft = 110, kChartRight = 20;
+
+/// A fraction as a percentage with one decimal: "29.0%".
+std::string percent(double fraction);
+
+/// One colour per breakdown category and trace kind (colour-blind-safe Tableau 10).
+std::string colour(const std::string& key);
+
+/// One swatch and name per key, left to right from `x` on the baseline `y`.
+std::string legend(const std::vector<std::string>& keys, double y, double x = 10);
+
+/// "stage-breakdown": per pipeline stage, the mean of each category over its GPUs, stacked
+/// to the step time.
+std::string stage_chart(const nlohmann::json& result);
+
+/// "bound": the closed-form lower bound beside the simulated step time.
+std::string bound_chart(const nlohmann::json& result);
+
+/// "timeline": up to 16 traced GPUs' main tracks, taken round-robin over the stages.
+std::string timeline_chart(const nlohmann::json& trace, Seconds step);
+
+} // namespace trainsim
