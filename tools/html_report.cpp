@@ -96,6 +96,17 @@ ReportInputs read_inputs(const fs::path& dir) {
   return in;
 }
 
+// The heatmap, or one line saying why there is none: a report that silently lacks it reads
+// as if no link were busy.
+std::string links_section(const ReportInputs& in) {
+  const char* title = "Link utilization by tier";
+  if (!in.links.empty())
+    return section(title, "link directions per utilization band, each cell shaded by the hottest of them (from links.csv)", link_heatmap(in.links));
+  if (!in.result.contains("link_tiers")) return section(title, "link statistics were not recorded (--no-link-stats)", "");
+  if (in.result.at("link_tiers").empty()) return section(title, "no link carried bytes in this step", "");
+  return section(title, "links.csv is missing from the run directory", "");
+}
+
 constexpr const char* kStyle = R"(<style>
 body { font-family: sans-serif; max-width: 940px; margin: 20px auto; color: #222; }
 table { border-collapse: collapse; } th, td { text-align: left; padding: 2px 12px 2px 0; }
@@ -118,9 +129,7 @@ std::string render_report(const ReportInputs& in) {
   if (in.trace)
     html += section("Timeline excerpt", "the first traced GPUs; the full trace.json opens in ui.perfetto.dev",
                     timeline_chart(*in.trace, Seconds(step)));
-  if (!in.links.empty())
-    html += section("Link utilization by tier", "link directions per utilization band (from links.csv)",
-                    link_heatmap(in.links));
+  html += links_section(in);
   if (!in.frontier_svg.empty())
     html += section("Frontier", "from trainsim frontier --out", strip_xml_prolog(in.frontier_svg));
   return html + "</body></html>\n";

@@ -1,0 +1,136 @@
+// What the reports show people: the HTML report's charts (drawn from hand-made result.json,
+// trace and link rows, so each expectation follows from the input) and the text report.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tools/html_report.hpp"
+#include "tools/link_heatmap.hpp"
+
+#include "cli_fixtures.hpp"
+
+namespace {
+
+using namespace trainsim;
+namespace fs = std::filesystem;
+
+using trainsim::testing::run_trainsim;
+
+fs::path temp_dir(const std::string& name) {
+  auto dir = fs::temp_directory_path() / ("trainsim_report_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Relative luminance (ITU-R BT.709 weights) of "#rrggbb": lower is darker.
+double luminance(const std::string& hex) {
+  unsigned r = 0, g = 0, b = 0;
+  EXPECT_EQ(std::sscanf(hex.c_str(), "#%2x%2x%2x", &r, &g, &b), 3) << hex;
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+// The fill of the heatmap cell whose hover title ends with `title_tail`.
+std::string cell_fill(const std::string& svg, const std::string& title_tail) {
+  std::smatch m;
+  std::regex cell("fill=\"([^\"]+)\"><title>[^<]*: " + title_tail);
+  if (!std::regex_search(svg, m, cell)) return "no cell: " + title_tail;
+  return m[1];
+}
+
+// A run of 8 GPUs (TP 8, one stage) whose step of 400 ms is 300 ms compute + 100 ms TP.
+nlohmann::json small_result() {
+  nlohmann::json categories = {{"compute", 0.3}, {"tp_comm", 0.1}, {"pp_comm", 0.0}, {"dp_comm", 0.0},
+                               {"ep_comm", 0.0}, {"bubble", 0.0},  {"idle", 0.0}};
+  nlohmann::json stage = categories;
+  stage["stage"] = 0;
+  stage["gpus"] = 8;
+  return {{"scenario", "small.yaml"},
+          {"model", "small"},
+          {"gpus", 8},
+          {"parallelism", {{"dp", 1}, {"tp", 8}, {"pp", 1}, {"microbatches", 1}, {"schedule", "1f1b"}}},
+          {"step_time_s", 0.4},
+          {"mfu", 0.5},
+          {"breakdown", categories},
+          {"bound", {{"step_time_s", 0.35}, {"limiting", "compute"}}},
+          {"stages", {stage}}};
+}
+
+// --- link heatmap --------------------------------------------------------------------------------
+
+TEST(LinkHeatmap, ShadeRunsFromNearWhiteThroughOrangeToDarkRed) {
+  // Stops #fff7ec, #fc8d59, #7f0000 at scale positions 0, 1/2, 1; the 7 band edges
+  // 0, 1, 2, 5, 10, 20, 50, 100 % sit at positions 0, 1/7, ..., 1.
+  EXPECT_EQ(utilization_shade(0), "#fff7ec");
+  EXPECT_EQ(utilization_shade(1), "#7f0000");
+  EXPECT_EQ(utilization_shade(3), "#7f0000"); // a link busier than the step is as dark as a full one
+  // 5 % is edge 3, position 3/7, 6/7 of the way from the first stop to the second:
+  // 255 - 3 x 6/7 = 252.4 -> fc, 247 - 106 x 6/7 = 156.1 -> 9c, 236 - 147 x 6/7 = 110 -> 6e.
+  EXPECT_EQ(utilization_shade(0.05), "#fc9c6e");
+  // 35 % is halfway through the 20-50 % band: position 5.5/7, 4/7 of the way from the second
+  // stop to the third: 252 - 125 x 4/7 = 180.6 -> b5, 141 - 141 x 4/7 = 60.4 -> 3c,
+  // 89 - 89 x 4/7 = 38.1 -> 26.
+  EXPECT_EQ(utilization_shade(0.35), "#b53c26");
+  for (double u : {0.0, 0.005, 0.01, 0.03, 0.05, 0.07, 0.1, 0.2, 0.3, 0.5, 0.8})
+    EXPECT_GT(luminance(utilization_shade(u)), luminance(utilization_shade(u + 0.01))) << u;
+}
+
+TEST(LinkHeatmap, TheHottestSparseBandIsTheDarkest) {
+  // The default scenario's spine tier: 78 link directions near 3 % and 8 near 7 %. Shaded
+  // by link count the 8 busy ones were the palest cell of the row.
+  std::vector<LinkUse> links(78, {"spine", 0.03});
+  links.insert(links.end(), 8, {"spine", 0.07});
+  std::string svg = link_heatmap(links);
+  std::string sparse = cell_fill(svg, "8 link directions"), dense = cell_fill(svg, "78 link directions");
+  EXPECT_EQ(sparse, utilization_shade(0.07));
+  EXPECT_EQ(dense, utilization_shade(0.03));
+  EXPECT_LT(luminance(sparse), luminance(dense));
+}
+
+TEST(LinkHeatmap, ACellIsShadedByItsHottestLinkAndSaysSo) {
+  // Three leaf directions in the 5-10 % band at 5, 6 and 9 %: the cell shows 3 and 9.0 %.
+  std::vector<LinkUse> links = {{"leaf", 0.05}, {"leaf", 0.09}, {"leaf", 0.06}};
+  std::string svg = link_heatmap(links);
+  EXPECT_EQ(cell_fill(svg, "3 link directions, the hottest at 9.0%"), utilization_shade(0.09));
+  EXPECT_NE(svg.find(">3 (max 9.0%)</text>"), std::string::npos);
+  EXPECT_NE(svg.find("utilization of the hottest link direction in the cell"), std::string::npos); // the legend
+}
+
+TEST(LinkHeatmap, WithoutLinkStatisticsTheReportSaysSo) {
+  ReportInputs in{small_result(), std::nullopt, {}, ""}; // --no-link-stats: no link_tiers, no links.csv
+  std::string html = render_report(in);
+  EXPECT_NE(html.find("link statistics were not recorded (--no-link-stats)"), std::string::npos);
+  EXPECT_EQ(html.find("<svg id=\"link-heatmap\""), std::string::npos);
+  in.result["link_tiers"] = nlohmann::json::object(); // recorded, but nothing moved
+  EXPECT_NE(render_report(in).find("no link carried bytes in this step"), std::string::npos);
+  in.result["link_tiers"] = {{"nvlink", {{"bytes", 1.0}}}};
+  EXPECT_NE(render_report(in).find("links.csv is missing from the run directory"), std::string::npos);
+}
+
+TEST(LinkHeatmap, RunWithoutLinkStatisticsThenReport) {
+  auto dir = temp_dir("no_link_stats");
+  auto run = run_trainsim("run --no-link-stats --out " + dir.string());
+  ASSERT_EQ(run.exit_code, 0) << run.text;
+  ASSERT_EQ(run_trainsim("report " + dir.string()).exit_code, 0);
+  std::string html = read_text(dir / "report.html");
+  EXPECT_NE(html.find("<h2>Link utilization by tier</h2>\n<p class=\"note\">link statistics were not recorded "
+                      "(--no-link-stats)</p>"),
+            std::string::npos);
+}
+
+} // namespace
