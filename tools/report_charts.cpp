@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "tools/chart_axis.hpp"
 #include "tools/svg.hpp"
 
 namespace trainsim {
@@ -78,8 +79,8 @@ std::string stage_chart(const nlohmann::json& result) {
   const nlohmann::json& stages = result.at("stages");
   double step = result.at("step_time_s").get<double>();
   double plot = kChartWidth - kChartLeft - kChartRight, bar = 16, gap = 6, top = 30;
-  double height = top + static_cast<double>(stages.size()) * (bar + gap) + 24;
-  std::string doc = svg::open("stage-breakdown", kChartWidth, height) + legend(categories(), 14);
+  double axis = top + static_cast<double>(stages.size()) * (bar + gap);
+  std::string doc = svg::open("stage-breakdown", kChartWidth, axis + 36) + legend(categories(), 14);
   double y = top;
   for (const auto& st : stages) {
     doc += text(kChartLeft - 8, y + 12, "stage " + std::to_string(st.at("stage").get<int>()), "text-anchor=\"end\"");
@@ -93,8 +94,7 @@ std::string stage_chart(const nlohmann::json& result) {
     }
     y += bar + gap;
   }
-  doc += text(kChartLeft, y + 12, "0") + text(kChartWidth - kChartRight, y + 12, seconds(step), "text-anchor=\"end\"");
-  return doc + "</svg>\n";
+  return doc + time_axis(kChartLeft, plot, axis, Seconds(step)) + "</svg>\n";
 }
 
 std::string bound_chart(const nlohmann::json& result) {
@@ -113,7 +113,8 @@ std::string timeline_chart(const nlohmann::json& trace, Seconds step) {
   std::vector<Track> tracks = main_tracks(trace, 16);
   double left = 190, plot = kChartWidth - left - kChartRight, row = 14, top = 30;
   double scale = plot / (step.value() * 1e6); // trace times are microseconds
-  std::string doc = svg::open("timeline", kChartWidth, top + static_cast<double>(tracks.size()) * (row + 3) + 24);
+  double axis = top + static_cast<double>(tracks.size()) * (row + 3);
+  std::string doc = svg::open("timeline", kChartWidth, axis + 36);
   doc += legend({"compute", "tp", "pp_transfer", "pp_send_wait", "dp", "ep", "bubble"}, 14);
   double y = top;
   for (const Track& t : tracks) {
@@ -126,8 +127,7 @@ std::string timeline_chart(const nlohmann::json& trace, Seconds step) {
     }
     y += row + 3;
   }
-  doc += text(left, y + 12, "0") + text(kChartWidth - kChartRight, y + 12, format(step), "text-anchor=\"end\"");
-  return doc + "</svg>\n";
+  return doc + time_axis(left, plot, axis, step) + "</svg>\n";
 }
 
 } // namespace trainsim

@@ -24,13 +24,14 @@ std::string colour(const std::string& key);
 std::string legend(const std::vector<std::string>& keys, double y, double x = 10);
 
 /// "stage-breakdown": per pipeline stage, the mean of each category over its GPUs, stacked
-/// to the step time.
+/// to the step time, on a time axis.
 std::string stage_chart(const nlohmann::json& result);
 
 /// "bound": the closed-form lower bound beside the simulated step time.
 std::string bound_chart(const nlohmann::json& result);
 
-/// "timeline": up to 16 traced GPUs' main tracks, taken round-robin over the stages.
+/// "timeline": up to 16 traced GPUs' main tracks, taken round-robin over the stages, on a
+/// time axis of the step.
 std::string timeline_chart(const nlohmann::json& trace, Seconds step);
 
 } // namespace trainsim

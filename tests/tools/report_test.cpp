@@ -71,6 +71,31 @@ nlohmann::json small_result() {
           {"stages", {stage}}};
 }
 
+// The <svg id="ID">...</svg> of a page.
+std::string chart(const std::string& html, const std::string& id) {
+  auto begin = html.find("<svg id=\"" + id + "\"");
+  if (begin == std::string::npos) return "";
+  return html.substr(begin, html.find("</svg>", begin) - begin);
+}
+
+// --- timeline and breakdown axes -----------------------------------------------------------------
+
+TEST(ReportAxes, TimelineAndStagesHaveATimeAxisOfTheStep) {
+  // One GPU computing for the first 300 ms (trace times are microseconds) of a 400 ms
+  // step: ticks every 50 ms, 0 to 400, under both charts.
+  nlohmann::json trace = {{"traceEvents",
+                           {{{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", 0}, {"args", {{"name", "gpu 0"}}}},
+                            {{"ph", "X"}, {"name", "F mb0 compute"}, {"cat", "compute"}, {"ts", 0}, {"dur", 300000},
+                             {"pid", 0}, {"tid", 0}}}}};
+  std::string html = render_report({small_result(), trace, {}, ""});
+  for (const char* id : {"timeline", "stage-breakdown"}) {
+    std::string svg = chart(html, id);
+    EXPECT_NE(svg.find(">time in the step (ms)</text>"), std::string::npos) << id;
+    for (const char* tick : {">0</text>", ">50</text>", ">200</text>", ">400</text>"})
+      EXPECT_NE(svg.find(tick), std::string::npos) << id << " " << tick;
+  }
+}
+
 // --- link heatmap --------------------------------------------------------------------------------
 
 TEST(LinkHeatmap, ShadeRunsFromNearWhiteThroughOrangeToDarkRed) {
