@@ -112,6 +112,7 @@ body { font-family: sans-serif; max-width: 940px; margin: 20px auto; color: #222
 table { border-collapse: collapse; } th, td { text-align: left; padding: 2px 12px 2px 0; }
 th { font-weight: normal; color: #555; } h2 { margin-top: 28px; font-size: 17px; }
 .note { color: #666; font-size: 13px; margin: 2px 0 8px; } svg { display: block; }
+table.terms { font-size: 13px; margin-top: 6px; } table.terms td { vertical-align: top; }
 </style>
 )";
 
@@ -125,7 +126,10 @@ std::string render_report(const ReportInputs& in) {
   html += "<h1>trainsim report</h1>\n" + summary_table(r);
   html += section("Step breakdown per pipeline stage", "mean over each stage's GPUs; the bars add up to the step time",
                   stage_chart(r));
-  html += section("Closed-form bound and simulation", "the bound is a lower bound on the step time", bound_chart(r));
+  html += section("Closed-form bound and simulation",
+                  "the bound is a lower bound on the step time: the sum of its terms for the critical stage "
+                  "(docs/closed-form.md); the simulated bar is the mean breakdown per GPU",
+                  bound_chart(r) + bound_terms_table(r));
   if (in.trace)
     html += section("Timeline excerpt", "the first traced GPUs; the full trace.json opens in ui.perfetto.dev",
                     timeline_chart(*in.trace, Seconds(step)));

@@ -141,7 +141,10 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
     links[tier.tier] = {{"bytes", tier.bytes.value()}, {"links_used", tier.links_used}, {"busiest", busiest}};
   }
   j["links"] = links;
-  j["bound"] = {{"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}};
+  nlohmann::ordered_json terms = nlohmann::ordered_json::array();
+  for (const BoundTerm& t : sum.bound_terms)
+    terms.push_back({{"name", t.name}, {"seconds", t.time.value()}, {"explanation", t.explanation}});
+  j["bound"] = {{"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}, {"terms", terms}};
   j["sim"] = {{"fidelity", info.fidelity}, {"activities", info.activities}, {"wall_s", info.wall_s}};
   return j;
 }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/closed_form.hpp"
 #include "models/scenario.hpp"
 #include "sim/simulation.hpp"
 #include "topologies/topology.hpp"
@@ -44,6 +45,7 @@ struct StepSummary {
   std::vector<TierLoad> tiers; ///< link statistics, when recorded
   Seconds bound;             ///< closed-form lower bound on the step time
   std::string bound_limiting;///< the bound's largest term
+  std::vector<BoundTerm> bound_terms; ///< what the bound adds up, in closed_form's order
 };
 
 StepSummary summarize(const Scenario& scenario, const sim::SimResult& result);

@@ -20,6 +20,34 @@ const std::vector<std::string>& categories() {
   return c;
 }
 
+// Stacks `parts` (name, seconds) from `x` at `scale` pixels per second; each segment's
+// title names it, its time and its share of `total`.
+std::string stacked_bar(const std::vector<std::pair<std::string, double>>& parts, double x, double y, double h,
+                        double scale, double total) {
+  std::string out;
+  for (const auto& [name, t] : parts) {
+    double w = t * scale;
+    if (w <= 0) continue;
+    out += rect({x, y, w, h}, colour(name), name + ": " + seconds(t) + " (" + percent(t / total) + ")");
+    x += w;
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> breakdown_of(const nlohmann::json& by_category) {
+  std::vector<std::pair<std::string, double>> parts;
+  for (const std::string& c : categories()) parts.emplace_back(c, by_category.value(c, 0.0));
+  return parts;
+}
+
+// The bound's terms; a result.json from before they were written has only the total.
+std::vector<std::pair<std::string, double>> terms_of(const nlohmann::json& bound) {
+  if (!bound.contains("terms")) return {{"bound", bound.at("step_time_s").get<double>()}};
+  std::vector<std::pair<std::string, double>> parts;
+  for (const auto& t : bound.at("terms")) parts.emplace_back(t.at("name").get<std::string>(), t.at("seconds").get<double>());
+  return parts;
+}
+
 struct Track {
   std::string name;
   std::vector<const nlohmann::json*> events;
@@ -61,7 +89,9 @@ std::string colour(const std::string& key) {
       {"pp_comm", "#e15759"},      {"pp_transfer", "#e15759"},  {"pp_send_wait", "#ff9d9a"},
       {"dp_comm", "#76b7b2"},      {"dp", "#76b7b2"},           {"dp_background", "#76b7b2"},
       {"ep_comm", "#59a14f"},      {"ep", "#59a14f"},           {"bubble", "#edc948"},
-      {"idle", "#d4d4d4"}};
+      {"idle", "#d4d4d4"},         {"hbm", "#9c755f"},         {"latency", "#b07aa1"},
+      {"network", "#f28e2b"},      {"pipeline_bubble", "#edc948"}, {"dp_allreduce", "#76b7b2"},
+      {"bound", "#9c755f"}};
   auto it = c.find(key);
   return it == c.end() ? "#999999" : it->second;
 }
@@ -84,14 +114,7 @@ std::string stage_chart(const nlohmann::json& result) {
   double y = top;
   for (const auto& st : stages) {
     doc += text(kChartLeft - 8, y + 12, "stage " + std::to_string(st.at("stage").get<int>()), "text-anchor=\"end\"");
-    double x = kChartLeft;
-    for (const auto& cat : categories()) {
-      double t = st.value(cat, 0.0);
-      double w = t / step * plot;
-      if (w <= 0) continue;
-      doc += rect({x, y, w, bar}, colour(cat), cat + ": " + seconds(t) + " (" + percent(t / step) + ")");
-      x += w;
-    }
+    doc += stacked_bar(breakdown_of(st), kChartLeft, y, bar, plot / step, step);
     y += bar + gap;
   }
   return doc + time_axis(kChartLeft, plot, axis, Seconds(step)) + "</svg>\n";
@@ -99,14 +122,34 @@ std::string stage_chart(const nlohmann::json& result) {
 
 std::string bound_chart(const nlohmann::json& result) {
   double step = result.at("step_time_s").get<double>();
-  double bound = result.at("bound").at("step_time_s").get<double>();
-  double plot = kChartWidth - kChartLeft - kChartRight - 140, scale = plot / std::max(step, bound);
-  std::string doc = svg::open("bound", kChartWidth, 70);
-  doc += text(kChartLeft - 8, 22, "bound", "text-anchor=\"end\"") + rect({kChartLeft, 10, bound * scale, 18}, "#9c755f") +
-         text(kChartLeft + bound * scale + 6, 23, seconds(bound) + " (" + result.at("bound").value("limiting", "") + ")");
-  doc += text(kChartLeft - 8, 52, "simulated", "text-anchor=\"end\"") + rect({kChartLeft, 40, step * scale, 18}, "#4e79a7") +
-         text(kChartLeft + step * scale + 6, 53, seconds(step));
-  return doc + "</svg>\n";
+  const nlohmann::json& bound = result.at("bound");
+  double total = bound.at("step_time_s").get<double>();
+  double plot = kChartWidth - kChartLeft - kChartRight - 170, scale = plot / std::max(step, total);
+  std::vector<std::string> term_names;
+  for (const auto& [name, t] : terms_of(bound)) term_names.push_back(name);
+  std::string doc = svg::open("bound", kChartWidth, 136);
+  doc += text(kChartLeft - 8, 14, "bound terms", "text-anchor=\"end\" fill=\"#555\"") + legend(term_names, 14, kChartLeft);
+  doc += text(kChartLeft - 8, 30, "simulated", "text-anchor=\"end\" fill=\"#555\"") + legend(categories(), 30, kChartLeft);
+  doc += text(kChartLeft - 8, 57, "bound", "text-anchor=\"end\"") +
+         stacked_bar(terms_of(bound), kChartLeft, 44, 18, scale, total) +
+         text(kChartLeft + total * scale + 6, 57, seconds(total) + " (largest: " + bound.value("limiting", "") + ")");
+  doc += text(kChartLeft - 8, 85, "simulated", "text-anchor=\"end\"") +
+         stacked_bar(breakdown_of(result.at("breakdown")), kChartLeft, 72, 18, scale, step) +
+         text(kChartLeft + step * scale + 6, 85, seconds(step) + " (step time)");
+  return doc + time_axis(kChartLeft, plot, 100, Seconds(plot / scale)) + "</svg>\n";
+}
+
+std::string bound_terms_table(const nlohmann::json& result) {
+  const nlohmann::json& bound = result.at("bound");
+  if (!bound.contains("terms")) return "";
+  double total = bound.at("step_time_s").get<double>();
+  std::string t = "<table class=\"terms\">\n<tr><th>term</th><th>time</th><th>share</th><th>what it counts</th></tr>\n";
+  for (const auto& term : bound.at("terms")) {
+    double s = term.at("seconds").get<double>();
+    t += "<tr><td>" + svg::escape(term.at("name").get<std::string>()) + "</td><td>" + seconds(s) + "</td><td>" +
+         percent(s / total) + "</td><td>" + svg::escape(term.value("explanation", "")) + "</td></tr>\n";
+  }
+  return t + "</table>\n";
 }
 
 std::string timeline_chart(const nlohmann::json& trace, Seconds step) {

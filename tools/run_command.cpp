@@ -81,6 +81,7 @@ int run_command(const RunOptions& options) {
   BoundResult bound = closed_form_bound(s, fabric_summary(loaded.topology, s.execution));
   summary.bound = bound.step_time;
   summary.bound_limiting = bound.limiting;
+  summary.bound_terms = bound.terms;
   auto json = result_json(s, summary, info);
   json["stages"] = stage_breakdown_json(s, result);
   if (options.link_stats) json["link_tiers"] = link_tiers_json(loaded.topology, result.channel_bytes, result.step_time);

@@ -96,6 +96,58 @@ TEST(ReportAxes, TimelineAndStagesHaveATimeAxisOfTheStep) {
   }
 }
 
+// --- bound --------------------------------------------------------------------------------------
+
+// small_result() with its 350 ms bound split into terms: 250 ms compute, 100 ms network.
+nlohmann::json with_bound_terms(nlohmann::json result) {
+  result["bound"]["terms"] = {
+      {{"name", "compute"}, {"seconds", 0.25}, {"explanation", "compute-bound kernels"}},
+      {{"name", "hbm"}, {"seconds", 0.0}, {"explanation", "HBM-bound kernels"}},
+      {{"name", "network"}, {"seconds", 0.1}, {"explanation", "TP all-reduces & co"}}};
+  return result;
+}
+
+TEST(BoundChart, StacksTheTermsAboveTheSimulatedBreakdown) {
+  std::string html = render_report({with_bound_terms(small_result()), std::nullopt, {}, ""});
+  std::string svg = chart(html, "bound");
+  // Shares of the 350 ms bound: 250 / 350 = 71.4 %, 100 / 350 = 28.6 %; the zero hbm term
+  // draws nothing. Shares of the 400 ms step: 300 / 400 = 75 %, 100 / 400 = 25 %.
+  for (const char* segment : {"<title>compute: 250 ms (71.4%)</title>", "<title>network: 100 ms (28.6%)</title>",
+                              "<title>compute: 300 ms (75.0%)</title>", "<title>tp_comm: 100 ms (25.0%)</title>"})
+    EXPECT_NE(svg.find(segment), std::string::npos) << segment;
+  EXPECT_EQ(svg.find("<title>hbm:"), std::string::npos);
+  EXPECT_NE(svg.find(">time in the step (ms)</text>"), std::string::npos);
+  // Below the chart, each term with what it counts (escaped).
+  EXPECT_NE(html.find("<td>network</td><td>100 ms</td><td>28.6%</td><td>TP all-reduces &amp; co</td>"),
+            std::string::npos);
+}
+
+TEST(BoundChart, AnOlderResultWithoutTermsDrawsTheTotal) {
+  std::string svg = chart(render_report({small_result(), std::nullopt, {}, ""}), "bound");
+  EXPECT_NE(svg.find("<title>bound: 350 ms (100.0%)</title>"), std::string::npos) << svg;
+}
+
+TEST(BoundChart, ResultJsonCarriesTheBoundsTerms) {
+  auto dir = temp_dir("bound_terms");
+  ASSERT_EQ(run_trainsim("run --out " + dir.string()).exit_code, 0);
+  auto bound = nlohmann::json::parse(read_text(dir / "result.json")).at("bound");
+  // closed_form_bound: the terms in a fixed order, the bound their sum, the limiting one
+  // the largest.
+  std::vector<std::string> names, expected = {"compute", "hbm", "latency", "network", "pipeline_bubble", "dp_allreduce"};
+  double sum = 0, largest = 0;
+  std::string limiting;
+  for (const auto& t : bound.at("terms")) {
+    names.push_back(t.at("name"));
+    double s = t.at("seconds").get<double>();
+    sum += s;
+    if (s > largest) largest = s, limiting = names.back();
+    EXPECT_FALSE(t.at("explanation").get<std::string>().empty()) << names.back();
+  }
+  EXPECT_EQ(names, expected);
+  EXPECT_NEAR(sum, bound.at("step_time_s").get<double>(), 1e-12);
+  EXPECT_EQ(bound.at("limiting"), limiting);
+}
+
 // --- link heatmap --------------------------------------------------------------------------------
 
 TEST(LinkHeatmap, ShadeRunsFromNearWhiteThroughOrangeToDarkRed) {
