@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "tools/svg.hpp"
 
@@ -25,6 +26,10 @@ std::string tick_label(double value) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", value);
   return buf;
+}
+
+std::string count_of(double whole, const std::string& unit) {
+  return tick_label(whole) + " " + unit + (whole == 1 ? "" : "s");
 }
 
 } // namespace
@@ -51,6 +56,32 @@ std::string time_axis(double left, double width, double y, Seconds span) {
   }
   return out + svg::text(left + width / 2, y + 29, std::string("time in the step (") + unit.name + ")",
                          "text-anchor=\"middle\" fill=\"#555\"");
+}
+
+std::string format_duration(Seconds t) {
+  static const std::pair<const char*, double> units[] = {{"year", 3.1536e7}, {"month", 2.592e6}, {"week", 604800.0},
+                                                         {"day", 86400.0},   {"hour", 3600.0},   {"minute", 60.0}};
+  double v = t.value();
+  if (v < 60) return format(t);
+  for (const auto& [name, seconds] : units) {
+    double n = v / seconds;
+    if (n >= 1 && n < 1000 && std::abs(n - std::round(n)) <= 1e-9 * n) return count_of(std::round(n), name);
+  }
+  for (const auto& [name, seconds] : units)
+    if (v / seconds >= 1) return significant(v / seconds, 2) + " " + name + "s";
+  return format(t); // not reached: v >= 60 is at least a minute
+}
+
+std::string significant(double v, int digits) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  std::string s = buf;
+  auto e = s.find('e');
+  if (e == std::string::npos) return s;
+  std::string mantissa = s.substr(0, e), exponent = s.substr(e + 1);
+  bool negative = exponent[0] == '-';
+  exponent.erase(0, exponent.find_first_not_of("+-0"));
+  return mantissa + "e" + (negative ? "-" : "") + (exponent.empty() ? "0" : exponent);
 }
 
 } // namespace trainsim

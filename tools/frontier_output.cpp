@@ -7,7 +7,6 @@
 
 #include "models/error.hpp"
 #include "tools/output_file.hpp"
-#include "tools/svg.hpp"
 
 namespace trainsim {
 namespace {
@@ -116,62 +115,6 @@ nlohmann::json options_json(const FrontierOptions& o, const Hardware& hw) {
             {"network_latency_s", hw.network_latency.value()}}}};
 }
 
-// --- SVG: utilization vs training FLOP, log x. ----------------------------------------------
-struct Frame {
-  double left = 70, right = 780, top = 40, bottom = 440; // plot area in pixels
-  double log_min = 24, log_max = 32;
-  [[nodiscard]] double x(double flop) const {
-    return left + (std::log10(flop) - log_min) / (log_max - log_min) * (right - left);
-  }
-  [[nodiscard]] double y(double utilization) const { return bottom - utilization * (bottom - top); }
-};
-
-using svg::line;
-using svg::text;
-
-std::string axes(const Frame& f) {
-  std::string doc = line(f.left, f.bottom, f.right, f.bottom, "stroke=\"black\"");
-  doc += line(f.left, f.top, f.left, f.bottom, "stroke=\"black\"");
-  for (int e = static_cast<int>(std::ceil(f.log_min)); e <= static_cast<int>(std::floor(f.log_max)); ++e) {
-    double x = f.x(std::pow(10.0, e));
-    doc += line(x, f.bottom, x, f.bottom + 5, "stroke=\"black\"");
-    doc += text(x, f.bottom + 20, "1e" + std::to_string(e), "text-anchor=\"middle\" font-size=\"12\"");
-  }
-  for (int i = 0; i <= 5; ++i) {
-    double u = 0.2 * i;
-    doc += line(f.left - 5, f.y(u), f.left, f.y(u), "stroke=\"black\"");
-    doc += text(f.left - 8, f.y(u) + 4, num(u), "text-anchor=\"end\" font-size=\"12\"");
-  }
-  doc += text((f.left + f.right) / 2, f.bottom + 40, "training compute (FLOP)", "text-anchor=\"middle\" font-size=\"13\"");
-  return doc + text(18, (f.top + f.bottom) / 2, "utilization (MFU)",
-                    "text-anchor=\"middle\" font-size=\"13\" transform=\"rotate(-90 18 " + svg::num((f.top + f.bottom) / 2) + ")\"");
-}
-
-std::string curve_svg(const Frame& f, const FrontierCurve& c, const std::string& color, double knee_fraction, int row) {
-  std::string points;
-  for (const FrontierPoint& p : c.points)
-    if (p.feasible) points += svg::num(f.x(p.shape.compute.value())) + "," + svg::num(f.y(p.times.utilization)) + " ";
-  std::string doc = "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2\" points=\"" + points + "\"/>\n";
-  double legend_y = f.top + 14 + 16 * row; // legend, top right: one swatch per curve
-  doc += line(f.right - 110, legend_y - 4, f.right - 85, legend_y - 4, "stroke=\"" + color + "\" stroke-width=\"2\"");
-  doc += text(f.right - 80, legend_y, c.name, "font-size=\"12\"");
-  double threshold = knee_fraction * c.max_utilization;
-  doc += line(f.left, f.y(threshold), f.right, f.y(threshold), "stroke=\"gray\" stroke-dasharray=\"2,4\"");
-  std::string dash = "stroke=\"" + color + "\" stroke-dasharray=\"6,4\"";
-  if (c.utilization_knee) {
-    double x = f.x(c.utilization_knee->value());
-    doc += line(x, f.top, x, f.bottom, dash);
-    doc += text(x + 4, f.top + 14 + 16 * row, c.name + " knee " + num(c.utilization_knee->value()), "font-size=\"12\" fill=\"" + color + "\"");
-  }
-  if (c.latency_wall) {
-    double x = f.x(c.latency_wall->value());
-    doc += line(x, f.top, x, f.bottom, "stroke=\"" + color + "\" stroke-width=\"3\"");
-    doc += text(x + 4, f.top + 60 + 16 * row, c.name + " wall " + num(c.latency_wall->value()), "font-size=\"12\" fill=\"" + color + "\"");
-  }
-  return doc;
-}
-
-
 } // namespace
 
 std::string frontier_csv(const FrontierResult& r) {
@@ -191,22 +134,6 @@ nlohmann::json frontier_json(const FrontierResult& r) {
           {"latency_wall_flop", optional_flop(dense.latency_wall)},
           {"options", options_json(r.options, r.hardware)},
           {"curves", curves}};
-}
-
-std::string frontier_svg(const FrontierResult& r) {
-  Frame f;
-  f.log_min = std::floor(std::log10(r.options.min_flop.value()));
-  f.log_max = std::ceil(std::log10(r.options.max_flop.value()));
-  if (f.log_max <= f.log_min) f.log_max = f.log_min + 1;
-  std::string doc = svg::open("frontier", 800, 500);
-  doc += "<rect width=\"800\" height=\"500\" fill=\"white\"/>\n";
-  doc += text(400, 22, "Utilization vs training compute (" + r.options.gpu + ", " + format(r.options.duration) + ")",
-              "text-anchor=\"middle\" font-size=\"15\"");
-  doc += axes(f);
-  const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"};
-  for (size_t i = 0; i < r.curves.size(); ++i)
-    doc += curve_svg(f, r.curves[i], colors[i % 4], r.options.knee_fraction, static_cast<int>(i));
-  return doc + "</svg>\n";
 }
 
 void write_frontier(const FrontierResult& r, const std::string& out_dir) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/frontier.hpp"
 #include "tools/chart_axis.hpp"
 
 namespace {
@@ -50,6 +51,31 @@ TEST(ChartAxis, TicksAreWhereTheirTimeIs) {
   std::string axis = time_axis(100, 800, 50, Seconds(0.4));
   EXPECT_NE(axis.find("<text x=\"500.00\" y=\"65.00\" text-anchor=\"middle\">200</text>"), std::string::npos) << axis;
   EXPECT_NE(axis.find("<text x=\"900.00\" y=\"65.00\" text-anchor=\"middle\">400</text>"), std::string::npos) << axis;
+}
+
+TEST(ChartAxis, DurationsInTheLargestWholeCalendarUnit) {
+  // 30-day months and 365-day years, as parse_duration reads them.
+  EXPECT_EQ(format_duration(parse_duration("3months")), "3 months");
+  EXPECT_EQ(format_duration(parse_duration("90days")), "3 months"); // 90 / 30 = 3
+  EXPECT_EQ(format_duration(parse_duration("2160h")), "3 months");  // 2160 / 24 = 90 days
+  EXPECT_EQ(format_duration(parse_duration("45days")), "45 days");  // 1.5 months, 6.4 weeks
+  EXPECT_EQ(format_duration(parse_duration("14days")), "2 weeks");
+  EXPECT_EQ(format_duration(parse_duration("1year")), "1 year");
+  EXPECT_EQ(format_duration(Seconds(12 * 3600.0)), "12 hours");
+  EXPECT_EQ(format_duration(Seconds(5400)), "90 minutes"); // 1.5 hours
+  // 1e7 s is whole in no unit below 1000 of it: 1e7 / 2.592e6 = 3.86 months.
+  EXPECT_EQ(format_duration(Seconds(1e7)), "3.9 months");
+  EXPECT_EQ(format_duration(Seconds(30)), "30 s");
+}
+
+TEST(ChartAxis, SignificantDigitsWithoutPrintfExponents) {
+  EXPECT_EQ(significant(1.27032e28, 2), "1.3e28");
+  EXPECT_EQ(significant(1.39486e30, 2), "1.4e30");
+  EXPECT_EQ(significant(1e24, 2), "1e24");
+  EXPECT_EQ(significant(0.64, 2), "0.64");
+  EXPECT_EQ(significant(0.8 * 0.8, 2), "0.64");
+  EXPECT_EQ(significant(1.5e-5, 2), "1.5e-5");
+  EXPECT_EQ(significant(0, 2), "0");
 }
 
 } // namespace
