@@ -113,6 +113,7 @@ table { border-collapse: collapse; } th, td { text-align: left; padding: 2px 12p
 th { font-weight: normal; color: #555; } h2 { margin-top: 28px; font-size: 17px; }
 .note { color: #666; font-size: 13px; margin: 2px 0 8px; } svg { display: block; }
 table.terms { font-size: 13px; margin-top: 6px; } table.terms td { vertical-align: top; }
+table.terms td:first-child { white-space: nowrap; }
 </style>
 )";
 
@@ -125,7 +126,7 @@ std::string render_report(const ReportInputs& in) {
                      escape(r.value("model", "")) + "</title>\n" + kStyle + "</head><body>\n";
   html += "<h1>trainsim report</h1>\n" + summary_table(r);
   html += section("Step breakdown per pipeline stage", "mean over each stage's GPUs; the bars add up to the step time",
-                  stage_chart(r));
+                  stage_chart(r) + breakdown_legend_table());
   html += section("Closed-form bound and simulation",
                   "the bound is a lower bound on the step time: the sum of its terms for the critical stage "
                   "(docs/closed-form.md); the simulated bar is the mean breakdown per GPU",

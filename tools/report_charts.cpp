@@ -5,6 +5,7 @@
 #include <map>
 
 #include "tools/chart_axis.hpp"
+#include "tools/report.hpp"
 #include "tools/svg.hpp"
 
 namespace trainsim {
@@ -15,9 +16,10 @@ using svg::text;
 
 std::string seconds(double s) { return format(Seconds(s)); }
 
-const std::vector<std::string>& categories() {
-  static const std::vector<std::string> c = {"compute", "tp_comm", "pp_comm", "dp_comm", "ep_comm", "bubble", "idle"};
-  return c;
+std::vector<std::string> categories() {
+  std::vector<std::string> names;
+  for (const CategoryDefinition& c : breakdown_categories()) names.emplace_back(c.name);
+  return names;
 }
 
 // Stacks `parts` (name, seconds) from `x` at `scale` pixels per second; each segment's
@@ -46,6 +48,12 @@ std::vector<std::pair<std::string, double>> terms_of(const nlohmann::json& bound
   std::vector<std::pair<std::string, double>> parts;
   for (const auto& t : bound.at("terms")) parts.emplace_back(t.at("name").get<std::string>(), t.at("seconds").get<double>());
   return parts;
+}
+
+// A colour swatch inline in HTML text.
+std::string rect_swatch(const std::string& key) {
+  return "<span style=\"display:inline-block;width:10px;height:10px;margin-right:5px;background:" + colour(key) +
+         "\"></span>";
 }
 
 struct Track {
@@ -149,6 +157,13 @@ std::string bound_terms_table(const nlohmann::json& result) {
     t += "<tr><td>" + svg::escape(term.at("name").get<std::string>()) + "</td><td>" + seconds(s) + "</td><td>" +
          percent(s / total) + "</td><td>" + svg::escape(term.value("explanation", "")) + "</td></tr>\n";
   }
+  return t + "</table>\n";
+}
+
+std::string breakdown_legend_table() {
+  std::string t = "<table class=\"terms\">\n";
+  for (const CategoryDefinition& c : breakdown_categories())
+    t += "<tr><td>" + rect_swatch(c.name) + c.name + "</td><td>" + svg::escape(c.meaning) + "</td></tr>\n";
   return t + "</table>\n";
 }
 

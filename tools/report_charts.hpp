@@ -37,6 +37,9 @@ std::string bound_chart(const nlohmann::json& result);
 /// Empty without terms.
 std::string bound_terms_table(const nlohmann::json& result);
 
+/// An HTML table defining each breakdown category (tools/report.hpp), with its colour.
+std::string breakdown_legend_table();
+
 /// "timeline": up to 16 traced GPUs' main tracks, taken round-robin over the stages, on a
 /// time axis of the step.
 std::string timeline_chart(const nlohmann::json& trace, Seconds step);

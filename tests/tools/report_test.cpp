@@ -14,6 +14,7 @@
 
 #include "tools/html_report.hpp"
 #include "tools/link_heatmap.hpp"
+#include "tools/report.hpp"
 
 #include "cli_fixtures.hpp"
 
@@ -23,6 +24,7 @@ using namespace trainsim;
 namespace fs = std::filesystem;
 
 using trainsim::testing::run_trainsim;
+using trainsim::testing::Streams;
 
 fs::path temp_dir(const std::string& name) {
   auto dir = fs::temp_directory_path() / ("trainsim_report_test_" + name);
@@ -146,6 +148,48 @@ TEST(BoundChart, ResultJsonCarriesTheBoundsTerms) {
   EXPECT_EQ(names, expected);
   EXPECT_NEAR(sum, bound.at("step_time_s").get<double>(), 1e-12);
   EXPECT_EQ(bound.at("limiting"), limiting);
+}
+
+// --- what the categories mean ------------------------------------------------------------------
+
+// `text` with every run of whitespace as one space: wrapped lines read as one.
+std::string collapsed(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    bool space = c == ' ' || c == '\n';
+    if (!space) out += c;
+    else if (!out.empty() && out.back() != ' ') out += ' ';
+  }
+  return out;
+}
+
+TEST(CategoryLegend, EveryBreakdownCategoryIsDefined) {
+  auto json = run_trainsim("run --json", Streams::stdout_only);
+  ASSERT_EQ(json.exit_code, 0) << json.text;
+  std::vector<std::string> keys, defined;
+  auto result = nlohmann::ordered_json::parse(json.text); // in the order result.json has them
+  for (const auto& [key, value] : result.at("breakdown").items()) keys.push_back(key);
+  for (const CategoryDefinition& c : breakdown_categories()) defined.emplace_back(c.name);
+  EXPECT_EQ(keys, defined); // a new category cannot go undefined
+}
+
+TEST(CategoryLegend, TextReportDefinesEachCategoryUnderItsBreakdown) {
+  auto run = run_trainsim("run", Streams::stdout_only);
+  ASSERT_EQ(run.exit_code, 0) << run.text;
+  std::string text = collapsed(run.text);
+  for (const CategoryDefinition& c : breakdown_categories())
+    EXPECT_NE(text.find(std::string(c.name) + ": " + c.meaning), std::string::npos) << c.name;
+  for (const std::string& line : {std::string("    idle: "), std::string("  where each GPU's time goes\n")})
+    EXPECT_NE(run.text.find(line), std::string::npos) << line;
+}
+
+TEST(CategoryLegend, HtmlReportAndDocsUseTheSameWords) {
+  std::string html = render_report({small_result(), std::nullopt, {}, ""});
+  std::string docs = collapsed(read_text(TRAINSIM_SOURCE_DIR "/docs/outputs.md"));
+  for (const CategoryDefinition& c : breakdown_categories()) {
+    EXPECT_NE(html.find(std::string(c.name) + "</td><td>" + c.meaning + "</td>"), std::string::npos) << c.name;
+    EXPECT_NE(docs.find("- `" + std::string(c.name) + "`: " + c.meaning), std::string::npos) << c.name;
+  }
 }
 
 // --- link heatmap --------------------------------------------------------------------------------
