@@ -2,12 +2,9 @@
 // trace and link rows, so each expectation follows from the input) and the text report.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +14,7 @@
 #include "tools/report.hpp"
 
 #include "cli_fixtures.hpp"
+#include "file_fixtures.hpp"
 
 namespace {
 
@@ -26,19 +24,9 @@ namespace fs = std::filesystem;
 using trainsim::testing::run_trainsim;
 using trainsim::testing::Streams;
 
-fs::path temp_dir(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("trainsim_report_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path temp_dir(const std::string& name) { return trainsim::testing::fresh_dir("report_test_" + name); }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_text(const fs::path& p) { return trainsim::testing::read_file(p); }
 
 // Relative luminance (ITU-R BT.709 weights) of "#rrggbb": lower is darker.
 double luminance(const std::string& hex) {
