@@ -88,7 +88,7 @@ std::string colour_scale(double y) {
   for (size_t b = 0; b < e.size(); ++b)
     out += text(kChartLeft + static_cast<double>(b) * band_w, y + 25, fixed_percent(e[b]), "text-anchor=\"middle\"");
   return out + text(kChartLeft + static_cast<double>(e.size() - 1) * band_w + 12, y + 10,
-                    "utilization of the hottest link direction in the cell (its busy time / step time)");
+                    "utilization of the cell's hottest link direction");
 }
 
 } // namespace

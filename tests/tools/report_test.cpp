@@ -217,7 +217,7 @@ TEST(LinkHeatmap, ACellIsShadedByItsHottestLinkAndSaysSo) {
   std::string svg = link_heatmap(links);
   EXPECT_EQ(cell_fill(svg, "3 link directions, the hottest at 9.0%"), utilization_shade(0.09));
   EXPECT_NE(svg.find(">3 (max 9.0%)</text>"), std::string::npos);
-  EXPECT_NE(svg.find("utilization of the hottest link direction in the cell"), std::string::npos); // the legend
+  EXPECT_NE(svg.find("utilization of the cell's hottest link direction"), std::string::npos); // the legend
 }
 
 TEST(LinkHeatmap, WithoutLinkStatisticsTheReportSaysSo) {
