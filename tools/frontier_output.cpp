@@ -1,13 +1,12 @@
 #include "tools/frontier_output.hpp"
 
-#include "tools/output_file.hpp"
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "models/error.hpp"
+#include "tools/output_file.hpp"
 
 namespace trainsim {
 namespace {
@@ -116,68 +115,6 @@ nlohmann::json options_json(const FrontierOptions& o, const Hardware& hw) {
             {"network_latency_s", hw.network_latency.value()}}}};
 }
 
-// --- SVG: utilization vs training FLOP, log x. ----------------------------------------------
-struct Frame {
-  double left = 70, right = 780, top = 40, bottom = 440; // plot area in pixels
-  double log_min = 24, log_max = 32;
-  [[nodiscard]] double x(double flop) const {
-    return left + (std::log10(flop) - log_min) / (log_max - log_min) * (right - left);
-  }
-  [[nodiscard]] double y(double utilization) const { return bottom - utilization * (bottom - top); }
-};
-
-std::string line(double x1, double y1, double x2, double y2, const std::string& style) {
-  return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" + num(y2) + "\" " +
-         style + "/>\n";
-}
-
-std::string text(double x, double y, const std::string& s, const std::string& style = "") {
-  return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" " + style + ">" + s + "</text>\n";
-}
-
-std::string axes(const Frame& f) {
-  std::string svg = line(f.left, f.bottom, f.right, f.bottom, "stroke=\"black\"");
-  svg += line(f.left, f.top, f.left, f.bottom, "stroke=\"black\"");
-  for (int e = static_cast<int>(std::ceil(f.log_min)); e <= static_cast<int>(std::floor(f.log_max)); ++e) {
-    double x = f.x(std::pow(10.0, e));
-    svg += line(x, f.bottom, x, f.bottom + 5, "stroke=\"black\"");
-    svg += text(x, f.bottom + 20, "1e" + std::to_string(e), "text-anchor=\"middle\" font-size=\"12\"");
-  }
-  for (int i = 0; i <= 5; ++i) {
-    double u = 0.2 * i;
-    svg += line(f.left - 5, f.y(u), f.left, f.y(u), "stroke=\"black\"");
-    svg += text(f.left - 8, f.y(u) + 4, num(u), "text-anchor=\"end\" font-size=\"12\"");
-  }
-  svg += text((f.left + f.right) / 2, f.bottom + 40, "training compute (FLOP)", "text-anchor=\"middle\"");
-  return svg + text(18, (f.top + f.bottom) / 2, "utilization (MFU)",
-                    "text-anchor=\"middle\" transform=\"rotate(-90 18 " + num((f.top + f.bottom) / 2) + ")\"");
-}
-
-std::string curve_svg(const Frame& f, const FrontierCurve& c, const std::string& color, double knee_fraction, int row) {
-  std::string points;
-  for (const FrontierPoint& p : c.points)
-    if (p.feasible) points += num(f.x(p.shape.compute.value())) + "," + num(f.y(p.times.utilization)) + " ";
-  std::string svg = "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2\" points=\"" + points + "\"/>\n";
-  double legend_y = f.top + 14 + 16 * row; // legend, top right: one swatch per curve
-  svg += line(f.right - 110, legend_y - 4, f.right - 85, legend_y - 4, "stroke=\"" + color + "\" stroke-width=\"2\"");
-  svg += text(f.right - 80, legend_y, c.name, "font-size=\"12\"");
-  double threshold = knee_fraction * c.max_utilization;
-  svg += line(f.left, f.y(threshold), f.right, f.y(threshold), "stroke=\"gray\" stroke-dasharray=\"2,4\"");
-  std::string dash = "stroke=\"" + color + "\" stroke-dasharray=\"6,4\"";
-  if (c.utilization_knee) {
-    double x = f.x(c.utilization_knee->value());
-    svg += line(x, f.top, x, f.bottom, dash);
-    svg += text(x + 4, f.top + 14 + 16 * row, c.name + " knee " + num(c.utilization_knee->value()), "font-size=\"12\" fill=\"" + color + "\"");
-  }
-  if (c.latency_wall) {
-    double x = f.x(c.latency_wall->value());
-    svg += line(x, f.top, x, f.bottom, "stroke=\"" + color + "\" stroke-width=\"3\"");
-    svg += text(x + 4, f.top + 60 + 16 * row, c.name + " wall " + num(c.latency_wall->value()), "font-size=\"12\" fill=\"" + color + "\"");
-  }
-  return svg;
-}
-
-
 } // namespace
 
 std::string frontier_csv(const FrontierResult& r) {
@@ -197,22 +134,6 @@ nlohmann::json frontier_json(const FrontierResult& r) {
           {"latency_wall_flop", optional_flop(dense.latency_wall)},
           {"options", options_json(r.options, r.hardware)},
           {"curves", curves}};
-}
-
-std::string frontier_svg(const FrontierResult& r) {
-  Frame f;
-  f.log_min = std::floor(std::log10(r.options.min_flop.value()));
-  f.log_max = std::ceil(std::log10(r.options.max_flop.value()));
-  if (f.log_max <= f.log_min) f.log_max = f.log_min + 1;
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"500\" font-family=\"sans-serif\">\n";
-  svg += "<rect width=\"800\" height=\"500\" fill=\"white\"/>\n";
-  svg += text(400, 22, "Utilization vs training compute (" + r.options.gpu + ", " + format(r.options.duration) + ")",
-              "text-anchor=\"middle\" font-size=\"15\"");
-  svg += axes(f);
-  const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"};
-  for (size_t i = 0; i < r.curves.size(); ++i)
-    svg += curve_svg(f, r.curves[i], colors[i % 4], r.options.knee_fraction, static_cast<int>(i));
-  return svg + "</svg>\n";
 }
 
 void write_frontier(const FrontierResult& r, const std::string& out_dir) {

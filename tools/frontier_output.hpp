@@ -18,6 +18,9 @@ void write_frontier(const FrontierResult& result, const std::string& out_dir);
 /// The three documents, for tests and for callers that write elsewhere.
 std::string frontier_csv(const FrontierResult& result);
 nlohmann::json frontier_json(const FrontierResult& result);
+/// The plot (tools/frontier_plot.cpp): durations in calendar units, FLOP to two
+/// significant digits, the knee threshold labelled, and a note where a latency wall lies
+/// outside [10^30.5, 10^31.5] FLOP, the paper's ~1e31.
 std::string frontier_svg(const FrontierResult& result);
 
 /// {"step_time_s", "limiting", "critical_stage", "microbatches", "mfu_upper_bound",

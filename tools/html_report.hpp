@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tools/link_heatmap.hpp"
+
 namespace trainsim {
 
 struct ReportOptions {
@@ -19,12 +21,6 @@ struct ReportOptions {
 /// Returns the exit code; throws InputError when result.json is missing or malformed,
 /// Error(ExitCode::io) when the page cannot be written.
 int report_command(const ReportOptions& options);
-
-/// One link direction's tier and utilization, as links.csv lists them.
-struct LinkUse {
-  std::string tier;
-  double utilization = 0;
-};
 
 /// Everything the page shows; each part but `result` is optional.
 struct ReportInputs {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 #include "models/workload.hpp"
 
@@ -20,6 +21,26 @@ std::string fixed(double value, const char* format_string) {
   return buffer;
 }
 
+// `text` in lines of at most `width` characters, the first after `first`, the others
+// indented by `rest`: the legend's sentences fit a terminal.
+std::string wrapped(const std::string& text, size_t width, const std::string& first, const std::string& rest) {
+  std::string out = first;
+  size_t column = first.size(), start = first.size();
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (column > start && column + 1 + word.size() > width) {
+      out += "\n" + rest;
+      column = start = rest.size();
+    } else if (column > start) {
+      out += ' ';
+      column += 1;
+    }
+    out += word;
+    column += word.size();
+  }
+  return out + "\n";
+}
+
 LinkLoad link_load(const topo::Topology& t, int channel, double bytes, Seconds step) {
   topo::Hop hop{channel / 2, channel % 2 == 0};
   Seconds busy = Bytes(bytes) / t.link(hop.link).bandwidth;
@@ -27,6 +48,26 @@ LinkLoad link_load(const topo::Topology& t, int channel, double bytes, Seconds s
 }
 
 } // namespace
+
+const std::vector<CategoryDefinition>& breakdown_categories() {
+  // Each GPU's simulated time goes to exactly one of these, so they add up to the step.
+  static const std::vector<CategoryDefinition> c = {
+      {"compute", "running kernels: the layers' forward and backward passes (and recomputation), each at the "
+                  "roofline of its FLOP and HBM traffic plus the launch latency."},
+      {"tp_comm", "blocked in tensor-parallel collectives: each layer's all-reduces, or its all-gathers and "
+                  "reduce-scatters with sequence parallelism."},
+      {"pp_comm", "pipeline transfers: blocked on a receive while its data was moving, or waiting for this GPU's "
+                  "previous send in the same direction (at the end, its last sends) to be delivered."},
+      {"dp_comm", "blocked in data-parallel collectives: the gradient sync after the last backward over the DP "
+                  "and expert-DP groups (with ZeRO-1/2 a reduce-scatter, then the parameters' all-gather), ZeRO-3's "
+                  "per-layer gathers and reduce-scatters, and the wait for overlapped gradient buckets still running "
+                  "(bucket time hidden behind compute is not counted)."},
+      {"ep_comm", "blocked in expert-parallel all-to-alls: each MoE layer's dispatch and combine."},
+      {"bubble", "blocked on a pipeline receive before its data started moving: the neighbouring stage had not "
+                 "sent it yet."},
+      {"idle", "after this GPU finished its last operation, until the slowest GPU finished and the step ended."}};
+  return c;
+}
 
 std::vector<TierLoad> summarize_links(const topo::Topology& t, const std::vector<double>& channel_bytes,
                                       Seconds step, size_t top) {
@@ -104,6 +145,9 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
                   percent(time / sum.step_time).c_str());
     out << line;
   }
+  out << "  where each GPU's time goes\n";
+  for (const CategoryDefinition& c : breakdown_categories())
+    out << wrapped(c.meaning, 100, "    " + std::string(c.name) + ": ", "      ");
   if (!sum.tiers.empty()) out << "  links (bytes per tier; busiest direction, its time at line rate)\n";
   for (const TierLoad& tier : sum.tiers) {
     const LinkLoad& top = tier.busiest.front();
@@ -144,6 +188,7 @@ std::string blame(const StepSummary& sum) {
 void attach_bound(StepSummary& sum, const BoundResult& bound) {
   sum.bound = bound.step_time;
   sum.bound_limiting = limiting_text(bound);
+  sum.bound_terms = bound.terms;
   sum.blame = sum.step_time > bound.step_time * kBlameRatio ? blame(sum) : "";
 }
 
@@ -169,7 +214,10 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
     links[tier.tier] = {{"bytes", tier.bytes.value()}, {"links_used", tier.links_used}, {"busiest", busiest}};
   }
   j["links"] = links;
-  j["bound"] = {{"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}};
+  nlohmann::ordered_json terms = nlohmann::ordered_json::array();
+  for (const BoundTerm& t : sum.bound_terms)
+    terms.push_back({{"name", t.name}, {"seconds", t.time.value()}, {"explanation", t.explanation}});
+  j["bound"] = {{"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}, {"terms", terms}};
   if (!sum.blame.empty()) j["bound"]["blame"] = sum.blame;
   j["sim"] = {{"fidelity", info.fidelity}, {"activities", info.activities}, {"wall_s", info.wall_s}};
   return j;

@@ -34,6 +34,17 @@ struct TierLoad {
 std::vector<TierLoad> summarize_links(const topo::Topology& topology, const std::vector<double>& channel_bytes,
                                       Seconds step_time, size_t top = 3);
 
+/// A breakdown category and the sentence that defines it: what sim/gpu_actor.cpp counts in it.
+struct CategoryDefinition {
+  const char* name;
+  const char* meaning;
+};
+
+/// The step breakdown's categories in report order (compute, tp_comm, pp_comm, dp_comm,
+/// ep_comm, bubble, idle); the text report, the HTML report and docs/outputs.md define
+/// them in these words.
+const std::vector<CategoryDefinition>& breakdown_categories();
+
 struct StepSummary {
   int gpus = 0;
   long microbatches = 0;
@@ -46,6 +57,7 @@ struct StepSummary {
   Seconds bound;             ///< closed-form lower bound on the step time
   std::string bound_limiting;///< the bound's largest term and, for a communication term, its tier
   std::string blame;         ///< when the step is over kBlameRatio x the bound: blame() of this summary
+  std::vector<BoundTerm> bound_terms; ///< what the bound adds up, in closed_form's order
 };
 
 StepSummary summarize(const Scenario& scenario, const sim::SimResult& result);

@@ -56,6 +56,9 @@ TEST(Browser, ReportRendersEveryChartWithContent) {
   int code = 0;
   run(std::string(TRAINSIM_BINARY) + " run --out " + (dir / "result").string(), code);
   ASSERT_EQ(code, 0);
+  // One level per decade keeps the frontier quick; its plot is what the page embeds.
+  run(std::string(TRAINSIM_BINARY) + " frontier --points-per-decade 1 --out " + (dir / "result").string(), code);
+  ASSERT_EQ(code, 0);
   run(std::string(TRAINSIM_BINARY) + " report " + (dir / "result").string(), code);
   ASSERT_EQ(code, 0);
   std::string dom = dump_dom(fs::absolute(dir / "result" / "report.html"), dir / "profile");
@@ -66,6 +69,13 @@ TEST(Browser, ReportRendersEveryChartWithContent) {
   EXPECT_GE(shapes_in(dom, "bound"), 2);
   EXPECT_GE(shapes_in(dom, "timeline"), 16 * 10);
   EXPECT_GE(shapes_in(dom, "link-heatmap"), 4 * 7);
+  // The bound's 5 non-zero terms (hbm is 0) and the 6 non-zero categories (ep_comm is 0),
+  // besides the two legends; the heatmap's colour scale, 7 bands x 4 shades; the frontier's
+  // two curves.
+  EXPECT_GE(shapes_in(dom, "bound"), 6 + 7 + 5 + 6);
+  EXPECT_GE(shapes_in(dom, "link-heatmap"), 4 * 7 + 7 * 4);
+  EXPECT_GE(shapes_in(dom, "frontier"), 2);
+  EXPECT_NE(dom.find(">time in the step (ms)</text>"), std::string::npos);
 }
 
 } // namespace

@@ -23,6 +23,7 @@
 #include "tools/trace_writer.hpp"
 
 #include "cli_fixtures.hpp"
+#include "file_fixtures.hpp"
 
 namespace {
 
@@ -36,19 +37,9 @@ CliOutput trainsim(const std::string& arguments, Streams streams = Streams::stdo
   return trainsim::testing::run_trainsim(arguments, streams);
 }
 
-fs::path temp_dir(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("trainsim_outputs_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path temp_dir(const std::string& name) { return trainsim::testing::fresh_dir("outputs_test_" + name); }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_text(const fs::path& p) { return trainsim::testing::read_file(p); }
 
 LoadedScenario default_scenario() { return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"); }
 
