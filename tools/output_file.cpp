@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "models/error.hpp"
 
 namespace trainsim {
@@ -13,6 +15,15 @@ std::ofstream open_output(const std::string& path, const std::string& what) {
   std::ofstream out(p, std::ios::binary);
   if (ec || !out) throw Error(ExitCode::io, what + " " + path + ": cannot write the file");
   return out;
+}
+
+void prepare_output_dir(const std::string& dir, const std::string& what) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(ExitCode::io, what + " " + dir + ": cannot create the directory (" + ec.message() + ")");
+  if (!std::filesystem::is_directory(dir, ec)) throw Error(ExitCode::io, what + " " + dir + ": not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw Error(ExitCode::io, what + " " + dir + ": cannot write files in this directory");
 }
 
 void close_output(std::ofstream& out, const std::string& path) {
