@@ -121,9 +121,11 @@ void add_compare(CLI::App& app, trainsim::CompareOptions& c, Command& command) {
 }
 
 void add_sweep(CLI::App& app, trainsim::SweepOptions& s, trainsim::MergeOptions& m, Command& command) {
-  auto* cmd = app.add_subcommand("sweep", "every combination of --set values, one CSV row per variant");
+  auto* cmd = app.add_subcommand(
+      "sweep", "every combination of --set values (or, with --zip, their pairs), one CSV row per variant");
   cmd->add_option("scenario", s.scenario, "scenario file");
   cmd->add_option("--set", s.sets, "KEY=V1,V2,...: a dotted scenario key and its values (repeat for a grid)");
+  cmd->add_flag("--zip", s.zip, "pair the i-th values of every --set (lists of one length) instead of the grid");
   cmd->add_option("-j,--jobs", s.jobs, "variants simulated at a time (default: one per processor)");
   cmd->add_option("--shard", s.shard, "I/N: run only variants I, I+N, I+2N, ... (0 <= I < N)");
   cmd->add_option("-o,--out", s.out, "CSV file (default: standard output)");
