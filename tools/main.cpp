@@ -14,6 +14,7 @@
 #include "tools/sweep_command.hpp"
 #include "tools/topo_command.hpp"
 #include "tools/validate_command.hpp"
+#include "tools/version.hpp"
 
 namespace {
 
@@ -145,6 +146,7 @@ void add_sweep(CLI::App& app, trainsim::SweepOptions& s, trainsim::MergeOptions&
 int main(int argc, char** argv) {
   CLI::App app{"trainsim: discrete-event simulation of distributed training steps on GPU clusters"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "trainsim " + trainsim::version(), "print trainsim's version and exit");
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
