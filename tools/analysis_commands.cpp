@@ -18,7 +18,7 @@ auto parse_flag(const std::string& flag, const std::string& text, Parse parse) {
   try {
     return parse(text);
   } catch (const std::invalid_argument& e) {
-    throw InputError("trainsim frontier", flag, text, e.what());
+    throw InputError("command line", flag, text, e.what());
   }
 }
 
