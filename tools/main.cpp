@@ -109,8 +109,10 @@ void add_topo(CLI::App& app, trainsim::TopoOptions& topo, Command& command) {
 
 void add_validate(CLI::App& app, trainsim::ValidateOptions& v, Command& command) {
   auto* cmd = app.add_subcommand("validate", "the simulator against the closed form, alpha-beta and published runs");
-  cmd->add_option("-o,--out", v.out_dir, "directory for validation.md and validation.json")->capture_default_str();
-  cmd->add_flag("--quick", v.quick, "the CTest-sized subset");
+  cmd->add_option("-o,--out", v.out_dir,
+                  "directory for validation.md and validation.json (default: a new validation-YYYYmmdd-HHMMSS "
+                  "in the current directory)");
+  cmd->add_flag("--quick", v.quick, "the CTest-sized subset, with the cheapest published run");
   cmd->callback([&v, &command] { command = [&v] { return trainsim::validate_command(v); }; });
 }
 
@@ -180,7 +182,7 @@ int main(int argc, char** argv) {
   app.get_formatter()->label("Positionals", "Arguments");
   app.set_version_flag("--version", "trainsim " + trainsim::version(), "print trainsim's version and exit");
   app.footer("Exit codes: 0 success, 1 usage, 2 bad input, 3 simulation failed, 4 refused (too big for this "
-             "machine), 5 cannot write an output, 70 internal error "
+             "machine), 5 cannot write an output, 6 a validation criterion failed, 70 internal error "
              "(docs/errors.md).");
   std::string log_level = "warn";
   app.parse_complete_callback([&log_level] { spdlog::set_level(spdlog::level::from_str(log_level)); });

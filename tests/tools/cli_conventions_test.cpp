@@ -11,6 +11,7 @@
 #include <string>
 
 #include "models/error.hpp"
+#include "tools/validate_command.hpp"
 #include "tools/version.hpp"
 
 #include "cli_fixtures.hpp"
@@ -146,7 +147,8 @@ TEST(CliConventions, EveryExitCodeIsDocumented) {
   using trainsim::ExitCode;
   std::string errors = read_text(TRAINSIM_SOURCE_DIR "/docs/errors.md");
   for (int code : {0, 1 /* usage */, static_cast<int>(ExitCode::input), static_cast<int>(ExitCode::simulation),
-                   static_cast<int>(ExitCode::resources), static_cast<int>(ExitCode::io), 70 /* internal */})
+                   static_cast<int>(ExitCode::resources), static_cast<int>(ExitCode::io),
+                   trainsim::validation_failed_exit_code, 70 /* internal */})
     EXPECT_NE(errors.find("\n| " + std::to_string(code) + " |"), std::string::npos) << code;
   EXPECT_NE(trainsim("--help").text.find("70 internal error"), std::string::npos);
 }
