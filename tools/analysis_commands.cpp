@@ -6,6 +6,7 @@
 
 #include "tools/fabric_summary.hpp"
 #include "tools/frontier_output.hpp"
+#include "tools/output_file.hpp"
 #include "tools/run_command.hpp"
 #include "tools/scenario_loader.hpp"
 
@@ -17,7 +18,7 @@ auto parse_flag(const std::string& flag, const std::string& text, Parse parse) {
   try {
     return parse(text);
   } catch (const std::invalid_argument& e) {
-    throw InputError("trainsim frontier", flag, text, e.what());
+    throw InputError("command line", flag, text, e.what());
   }
 }
 
@@ -47,6 +48,8 @@ int frontier_command(const FrontierCommandOptions& options) {
     knobs.nvlink_latency = parse_flag("--nvlink-latency", options.nvlink_latency, parse_seconds);
   if (!options.network_latency.empty())
     knobs.network_latency = parse_flag("--network-latency", options.network_latency, parse_seconds);
+  validate(knobs); // run_frontier checks them too; a bad knob must not leave an empty --out behind
+  prepare_output_dir(options.out_dir, "--out"); // before the few seconds of computing
   FrontierResult result = run_frontier(knobs);
   write_frontier(result, options.out_dir);
   for (const FrontierCurve& curve : result.curves)

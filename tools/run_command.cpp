@@ -31,10 +31,12 @@ struct OutputFiles {
 OutputFiles open_outputs(const RunOptions& o) {
   OutputFiles f;
   auto in_out_dir = [&](const char* name) { return (std::filesystem::path(o.out_dir) / name).string(); };
+  if (!o.out_dir.empty()) prepare_output_dir(o.out_dir, "--out"); // result.json is written last
   f.trace = !o.trace_file.empty() ? o.trace_file : o.out_dir.empty() ? "" : in_out_dir("trace.json");
   f.links = !o.links_csv.empty() ? o.links_csv : o.out_dir.empty() || !o.link_stats ? "" : in_out_dir("links.csv");
-  if (!f.trace.empty()) f.trace_out = open_output(f.trace, "--trace");
-  if (!f.links.empty()) f.links_out = open_output(f.links, "--links");
+  // An error names the option the user typed: --trace or --links, or --out for the files it implies.
+  if (!f.trace.empty()) f.trace_out = open_output(f.trace, o.trace_file.empty() ? "--out" : "--trace");
+  if (!f.links.empty()) f.links_out = open_output(f.links, o.links_csv.empty() ? "--out" : "--links");
   return f;
 }
 

@@ -47,6 +47,18 @@ std::vector<std::vector<std::string>> grid(const std::vector<SweepAxis>& axes) {
   return rows;
 }
 
+std::vector<std::vector<std::string>> zipped(const std::vector<SweepAxis>& axes) {
+  std::vector<std::vector<std::string>> rows(axes.empty() ? 0 : axes.front().values.size());
+  for (const SweepAxis& axis : axes) {
+    if (axis.values.size() != rows.size())
+      throw InputError("command line", "--zip needs as many values in every --set: " + axes.front().key + " has " +
+                                           std::to_string(rows.size()) + ", " + axis.key + " has " +
+                                           std::to_string(axis.values.size()));
+    for (size_t i = 0; i < rows.size(); ++i) rows[i].push_back(axis.values[i]);
+  }
+  return rows;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot read the scenario file");
@@ -135,6 +147,10 @@ SweepAxis parse_set(const std::string& set) {
   return axis;
 }
 
+std::vector<std::vector<std::string>> sweep_points(const std::vector<SweepAxis>& axes, bool zip) {
+  return zip && !axes.empty() ? zipped(axes) : grid(axes); // no --set: the scenario itself
+}
+
 std::vector<size_t> shard_indices(const std::string& shard, size_t count) {
   long i = -1, n = -1;
   char tail = 0;
@@ -161,8 +177,8 @@ std::string with_value(const std::string& yaml, const std::string& key, const st
 int sweep_command(const SweepOptions& o) {
   std::vector<SweepAxis> axes;
   for (const auto& s : o.sets) axes.push_back(parse_set(s));
+  auto points = sweep_points(axes, o.zip);
   std::string base = read_file(o.scenario);
-  auto points = grid(axes);
   std::vector<size_t> mine = shard_indices(o.shard, points.size());
   Sink sink(o.out);
   std::vector<Variant> variants;

@@ -1,5 +1,7 @@
-// `trainsim sweep SCENARIO --set key=v1,v2 ...`: every combination of the --set values,
-// simulated in parallel local processes, one CSV row per variant in grid order. `--shard I/N`
+// `trainsim sweep SCENARIO --set key=v1,v2 ...`: every combination of the --set values (with
+// --zip: the i-th values of every --set together, for keys that must change together, such as
+// the node count and dp), simulated in parallel local processes, one CSV row per variant in
+// grid order. `--shard I/N`
 // runs every N-th variant starting at I, so N machines (a Slurm job array, GNU parallel) can
 // share a grid; `trainsim sweep merge` joins their CSVs into the unsharded file.
 #pragma once
@@ -12,6 +14,7 @@ namespace trainsim {
 struct SweepOptions {
   std::string scenario;
   std::vector<std::string> sets; ///< "execution.dp=2,4": a dotted scenario key and its values
+  bool zip = false;              ///< variant i takes the i-th value of every --set; else the grid
   int jobs = 0;                  ///< processes at a time; 0: one per processor
   std::string shard;             ///< "I/N", 0 <= I < N; empty: the whole grid
   std::string out;               ///< CSV file; empty: standard output
@@ -32,6 +35,10 @@ struct SweepAxis {
   std::vector<std::string> values;
 };
 SweepAxis parse_set(const std::string& set);
+
+/// The variants' values, one per axis: the grid, first axis outermost, or (`zip`) the i-th
+/// value of every axis, which then must all have as many values (else InputError).
+std::vector<std::vector<std::string>> sweep_points(const std::vector<SweepAxis>& axes, bool zip);
 
 /// The variant indices of shard "I/N" out of `count`: I, I + N, I + 2N, ...
 std::vector<size_t> shard_indices(const std::string& shard, size_t count);

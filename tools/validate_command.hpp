@@ -11,8 +11,10 @@
 namespace trainsim {
 
 struct ValidateOptions {
-  std::string out_dir = "validation";  ///< validation.md and validation.json go here
-  bool quick = false;                  ///< the CTest subset: small exact cases, ~20 random scenarios
+  std::string out_dir;                 ///< validation.md and validation.json go here; empty: a new
+                                       ///< validation-YYYYmmdd-HHMMSS in the current directory
+  bool quick = false;                  ///< the CTest subset: small exact cases, ~20 random scenarios,
+                                       ///< the cheapest published run
   int random_scenarios = 200;          ///< random scenarios in the full run (quick: 20)
   unsigned long long seed = 20261130;  ///< the random scenarios' seed; fixed so reports are reproducible
   /// Sustained fraction of peak for matmuls in every published run; one value for all of
@@ -93,8 +95,20 @@ ValidationReport run_validation(const ValidateOptions& options);
 std::string validation_markdown(const ValidationReport& report, const std::string& command);
 nlohmann::ordered_json validation_json(const ValidationReport& report);
 
-/// Runs the suite and writes out_dir/validation.md and validation.json; 0 when every
-/// acceptance criterion holds, else 1 (and says which on stderr).
+/// One acceptance criterion and how this run fared: "exact cases within 2% ...", worst +0.53%.
+struct Verdict {
+  std::string criterion;
+  bool pass = false;
+  std::string figure;
+};
+std::vector<Verdict> verdicts(const ValidationReport& report);
+
+/// The exit code of a run whose acceptance criterion failed (docs/errors.md).
+inline constexpr int validation_failed_exit_code = 6;
+
+/// Runs the suite, prints one PASS/FAIL line per criterion (and the published runs' MFU) and
+/// writes out_dir/validation.md and validation.json; 0 when every acceptance criterion holds,
+/// else validation_failed_exit_code. The output directory is checked before anything runs.
 int validate_command(const ValidateOptions& options);
 
 } // namespace trainsim

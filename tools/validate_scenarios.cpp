@@ -29,12 +29,12 @@ std::string one_leaf_fat_tree(int nodes, int gpus_per_node) {
          std::to_string(gpus_per_node) + "\n    leaf_down_ports: " + std::to_string(nodes * gpus_per_node) + "\n";
 }
 
-Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity) {
+Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity, bool link_stats) {
   const Scenario& s = loaded.scenario;
   Measured m;
   sim::SimOptions options;
   options.fidelity = fidelity;
-  options.link_stats = true; // the blame names the busiest link
+  options.link_stats = link_stats; // the blame names the busiest link
   m.result = sim::simulate(s, loaded.topology, options);
   m.summary = summarize(s, m.result);
   m.summary.tiers = summarize_links(loaded.topology, m.result.channel_bytes, m.result.step_time, 1);

@@ -31,7 +31,9 @@ struct Measured {
   BoundResult bound;
 };
 
-Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity = sim::Fidelity::fast);
+/// Simulates one step; `link_stats` records the bytes per link that blame() names (it does not
+/// change the step, and costs about a third more time on a large run).
+Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity = sim::Fidelity::fast, bool link_stats = true);
 
 /// Where the time above the bound went: the largest non-compute category of the breakdown
 /// (the phase) and the most utilised link direction with its tier.

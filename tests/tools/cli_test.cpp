@@ -87,9 +87,45 @@ TEST(Cli, SameScenarioGivesTheSameResultFile) {
 }
 
 TEST(Cli, UnknownFlagIsRejected) {
-  CliOutput out = trainsim("run --fidelity medium");
+  CliOutput out = trainsim("run --fidelty fine");
   EXPECT_EQ(out.exit_code, 1); // usage error (docs/errors.md)
-  EXPECT_NE(out.text.find("medium"), std::string::npos);
+  EXPECT_NE(out.text.find("--fidelty"), std::string::npos);
+}
+
+// A known flag with a bad value is bad input, like a bad scenario value (docs/errors.md).
+TEST(Cli, BadFlagValueIsBadInput) {
+  CliOutput out = trainsim("run --fidelity medium");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.text, "trainsim: command line: --fidelity = 'medium': must be fast or fine\n");
+}
+
+// The files --out implies are checked before simulating, and the error names --out, the option
+// the user typed (it used to name --trace, after trace.json in the directory).
+TEST(Cli, UnwritableRunOutNamesOut) {
+  for (const char* option : {"--out", "-o"}) {
+    CliOutput out = trainsim(std::string("run ") + option + " /proc/trainsim/out");
+    EXPECT_EQ(out.exit_code, 5);
+    EXPECT_EQ(out.text.rfind("trainsim: --out /proc/trainsim/out: cannot create the directory", 0), 0u) << out.text;
+    EXPECT_EQ(std::count(out.text.begin(), out.text.end(), '\n'), 1) << out.text;
+  }
+}
+
+// frontier checks --out before its few seconds of computing (analysis_commands.cpp), so the
+// error is its own line about --out, not frontier_output's after the computation.
+TEST(Cli, UnwritableFrontierOutNamesOut) {
+  CliOutput out = trainsim("frontier --out /proc/trainsim/frontier");
+  EXPECT_EQ(out.exit_code, 5);
+  EXPECT_EQ(out.text.rfind("trainsim: --out /proc/trainsim/frontier: cannot create the directory", 0), 0u) << out.text;
+  EXPECT_EQ(std::count(out.text.begin(), out.text.end(), '\n'), 1) << out.text;
+}
+
+TEST(Cli, OutThatIsAFileIsRefusedBeforeSimulating) {
+  auto dir = temp_dir("out_file");
+  std::ofstream(dir / "taken") << "not a directory\n";
+  CliOutput out = trainsim("run -o " + (dir / "taken").string());
+  EXPECT_EQ(out.exit_code, 5);
+  EXPECT_EQ(out.text.rfind("trainsim: --out " + (dir / "taken").string() + ": ", 0), 0u) << out.text;
+  EXPECT_EQ(out.text.find("simulated"), std::string::npos) << out.text; // no report: nothing ran
 }
 
 } // namespace

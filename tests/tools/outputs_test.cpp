@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -393,6 +394,50 @@ TEST(Sweep, UnwritableOutputFailsBeforeRunningWithExitCodeFive) {
   CliOutput out = trainsim("sweep " + default_path() + " --set execution.collective=ring -o /proc/trainsim/s.csv");
   EXPECT_EQ(out.exit_code, 5);
   EXPECT_EQ(out.text, "trainsim: -o /proc/trainsim/s.csv: cannot write the file\n");
+}
+
+// --zip pairs the i-th values; without it the grid, first --set outermost (2 x 2 = 4 rows).
+TEST(Sweep, ZipPairsTheIthValuesOfEverySet) {
+  std::vector<SweepAxis> axes{{"system.topology.nodes", {"8", "16"}}, {"execution.dp", {"4", "8"}}};
+  using Points = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(sweep_points(axes, true), (Points{{"8", "4"}, {"16", "8"}}));
+  EXPECT_EQ(sweep_points(axes, false), (Points{{"8", "4"}, {"8", "8"}, {"16", "4"}, {"16", "8"}}));
+  EXPECT_EQ(sweep_points({}, true), (Points{{}})); // no --set: the scenario itself
+}
+
+TEST(Sweep, ZipOfListsOfDifferentLengthsIsOneLine) {
+  CliOutput out = trainsim("sweep " + default_path() +
+                           " --set system.topology.nodes=8,16 --set execution.dp=4,8,16 --zip");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.text, "trainsim: command line: --zip needs as many values in every --set: system.topology.nodes "
+                      "has 2, execution.dp has 3\n");
+}
+
+// The README's sweep line, run as written from a directory laid out like the repository
+// (build/trainsim and scenarios/), so the example cannot rot. It changes the GPU count, so
+// it must vary dp with it (--zip): each of its variants has to load and simulate.
+TEST(Sweep, ReadmeExampleRunsAsWritten) {
+  std::istringstream readme(read_text(TRAINSIM_SOURCE_DIR "/README.md"));
+  std::string line;
+  while (std::getline(readme, line) && line.find("trainsim sweep ") == std::string::npos) {}
+  ASSERT_NE(line.find("./build/trainsim sweep "), std::string::npos) << "no sweep example in README.md";
+  auto dir = temp_dir("readme_sweep");
+  fs::create_directories(dir / "build");
+  fs::create_symlink(TRAINSIM_BINARY, dir / "build" / "trainsim");
+  fs::create_directory_symlink(TRAINSIM_SOURCE_DIR "/scenarios", dir / "scenarios");
+  std::string command = "cd " + dir.string() + " && " + line.substr(line.find("./build/trainsim"));
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  auto out = line.find(" -o ");
+  ASSERT_NE(out, std::string::npos) << "the example writes its CSV with -o: " << line;
+  std::istringstream csv(read_text(dir / line.substr(out + 4, line.find(' ', out + 4) - out - 4)));
+  std::string row;
+  int rows = 0;
+  std::getline(csv, row); // header
+  while (std::getline(csv, row)) {
+    ++rows;
+    EXPECT_EQ(row.back(), ',') << "the error column must be empty: " << row;
+  }
+  EXPECT_GE(rows, 2) << line;
 }
 
 TEST(Sweep, WithValueSetsNestedKeys) {

@@ -4,8 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
+#include <nlohmann/json.hpp>
+
+#include "tools/output_file.hpp"
 #include "tools/validate_command.hpp"
+
+#include "cli_fixtures.hpp"
 
 namespace trainsim {
 namespace {
@@ -45,6 +52,42 @@ TEST(ValidateTest, RingBusBandwidthApproachesTheLinkBandwidth) {
     EXPECT_NEAR(c.simulated_s, 9.4232e-3, 0.01 * 9.4232e-3);
     EXPECT_NEAR(c.busbw, 49.85e9, 0.01 * 49.85e9);
   }
+}
+
+// The whole quick subset as a user runs it (~30 s, most of it the published run): one
+// verdict line per criterion on stdout, the published run's MFU, the files where --out says.
+TEST(ValidateTest, QuickPrintsItsVerdictsAndWritesWhereOutSays) {
+  auto dir = std::filesystem::temp_directory_path() / "trainsim_validate_test_quick";
+  std::filesystem::remove_all(dir);
+  auto out = testing::run_trainsim("validate --quick -o " + dir.string(), testing::Streams::stdout_only);
+  EXPECT_EQ(out.exit_code, 0) << out.text;
+  for (const char* line : {"PASS  exact cases within 2% of the closed form: worst ",
+                           "PASS  no scenario below the bound: 0 of ",
+                           "PASS  collectives within 1% of alpha-beta: worst ",
+                           "      published run llama3-405b on 8192 GPUs: predicted MFU "})
+    EXPECT_NE(("\n" + out.text).find(std::string("\n") + line), std::string::npos) << line << " in:\n" << out.text;
+  std::ifstream json(dir / "validation.json");
+  ASSERT_TRUE(json.good());
+  nlohmann::json report = nlohmann::json::parse(json);
+  EXPECT_EQ(report["published"].size(), 1u); // the cheapest run only
+  EXPECT_TRUE(std::filesystem::exists(dir / "validation.md"));
+}
+
+// Without --out, each run gets a directory of its own: never the current one, never the
+// previous run's (two runs within the same second get distinct names).
+TEST(ValidateTest, DefaultOutIsAFreshDirectory) {
+  auto parent = std::filesystem::temp_directory_path() / "trainsim_validate_test_fresh";
+  std::filesystem::remove_all(parent);
+  std::filesystem::create_directories(parent);
+  std::string a = fresh_directory(parent.string(), "validation");
+  std::string b = fresh_directory(parent.string(), "validation");
+  EXPECT_NE(a, b);
+  for (const std::string& d : {a, b}) {
+    EXPECT_TRUE(std::filesystem::is_directory(d)) << d;
+    EXPECT_EQ(std::filesystem::path(d).parent_path(), parent) << d;
+    EXPECT_EQ(std::filesystem::path(d).filename().string().rfind("validation-", 0), 0u) << d;
+  }
+  EXPECT_EQ(ValidateOptions{}.out_dir, ""); // the default: validate_command makes a fresh one
 }
 
 TEST(ValidateTest, RandomScenariosAreDeterministic) {
