@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -33,9 +34,32 @@ const char* node_kind(const YAML::Node& n) {
 
 std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
+// yaml-cpp keeps both pairs of a repeated key and a map keeps the last: the first value
+// would be dropped without a word (a second `model:` section loses the whole first one).
+void reject_duplicates(const YAML::Node& node, const std::string& file, const std::string& path) {
+  std::map<std::string, int> first_line;
+  for (const auto& item : node) {
+    if (!item.first.IsScalar()) continue;
+    int line = item.first.Mark().line + 1;
+    auto [it, fresh] = first_line.emplace(item.first.Scalar(), line);
+    if (fresh) continue;
+    std::string where = it->second == line ? "twice on line " + std::to_string(line)
+                                           : "lines " + std::to_string(it->second) + " and " + std::to_string(line);
+    throw InputError(file, join(path, it->first) + ": duplicate key (" + where + ")");
+  }
+}
+
+[[noreturn]] void not_a_mapping(const YAML::Node& node, const std::string& file, const std::string& path) {
+  if (path.empty())
+    throw InputError(file, std::string("the top level must be a mapping with model, system and execution, found ") +
+                               node_kind(node));
+  throw InputError(file, path, "", std::string("must be a mapping, found ") + node_kind(node));
+}
+
 Section read_section(const YAML::Node& node, const std::string& file, const std::string& path,
                      const std::vector<std::string>& child_names) {
-  if (!node.IsMap()) throw InputError(file, path, "", std::string("must be a mapping, found ") + node_kind(node));
+  if (!node.IsMap()) not_a_mapping(node, file, path);
+  reject_duplicates(node, file, path);
   std::map<std::string, std::string> scalars;
   std::set<std::string> structured;
   Section section;
@@ -65,6 +89,12 @@ const YAML::Node& child(const Section& parent, const std::string& name, const st
   return it->second;
 }
 
+std::string one_of(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  return "must be one of " + list;
+}
+
 template <class Enum>
 Enum choose(const Params& p, const std::string& key, Enum fallback, const std::vector<std::pair<std::string, Enum>>& options) {
   auto text = p.get_or<std::string>(key, "");
@@ -74,7 +104,7 @@ Enum choose(const Params& p, const std::string& key, Enum fallback, const std::v
     if (name == text) return value;
     names.push_back(name);
   }
-  p.fail(key, "is not one of the choices" + did_you_mean(text, names));
+  p.fail(key, one_of(names) + did_you_mean(text, names));
 }
 
 Bytes word_size(const Params& p) {
@@ -82,7 +112,8 @@ Bytes word_size(const Params& p) {
   const std::vector<std::pair<std::string, double>> sizes{{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
   for (const auto& [name, bytes] : sizes)
     if (name == precision) return Bytes(bytes);
-  p.fail("precision", "is not one of fp32, bf16, fp16, fp8" + did_you_mean(precision, {"fp32", "bf16", "fp16", "fp8"}));
+  const std::vector<std::string> names{"fp32", "bf16", "fp16", "fp8"};
+  p.fail("precision", one_of(names) + did_you_mean(precision, names));
 }
 
 ModelSpec read_model(const Params& p) {
@@ -219,11 +250,15 @@ void check_fit(const Scenario& s, const topo::Topology& t, const std::string& fi
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  YAML::Node root;
   try {
-    return YAML::Load(text);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(file, "line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
+  if (root.IsNull() && text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw InputError(file, "the file is empty");
+  return root;
 }
 
 } // namespace
@@ -252,6 +287,8 @@ LoadedScenario parse_scenario(const std::string& text, const std::string& file) 
 }
 
 LoadedScenario load_scenario(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) throw InputError(path, "is a directory, not a scenario file");
   std::ifstream in(path);
   if (!in) throw InputError(path, "cannot read the scenario file: " + std::string(std::strerror(errno)));
   std::stringstream text;

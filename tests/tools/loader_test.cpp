@@ -105,7 +105,48 @@ TEST(Loader, ChoicesSuggestTheClosestName) {
   EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  collective: rign")),
             "s.yaml: execution.collective = 'rign': is not a collective algorithm (did you mean 'ring'?)");
   EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  schedule: 1f1c")),
-            "s.yaml: execution.schedule = '1f1c': is not one of the choices (did you mean '1f1b'?)");
+            "s.yaml: execution.schedule = '1f1c': must be one of 1f1b, gpipe, interleaved (did you mean '1f1b'?)");
+  // No name is close to cnn: the line still says what is allowed.
+  EXPECT_EQ(error_of(with(kValid, "kind: transformer", "kind: cnn")),
+            "s.yaml: model.kind = 'cnn': must be one of transformer, mlp");
+  EXPECT_EQ(error_of(with(kValid, "seq_len: 1024", "seq_len: 1024\n  precision: bf8")),
+            "s.yaml: model.precision = 'bf8': must be one of fp32, bf16, fp16, fp8 (did you mean 'bf16'?)");
+}
+
+TEST(Loader, KeysDifferingOnlyInCaseGetTheRightSuggestion) {
+  // TP is two edits from dp, pp and ep as well; only case separates it from tp.
+  EXPECT_EQ(error_of(with(kValid, "tp: 8", "TP: 8")), "s.yaml: execution.TP = '8': unknown key (did you mean 'tp'?)");
+}
+
+TEST(Loader, IntegersTooLargeForTheirTypeAreOutOfRange) {
+  // 1e10 nodes is beyond an int (2147483647); it used to wrap and read as "must be greater than zero".
+  EXPECT_EQ(error_of(with(kValid, "nodes: 2", "nodes: 1e10")),
+            "s.yaml: system.topology.nodes = '1e10': is out of range (at most 2147483647)");
+}
+
+TEST(Loader, PrefixesThatMakeNoSenseAreRejected) {
+  EXPECT_EQ(error_of(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 400mbps")),
+            "s.yaml: system.topology.nic_bandwidth = '400mbps': '400mbps': bandwidth takes the prefixes k, K, M, G, T, "
+            "P, Ki, Mi, Gi, Ti, not 'm' (did you mean '400Mbps'?)");
+}
+
+TEST(Loader, DuplicateKeysNameBothLines) {
+  // kValid: "  layers: 4" is line 3; the copy goes after "  seq_len: 1024" (line 7), as line 8.
+  EXPECT_EQ(error_of(with(kValid, "seq_len: 1024\n", "seq_len: 1024\n  layers: 8\n")),
+            "s.yaml: model.layers: duplicate key (lines 3 and 8)");
+  // A second model section replaced the first, which then read as "model.d_model is missing";
+  // kValid is 16 lines, so the second one is line 17.
+  EXPECT_EQ(error_of(kValid + "model:\n  layers: 2\n"), "s.yaml: model: duplicate key (lines 1 and 17)");
+  EXPECT_EQ(error_of(with(kValid, "nodes: 2,", "nodes: 2, nodes: 4,")),
+            "s.yaml: system.topology.nodes: duplicate key (twice on line 10)");
+}
+
+TEST(Loader, EmptyOrNonMappingFilesSaySoWithoutAnEmptyKey) {
+  EXPECT_EQ(error_of(""), "s.yaml: the file is empty");
+  EXPECT_EQ(error_of("\n  \n"), "s.yaml: the file is empty");
+  EXPECT_EQ(error_of("# only a comment\n"),
+            "s.yaml: the top level must be a mapping with model, system and execution, found nothing");
+  EXPECT_EQ(error_of("- model\n"), "s.yaml: the top level must be a mapping with model, system and execution, found a list");
 }
 
 TEST(Loader, PipelineDeeperThanTheModelIsRejected) {
@@ -150,6 +191,15 @@ TEST(Loader, MalformedYamlNamesTheLine) {
   EXPECT_EQ(error_of("model: 3\n"), "s.yaml: model = '': must be a mapping, found a value");
   EXPECT_EQ(error_of(with(kValid, "layers: 4", "layers: {n: 4}")),
             "s.yaml: model.layers = 'a mapping': must be a single value, found a mapping");
+}
+
+TEST(Loader, ADirectoryIsNamedAsOne) {
+  try {
+    (void)load_scenario(TRAINSIM_SOURCE_DIR "/scenarios");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), TRAINSIM_SOURCE_DIR "/scenarios: is a directory, not a scenario file");
+  }
 }
 
 TEST(Loader, MissingFileIsOneLine) {
