@@ -12,6 +12,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "models/hardware_presets.hpp"
 #include "models/workload.hpp"
 #include "sim/collectives.hpp"
 #include "topologies/registry.hpp"
@@ -89,11 +90,13 @@ const YAML::Node& child(const Section& parent, const std::string& name, const st
   return it->second;
 }
 
-std::string one_of(const std::vector<std::string>& names) {
+std::string listed(const std::vector<std::string>& names) {
   std::string list;
   for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
-  return "must be one of " + list;
+  return list;
 }
+
+std::string one_of(const std::vector<std::string>& names) { return "must be one of " + listed(names); }
 
 template <class Enum>
 Enum choose(const Params& p, const std::string& key, Enum fallback, const std::vector<std::pair<std::string, Enum>>& options) {
@@ -136,9 +139,39 @@ ModelSpec read_model(const Params& p) {
   return m;
 }
 
-GpuSpec read_gpu(const Params& p) {
-  GpuSpec g;
-  g.name = p.get_or<std::string>("name", g.name);
+/// The preset whose name or alias is closest to `word`, or "".
+std::string closest_preset(const std::string& word) {
+  std::vector<std::string> names = gpu_preset_names();
+  for (const GpuPreset& g : gpu_presets())
+    if (!g.alias.empty()) names.push_back(g.alias);
+  std::string best = closest_match(word, names);
+  const GpuPreset* g = best.empty() ? nullptr : find_gpu_preset(best);
+  return g == nullptr ? "" : g->name;
+}
+
+const GpuPreset& read_preset(const Params& p, const std::string& key) {
+  std::string name = p.get<std::string>(key);
+  if (const GpuPreset* g = find_gpu_preset(name)) return *g;
+  std::string best = closest_preset(name);
+  p.fail(key, "unknown GPU preset; known: " + listed(gpu_preset_names()) +
+                  (best.empty() ? "" : " (did you mean '" + best + "'?)"));
+}
+
+// Without a preset there is nothing to take the datasheet figures from: `gpu: {name: a100}`
+// used to keep the H100's figures under an A100's name.
+void require_figures(const Params& p) {
+  std::vector<std::string> missing;
+  for (const char* key : {"peak", "hbm_bandwidth", "hbm_capacity"})
+    if (!p.has(key)) missing.push_back(key);
+  if (missing.empty()) return;
+  std::string hint = p.has("name") ? closest_preset(p.get<std::string>("name")) : "";
+  throw InputError(p.file(), "system.gpu: has no preset, so " + listed(missing) + (missing.size() > 1 ? " are" : " is") +
+                                 " missing: give every figure or a preset (" + listed(gpu_preset_names()) + ")" +
+                                 (hint.empty() ? "" : " (did you mean 'preset: " + hint + "'?)"));
+}
+
+// Overrides of a preset's figures, or every figure of a custom GPU.
+GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
   g.peak = p.get_positive_or("peak", g.peak);
   g.matmul_efficiency = p.get_positive_or("matmul_efficiency", g.matmul_efficiency);
   g.hbm_bandwidth = p.get_positive_or("hbm_bandwidth", g.hbm_bandwidth);
@@ -146,6 +179,24 @@ GpuSpec read_gpu(const Params& p) {
   g.kernel_latency = p.get_or("kernel_latency", g.kernel_latency);
   if (g.matmul_efficiency > 1.0) p.fail("matmul_efficiency", "is a fraction of peak and cannot exceed 1");
   if (g.kernel_latency.value() < 0) p.fail("kernel_latency", "must not be negative");
+  return g;
+}
+
+/// `gpu: a100-sxm-80gb`, or a mapping: an optional `preset`, overrides of its figures and
+/// an optional display `name`. Without the section, the H100 SXM.
+GpuSpec read_gpu(const Section& system, const std::string& file) {
+  auto it = system.children.find("gpu");
+  if (it == system.children.end()) return find_gpu_preset("h100-sxm")->gpu;
+  if (it->second.IsScalar()) return read_preset(Params(file, "system", {{"gpu", it->second.Scalar()}}), "gpu").gpu;
+  Params p = read_section(it->second, file, "system.gpu", {}).values;
+  GpuSpec g;
+  g.matmul_efficiency = 0.8; // the project baseline (hardware_presets.cpp), not a datasheet figure
+  g.kernel_latency = Seconds(4e-6);
+  g.name = g.preset = "custom";
+  if (p.has("preset")) g = read_preset(p, "preset").gpu;
+  else require_figures(p);
+  g = read_gpu_figures(p, g);
+  g.name = p.get_or<std::string>("name", g.name);
   p.reject_unknown();
   return g;
 }
@@ -273,8 +324,7 @@ LoadedScenario parse_scenario(const std::string& text, const std::string& file) 
   s.model = read_model(read_section(child(top, "model", file, ""), file, "model", {}).values);
   Section system = read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
   system.values.reject_unknown({"gpu", "topology"});
-  if (system.children.contains("gpu"))
-    s.system.gpu = read_gpu(read_section(system.children["gpu"], file, "system.gpu", {}).values);
+  s.system.gpu = read_gpu(system, file);
   s.system.topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
   s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
   // Counted before the graph is built: a mistyped fabric of millions of GPUs would otherwise

@@ -17,7 +17,7 @@ const std::string kValid = R"(model:
   heads: 16
   seq_len: 1024
 system:
-  gpu: {hbm_capacity: 80GB}
+  gpu: {preset: h100-sxm, hbm_capacity: 80GB}
   topology: {generator: fat-tree, nodes: 2, nic_bandwidth: 400Gbps}
 execution:
   dp: 2
@@ -147,6 +147,47 @@ TEST(Loader, EmptyOrNonMappingFilesSaySoWithoutAnEmptyKey) {
   EXPECT_EQ(error_of("# only a comment\n"),
             "s.yaml: the top level must be a mapping with model, system and execution, found nothing");
   EXPECT_EQ(error_of("- model\n"), "s.yaml: the top level must be a mapping with model, system and execution, found a list");
+}
+
+TEST(Loader, AGpuPresetGivesItsFiguresAndTakesOverrides) {
+  LoadedScenario a100 = parse_scenario(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: a100-sxm-40gb"),
+                                       "s.yaml");
+  EXPECT_DOUBLE_EQ(a100.scenario.system.gpu.peak.value(), 312e12);
+  EXPECT_DOUBLE_EQ(a100.scenario.system.gpu.hbm_capacity.value(), 40e9);
+  EXPECT_EQ(a100.scenario.system.gpu.preset, "a100-sxm-40gb");
+  // An H100 SXM with the 94 GB of the H100 NVL: the preset's other figures stay.
+  LoadedScenario h100 = parse_scenario(
+      with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: {preset: h100-sxm, hbm_capacity: 94GB, name: big}"),
+      "s.yaml");
+  EXPECT_DOUBLE_EQ(h100.scenario.system.gpu.hbm_capacity.value(), 94e9);
+  EXPECT_DOUBLE_EQ(h100.scenario.system.gpu.hbm_bandwidth.value(), 3.35e12);
+  EXPECT_EQ(h100.scenario.system.gpu.preset, "h100-sxm");
+  EXPECT_EQ(h100.scenario.system.gpu.name, "big");
+  // Without the section: the H100 SXM, named as such.
+  LoadedScenario none = parse_scenario(with(kValid, "  gpu: {preset: h100-sxm, hbm_capacity: 80GB}\n", ""), "s.yaml");
+  EXPECT_EQ(none.scenario.system.gpu.preset, "h100-sxm");
+}
+
+TEST(Loader, AGpuWithoutAPresetMustGiveEveryFigure) {
+  // {name: a100} kept the H100's figures under an A100's name.
+  EXPECT_EQ(error_of(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: {name: a100}")),
+            "s.yaml: system.gpu: has no preset, so peak, hbm_bandwidth, hbm_capacity are missing: give every figure or a "
+            "preset (h100-sxm, h200-sxm, a100-sxm-40gb, a100-sxm-80gb, b200) (did you mean 'preset: a100-sxm-80gb'?)");
+  LoadedScenario custom = parse_scenario(
+      with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: {peak: 1PFLOPS, hbm_bandwidth: 4TBps, hbm_capacity: 96GB}"),
+      "s.yaml");
+  EXPECT_EQ(custom.scenario.system.gpu.preset, "custom");
+  EXPECT_DOUBLE_EQ(custom.scenario.system.gpu.matmul_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(custom.scenario.system.gpu.kernel_latency.value(), 4e-6);
+}
+
+TEST(Loader, UnknownGpuPresetsListTheKnownOnes) {
+  EXPECT_EQ(error_of(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: h100-sxn")),
+            "s.yaml: system.gpu = 'h100-sxn': unknown GPU preset; known: h100-sxm, h200-sxm, a100-sxm-40gb, "
+            "a100-sxm-80gb, b200 (did you mean 'h100-sxm'?)");
+  EXPECT_EQ(error_of(with(kValid, "preset: h100-sxm", "preset: h300")),
+            "s.yaml: system.gpu.preset = 'h300': unknown GPU preset; known: h100-sxm, h200-sxm, a100-sxm-40gb, "
+            "a100-sxm-80gb, b200 (did you mean 'h100-sxm'?)");
 }
 
 TEST(Loader, PipelineDeeperThanTheModelIsRejected) {
