@@ -13,8 +13,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include "models/hardware_presets.hpp"
+#include "models/plausibility.hpp"
 #include "models/workload.hpp"
 #include "sim/collectives.hpp"
+#include "sim/log.hpp"
 #include "topologies/registry.hpp"
 
 namespace trainsim {
@@ -170,6 +172,34 @@ void require_figures(const Params& p) {
                                  (hint.empty() ? "" : " (did you mean 'preset: " + hint + "'?)"));
 }
 
+// One warning line per value that parses but no real machine has (models/plausibility.hpp);
+// the value is still used.
+void warn_if_implausible(const Params& p, const std::string& key, Plausible what, double si) {
+  std::string problem = implausibility(what, si);
+  if (problem.empty() || !p.has(key)) return;
+  logger("trainsim.input")->warn("{}: {} = '{}': {}; using it anyway", p.file(), p.qualified(key), p.values().at(key), problem);
+}
+
+void warn_implausible_gpu(const Params& p, const GpuSpec& g) {
+  warn_if_implausible(p, "peak", Plausible::gpu_peak, g.peak.value());
+  warn_if_implausible(p, "hbm_bandwidth", Plausible::hbm_bandwidth, g.hbm_bandwidth.value());
+  warn_if_implausible(p, "hbm_capacity", Plausible::hbm_capacity, g.hbm_capacity.value());
+  warn_if_implausible(p, "kernel_latency", Plausible::kernel_latency, g.kernel_latency.value());
+}
+
+// Every generator names its link figures <what>_bandwidth and <what>_latency.
+void warn_implausible_links(const Params& topology) {
+  for (const auto& [key, text] : topology.values()) {
+    try {
+      if (key.ends_with("_bandwidth"))
+        warn_if_implausible(topology, key, Plausible::link_bandwidth, parse_bandwidth(text).value());
+      if (key.ends_with("_latency")) warn_if_implausible(topology, key, Plausible::link_latency, parse_seconds(text).value());
+    } catch (const std::invalid_argument&) {
+      // not a value of that unit: the generator has rejected it, or ignores the key
+    }
+  }
+}
+
 // Overrides of a preset's figures, or every figure of a custom GPU.
 GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
   g.peak = p.get_positive_or("peak", g.peak);
@@ -196,6 +226,7 @@ GpuSpec read_gpu(const Section& system, const std::string& file) {
   if (p.has("preset")) g = read_preset(p, "preset").gpu;
   else require_figures(p);
   g = read_gpu_figures(p, g);
+  warn_implausible_gpu(p, g);
   g.name = p.get_or<std::string>("name", g.name);
   p.reject_unknown();
   return g;
@@ -332,6 +363,7 @@ LoadedScenario parse_scenario(const std::string& text, const std::string& file) 
   if (std::optional<double> gpus = topo::topology_gpu_count(s.system.topology))
     check_gpu_total(s.execution, *gpus, file);
   topo::Topology topology = topo::build_topology(s.system.topology);
+  warn_implausible_links(s.system.topology);
   check_fit(s, topology, file);
   return {std::move(s), std::move(topology)};
 }

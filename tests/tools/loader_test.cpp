@@ -1,8 +1,13 @@
 // Every way a scenario can be wrong gets one line naming the file, the key and the value.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <sstream>
 #include <string>
 
+#include <spdlog/sinks/ostream_sink.h>
+
+#include "sim/log.hpp"
 #include "tools/scenario_loader.hpp"
 
 namespace trainsim {
@@ -188,6 +193,42 @@ TEST(Loader, UnknownGpuPresetsListTheKnownOnes) {
   EXPECT_EQ(error_of(with(kValid, "preset: h100-sxm", "preset: h300")),
             "s.yaml: system.gpu.preset = 'h300': unknown GPU preset; known: h100-sxm, h200-sxm, a100-sxm-40gb, "
             "a100-sxm-80gb, b200 (did you mean 'h100-sxm'?)");
+}
+
+/// The warnings of the input logger while it lives, one message per line.
+class CapturedWarnings {
+public:
+  CapturedWarnings() : sink_(std::make_shared<spdlog::sinks::ostream_sink_st>(out_)) {
+    sink_->set_pattern("%v");
+    logger("trainsim.input")->sinks().push_back(sink_);
+  }
+  ~CapturedWarnings() { logger("trainsim.input")->sinks().pop_back(); }
+  [[nodiscard]] std::string text() const { return out_.str(); }
+
+private:
+  std::ostringstream out_;
+  std::shared_ptr<spdlog::sinks::ostream_sink_st> sink_;
+};
+
+TEST(Loader, ImplausibleValuesAreUsedWithAWarning) {
+  CapturedWarnings warnings;
+  std::string text = with(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 400Tbps, network_latency: 10s"),
+                          "hbm_capacity: 80GB", "hbm_capacity: 80GB, peak: 989GFLOPS");
+  LoadedScenario loaded = parse_scenario(text, "my.yaml");
+  EXPECT_EQ(warnings.text(),
+            "my.yaml: system.gpu.peak = '989GFLOPS': implausibly low for a GPU (< 1 TFLOP/s); using it anyway\n"
+            "my.yaml: system.topology.network_latency = '10s': implausibly high for a link hop (> 1 ms); using it anyway\n"
+            "my.yaml: system.topology.nic_bandwidth = '400Tbps': implausibly high for a link (> 10 TB/s); using it "
+            "anyway\n");
+  // 400 Tb/s = 50 TB/s on every NIC and switch link; the GPU keeps its 989 GFLOP/s.
+  EXPECT_DOUBLE_EQ(loaded.topology.link(2 * 16).bandwidth.value(), 50e12); // the first leaf link (after 2 x 16 node links)
+  EXPECT_DOUBLE_EQ(loaded.scenario.system.gpu.peak.value(), 989e9);
+}
+
+TEST(Loader, PlausibleValuesAreQuiet) {
+  CapturedWarnings warnings;
+  (void)parse_scenario(kValid, "s.yaml");
+  EXPECT_EQ(warnings.text(), "");
 }
 
 TEST(Loader, PipelineDeeperThanTheModelIsRejected) {
