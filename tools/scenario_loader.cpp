@@ -1,6 +1,8 @@
 #include "tools/scenario_loader.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <new>
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
@@ -14,9 +16,9 @@
 
 #include "models/hardware_presets.hpp"
 #include "models/plausibility.hpp"
-#include "models/workload.hpp"
 #include "sim/collectives.hpp"
 #include "sim/log.hpp"
+#include "tools/scenario_checks.hpp"
 #include "topologies/registry.hpp"
 
 namespace trainsim {
@@ -270,18 +272,36 @@ void read_schedule(const Params& p, ExecutionSpec& e) {
                            ") to be a multiple of pp (" + std::to_string(e.pp) + ")");
 }
 
+// The schedule and the programs count a pipeline's passes in ints, and hold one entry per
+// pass; beyond this they would overflow (2^32 sequences over dp 1) long before they fit in
+// memory. The memory guard refuses far fewer, on most machines, with the estimate.
+constexpr double kMaxPipelinePasses = 1e8;
+
+void check_pipeline_passes(const Params& p, const ExecutionSpec& e) {
+  double passes = static_cast<double>(e.microbatches()) * e.chunks();
+  if (passes <= kMaxPipelinePasses) return;
+  p.fail("global_batch", "gives " + std::to_string(e.microbatches()) + " microbatches per pipeline" +
+                             (e.chunks() > 1 ? " x " + std::to_string(e.chunks()) + " chunks" : "") +
+                             " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
+}
+
 ExecutionSpec read_execution(const Params& p) {
   ExecutionSpec e;
   e.dp = p.get_positive_or("dp", e.dp);
   e.tp = p.get_positive_or("tp", e.tp);
   e.pp = p.get_positive_or("pp", e.pp);
   e.ep = p.get_positive_or("ep", e.ep);
+  if (static_cast<double>(e.dp) * e.tp * e.pp > static_cast<double>(topo::kMaxGpus))
+    p.fail("dp", "gives dp x tp x pp = " + std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " +
+                     std::to_string(e.pp) + " GPUs, more than the " + std::to_string(topo::kMaxGpus) + " supported");
   e.global_batch = p.get_positive<long>("global_batch");
   e.micro_batch = p.get_positive_or("micro_batch", e.micro_batch);
-  if (e.global_batch % (static_cast<long>(e.dp) * e.micro_batch) != 0)
+  // Divided before multiplied: dp x micro_batch may not fit in a long.
+  if (e.micro_batch > e.global_batch / e.dp || e.global_batch % (static_cast<long>(e.dp) * e.micro_batch) != 0)
     p.fail("global_batch", "does not divide into dp x micro_batch = " + std::to_string(e.dp) + " x " +
                                std::to_string(e.micro_batch) + " sequences per microbatch round");
   read_schedule(p, e);
+  check_pipeline_passes(p, e);
   e.sequence_parallel = p.get_or("sequence_parallel", e.sequence_parallel);
   e.zero = p.get_or("zero", e.zero);
   if (e.zero < 0 || e.zero > 3) p.fail("zero", "must be 0, 1, 2 or 3");
@@ -292,43 +312,6 @@ ExecutionSpec read_execution(const Params& p) {
   read_collectives(p, e);
   p.reject_unknown();
   return e;
-}
-
-std::string grid_of(const ExecutionSpec& e) {
-  return std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " + std::to_string(e.pp);
-}
-
-void check_gpu_total(const ExecutionSpec& e, double topology_gpus, const std::string& file) {
-  if (static_cast<double>(e.gpus()) == topology_gpus) return;
-  std::string grid = grid_of(e);
-  char count[32];
-  std::snprintf(count, sizeof count, "%.15g", topology_gpus);
-  throw InputError(file, "execution.dp x tp x pp", grid + " = " + std::to_string(e.gpus()),
-                   std::string("must equal the topology's ") + count + " GPUs");
-}
-
-void check_fit(const Scenario& s, const topo::Topology& t, const std::string& file) {
-  const ExecutionSpec& e = s.execution;
-  check_gpu_total(e, t.gpu_count(), file);
-  if (e.pp > s.model.layers)
-    throw InputError(file, "execution.pp", std::to_string(e.pp),
-                     "exceeds the model's " + std::to_string(s.model.layers) + " layers");
-  if (e.schedule == PipelineSchedule::interleaved && s.model.layers % (e.pp * e.interleave) != 0)
-    throw InputError(file, "execution.interleave", std::to_string(e.interleave),
-                     "pp x interleave = " + std::to_string(e.pp * e.interleave) + " must divide the model's " +
-                         std::to_string(s.model.layers) + " layers");
-  if (s.model.experts % e.ep != 0)
-    throw InputError(file, "execution.ep", std::to_string(e.ep),
-                     "must divide the model's " + std::to_string(s.model.experts) + " experts");
-  if (s.model.kind == ModelKind::transformer && s.model.heads % e.tp != 0)
-    throw InputError(file, "execution.tp", std::to_string(e.tp),
-                     "must divide the model's " + std::to_string(s.model.heads) + " attention heads");
-  MemoryUse use = memory_per_gpu(s.model, e);
-  if (use.total() > s.system.gpu.hbm_capacity)
-    throw InputError(file, "system.gpu.hbm_capacity", format(s.system.gpu.hbm_capacity),
-                     "too small: dp x tp x pp = " + grid_of(e) + " needs " + format(use.total()) + " per GPU (weights " +
-                         format(use.weights) + ", gradients " + format(use.gradients) + ", optimizer " +
-                         format(use.optimizer) + ", activations " + format(use.activations) + ")");
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
@@ -343,9 +326,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   return root;
 }
 
-} // namespace
-
-LoadedScenario parse_scenario(const std::string& text, const std::string& file) {
+Scenario read_scenario(const std::string& text, const std::string& file) {
   const std::vector<std::string> parts{"model", "system", "execution"};
   Section top = read_section(parse_yaml(text, file), file, "", parts);
   (void)top.values.get_or<std::string>("description", "");
@@ -358,24 +339,48 @@ LoadedScenario parse_scenario(const std::string& text, const std::string& file) 
   s.system.gpu = read_gpu(system, file);
   s.system.topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
   s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
-  // Counted before the graph is built: a mistyped fabric of millions of GPUs would otherwise
-  // allocate gigabytes only to be refused (found by fuzz_scenario: a 4.56M-GPU torus).
-  if (std::optional<double> gpus = topo::topology_gpu_count(s.system.topology))
-    check_gpu_total(s.execution, *gpus, file);
-  topo::Topology topology = topo::build_topology(s.system.topology);
+  return s;
+}
+
+// The guard's estimate can be wrong, and TRAINSIM_FORCE skips it: running out of memory
+// while building is still a refusal, not an internal error.
+topo::Topology build(const Scenario& s, const std::optional<topo::TopologySize>& size) {
+  try {
+    return topo::build_topology(s.system.topology);
+  } catch (const std::bad_alloc&) {
+    std::string counts = size ? " of " + std::to_string(std::lround(size->vertices)) + " vertices and " +
+                                    std::to_string(std::lround(size->links)) + " links"
+                              : "";
+    throw Error(ExitCode::resources, s.file + ": ran out of memory building the topology" + counts +
+                                         " (describe a smaller fabric: fewer nodes)");
+  }
+}
+
+} // namespace
+
+LoadedScenario parse_scenario(const std::string& text, const std::string& file, const LoadOptions& options) {
+  Scenario s = read_scenario(text, file);
+  // Counted, checked and priced before the graph is built: a fabric of millions of GPUs
+  // would otherwise allocate gigabytes only to be refused (fuzz_scenario found a 4.56M-GPU
+  // torus; a 10M-GPU fat-tree took 20 s and 7 GB). Imported files are known once read.
+  std::optional<topo::TopologySize> size = topo::topology_size(s.system.topology);
   warn_implausible_links(s.system.topology);
-  check_fit(s, topology, file);
+  if (size) check_gpu_total(s.execution, size->gpus, file);
+  check_fit(s);
+  if (size) check_resources(s, *size, options.footprint, options.guard);
+  topo::Topology topology = build(s, size);
+  check_gpu_total(s.execution, topology.gpu_count(), file);
   return {std::move(s), std::move(topology)};
 }
 
-LoadedScenario load_scenario(const std::string& path) {
+LoadedScenario load_scenario(const std::string& path, const LoadOptions& options) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) throw InputError(path, "is a directory, not a scenario file");
   std::ifstream in(path);
   if (!in) throw InputError(path, "cannot read the scenario file: " + std::string(std::strerror(errno)));
   std::stringstream text;
   text << in.rdbuf();
-  return parse_scenario(text.str(), path);
+  return parse_scenario(text.str(), path, options);
 }
 
 } // namespace trainsim

@@ -94,6 +94,24 @@ TEST(Loader, BatchMustDivideIntoMicrobatches) {
             "microbatch round");
 }
 
+TEST(Loader, HugeDegreesAndBatchesAreRefusedBeforeTheyOverflow) {
+  // 2^20 x 2^11 x 1 = 2^31 GPUs: dp x tp x pp wrapped around an int before it was compared.
+  EXPECT_EQ(error_of(with(with(kValid, "dp: 2", "dp: 1048576"), "tp: 8", "tp: 2048")),
+            "s.yaml: execution.dp = '1048576': gives dp x tp x pp = 1048576 x 2048 x 1 GPUs, more than the 10000000 "
+            "supported");
+  // dp x micro_batch = 2 x 2^62 overflowed a long; a micro_batch above global_batch / dp never divides.
+  EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 4611686018427387904")),
+            "s.yaml: execution.global_batch = '8': does not divide into dp x micro_batch = 2 x 4611686018427387904 "
+            "sequences per microbatch round");
+  EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 1e15")),
+            "s.yaml: execution.global_batch = '8': does not divide into dp x micro_batch = 2 x 1000000000000000 "
+            "sequences per microbatch round");
+  // 2^32 sequences over dp 2 x micro_batch 2: 2^30 microbatches, more than the schedule's ints hold.
+  EXPECT_EQ(error_of(with(kValid, "global_batch: 8", "global_batch: 4294967296")),
+            "s.yaml: execution.global_batch = '4294967296': gives 1073741824 microbatches per pipeline (global_batch / "
+            "(dp x micro_batch)); at most 100000000 passes are supported");
+}
+
 TEST(Loader, ModelMustFitInMemory) {
   std::string big = with(with(kValid, "d_model: 1024", "d_model: 65536"), "heads: 16", "heads: 64");
   // 4 layers x (4 x 65536^2 + 2 x 65536 x 4096) / tp 8 = 8.86e9 parameters per GPU: 17.7 GB
