@@ -108,15 +108,15 @@ std::string refusal(const Scenario& scenario, const MemoryEstimate& need, Footpr
          items(need, footprint) + "; " + limit + " (" + advice(need, footprint) + "; or set TRAINSIM_FORCE=1 to try anyway)";
 }
 
-// VmSize of this process, which counts against RLIMIT_AS.
-std::optional<Bytes> address_space_used() {
-  std::ifstream status("/proc/self/status");
+// A "Key:  N kB" line of a /proc file (meminfo, self/status), or nullopt.
+std::optional<Bytes> proc_kib(const char* path, std::string_view wanted) {
+  std::ifstream in(path);
   std::string line;
-  while (std::getline(status, line)) {
+  while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string key;
     double kib = 0;
-    if (fields >> key >> kib && key == "VmSize:") return Bytes(kib * 1024.0);
+    if (fields >> key >> kib && key == wanted) return Bytes(kib * 1024.0);
   }
   return std::nullopt;
 }
@@ -178,22 +178,12 @@ MemoryEstimate estimate_memory(const Scenario& scenario, const topo::Topology& t
   return estimate_memory(scenario, size_of(scenario, topology), Footprint::simulation, costs);
 }
 
-std::optional<Bytes> available_memory() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string line;
-  while (std::getline(meminfo, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    double kib = 0;
-    if (fields >> key >> kib && key == "MemAvailable:") return Bytes(kib * 1024.0);
-  }
-  return std::nullopt;
-}
+std::optional<Bytes> available_memory() { return proc_kib("/proc/meminfo", "MemAvailable:"); }
 
 std::optional<Bytes> address_space_left() {
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
-  Bytes used = address_space_used().value_or(Bytes(0));
+  Bytes used = proc_kib("/proc/self/status", "VmSize:").value_or(Bytes(0)); // VmSize counts against RLIMIT_AS
   return Bytes(std::max(0.0, static_cast<double>(limit.rlim_cur) - used.value()));
 }
 
