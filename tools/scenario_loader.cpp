@@ -220,6 +220,8 @@ GpuSpec read_gpu(const Section& system, const std::string& file) {
   auto it = system.children.find("gpu");
   if (it == system.children.end()) return find_gpu_preset("h100-sxm")->gpu;
   if (it->second.IsScalar()) return read_preset(Params(file, "system", {{"gpu", it->second.Scalar()}}), "gpu").gpu;
+  if (!it->second.IsMap())
+    throw InputError(file, "system.gpu", "", std::string("must be a preset name or a mapping, found ") + node_kind(it->second));
   Params p = read_section(it->second, file, "system.gpu", {}).values;
   GpuSpec g;
   g.matmul_efficiency = 0.8; // the project baseline (hardware_presets.cpp), not a datasheet figure
