@@ -7,11 +7,18 @@
 namespace trainsim {
 namespace {
 
+// A line never shows an empty key path (" = '': ..."): without a key it names the value alone.
 std::string input_line(std::string_view file, std::string_view key, std::string_view value, std::string_view problem) {
   std::ostringstream line;
-  line << file << ": " << key << " = '" << value << "': " << problem;
+  line << file << ": ";
+  if (!key.empty()) line << key << " = '" << value << "': ";
+  else if (!value.empty()) line << "'" << value << "': ";
+  line << problem;
   return line.str();
 }
+
+// Case is the cheapest typo to make ("TP" for "tp"), so it costs nothing here.
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -20,7 +27,7 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     size_t diagonal = row[0];
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
-      size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      size_t substitution = diagonal + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
       diagonal = row[j];
       row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
     }

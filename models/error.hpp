@@ -36,7 +36,7 @@ public:
   InputError(std::string_view file, std::string_view problem);
 };
 
-/// The closest candidate by edit distance, or "" when none is plausibly a typo of `word`.
+/// The closest candidate by edit distance ignoring case, or "" when none is plausibly a typo of `word`.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 /// " (did you mean 'x'?)" or "" — ready to append to a message.

@@ -1,5 +1,6 @@
-// Named GPU + fabric presets from public datasheets, selected by name (`--gpu h100`). The
-// frontier model starts from one; every field stays overridable by a knob.
+// Named GPUs and GPU + fabric presets from public datasheets. A scenario's `system.gpu` names
+// a GPU preset (`gpu: a100-sxm-80gb`) and may override any of its figures; the frontier model
+// starts from a hardware preset (`--gpu h100`), every field overridable by a knob.
 #pragma once
 
 #include <string>
@@ -9,6 +10,24 @@
 #include "models/scenario.hpp"
 
 namespace trainsim {
+
+/// One GPU model: its figures (GpuSpec, whose `name` and `preset` are the preset's name) and
+/// where they come from.
+struct GpuPreset {
+  std::string name;     ///< as written in a scenario, e.g. "a100-sxm-80gb"
+  std::string alias;    ///< the short name the frontier uses ("a100"), or ""
+  std::string source;   ///< one line: the datasheet each figure comes from
+  GpuSpec gpu;
+};
+
+/// Every GPU preset, in a stable order (the H100 SXM, the project baseline, first).
+const std::vector<GpuPreset>& gpu_presets();
+
+/// The preset called `name` (or its alias); nullptr when there is none.
+const GpuPreset* find_gpu_preset(std::string_view name);
+
+/// The preset names, in order, as a scenario writes them.
+std::vector<std::string> gpu_preset_names();
 
 struct HardwarePreset {
   std::string name;

@@ -1,28 +1,40 @@
 #include "models/params.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
 namespace trainsim {
 namespace {
 
+// The message states the limit, so "nodes: 1e10" reads as too large, not as a wrong sign.
+template <class Int>
+[[noreturn]] void out_of_range(double value, double limit) {
+  std::string bound = value < 0 ? "at least " + std::to_string(std::numeric_limits<Int>::min())
+                                : "at most " + std::to_string(static_cast<long long>(limit));
+  throw std::invalid_argument("is out of range (" + bound + ")");
+}
+
 template <class Int>
 Int parse_integer(const std::string& text) {
   Int v{};
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec == std::errc::result_out_of_range) throw std::invalid_argument("is out of range");
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    // Accept integral values written in scientific notation ("1e6").
-    double d = 0.0;
-    auto [dend, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
-    if (dec != std::errc() || dend != text.data() + text.size() || d != std::floor(d))
-      throw std::invalid_argument("is not a whole number");
-    if (std::fabs(d) > 9.0e15) throw std::invalid_argument("is out of range");
-    return static_cast<Int>(d);
-  }
-  return v;
+  constexpr auto kMax = static_cast<double>(std::numeric_limits<Int>::max());
+  if (ec == std::errc::result_out_of_range) out_of_range<Int>(text.front() == '-' ? -1.0 : 1.0, kMax);
+  if (ec == std::errc() && end == text.data() + text.size()) return v;
+  // Accept integral values written in scientific notation ("1e6"), up to where a double
+  // still holds every whole number exactly (2^53) and the type can hold them.
+  double d = 0.0;
+  auto [dend, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  if (dec != std::errc() || dend != text.data() + text.size() || !std::isfinite(d) || d != std::floor(d))
+    throw std::invalid_argument("is not a whole number");
+  constexpr double kLimit = std::min(kMax, 9007199254740992.0);
+  if (std::fabs(d) > kLimit) out_of_range<Int>(d, kLimit);
+  return static_cast<Int>(d);
 }
 
 double parse_real(const std::string& text) {

@@ -36,6 +36,9 @@ struct GpuSpec {
   BytesPerSecond hbm_bandwidth{3.35e12};
   Bytes hbm_capacity{80e9};
   Seconds kernel_latency{4e-6};      ///< launch + sync per compute kernel
+  /// The preset the figures start from (models/hardware_presets.hpp), before any override;
+  /// "custom" when a scenario gives every figure itself, "" when built in code.
+  std::string preset;
 };
 
 struct SystemSpec {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <stdexcept>
 #include <utility>
 
@@ -47,25 +48,73 @@ Split split_number(std::string_view text) {
   return {number, unit};
 }
 
+// Which prefixes make sense for a quantity: a millibit per second or a microbyte is a typo
+// ("400mbps" for 400 Mb/s), never an intended value, and a kilosecond is not how anyone writes
+// a latency; accepting them silently turns a typo into a number a million times off.
+enum class Prefixes {
+  multiples, ///< k, K, M, G, T, P, Ki, Mi, Gi, Ti: bytes, bits, bandwidth, FLOP, FLOP/s
+  fractions, ///< n, u, m (or none): seconds
+};
+
+bool allowed(const Prefix& p, Prefixes which) { return which == Prefixes::multiples ? p.factor >= 1.0 : p.factor < 1.0; }
+
+std::string allowed_list(Prefixes which) {
+  std::string list;
+  for (size_t length : {1, 2}) // decimal first, then binary: the table is ordered for matching
+    for (const auto& p : kPrefixes)
+      if (allowed(p, which) && p.symbol.size() == length) list += (list.empty() ? "" : ", ") + std::string(p.symbol);
+  return which == Prefixes::fractions ? list + " or none" : list;
+}
+
+const Prefix* find_prefix(std::string_view symbol) {
+  for (const auto& p : kPrefixes)
+    if (symbol == p.symbol) return &p;
+  return nullptr;
+}
+
+// "400mbps" was meant as 400Mbps, "5Ms" as 5ms: the same letter in the other case, when allowed.
+std::string other_case_hint(std::string_view text, std::string_view prefix, Prefixes which) {
+  if (prefix.size() != 1) return {};
+  char c = prefix.front();
+  char swapped = c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : static_cast<char>(c - 'A' + 'a');
+  const Prefix* other = find_prefix(std::string_view(&swapped, 1));
+  if (other == nullptr || !allowed(*other, which)) return {};
+  std::string fixed(text);
+  fixed[fixed.rfind(c)] = swapped;
+  return " (did you mean '" + fixed + "'?)";
+}
+
+struct UnitSpec {
+  std::string_view name;     ///< in messages: "bandwidth takes the prefixes ..."
+  std::initializer_list<std::pair<std::string_view, double>> bases;
+  std::string_view expected; ///< the units, in messages
+  Prefixes prefixes;
+};
+
 // Finds prefix * base unit, trying each base spelling; returns the factor or throws.
-double unit_factor(std::string_view unit, std::initializer_list<std::pair<std::string_view, double>> bases,
-                   std::string_view text, std::string_view expected) {
-  for (auto [base, base_factor] : bases) {
+double unit_factor(std::string_view unit, const UnitSpec& q, std::string_view text) {
+  const Prefix* refused = nullptr;
+  std::string_view refused_symbol;
+  for (auto [base, base_factor] : q.bases) {
     if (unit == base) return base_factor;
     if (unit.size() <= base.size() || unit.substr(unit.size() - base.size()) != base) continue;
     std::string_view prefix = unit.substr(0, unit.size() - base.size());
-    for (const auto& p : kPrefixes)
-      if (prefix == p.symbol) return p.factor * base_factor;
+    const Prefix* p = find_prefix(prefix);
+    if (p != nullptr && allowed(*p, q.prefixes)) return p->factor * base_factor;
+    if (p != nullptr && refused == nullptr) refused = p, refused_symbol = prefix;
   }
-  throw std::invalid_argument("'" + std::string(text) + "' has no valid unit (expected " + std::string(expected) + ")");
+  if (refused != nullptr)
+    throw std::invalid_argument("'" + std::string(text) + "': " + std::string(q.name) + " takes the prefixes " +
+                                allowed_list(q.prefixes) + ", not '" + std::string(refused_symbol) + "'" +
+                                other_case_hint(text, refused_symbol, q.prefixes));
+  throw std::invalid_argument("'" + std::string(text) + "' has no valid unit (expected " + std::string(q.expected) + ")");
 }
 
-double parse_with(std::string_view text, std::initializer_list<std::pair<std::string_view, double>> bases,
-                  std::string_view expected) {
+double parse_with(std::string_view text, const UnitSpec& q) {
   auto [number, unit] = split_number(text);
   if (unit.empty())
-    throw std::invalid_argument("'" + std::string(text) + "' needs a unit (" + std::string(expected) + ")");
-  double value = number * unit_factor(unit, bases, text, expected);
+    throw std::invalid_argument("'" + std::string(text) + "' needs a unit (" + std::string(q.expected) + ")");
+  double value = number * unit_factor(unit, q, text);
   if (!std::isfinite(value)) throw std::invalid_argument("'" + std::string(text) + "' is out of range");
   return value;
 }
@@ -88,24 +137,27 @@ std::string with_prefix(double value, std::string_view unit) {
 } // namespace
 
 Seconds parse_seconds(std::string_view text) {
-  double v = parse_with(text, {{"s", 1.0}}, "s, ms, us, ns");
-  return Seconds(v);
+  return Seconds(parse_with(text, {"time", {{"s", 1.0}}, "s, ms, us, ns", Prefixes::fractions}));
 }
 
-Bytes parse_bytes(std::string_view text) { return Bytes(parse_with(text, {{"B", 1.0}}, "B, kB, MB, GB, GiB, ...")); }
+Bytes parse_bytes(std::string_view text) {
+  return Bytes(parse_with(text, {"a size", {{"B", 1.0}}, "B, kB, MB, GB, GiB, ...", Prefixes::multiples}));
+}
 
 BytesPerSecond parse_bandwidth(std::string_view text) {
-  return BytesPerSecond(parse_with(text, {{"Bps", 1.0}, {"B/s", 1.0}, {"bps", 0.125}, {"b/s", 0.125}},
-                                   "Bps or bps with a prefix, e.g. 450GBps, 400Gbps"));
+  return BytesPerSecond(parse_with(text, {"bandwidth",
+                                          {{"Bps", 1.0}, {"B/s", 1.0}, {"bps", 0.125}, {"b/s", 0.125}},
+                                          "Bps or bps with a prefix, e.g. 450GBps, 400Gbps",
+                                          Prefixes::multiples}));
 }
 
 FlopPerSecond parse_flop_rate(std::string_view text) {
-  return FlopPerSecond(parse_with(text, {{"FLOPS", 1.0}, {"FLOP/s", 1.0}, {"flops", 1.0}},
-                                  "FLOPS with a prefix, e.g. 989TFLOPS"));
+  return FlopPerSecond(parse_with(text, {"a compute rate", {{"FLOPS", 1.0}, {"FLOP/s", 1.0}, {"flops", 1.0}},
+                                         "FLOPS with a prefix, e.g. 989TFLOPS", Prefixes::multiples}));
 }
 
 Flop parse_flop(std::string_view text) {
-  return Flop(parse_with(text, {{"FLOP", 1.0}, {"flop", 1.0}}, "FLOP, e.g. 1e25FLOP"));
+  return Flop(parse_with(text, {"compute", {{"FLOP", 1.0}, {"flop", 1.0}}, "FLOP, e.g. 1e25FLOP", Prefixes::multiples}));
 }
 
 std::string format(Seconds t) { return with_prefix(t.value(), "s"); }

@@ -32,7 +32,9 @@ std::string flop_or_none(const std::optional<Flop>& f) {
 } // namespace
 
 int bounds_command(const BoundsOptions& options) {
-  LoadedScenario loaded = load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario);
+  // The bound holds the graph and the schedule's longest path, not a simulation.
+  LoadedScenario loaded =
+      load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario, {Footprint::bound, {}});
   BoundResult bound = closed_form_bound(loaded.scenario, fabric_summary(loaded.topology, loaded.scenario.execution));
   if (options.json) std::cout << bound_json(bound).dump(2) << "\n";
   else std::cout << format_bound(bound);

@@ -1,7 +1,8 @@
-// Refuses a simulation that would not fit in this machine's memory before it starts, with one
-// line saying what it needs, what there is, and what to change, instead of letting the kernel's
-// OOM killer end it minutes later. The per-item costs were measured on the reference scenarios
-// (docs/trust.md, "Memory guard").
+// Refuses a command that would not fit in this machine's memory before it allocates, with one
+// line saying what it needs, what there is, and what to change, instead of a std::bad_alloc or
+// the kernel's OOM killer minutes later. The estimate comes from the scenario's parameters
+// (the topology is counted, not built), so even a 10-million-GPU fabric is refused at once.
+// The per-item costs were measured (docs/trust.md, "Memory guard").
 #pragma once
 
 #include <optional>
@@ -9,40 +10,85 @@
 
 #include "models/scenario.hpp"
 #include "models/units.hpp"
+#include "topologies/build.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim {
 
-/// Resident bytes per simulated item, measured on the 1k/4k/16k reference scenarios in fast
-/// mode (docs/trust.md, "Memory guard": the probe, the fit and the check against /usr/bin/time).
+/// What a command holds in memory.
+enum class Footprint {
+  graph,      ///< the topology graph (topo describe)
+  exported,   ///< the graph and its text, held twice while written (topo export)
+  bound,      ///< the graph and the pipeline schedule's longest path (bounds)
+  simulation, ///< all of that, SimGrid's platform, one actor per GPU and their programs (run, compare, sweep)
+};
+
+/// Resident bytes per item, measured on the reference scenarios in fast mode and on
+/// 1M- and 10M-GPU graphs (docs/trust.md, "Memory guard": the probes, the fits and the checks
+/// against /usr/bin/time).
 struct MemoryCosts {
-  double per_gpu = 21e3;   ///< actor stack 13.5 KB + SimGrid host 1.2 KB + flows, program, statistics 5.7 KB
-  double per_link = 1.6e3; ///< one graph link: two SimGrid links with load tracking 1.45 KB + the graph 0.15 KB
-  double per_vertex = 200; ///< one graph vertex (GPU, NVSwitch, NIC, switch) in the topology graph
-  double fixed = 40e6;     ///< both processes' baseline: the program, its libraries, SimGrid
+  double per_gpu = 21e3;       ///< actor stack 13.5 KB + SimGrid host 1.2 KB + flows, program, statistics 5.7 KB
+  double per_link = 1.6e3;     ///< in a simulation: two SimGrid links with load tracking 1.45 KB + the graph's
+  double per_graph_link = 170; ///< one link of the graph alone (edge, two adjacency entries, growth slack)
+  double per_vertex = 60;      ///< one graph vertex (GPU, NVSwitch, NIC, switch)
+  double fixed = 40e6;         ///< both processes' baseline: the program, its libraries, SimGrid
+  /// `topo export` text per link and per vertex; these are GraphML's, the widest format
+  /// (export_costs() gives each format's).
+  double per_export_link = 180;
+  double per_export_vertex = 85;
+  /// Address space reserved per GPU actor: SimGrid's default 8 MiB context stack, which
+  /// sim/platform keeps. Mapped lazily, so it costs nothing resident, but `ulimit -v` counts it.
+  double stack_reserve = 8.0 * 1024 * 1024;
 };
 
 struct MemoryEstimate {
-  Bytes total;
+  Bytes total;          ///< resident
+  Bytes address_space;  ///< total plus reserved, never touched mappings (actor stacks)
+  Bytes program;        ///< of which the pipeline schedule and the GPUs' programs
   long gpus = 0;
   long links = 0;
+  long vertices = 0;
+  long microbatches = 0; ///< per pipeline
 };
 
-/// What `scenario` on `topology` needs in memory, parent and simulation child together.
+/// The default costs with the export text of `format` (dot, graphml, json).
+MemoryCosts export_costs(const std::string& format);
+
+/// The ops sim/program builds for one pipeline stage, counted from the scenario's shape: the
+/// largest stage's unfolded program (built first, then folded) and its folded program (one
+/// per stage, kept while the actors run).
+struct ProgramOps {
+  double fine = 0;
+  double folded = 0;
+};
+ProgramOps estimate_program_ops(const Scenario& scenario);
+
+/// What `scenario` on a topology of `size` needs for `footprint`, parent and simulation child together.
+MemoryEstimate estimate_memory(const Scenario& scenario, const topo::TopologySize& size,
+                               Footprint footprint = Footprint::simulation, const MemoryCosts& costs = {});
+/// The same for a built topology.
 MemoryEstimate estimate_memory(const Scenario& scenario, const topo::Topology& topology, const MemoryCosts& costs = {});
 
-/// MemAvailable from /proc/meminfo, or nullopt where it cannot be read (then nothing is refused).
+/// MemAvailable from /proc/meminfo, or nullopt where it cannot be read.
 std::optional<Bytes> available_memory();
+/// What `ulimit -v` (RLIMIT_AS) leaves of this process's address space, or nullopt when unlimited.
+std::optional<Bytes> address_space_left();
 
 struct GuardParams {
-  std::optional<Bytes> available;  ///< injected by tests; default: available_memory()
-  double usable_fraction = 0.85;   ///< leave room for the page cache and other programs
+  /// Injected by tests, and then the machine is not read at all: resident memory available
+  /// and address space left (nullopt: no limit). Default: available_memory() and address_space_left().
+  std::optional<Bytes> available;
+  std::optional<Bytes> address_space;
+  double usable_fraction = 0.85;   ///< leave room for the page cache, other programs, estimation error
   bool force = false;              ///< run anyway; TRAINSIM_FORCE=1 in the environment also sets it
   MemoryCosts costs;
 };
 
-/// Throws Error(ExitCode::resources) naming scenario.file when the estimate exceeds the usable
-/// part of the available memory, unless forced.
+/// Throws Error(ExitCode::resources) naming scenario.file when the estimate for `footprint`
+/// exceeds the usable part of the available memory or address space, unless forced.
+void check_resources(const Scenario& scenario, const topo::TopologySize& size, Footprint footprint,
+                     const GuardParams& params = {});
+/// The same for a simulation on a built topology.
 void check_resources(const Scenario& scenario, const topo::Topology& topology, const GuardParams& params = {});
 
 } // namespace trainsim

@@ -15,20 +15,24 @@
 namespace trainsim {
 namespace {
 
-LoadedScenario load(const TopoOptions& options) {
-  return load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario);
+// Describing holds the graph only, exporting the graph and its text: a fabric too large to
+// simulate may still be drawn.
+LoadedScenario load(const TopoOptions& options, LoadOptions guard) {
+  return load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario, guard);
 }
 
 } // namespace
 
 int topo_describe_command(const TopoOptions& options) {
-  LoadedScenario loaded = load(options);
+  LoadedScenario loaded = load(options, {Footprint::graph, {}});
   topo::describe(loaded.topology, std::cout);
   return 0;
 }
 
 int topo_export_command(const TopoOptions& options) {
-  LoadedScenario loaded = load(options);
+  LoadOptions guard{Footprint::exported, {}};
+  guard.guard.costs = export_costs(options.format);
+  LoadedScenario loaded = load(options, guard);
   std::ostringstream text;
   topo::export_topology(loaded.topology, options.format, text);
   if (options.out.empty()) {

@@ -66,6 +66,15 @@ inline void route_down(const NodeLayout& n, int rank, int nic_link, Vertex sw, s
   out.push_back(hop(2 * rank + 1, nic, static_cast<Vertex>(rank)));
 }
 
+/// What a generator's parameters describe, counted without building anything: the loader
+/// refuses a fabric that does not match the execution or would not fit in memory before it
+/// allocates (doubles: the products of user-given ints must not overflow before the caps).
+struct TopologySize {
+  double gpus = 0;
+  double vertices = 0; ///< GPUs, NVSwitches, NICs and switches
+  double links = 0;
+};
+
 /// The largest fabric a generator builds: ranks, vertex and link ids stay far from int limits.
 inline constexpr long kMaxGpus = 10'000'000;
 

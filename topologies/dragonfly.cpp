@@ -135,6 +135,15 @@ DragonflyParams DragonflyParams::from(const Params& params) {
   return p;
 }
 
+TopologySize dragonfly_size(const DragonflyParams& p) {
+  double nodes = static_cast<double>(p.groups) * p.routers_per_group * p.nodes_per_router;
+  double gpus = nodes * p.node.gpus_per_node, a = p.routers_per_group, routers = a * p.groups;
+  double parallel = p.groups > 1 ? a * p.global_links / (p.groups - 1) : 0.0;
+  double pairs = static_cast<double>(p.groups) * (p.groups - 1) / 2;
+  // per GPU an NVLink, a host and a NIC link; a clique of local links per group; global links per pair of groups
+  return {gpus, 2 * gpus + nodes + routers, 3 * gpus + p.groups * a * (a - 1) / 2 + pairs * parallel};
+}
+
 Topology build_dragonfly(const Params& params) { return build_dragonfly(DragonflyParams::from(params)); }
 
 Topology build_dragonfly(const DragonflyParams& p) {

@@ -27,6 +27,8 @@ struct DragonflyParams {
 };
 
 Topology build_dragonfly(const DragonflyParams& p);
+/// The graph build_dragonfly makes of `p`: the nodes, the routers, and their NIC, local and global links.
+TopologySize dragonfly_size(const DragonflyParams& p);
 Topology build_dragonfly(const Params& params);
 
 } // namespace trainsim::topo

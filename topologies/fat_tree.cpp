@@ -100,6 +100,15 @@ void check_ports(const Params& params, const FatTreeParams& p) {
                              std::to_string(up) + " up ports");
 }
 
+// Node vertices (GPU, NIC, NVSwitch) and links (NVLink, host, leaf) as add_nodes and
+// add_switches make them, plus the switches and their uplinks.
+TopologySize size_of(const FatTreeParams& p, const ClosLayout& l) {
+  double gpus = static_cast<double>(p.nodes) * p.gpus_per_node;
+  double spines = static_cast<double>(l.pods) * l.up, cores = static_cast<double>(l.up) * l.cores_per_plane;
+  double links = 3.0 * gpus + static_cast<double>(l.leaves) * l.up + spines * l.cores_per_plane;
+  return {gpus, 2.0 * gpus + p.nodes + l.leaves + spines + cores, links};
+}
+
 // Sizes every tier; throws when the switches' radix cannot connect them.
 ClosLayout plan(const FatTreeParams& p, const Params& params) {
   ClosLayout l;
@@ -115,8 +124,7 @@ ClosLayout plan(const FatTreeParams& p, const Params& params) {
   if (p.radix > 0 && p.tiers == 2 && l.leaves > p.radix)
     params.fail("nodes", "needs " + std::to_string(l.leaves) + " leaves, more than a radix-" + std::to_string(p.radix) +
          " spine connects (use tiers: 3)");
-  double links = 3.0 * gpus + static_cast<double>(l.leaves) * l.up + static_cast<double>(l.pods) * l.up * l.cores_per_plane;
-  check_link_count(params, "oversubscription", links);
+  check_link_count(params, "oversubscription", size_of(p, l).links);
   if (p.tiers == 3 && l.pods > p.radix)
     params.fail("nodes", "needs " + std::to_string(l.pods) + " pods, more than a radix-" + std::to_string(p.radix) +
          " core connects (raise radix)");
@@ -205,6 +213,11 @@ FatTreeParams FatTreeParams::from(const Params& params, FatTreeParams defaults, 
   if (p.radix < 0) params.fail("radix", "must not be negative");
   params.reject_unknown();
   return p;
+}
+
+TopologySize fat_tree_size(const FatTreeParams& p, const Params& params) {
+  check_ports(params, p);
+  return size_of(p, plan(p, params));
 }
 
 // A struct built in code has no file; its messages name the struct instead.

@@ -41,6 +41,8 @@ struct FatTreeParams {
 };
 
 Topology build_fat_tree(const FatTreeParams& p);
+/// The graph build_fat_tree makes of `p`, counted after the same checks (errors name `params`'s keys).
+TopologySize fat_tree_size(const FatTreeParams& p, const Params& params);
 Topology build_fat_tree(const Params& params);
 Topology build_rail_optimized(const Params& params);
 /// DGX H100 nodes (8 GPUs, 450 GB/s NVLink, 8 x 400 Gb/s NICs), rail-optimized on radix-64

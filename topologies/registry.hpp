@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/params.hpp"
+#include "topologies/build.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim::topo {
@@ -16,9 +17,9 @@ struct Generator {
   std::string name;
   std::string description;
   Topology (*build)(const Params& params);
-  /// The GPUs the parameters describe, read without building anything (none for an
-  /// imported file, whose count is known only once it is read).
-  std::optional<double> (*gpus)(const Params& params);
+  /// The graph the parameters describe, counted without building anything (none for an
+  /// imported file, known only once it is read).
+  std::optional<TopologySize> (*size)(const Params& params);
 };
 
 /// All generators, in a stable order.
@@ -31,5 +32,10 @@ Topology build_topology(const Params& params);
 /// The GPUs `params` describe, checked and counted without building the graph, so that a
 /// caller can refuse a mismatch before a large fabric allocates. None for imported files.
 std::optional<double> topology_gpu_count(const Params& params);
+
+/// The GPUs, vertices and links `params` describe, checked as build_topology checks them and
+/// counted without building, so that a caller can refuse what would not fit in memory. None
+/// for imported files.
+std::optional<TopologySize> topology_size(const Params& params);
 
 } // namespace trainsim::topo

@@ -90,6 +90,13 @@ TorusParams TorusParams::from(const Params& params) {
   return p;
 }
 
+TopologySize torus_size(const TorusParams& p) {
+  double gpus = std::accumulate(p.dims.begin(), p.dims.end(), 1.0, std::multiplies<>());
+  double links = 0;
+  for (int s : p.dims) links += s == 1 ? 0.0 : s == 2 ? gpus / 2 : gpus; // gpus / s rings of s (or 1) links
+  return {gpus, gpus, links};
+}
+
 Topology build_torus(const Params& params) { return build_torus(TorusParams::from(params)); }
 
 Topology build_torus(const TorusParams& p) {

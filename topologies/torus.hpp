@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/params.hpp"
+#include "topologies/build.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim::topo {
@@ -20,6 +21,8 @@ struct TorusParams {
 };
 
 Topology build_torus(const TorusParams& p);
+/// The graph build_torus makes: one vertex per GPU; per ring of size s, s links (one when s is 2).
+TopologySize torus_size(const TorusParams& p);
 Topology build_torus(const Params& params);
 
 } // namespace trainsim::topo

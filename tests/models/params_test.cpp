@@ -40,5 +40,35 @@ TEST(Params, MessagesNameFileKeyAndValue) {
   EXPECT_EQ(error_of([&] { (void)p.get<int>("missing"); }), "s.yaml: system.missing = '': is missing");
 }
 
+TEST(Params, WholeNumbersBeyondTheTypeAreOutOfRangeNotNegative) {
+  // 1e10 > 2^31 - 1 = 2147483647: once cast to int it wrapped and read as "must be greater
+  // than zero"; it must say what the limit is.
+  auto p = make({{"nodes", "1e10"}, {"big", "99999999999"}, {"low", "-1e10"}, {"huge", "1e17"}});
+  EXPECT_EQ(error_of([&] { (void)p.get_positive<int>("nodes"); }),
+            "s.yaml: system.nodes = '1e10': is out of range (at most 2147483647)");
+  EXPECT_EQ(error_of([&] { (void)p.get<int>("big"); }),
+            "s.yaml: system.big = '99999999999': is out of range (at most 2147483647)");
+  EXPECT_EQ(error_of([&] { (void)p.get<int>("low"); }),
+            "s.yaml: system.low = '-1e10': is out of range (at least -2147483648)");
+  // A long holds 1e17, but a double does not hold every whole number beyond 2^53 = 9007199254740992.
+  EXPECT_EQ(error_of([&] { (void)p.get<long>("huge"); }),
+            "s.yaml: system.huge = '1e17': is out of range (at most 9007199254740992)");
+  EXPECT_EQ(make({{"n", "2147483647"}}).get<int>("n"), 2147483647);
+  EXPECT_EQ(make({{"n", "4.2e9"}}).get<long>("n"), 4200000000L);
+}
+
+TEST(Params, SuggestionsIgnoreCase) {
+  // "TP" is two substitutions from dp, tp, pp and ep alike; only case separates it from tp.
+  EXPECT_EQ(closest_match("TP", {"dp", "ep", "pp", "tp"}), "tp");
+  auto p = make({{"TP", "8"}});
+  for (const char* key : {"dp", "ep", "pp", "tp"}) (void)p.get_or<int>(key, 1);
+  EXPECT_EQ(error_of([&] { p.reject_unknown(); }), "s.yaml: system.TP = '8': unknown key (did you mean 'tp'?)");
+}
+
+TEST(Params, ALineWithoutAKeyNeverShowsAnEmptyPath) {
+  EXPECT_STREQ(InputError("s.yaml", "", "", "must be a mapping").what(), "s.yaml: must be a mapping");
+  EXPECT_STREQ(InputError("s.yaml", "", "3", "must be a mapping").what(), "s.yaml: '3': must be a mapping");
+}
+
 } // namespace
 } // namespace trainsim

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 namespace trainsim {
 namespace {
@@ -27,6 +29,41 @@ TEST(Units, RejectsMissingOrWrongUnits) {
   EXPECT_THROW((void)parse_seconds("2GB"), std::invalid_argument);
   EXPECT_THROW((void)parse_bandwidth("fast"), std::invalid_argument);
   EXPECT_THROW((void)parse_bytes("12XB"), std::invalid_argument);
+}
+
+std::string message_of(auto&& parse, std::string_view text) {
+  try {
+    (void)parse(text);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(Units, RejectsPrefixesThatMakeNoSenseForTheQuantity) {
+  // "400mbps" was read as 400 millibits per second = 0.05 B/s, which made a 252 Ms step.
+  EXPECT_EQ(message_of(parse_bandwidth, "400mbps"),
+            "'400mbps': bandwidth takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'm' (did you mean "
+            "'400Mbps'?)");
+  EXPECT_EQ(message_of(parse_bytes, "3uB"), "'3uB': a size takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'u'");
+  EXPECT_EQ(message_of(parse_flop_rate, "989nFLOPS"),
+            "'989nFLOPS': a compute rate takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'n'");
+  EXPECT_EQ(message_of(parse_flop, "1mFLOP"),
+            "'1mFLOP': compute takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'm' (did you mean '1MFLOP'?)");
+  // A latency in kiloseconds or megaseconds is a typo of ms or us.
+  EXPECT_EQ(message_of(parse_seconds, "5Ms"), "'5Ms': time takes the prefixes n, u, m or none, not 'M' (did you mean '5ms'?)");
+  EXPECT_EQ(message_of(parse_seconds, "2ks"), "'2ks': time takes the prefixes n, u, m or none, not 'k'");
+  EXPECT_EQ(message_of(parse_seconds, "1Gis"), "'1Gis': time takes the prefixes n, u, m or none, not 'Gi'");
+}
+
+TEST(Units, AcceptsEveryPrefixThatDoes) {
+  EXPECT_DOUBLE_EQ(parse_seconds("3ns").value(), 3e-9);
+  EXPECT_DOUBLE_EQ(parse_seconds("3s").value(), 3.0);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("1Kbps").value(), 125.0); // 1000 bits / 8
+  EXPECT_DOUBLE_EQ(parse_bandwidth("2TiB/s").value(), 2.0 * 1099511627776.0);
+  EXPECT_DOUBLE_EQ(parse_bytes("1PB").value(), 1e15);
+  EXPECT_DOUBLE_EQ(parse_flop_rate("2.25PFLOP/s").value(), 2.25e15);
+  EXPECT_DOUBLE_EQ(parse_bytes("7B").value(), 7.0);
 }
 
 TEST(Units, DivisionGivesTime) {

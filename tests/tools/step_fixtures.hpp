@@ -26,7 +26,7 @@ inline std::string scenario(const std::string& topology, const std::string& exec
   return "model: {kind: mlp, layers: " + std::to_string(layers) +
          ", d_model: 4096, d_ff: 16384, seq_len: 4096}\n"
          "system:\n"
-         "  gpu: {peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, kernel_latency: 0us}\n"
+         "  gpu: {peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, hbm_capacity: 80GB, kernel_latency: 0us}\n"
          "  topology: {generator: fat-tree, " +
          fabric + ", " + topology + "}\nexecution: {" + execution + "}\n";
 }

@@ -3,6 +3,7 @@
 // the memory guard refuses what would not fit, and the same scenario gives the same bytes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,9 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +26,7 @@
 #include "models/error.hpp"
 #include "sim/collectives.hpp"
 #include "sim/platform.hpp"
+#include "sim/program.hpp"
 #include "sim/simulation.hpp"
 #include "tools/resource_guard.hpp"
 #include "tools/scenario_loader.hpp"
@@ -149,6 +154,144 @@ TEST(Trust, MemoryEstimateGrowsWithGpusAndLinks) {
   EXPECT_EQ(e.links, l.topology.link_count());
   // fixed + 64 GPUs + the links + the vertices (64 GPUs, 8 NVSwitches, 64 NICs, switches)
   EXPECT_GT(e.total.value(), costs.fixed + 64 * costs.per_gpu + static_cast<double>(e.links) * costs.per_link);
+}
+
+/// The default scenario with `from` replaced by `to`, each pair in turn.
+std::string default_with(const std::vector<std::pair<std::string, std::string>>& changes) {
+  std::string text = read_file(fs::path(TRAINSIM_SOURCE_DIR) / "scenarios" / "default.yaml");
+  for (const auto& [from, to] : changes) {
+    auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+/// The resources error of loading `text` with `options`, or "loaded".
+std::string refusal_of(const std::string& text, const LoadOptions& options) {
+  try {
+    (void)parse_scenario(text, "big.yaml", options);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::resources) << e.what();
+    return e.what();
+  }
+  return "loaded";
+}
+
+// 1,250,000 nodes of 8: 10M GPUs, as many NICs, 1.25M NVSwitches, 10M / 32 = 312,500 leaves and
+// 32 spines = 21,562,532 vertices; 3 links per GPU and 32 uplinks per leaf = 40M links.
+const std::vector<std::pair<std::string, std::string>> kTenMillionGpus{
+    {"nodes: 8", "nodes: 1250000"}, {"dp: 4", "dp: 625000"}, {"global_batch: 64", "global_batch: 625000"}};
+
+TEST(Trust, MemoryGuardRefusesATenMillionGpuFabricBeforeBuildingIt) {
+  // Refused from the parameters: building it first took 20 s and 7 GB (docs/trust.md).
+  // Simulation: 40 MB + 10M x 21 KB + 40M x 1.6 KB + 21,562,532 x 60 B = 275.3 GB = 256.4 GiB.
+  LoadOptions run{Footprint::simulation, {}};
+  run.guard.available = Bytes(64.0 * 1073741824.0);
+  EXPECT_EQ(refusal_of(default_with(kTenMillionGpus), run),
+            "big.yaml: needs about 256.4 GiB for 10,000,000 GPU actors and 40,000,000 links; this machine has 64.0 GiB "
+            "available (simulate fewer GPUs: a smaller dp, fewer nodes; or set TRAINSIM_FORCE=1 to try anyway)");
+  // The graph alone: 40 MB + 40M x 170 B + 21,562,532 x 60 B = 8.13 GB = 7.6 GiB.
+  LoadOptions describe{Footprint::graph, {}};
+  describe.guard.available = Bytes(4.0 * 1073741824.0);
+  EXPECT_EQ(refusal_of(default_with(kTenMillionGpus), describe),
+            "big.yaml: needs about 7.6 GiB for 21,562,532 vertices and 40,000,000 links; this machine has 4.0 GiB "
+            "available (a smaller fabric: fewer nodes; or set TRAINSIM_FORCE=1 to try anyway)");
+  // Exported as DOT, the text twice more: 2 x (40M x 75 B + 21,562,532 x 62 B) = 8.67 GB, 16.81 GB = 15.7 GiB in all.
+  LoadOptions dot{Footprint::exported, {}};
+  dot.guard.costs = export_costs("dot");
+  dot.guard.available = Bytes(16.0 * 1073741824.0);
+  std::string line = refusal_of(default_with(kTenMillionGpus), dot);
+  EXPECT_EQ(line.rfind("big.yaml: needs about 15.7 GiB for 21,562,532 vertices and 40,000,000 links;", 0), 0u) << line;
+}
+
+TEST(Trust, MemoryGuardCountsTheActorsStacksAgainstTheAddressSpaceLimit) {
+  // ulimit -v counts SimGrid's 8 MiB stack per actor, resident or not: 64 x 8 MiB = 512 MiB.
+  LoadOptions limited{Footprint::simulation, {}};
+  limited.guard.available = Bytes(64e9);
+  limited.guard.address_space = Bytes(256.0 * 1048576.0);
+  std::string line = refusal_of(default_with({}), limited);
+  EXPECT_EQ(line.rfind("big.yaml: needs about ", 0), 0u) << line;
+  EXPECT_NE(line.find(" of address space for 64 GPU actors and "), std::string::npos) << line;
+  EXPECT_NE(line.find("the address-space limit (ulimit -v) leaves 256 MiB"), std::string::npos) << line;
+  limited.guard.address_space = Bytes(4e9);
+  EXPECT_EQ(refusal_of(default_with({}), limited), "loaded");
+}
+
+TEST(Trust, MemoryGuardCountsTheProgramsOfManyMicrobatches) {
+  // global_batch 1e7 over dp 4: 2,500,000 microbatches per pipeline, each pass 16 layers of
+  // kernels and all-reduces: tens of GB of program ops ("vector::reserve" before).
+  LoadOptions run{Footprint::simulation, {}};
+  run.guard.available = Bytes(16e9);
+  std::string line = refusal_of(default_with({{"global_batch: 64", "global_batch: 1e7"}}), run);
+  EXPECT_NE(line.find("for 64 GPU actors and 256 links, with 2,500,000 microbatches per pipeline (schedule and programs "),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find("(fewer microbatches per pipeline: a smaller global_batch, a larger micro_batch or dp;"),
+            std::string::npos)
+      << line;
+  // The bound holds only the schedule's longest path: 2 stages x 5M passes x 20 B = 200 MB.
+  LoadOptions bound{Footprint::bound, {}};
+  bound.guard.available = Bytes(16e9);
+  EXPECT_EQ(refusal_of(default_with({{"global_batch: 64", "global_batch: 1e7"}}), bound), "loaded");
+}
+
+/// This process's VmSize, which RLIMIT_AS limits.
+double address_space_used() {
+  std::istringstream status(read_file("/proc/self/status"));
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmSize:", 0) == 0) return std::stod(line.substr(7)) * 1024.0;
+  return 0.0;
+}
+
+TEST(Trust, RunningOutOfMemoryWhileBuildingIsARefusalNotAnInternalError) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan maps terabytes of shadow memory: an address-space limit breaks it, not the loader";
+#else
+  // 125,000 nodes of 8: 1M GPUs, about 700 MB of graph, built (forced past the guard) in a child
+  // allowed 200 MB more address space than it has: std::bad_alloc escaped as "internal error".
+  std::string text = default_with({{"nodes: 8", "nodes: 125000"}, {"dp: 4", "dp: 62500"}, {"global_batch: 64", "global_batch: 62500"}});
+  auto build_within_a_limit = [&](std::string_view) {
+    rlimit limit{};
+    limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(address_space_used() + 200e6);
+    ::setrlimit(RLIMIT_AS, &limit);
+    LoadOptions forced{Footprint::graph, {}};
+    forced.guard.force = true;
+    try {
+      (void)parse_scenario(text, "big.yaml", forced);
+    } catch (const Error& e) {
+      std::string line = e.what();
+      if (e.exit_code() == ExitCode::resources && line.rfind("big.yaml: ran out of memory building the topology", 0) == 0) return;
+      throw;
+    }
+    throw std::runtime_error("built within the limit: the test no longer runs out of memory");
+  };
+  EXPECT_EQ(run_contained(build_within_a_limit, ""), "");
+#endif
+}
+
+TEST(Trust, ProgramEstimateBoundsTheBuiltPrograms) {
+  // The estimate must not fall short of what sim builds (the guard would let through what
+  // does not fit) nor exceed it by much (it would refuse what fits).
+  for (const auto& changes : std::vector<std::vector<std::pair<std::string, std::string>>>{
+           {},
+           {{"schedule: 1f1b", "schedule: interleaved\n  interleave: 4"}},
+           {{"collective: ring", "collective: ring\n  sequence_parallel: true\n  zero: 3\n  dp_overlap: true\n  dp_bucket: 100MB"}},
+           {{"seq_len: 4096", "seq_len: 4096\n  experts: 4"}, {"collective: ring", "collective: ring\n  ep: 2"}},
+           {{"kind: transformer", "kind: mlp"}, {"pp: 2", "pp: 1"}, {"dp: 4", "dp: 8"}}}) {
+    LoadedScenario l = parse_scenario(default_with(changes), "s.yaml");
+    size_t fine = 0, folded = 0;
+    for (int stage = 0; stage < l.scenario.execution.pp; ++stage) {
+      fine = std::max(fine, sim::stage_program(l.scenario, stage, false).size());
+      folded = std::max(folded, sim::stage_program(l.scenario, stage, true).size());
+    }
+    ProgramOps estimate = estimate_program_ops(l.scenario);
+    std::string what = changes.empty() ? "default" : changes.back().second;
+    EXPECT_GE(estimate.fine, static_cast<double>(fine)) << what;
+    EXPECT_LE(estimate.fine, 1.25 * static_cast<double>(fine)) << what;
+    EXPECT_GE(estimate.folded, static_cast<double>(folded)) << what;
+    EXPECT_LE(estimate.folded, 2.0 * static_cast<double>(folded)) << what;
+  }
 }
 
 // ---- Deadlock report

@@ -44,6 +44,40 @@ TEST(Registry, EveryGeneratorCountsItsGpusWithoutBuilding) {
   EXPECT_FALSE(topology_gpu_count(test::params({{"generator", "file"}, {"path", "g.json"}})).has_value());
 }
 
+TEST(Registry, EveryGeneratorCountsItsVerticesAndLinksWithoutBuilding) {
+  // The memory guard prices a graph before it is built: the counts must be the built graph's.
+  // Each case has several switch tiers or groups: a 3-tier Clos of 4 pods, rails over 2 node
+  // groups, dragonfly with parallel global links, a torus with a ring of 2 and one of 1.
+  using Kv = std::map<std::string, std::string>;
+  for (const Kv& kv : std::vector<Kv>{
+           {{"generator", "fat-tree"}, {"nodes", "30"}, {"gpus_per_node", "4"}, {"leaf_down_ports", "8"},
+            {"tiers", "3"}, {"radix", "16"}},
+           {{"generator", "fat-tree"}, {"nodes", "9"}, {"leaf_down_ports", "16"}, {"oversubscription", "4"}},
+           {{"generator", "rail-optimized"}, {"nodes", "40"}, {"gpus_per_node", "4"}},
+           {{"generator", "dgx-h100"}},
+           {{"generator", "nvl72"}, {"nodes", "3"}},
+           {{"generator", "dragonfly"}, {"groups", "5"}, {"routers_per_group", "4"}, {"global_links", "2"}},
+           {{"generator", "dragonfly"}, {"groups", "1"}, {"routers_per_group", "3"}},
+           {{"generator", "torus"}, {"dims", "5x2x1"}},
+           {{"generator", "torus"}, {"dims", "4x3"}}}) {
+    std::string what = kv.at("generator") + (kv.contains("nodes") ? " nodes " + kv.at("nodes") : "");
+    std::optional<TopologySize> size = topology_size(test::params(kv));
+    ASSERT_TRUE(size.has_value()) << what;
+    Topology t = build_topology(test::params(kv));
+    EXPECT_EQ(size->gpus, t.gpu_count()) << what;
+    EXPECT_EQ(size->vertices, static_cast<double>(boost::num_vertices(t.graph()))) << what;
+    EXPECT_EQ(size->links, t.link_count()) << what;
+  }
+  EXPECT_FALSE(topology_size(test::params({{"generator", "file"}, {"path", "g.json"}})).has_value());
+}
+
+TEST(Registry, CountingChecksTheParametersAsBuildingDoes) {
+  EXPECT_EQ(test::error_of([] { (void)topology_size(test::params({{"generator", "fat-tree"}, {"nodes", "2"}, {"tiers", "4"}})); }),
+            "s.yaml: system.topology.tiers = '4': must be 2 or 3");
+  EXPECT_EQ(test::error_of([] { (void)topology_size(test::params({{"generator", "torus"}, {"dims", "4x4"}, {"dimz", "2"}})); }),
+            "s.yaml: system.topology.dimz = '2': unknown key (did you mean 'dims'?)");
+}
+
 TEST(Registry, RequiredKeysAreNamed) {
   EXPECT_EQ(test::error_of([] { build_topology(test::params({{"generator", "fat-tree"}})); }),
             "s.yaml: system.topology.nodes = '': is missing");
