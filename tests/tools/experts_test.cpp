@@ -97,8 +97,8 @@ TEST(Rings, RankOrderRingsAcrossRailsCollideOnASpine) {
   // mode wait for it: 2 x 62 x 335.5 us + 62 x 3 us = 41.79 ms. The bound cannot see the
   // collision and stays at the 20.99 ms.
   std::string text = "model: {kind: mlp, layers: 2, d_model: 4096, d_ff: 16384, seq_len: 4096}\n"
-                     "system:\n  gpu: {peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, "
-                     "kernel_latency: 0us}\n  topology: {generator: rail-optimized, nodes: 4, gpus_per_node: 8}\n"
+                     "system:\n  gpu: {preset: h100-sxm, kernel_latency: 0us}\n"
+                     "  topology: {generator: rail-optimized, nodes: 4, gpus_per_node: 8}\n"
                      "execution: {dp: 32, global_batch: 32}\n";
   const double shared = 2 * 62 * (536870912.0 / 32 / 50e9) + 62 * 3e-6;
   for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
