@@ -12,6 +12,7 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include "models/error.hpp"
+#include "tools/cgroup_memory.hpp"
 #include "models/schedule.hpp"
 #include "sim/program.hpp"
 
@@ -178,7 +179,11 @@ MemoryEstimate estimate_memory(const Scenario& scenario, const topo::Topology& t
   return estimate_memory(scenario, size_of(scenario, topology), Footprint::simulation, costs);
 }
 
-std::optional<Bytes> available_memory() { return proc_kib("/proc/meminfo", "MemAvailable:"); }
+std::optional<Bytes> available_memory() {
+  std::optional<Bytes> machine = proc_kib("/proc/meminfo", "MemAvailable:"), cgroup = cgroup_memory_left();
+  if (machine && cgroup) return std::min(*machine, *cgroup);
+  return machine ? machine : cgroup;
+}
 
 std::optional<Bytes> address_space_left() {
   rlimit limit{};

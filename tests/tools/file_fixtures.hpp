@@ -4,17 +4,18 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <stdlib.h>
 #include <string>
 
 namespace trainsim::testing {
 
-/// An empty directory under the system's temporary directory, "trainsim_" + name; whatever
-/// an earlier run left there is removed first.
+/// A new empty directory under the system's temporary directory, "trainsim_" + name + a
+/// unique suffix, so that tests running at once (ctest -j) never share one.
 inline std::filesystem::path fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("trainsim_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  std::string pattern = (std::filesystem::temp_directory_path() / ("trainsim_" + name + "_XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a directory like " + pattern);
+  return pattern;
 }
 
 /// The bytes of a file; empty when it cannot be read.
