@@ -113,6 +113,36 @@ T Params::get_positive(std::string_view key) const {
   return v;
 }
 
+namespace {
+
+// Shortest round-trip text of a double: "%.17g" writes 0.1 as 0.10000000000000001.
+std::string number_text(double v) {
+  char buffer[32];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+  return ec == std::errc() ? std::string(buffer, end) : std::to_string(v);
+}
+
+} // namespace
+
+std::string Params::text_of(double v) { return number_text(v); }
+std::string Params::text_of(Seconds v) { return number_text(v.value()) + "s"; }
+std::string Params::text_of(Bytes v) { return number_text(v.value()) + "B"; }
+std::string Params::text_of(BytesPerSecond v) { return number_text(v.value()) + "Bps"; }
+std::string Params::text_of(FlopPerSecond v) { return number_text(v.value()) + "FLOPS"; }
+std::string Params::text_of(Flop v) { return number_text(v.value()) + "FLOP"; }
+
+void Params::use_default(std::string_view key, std::string text) const {
+  known_.insert(std::string(key));
+  defaults_.emplace(std::string(key), std::move(text));
+}
+
+std::map<std::string, std::string> Params::resolved() const {
+  std::map<std::string, std::string> out = defaults_;
+  for (const std::string& key : known_)
+    if (auto it = values_.find(key); it != values_.end()) out[key] = it->second;
+  return out;
+}
+
 void Params::reject_unknown(const std::vector<std::string>& also_known) const {
   std::vector<std::string> known(known_.begin(), known_.end());
   known.insert(known.end(), also_known.begin(), also_known.end());

@@ -34,14 +34,14 @@ public:
   /// Optional value with a default used when the key is absent.
   template <class T>
   [[nodiscard]] T get_or(std::string_view key, T fallback) const {
-    return has(key) ? get<T>(key) : (known_.insert(std::string(key)), fallback);
+    return has(key) ? get<T>(key) : (use_default(key, text_of(fallback)), fallback);
   }
   /// Like get(), and the value must be > 0.
   template <class T>
   [[nodiscard]] T get_positive(std::string_view key) const;
   template <class T>
   [[nodiscard]] T get_positive_or(std::string_view key, T fallback) const {
-    return has(key) ? get_positive<T>(key) : (known_.insert(std::string(key)), fallback);
+    return has(key) ? get_positive<T>(key) : (use_default(key, text_of(fallback)), fallback);
   }
 
   /// Throws for the first key that no get() asked for; `also_known` are keys read elsewhere
@@ -51,8 +51,25 @@ public:
   [[noreturn]] void fail(std::string_view key, std::string_view problem) const;
 
   [[nodiscard]] const std::map<std::string, std::string>& values() const { return values_; }
+  /// Every key read so far, with its value as written or, when absent, the default a get_or()
+  /// used (a number with its unit in SI base units, which parses back to the same value): the
+  /// section as it was resolved, for reports to say what was simulated.
+  [[nodiscard]] std::map<std::string, std::string> resolved() const;
+
+  // A default's text, as resolved() gives it.
+  static std::string text_of(const std::string& v) { return v; }
+  static std::string text_of(bool v) { return v ? "true" : "false"; }
+  static std::string text_of(int v) { return std::to_string(v); }
+  static std::string text_of(long v) { return std::to_string(v); }
+  static std::string text_of(double v);
+  static std::string text_of(Seconds v);
+  static std::string text_of(Bytes v);
+  static std::string text_of(BytesPerSecond v);
+  static std::string text_of(FlopPerSecond v);
+  static std::string text_of(Flop v);
 
 private:
+  void use_default(std::string_view key, std::string text) const;
   [[nodiscard]] const std::string& raw(std::string_view key) const;
 
   std::string file_;
@@ -60,6 +77,7 @@ private:
   std::map<std::string, std::string> values_;
   std::set<std::string> structured_;
   mutable std::set<std::string> known_;
+  mutable std::map<std::string, std::string> defaults_; ///< keys absent from values_, as their defaults
 };
 
 } // namespace trainsim

@@ -27,6 +27,7 @@ struct ModelSpec {
   int top_k = 1;         ///< experts each token is routed to
   bool gated_mlp = false;///< SwiGLU-style: three d_model x d_ff matrices per expert instead of two
   Bytes bytes_per_word{2.0}; ///< weights and activations (BF16)
+  std::string precision = "bf16"; ///< the number format bytes_per_word comes from
 };
 
 struct GpuSpec {
@@ -81,6 +82,7 @@ struct ExecutionSpec {
 
 struct Scenario {
   std::string file;  ///< where it was loaded from, for messages
+  std::string input_hash; ///< of the text it was parsed from (tools/provenance); "" when built in code
   ModelSpec model;
   SystemSpec system;
   ExecutionSpec execution;

@@ -20,9 +20,17 @@ struct CompareOptions {
 /// Throws InputError before simulating anything if a scenario does not load.
 int compare_command(const CompareOptions& options);
 
+/// What one compared scenario was (tools/provenance.hpp).
+struct ComparedInput {
+  std::string name;     ///< the file's stem
+  std::string hardware; ///< hardware_line(): GPU preset, generator and its parameters
+  std::string hash;     ///< input_hash() of the file
+};
+
 /// One row per scenario, columns: scenario, GPUs, step time, MFU, exposed TP/PP/DP/EP
-/// communication, bubble, busiest tier (its busiest link's utilization), bound, sim/bound.
-void print_comparison(std::ostream& out, const std::vector<std::string>& names,
+/// communication, bubble, busiest tier (its busiest link's utilization), bound, sim/bound;
+/// then what each scenario was and the trainsim version (CSV: as columns of the same rows).
+void print_comparison(std::ostream& out, const std::vector<ComparedInput>& inputs,
                       const std::vector<VariantResult>& results, const std::string& format);
 
 } // namespace trainsim

@@ -43,6 +43,26 @@ std::string section(const std::string& title, const std::string& note, const std
   return "<h2>" + escape(title) + "</h2>\n<p class=\"note\">" + escape(note) + "</p>\n" + body;
 }
 
+// result.json's "provenance": one row per resolved key, by part.
+std::string provenance_table(const nlohmann::json& p) {
+  auto row = [](const std::string& k, const std::string& v) {
+    return "<tr><th>" + escape(k) + "</th><td>" + escape(v) + "</td></tr>\n";
+  };
+  auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  std::string t = "<table class=\"terms\">\n";
+  t += row("trainsim", text(p.value("trainsim", nlohmann::json("?"))));
+  t += row("input", text(p.at("input").value("file", nlohmann::json(""))) + ", " + text(p.at("input").value("hash", nlohmann::json(""))));
+  const nlohmann::json& sc = p.at("scenario");
+  auto part = [&](const std::string& name, const nlohmann::json& values) {
+    for (const auto& [k, v] : values.items()) t += row(name + "." + k, text(v));
+  };
+  part("model", sc.at("model"));
+  part("system.gpu", sc.at("system").at("gpu"));
+  part("system.topology", sc.at("system").at("topology"));
+  part("execution", sc.at("execution"));
+  return t + "</table>\n";
+}
+
 // frontier.svg from before it carried its own id gets one, so the page's charts all have theirs.
 std::string strip_xml_prolog(const std::string& svg) {
   auto at = svg.find("<svg");
@@ -137,6 +157,9 @@ std::string render_report(const ReportInputs& in) {
   html += links_section(in);
   if (!in.frontier_svg.empty())
     html += section("Frontier", "from trainsim frontier --out", strip_xml_prolog(in.frontier_svg));
+  if (r.contains("provenance"))
+    html += section("What was simulated", "the scenario as resolved, with every default filled in (result.json's provenance)",
+                    provenance_table(r.at("provenance")));
   return html + "</body></html>\n";
 }
 

@@ -1,5 +1,7 @@
 #include "tools/report.hpp"
 
+#include "tools/provenance.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -135,6 +137,8 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   out << s.file << ": " << s.model.name << " on " << sum.gpus << " GPUs (" << t.gpu_count() / t.gpus_per_node()
       << " nodes), DP " << e.dp << " x TP " << e.tp << " x PP " << e.pp << ", " << to_string(e.schedule) << ", "
       << sum.microbatches << " microbatches of " << e.micro_batch << "\n";
+  out << wrapped(hardware_line(s), 100, "  simulated     ", "                ");
+  out << "  by            " << origin_line(s) << "\n";
   out << "  step time     " << format(sum.step_time) << "\n";
   out << "  MFU           " << percent(sum.mfu) << "\n";
   out << "  tokens/s      " << fixed(sum.tokens_per_s, "%.4g") << "\n";
@@ -220,6 +224,7 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["bound"] = {{"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}, {"terms", terms}};
   if (!sum.blame.empty()) j["bound"]["blame"] = sum.blame;
   j["sim"] = {{"fidelity", info.fidelity}, {"activities", info.activities}, {"wall_s", info.wall_s}};
+  j["provenance"] = provenance_json(s);
   return j;
 }
 

@@ -18,6 +18,7 @@
 #include "models/plausibility.hpp"
 #include "sim/collectives.hpp"
 #include "sim/log.hpp"
+#include "tools/provenance.hpp"
 #include "tools/scenario_checks.hpp"
 #include "topologies/registry.hpp"
 
@@ -136,6 +137,7 @@ ModelSpec read_model(const Params& p) {
   m.top_k = p.get_positive_or("top_k", m.top_k);
   m.gated_mlp = p.get_or("gated_mlp", m.gated_mlp);
   m.bytes_per_word = word_size(p);
+  m.precision = p.get_or<std::string>("precision", m.precision);
   if (m.top_k > m.experts) p.fail("top_k", "exceeds the number of experts (" + std::to_string(m.experts) + ")");
   if (m.kind == ModelKind::transformer && m.d_model % m.heads != 0)
     p.fail("heads", "must divide d_model (" + std::to_string(m.d_model) + ")");
@@ -362,6 +364,7 @@ topo::Topology build(const Scenario& s, const std::optional<topo::TopologySize>&
 
 LoadedScenario parse_scenario(const std::string& text, const std::string& file, const LoadOptions& options) {
   Scenario s = read_scenario(text, file);
+  s.input_hash = input_hash(text);
   // Counted, checked and priced before the graph is built: a fabric of millions of GPUs
   // would otherwise allocate gigabytes only to be refused (fuzz_scenario found a 4.56M-GPU
   // torus; a 10M-GPU fat-tree took 20 s and 7 GB). Imported files are known once read.

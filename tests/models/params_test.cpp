@@ -71,4 +71,20 @@ TEST(Params, ALineWithoutAKeyNeverShowsAnEmptyPath) {
 }
 
 } // namespace
+TEST(Params, ResolvedHoldsWhatWasWrittenAndTheDefaultsUsed) {
+  // "nodes" was written; "latency" and "bandwidth" were asked for with defaults, whose text
+  // (SI base units) parses back to the same values; "unread" was never asked for.
+  Params p("f.yaml", "system.topology", {{"nodes", "8"}, {"unread", "1"}});
+  (void)p.get<int>("nodes");
+  (void)p.get_or("latency", Seconds(5e-7));
+  (void)p.get_or("bandwidth", BytesPerSecond(6.4e10));
+  auto r = p.resolved();
+  EXPECT_EQ(r.size(), 3u);
+  EXPECT_EQ(r.at("nodes"), "8");
+  EXPECT_EQ(r.at("latency"), "5e-07s");
+  EXPECT_EQ(parse_seconds(r.at("latency")).value(), 5e-7);
+  EXPECT_EQ(parse_bandwidth(r.at("bandwidth")).value(), 6.4e10);
+  EXPECT_FALSE(r.contains("unread"));
+}
+
 } // namespace trainsim
