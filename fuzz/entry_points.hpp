@@ -13,7 +13,7 @@
 
 #include "models/error.hpp"
 #include "models/units.hpp"
-#include "tools/scenario_loader.hpp"
+#include "tools/io/scenario_loader.hpp"
 #include "topologies/import.hpp"
 
 namespace trainsim::fuzz {

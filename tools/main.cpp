@@ -9,15 +9,16 @@
 #include <spdlog/spdlog.h>
 
 #include "models/error.hpp"
-#include "tools/analysis_commands.hpp"
-#include "tools/cli_support.hpp"
-#include "tools/compare_command.hpp"
-#include "tools/html_report.hpp"
-#include "tools/run_command.hpp"
-#include "tools/sweep_command.hpp"
-#include "tools/topo_command.hpp"
-#include "tools/validate_command.hpp"
-#include "tools/version.hpp"
+#include "tools/commands/bounds_command.hpp"
+#include "tools/commands/frontier_command.hpp"
+#include "tools/commands/cli_support.hpp"
+#include "tools/commands/compare_command.hpp"
+#include "tools/commands/report_command.hpp"
+#include "tools/commands/run_command.hpp"
+#include "tools/commands/sweep_command.hpp"
+#include "tools/commands/topo_command.hpp"
+#include "tools/commands/validate_command.hpp"
+#include "tools/io/version.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
-// The memory guard's view of a container's limit (tools/cgroup_memory.hpp), on cgroup trees
+// The memory guard's view of a container's limit (tools/study/cgroup_memory.hpp), on cgroup trees
 // written here: v2 and v1, a limit set at the process's path or at the mount's root, none.
-#include "tools/cgroup_memory.hpp"
+#include "tools/study/cgroup_memory.hpp"
 
 #include <gtest/gtest.h>
 

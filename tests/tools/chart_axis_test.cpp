@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "models/frontier.hpp"
-#include "tools/chart_axis.hpp"
+#include "tools/formats/chart_axis.hpp"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "models/error.hpp"
-#include "tools/validate_command.hpp"
-#include "tools/version.hpp"
+#include "tools/commands/validate_command.hpp"
+#include "tools/io/version.hpp"
 
 #include "cli_fixtures.hpp"
 

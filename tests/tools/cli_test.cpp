@@ -110,7 +110,7 @@ TEST(Cli, UnwritableRunOutNamesOut) {
   }
 }
 
-// frontier checks --out before its few seconds of computing (analysis_commands.cpp), so the
+// frontier checks --out before its few seconds of computing (commands/frontier_command.cpp), so the
 // error is its own line about --out, not frontier_output's after the computation.
 TEST(Cli, UnwritableFrontierOutNamesOut) {
   CliOutput out = trainsim("frontier --out /proc/trainsim/frontier");

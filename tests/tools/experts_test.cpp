@@ -4,7 +4,7 @@
 #include "tests/tools/step_fixtures.hpp"
 
 #include "models/closed_form.hpp"
-#include "tools/fabric_summary.hpp"
+#include "tools/study/fabric_summary.hpp"
 
 namespace trainsim {
 namespace {

@@ -1,12 +1,12 @@
 // The closed form's view of a topology graph: each group priced at the slowest tier its
 // members actually cross, read off the graph's routes under the rank layout.
-#include "tools/fabric_summary.hpp"
+#include "tools/study/fabric_summary.hpp"
 
 #include "models/collective_cost.hpp"
 
 #include <gtest/gtest.h>
 
-#include "tools/scenario_loader.hpp"
+#include "tools/io/scenario_loader.hpp"
 
 namespace trainsim {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tools/frontier_output.hpp"
+#include "tools/formats/frontier_output.hpp"
 
 namespace {
 

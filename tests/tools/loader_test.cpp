@@ -8,7 +8,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 
 #include "sim/log.hpp"
-#include "tools/scenario_loader.hpp"
+#include "tools/io/scenario_loader.hpp"
 
 namespace trainsim {
 namespace {

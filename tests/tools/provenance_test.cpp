@@ -1,6 +1,6 @@
 // What was simulated travels with every result: tools/provenance in result.json, the text
 // report, compare, and the HTML report.
-#include "tools/provenance.hpp"
+#include "tools/io/provenance.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 
 #include "tests/tools/cli_fixtures.hpp"
 #include "tests/tools/file_fixtures.hpp"
-#include "tools/scenario_loader.hpp"
-#include "tools/version.hpp"
+#include "tools/io/scenario_loader.hpp"
+#include "tools/io/version.hpp"
 
 namespace trainsim {
 namespace {

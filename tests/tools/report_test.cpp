@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/html_report.hpp"
-#include "tools/link_heatmap.hpp"
-#include "tools/report.hpp"
+#include "tools/formats/html_report.hpp"
+#include "tools/formats/link_heatmap.hpp"
+#include "tools/formats/report.hpp"
 
 #include "cli_fixtures.hpp"
 #include "file_fixtures.hpp"

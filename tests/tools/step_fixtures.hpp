@@ -6,9 +6,9 @@
 #include <string>
 
 #include "sim/simulation.hpp"
-#include "tools/fabric_summary.hpp"
-#include "tools/report.hpp"
-#include "tools/scenario_loader.hpp"
+#include "tools/study/fabric_summary.hpp"
+#include "tools/formats/report.hpp"
+#include "tools/io/scenario_loader.hpp"
 
 namespace trainsim::testing {
 

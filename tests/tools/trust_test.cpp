@@ -28,8 +28,8 @@
 #include "sim/platform.hpp"
 #include "sim/program.hpp"
 #include "sim/simulation.hpp"
-#include "tools/resource_guard.hpp"
-#include "tools/scenario_loader.hpp"
+#include "tools/study/resource_guard.hpp"
+#include "tools/io/scenario_loader.hpp"
 
 namespace trainsim {
 namespace {

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/output_file.hpp"
-#include "tools/validate_command.hpp"
+#include "tools/io/output_file.hpp"
+#include "tools/commands/validate_command.hpp"
 
 #include "cli_fixtures.hpp"
 

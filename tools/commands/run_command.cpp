@@ -1,0 +1,94 @@
+#include "tools/commands/run_command.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "models/error.hpp"
+#include "models/closed_form.hpp"
+#include "tools/study/fabric_summary.hpp"
+#include "sim/log.hpp"
+#include "tools/io/output_file.hpp"
+#include "tools/formats/report.hpp"
+#include "tools/study/resource_guard.hpp"
+#include "tools/formats/run_outputs.hpp"
+#include "tools/io/scenario_loader.hpp"
+#include "tools/formats/trace_writer.hpp"
+
+namespace trainsim {
+namespace {
+
+
+// Output files are opened before the simulation, so an unwritable path fails at once.
+struct OutputFiles {
+  std::string trace, links;
+  std::ofstream trace_out, links_out;
+};
+
+OutputFiles open_outputs(const RunOptions& o) {
+  OutputFiles f;
+  auto in_out_dir = [&](const char* name) { return (std::filesystem::path(o.out_dir) / name).string(); };
+  if (!o.out_dir.empty()) prepare_output_dir(o.out_dir, "--out"); // result.json is written last
+  f.trace = !o.trace_file.empty() ? o.trace_file : o.out_dir.empty() ? "" : in_out_dir("trace.json");
+  f.links = !o.links_csv.empty() ? o.links_csv : o.out_dir.empty() || !o.link_stats ? "" : in_out_dir("links.csv");
+  // An error names the option the user typed: --trace or --links, or --out for the files it implies.
+  if (!f.trace.empty()) f.trace_out = open_output(f.trace, o.trace_file.empty() ? "--out" : "--trace");
+  if (!f.links.empty()) f.links_out = open_output(f.links, o.links_csv.empty() ? "--out" : "--links");
+  return f;
+}
+
+// The default selection stays under ~100 MB; an explicit one is the user's call, with a warning.
+std::vector<int> traced_ranks(const RunOptions& o, const LoadedScenario& loaded, bool tracing) {
+  bool fine = o.fidelity == sim::Fidelity::fine;
+  if (o.trace_ranks.empty()) return tracing ? default_trace_ranks(loaded.scenario, fine) : std::vector<int>{};
+  std::vector<int> ranks = parse_rank_selection(o.trace_ranks, loaded.scenario, loaded.topology);
+  double bytes = estimated_trace_bytes_per_rank(loaded.scenario, fine) * static_cast<double>(ranks.size());
+  if (bytes > 100e6) logger("trainsim.trace")->warn("--trace-ranks {}: up to {:.0f} MB of trace", o.trace_ranks, bytes / 1e6);
+  return tracing ? ranks : std::vector<int>{};
+}
+
+void write_outputs(OutputFiles& f, const LoadedScenario& loaded, const sim::SimResult& result) {
+  if (f.trace_out.is_open()) {
+    write_trace(f.trace_out, loaded.scenario, result);
+    close_output(f.trace_out, f.trace);
+  }
+  if (f.links_out.is_open()) {
+    write_links_csv(f.links_out, loaded.topology, result.channel_bytes, result.step_time);
+    close_output(f.links_out, f.links);
+  }
+}
+
+} // namespace
+
+std::string default_scenario_path() { return TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"; }
+
+int run_command(const RunOptions& options) {
+  LoadedScenario loaded = load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario);
+  const Scenario& s = loaded.scenario;
+  logger("trainsim.run")->info("simulating {} GPUs, {} links", loaded.topology.gpu_count(), loaded.topology.link_count());
+  check_resources(s, loaded.topology); // refuse now rather than be OOM-killed minutes later
+  OutputFiles files = open_outputs(options);
+  std::vector<int> traced = traced_ranks(options, loaded, files.trace_out.is_open());
+  if (!traced.empty()) logger("trainsim.run")->info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
+  auto started = std::chrono::steady_clock::now();
+  sim::SimResult result = sim::simulate(s, loaded.topology, {options.fidelity, true, options.link_stats, traced});
+  RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+               result.counters.activities()};
+  StepSummary summary = summarize(s, result);
+  summary.tiers = summarize_links(loaded.topology, result.channel_bytes, result.step_time);
+  attach_bound(summary, closed_form_bound(s, fabric_summary(loaded.topology, s.execution)));
+  auto json = result_json(s, summary, info);
+  json["stages"] = stage_breakdown_json(s, result);
+  if (options.link_stats) json["link_tiers"] = link_tiers_json(loaded.topology, result.channel_bytes, result.step_time);
+  write_outputs(files, loaded, result);
+  if (!options.out_dir.empty()) write_text_file((std::filesystem::path(options.out_dir) / "result.json").string(), json.dump(2) + "\n", "--out");
+  if (options.json) std::cout << json.dump(2) << "\n";
+  else print_report(std::cout, s, loaded.topology, summary, info);
+  return 0;
+}
+
+} // namespace trainsim

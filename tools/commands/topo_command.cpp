@@ -1,0 +1,46 @@
+#include "tools/commands/topo_command.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "models/error.hpp"
+#include "tools/io/output_file.hpp"
+#include "tools/commands/run_command.hpp"
+#include "tools/io/scenario_loader.hpp"
+#include "topologies/describe.hpp"
+#include "topologies/export.hpp"
+#include "topologies/registry.hpp"
+
+namespace trainsim {
+namespace {
+
+// Describing holds the graph only, exporting the graph and its text: a fabric too large to
+// simulate may still be drawn.
+LoadedScenario load(const TopoOptions& options, LoadOptions guard) {
+  return load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario, guard);
+}
+
+} // namespace
+
+int topo_describe_command(const TopoOptions& options) {
+  LoadedScenario loaded = load(options, {Footprint::graph, {}});
+  topo::describe(loaded.topology, std::cout);
+  return 0;
+}
+
+int topo_export_command(const TopoOptions& options) {
+  LoadOptions guard{Footprint::exported, {}};
+  guard.guard.costs = export_costs(options.format);
+  LoadedScenario loaded = load(options, guard);
+  std::ostringstream text;
+  topo::export_topology(loaded.topology, options.format, text);
+  if (options.out.empty()) {
+    std::cout << text.str();
+    return 0;
+  }
+  write_text_file(options.out, text.str(), "--out");
+  return 0;
+}
+
+} // namespace trainsim

@@ -1,0 +1,47 @@
+#include "tools/commands/validate_command.hpp"
+#include "tools/formats/text.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "tools/formats/validation_report.hpp"
+#include "tools/io/output_file.hpp"
+
+namespace trainsim {
+namespace {
+
+// One PASS/FAIL line per criterion, then the published runs, which have none; true if all pass.
+bool print_verdicts(const ValidationReport& r) {
+  bool ok = true;
+  for (const Verdict& v : verdicts(r)) {
+    std::cout << (v.pass ? "PASS  " : "FAIL  ") << v.criterion << ": " << v.figure << "\n";
+    ok = ok && v.pass;
+  }
+  for (const PublishedCheck& p : r.published)
+    std::cout << "      published run " << p.name << ": predicted MFU " << formatted("%.1f%%", 100 * p.predicted_mfu)
+              << ", published " << formatted("%.1f%%", 100 * p.published_mfu) << " (" << formatted("%+.1f", 100 * p.error())
+              << " points)\n";
+  return ok;
+}
+
+} // namespace
+
+int validate_command(const ValidateOptions& options) {
+  ValidateOptions o = options;
+  if (o.out_dir.empty()) o.out_dir = fresh_directory("", "validation"); // a run never overwrites another
+  prepare_output_dir(o.out_dir, "--out"); // fail now, not after minutes of simulating
+  ValidationReport r = run_validation(o);
+  std::filesystem::path dir(o.out_dir);
+  std::string command = "trainsim validate" + std::string(o.quick ? " --quick" : "") + " --out " + o.out_dir;
+  write_text_file((dir / "validation.md").string(), validation_markdown(r, command), "--out");
+  write_text_file((dir / "validation.json").string(), validation_json(r).dump(2) + "\n", "--out");
+  bool ok = print_verdicts(r);
+  std::cout << "wrote " << (dir / "validation.md").string() << " and validation.json (" << formatted("%.0f", r.wall_s)
+            << " s)\n";
+  if (!ok)
+    std::cerr << "trainsim: validate: an acceptance criterion failed; see " << (dir / "validation.md").string() << "\n";
+  return ok ? 0 : validation_failed_exit_code;
+}
+
+} // namespace trainsim

@@ -1,0 +1,122 @@
+#include "tools/formats/html_report.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "models/error.hpp"
+#include "models/units.hpp"
+#include "sim/log.hpp"
+#include "tools/io/output_file.hpp"
+#include "tools/formats/report_charts.hpp"
+#include "tools/formats/svg.hpp"
+
+namespace trainsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+using svg::escape;
+
+std::string seconds(double s) { return format(Seconds(s)); }
+
+// --- page ----------------------------------------------------------------------------------------
+
+std::string summary_table(const nlohmann::json& r) {
+  const auto& p = r.at("parallelism");
+  double step = r.at("step_time_s").get<double>(), bound = r.at("bound").at("step_time_s").get<double>();
+  auto row = [](const std::string& k, const std::string& v) {
+    return "<tr><th>" + k + "</th><td>" + escape(v) + "</td></tr>\n";
+  };
+  std::string t = "<table>\n";
+  t += row("scenario", r.value("scenario", "")) + row("model", r.value("model", ""));
+  t += row("GPUs", std::to_string(r.value("gpus", 0)) + " (DP " + std::to_string(p.value("dp", 0)) + " x TP " +
+                       std::to_string(p.value("tp", 0)) + " x PP " + std::to_string(p.value("pp", 0)) + ", " +
+                       p.value("schedule", "") + ", " + std::to_string(p.value("microbatches", 0)) + " microbatches)");
+  t += row("step time", seconds(step)) + row("MFU", chart_percent(r.value("mfu", 0.0)));
+  t += row("closed-form bound", seconds(bound) + "; simulated / bound = " + svg::num(step / bound));
+  return t + "</table>\n";
+}
+
+std::string section(const std::string& title, const std::string& note, const std::string& body) {
+  return "<h2>" + escape(title) + "</h2>\n<p class=\"note\">" + escape(note) + "</p>\n" + body;
+}
+
+// result.json's "provenance": one row per resolved key, by part.
+std::string provenance_table(const nlohmann::json& p) {
+  auto row = [](const std::string& k, const std::string& v) {
+    return "<tr><th>" + escape(k) + "</th><td>" + escape(v) + "</td></tr>\n";
+  };
+  auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  std::string t = "<table class=\"terms\">\n";
+  t += row("trainsim", text(p.value("trainsim", nlohmann::json("?"))));
+  t += row("input", text(p.at("input").value("file", nlohmann::json(""))) + ", " + text(p.at("input").value("hash", nlohmann::json(""))));
+  const nlohmann::json& sc = p.at("scenario");
+  auto part = [&](const std::string& name, const nlohmann::json& values) {
+    for (const auto& [k, v] : values.items()) t += row(name + "." + k, text(v));
+  };
+  part("model", sc.at("model"));
+  part("system.gpu", sc.at("system").at("gpu"));
+  part("system.topology", sc.at("system").at("topology"));
+  part("execution", sc.at("execution"));
+  return t + "</table>\n";
+}
+
+// frontier.svg from before it carried its own id gets one, so the page's charts all have theirs.
+std::string strip_xml_prolog(const std::string& svg) {
+  auto at = svg.find("<svg");
+  if (at == std::string::npos) return "";
+  std::string out = svg.substr(at);
+  if (out.rfind("<svg id=", 0) == 0) return out;
+  return out.replace(0, 4, "<svg id=\"frontier\"");
+}
+
+// The heatmap, or one line saying why there is none: a report that silently lacks it reads
+// as if no link were busy.
+std::string links_section(const ReportInputs& in) {
+  const char* title = "Link utilization by tier";
+  if (!in.links.empty())
+    return section(title, "link directions per utilization band, each cell shaded by the hottest of them (from links.csv)", link_heatmap(in.links));
+  if (!in.result.contains("link_tiers")) return section(title, "link statistics were not recorded (--no-link-stats)", "");
+  if (in.result.at("link_tiers").empty()) return section(title, "no link carried bytes in this step", "");
+  return section(title, "links.csv is missing from the run directory", "");
+}
+
+constexpr const char* kStyle = R"(<style>
+body { font-family: sans-serif; max-width: 940px; margin: 20px auto; color: #222; }
+table { border-collapse: collapse; } th, td { text-align: left; padding: 2px 12px 2px 0; }
+th { font-weight: normal; color: #555; } h2 { margin-top: 28px; font-size: 17px; }
+.note { color: #666; font-size: 13px; margin: 2px 0 8px; } svg { display: block; }
+table.terms { font-size: 13px; margin-top: 6px; } table.terms td { vertical-align: top; }
+table.terms td:first-child { white-space: nowrap; }
+</style>
+)";
+
+} // namespace
+
+std::string render_report(const ReportInputs& in) {
+  const nlohmann::json& r = in.result;
+  double step = r.at("step_time_s").get<double>();
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>trainsim report: " +
+                     escape(r.value("model", "")) + "</title>\n" + kStyle + "</head><body>\n";
+  html += "<h1>trainsim report</h1>\n" + summary_table(r);
+  html += section("Step breakdown per pipeline stage", "mean over each stage's GPUs; the bars add up to the step time",
+                  stage_chart(r) + breakdown_legend_table());
+  html += section("Closed-form bound and simulation",
+                  "the bound is a lower bound on the step time: the sum of its terms for the critical stage "
+                  "(docs/closed-form.md); the simulated bar is the mean breakdown per GPU",
+                  bound_chart(r) + bound_terms_table(r));
+  if (in.trace)
+    html += section("Timeline excerpt", "the first traced GPUs; the full trace.json opens in ui.perfetto.dev",
+                    timeline_chart(*in.trace, Seconds(step)));
+  html += links_section(in);
+  if (!in.frontier_svg.empty())
+    html += section("Frontier", "from trainsim frontier --out", strip_xml_prolog(in.frontier_svg));
+  if (r.contains("provenance"))
+    html += section("What was simulated", "the scenario as resolved, with every default filled in (result.json's provenance)",
+                    provenance_table(r.at("provenance")));
+  return html + "</body></html>\n";
+}
+
+} // namespace trainsim

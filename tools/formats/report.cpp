@@ -1,0 +1,220 @@
+#include "tools/formats/report.hpp"
+#include "tools/formats/text.hpp"
+
+#include "tools/io/provenance.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "models/workload.hpp"
+
+namespace trainsim {
+namespace {
+
+// `text` in lines of at most `width` characters, the first after `first`, the others
+// indented by `rest`: the legend's sentences fit a terminal.
+std::string wrapped(const std::string& text, size_t width, const std::string& first, const std::string& rest) {
+  std::string out = first;
+  size_t column = first.size(), start = first.size();
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (column > start && column + 1 + word.size() > width) {
+      out += "\n" + rest;
+      column = start = rest.size();
+    } else if (column > start) {
+      out += ' ';
+      column += 1;
+    }
+    out += word;
+    column += word.size();
+  }
+  return out + "\n";
+}
+
+LinkLoad link_load(const topo::Topology& t, int channel, double bytes, Seconds step) {
+  topo::Hop hop{channel / 2, channel % 2 == 0};
+  Seconds busy = Bytes(bytes) / t.link(hop.link).bandwidth;
+  return {t.hop_name(hop), Bytes(bytes), busy, busy / step};
+}
+
+} // namespace
+
+const std::vector<CategoryDefinition>& breakdown_categories() {
+  // Each GPU's simulated time goes to exactly one of these, so they add up to the step.
+  static const std::vector<CategoryDefinition> c = {
+      {"compute", "running kernels: the layers' forward and backward passes (and recomputation), each at the "
+                  "roofline of its FLOP and HBM traffic plus the launch latency."},
+      {"tp_comm", "blocked in tensor-parallel collectives: each layer's all-reduces, or its all-gathers and "
+                  "reduce-scatters with sequence parallelism."},
+      {"pp_comm", "pipeline transfers: blocked on a receive while its data was moving, or waiting for this GPU's "
+                  "previous send in the same direction (at the end, its last sends) to be delivered."},
+      {"dp_comm", "blocked in data-parallel collectives: the gradient sync after the last backward over the DP "
+                  "and expert-DP groups (with ZeRO-1/2 a reduce-scatter, then the parameters' all-gather), ZeRO-3's "
+                  "per-layer gathers and reduce-scatters, and the wait for overlapped gradient buckets still running "
+                  "(bucket time hidden behind compute is not counted)."},
+      {"ep_comm", "blocked in expert-parallel all-to-alls: each MoE layer's dispatch and combine."},
+      {"bubble", "blocked on a pipeline receive before its data started moving: the neighbouring stage had not "
+                 "sent it yet."},
+      {"idle", "after this GPU finished its last operation, until the slowest GPU finished and the step ended."}};
+  return c;
+}
+
+std::vector<TierLoad> summarize_links(const topo::Topology& t, const std::vector<double>& channel_bytes,
+                                      Seconds step, size_t top) {
+  std::vector<TierLoad> tiers;
+  std::vector<std::vector<int>> used_by_tier;
+  for (size_t c = 0; c < channel_bytes.size(); ++c) {
+    if (channel_bytes[c] <= 0) continue;
+    std::string tier = topo::to_string(t.link(static_cast<int>(c / 2)).tier);
+    auto it = std::find_if(tiers.begin(), tiers.end(), [&](const TierLoad& l) { return l.tier == tier; });
+    if (it == tiers.end()) {
+      tiers.push_back({tier, Bytes(), 0, {}});
+      used_by_tier.emplace_back();
+      it = tiers.end() - 1;
+    }
+    it->bytes += Bytes(channel_bytes[c]);
+    it->links_used += 1;
+    used_by_tier[static_cast<size_t>(it - tiers.begin())].push_back(static_cast<int>(c));
+  }
+  for (size_t i = 0; i < tiers.size(); ++i) {
+    auto& used = used_by_tier[i];
+    size_t n = std::min(top, used.size());
+    // Most bytes first; ties by channel id so the result does not depend on the sort.
+    std::partial_sort(used.begin(), used.begin() + static_cast<long>(n), used.end(), [&](int a, int b) {
+      double ba = channel_bytes[static_cast<size_t>(a)], bb = channel_bytes[static_cast<size_t>(b)];
+      return ba != bb ? ba > bb : a < b;
+    });
+    for (size_t k = 0; k < n; ++k)
+      tiers[i].busiest.push_back(link_load(t, used[k], channel_bytes[static_cast<size_t>(used[k])], step));
+  }
+  return tiers;
+}
+
+StepSummary summarize(const Scenario& s, const sim::SimResult& r) {
+  StepSummary out;
+  out.gpus = s.execution.gpus();
+  out.microbatches = s.execution.microbatches();
+  out.step_time = r.step_time;
+  double peak = (s.system.gpu.peak * r.step_time).value() * out.gpus;
+  out.mfu = model_flop_per_step(s.model, s.execution).value() / peak;
+  out.tokens_per_s = tokens_per_step(s.model, s.execution) / r.step_time.value();
+  sim::RankStats total;
+  for (const auto& rank : r.ranks) {
+    total.compute += rank.compute;
+    total.tp += rank.tp;
+    total.pp += rank.pp;
+    total.dp += rank.dp;
+    total.ep += rank.ep;
+    total.bubble += rank.bubble;
+    total.finish += rank.finish;
+  }
+  double n = static_cast<double>(r.ranks.size());
+  // Every rank's categories add up to its finish time; the rest of the step it idles. Below
+  // a picosecond the difference is rounding in the sums, not idling.
+  Seconds idle = r.step_time - total.finish / n;
+  if (idle.value() < 1e-12) idle = Seconds();
+  out.breakdown = {{"compute", total.compute / n}, {"tp_comm", total.tp / n}, {"pp_comm", total.pp / n},
+                   {"dp_comm", total.dp / n},      {"ep_comm", total.ep / n},    {"bubble", total.bubble / n},
+                   {"idle", idle}};
+  return out;
+}
+
+void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t, const StepSummary& sum,
+                  const RunInfo& info) {
+  const ExecutionSpec& e = s.execution;
+  out << s.file << ": " << s.model.name << " on " << sum.gpus << " GPUs (" << t.gpu_count() / t.gpus_per_node()
+      << " nodes), DP " << e.dp << " x TP " << e.tp << " x PP " << e.pp << ", " << to_string(e.schedule) << ", "
+      << sum.microbatches << " microbatches of " << e.micro_batch << "\n";
+  out << wrapped(hardware_line(s), 100, "  simulated     ", "                ");
+  out << "  by            " << origin_line(s) << "\n";
+  out << "  step time     " << format(sum.step_time) << "\n";
+  out << "  MFU           " << percent(sum.mfu) << "\n";
+  out << "  tokens/s      " << formatted("%.4g", sum.tokens_per_s) << "\n";
+  out << "  breakdown (mean per GPU, adds up to the step time)\n";
+  for (const auto& [name, time] : sum.breakdown) {
+    char line[96];
+    std::snprintf(line, sizeof line, "    %-10s %12s  %6s\n", name.c_str(), format(time).c_str(),
+                  percent(time / sum.step_time).c_str());
+    out << line;
+  }
+  out << "  where each GPU's time goes\n";
+  for (const CategoryDefinition& c : breakdown_categories())
+    out << wrapped(c.meaning, 100, "    " + std::string(c.name) + ": ", "      ");
+  if (!sum.tiers.empty()) out << "  links (bytes per tier; busiest direction, its time at line rate)\n";
+  for (const TierLoad& tier : sum.tiers) {
+    const LinkLoad& top = tier.busiest.front();
+    char line[256];
+    std::snprintf(line, sizeof line, "    %-7s %10s over %6d  busiest %s: %s, %s (%s of the step)\n", tier.tier.c_str(),
+                  format(tier.bytes).c_str(), tier.links_used, top.name.c_str(), format(top.bytes).c_str(),
+                  format(top.busy).c_str(), percent(top.utilization).c_str());
+    out << line;
+  }
+  out << "  closed-form bound " << format(sum.bound) << " (largest term: " << sum.bound_limiting
+      << "); simulated / bound = " << formatted("%.3f", sum.step_time / sum.bound) << "\n";
+  if (!sum.blame.empty()) out << "    above the bound: " << sum.blame << "\n";
+  out << "  simulated in " << formatted("%.2f", info.wall_s) << " s wall, " << info.activities << " SimGrid activities ("
+      << info.fidelity << " mode)\n";
+}
+
+std::string blame(const StepSummary& sum) {
+  std::string phase = "compute";
+  Seconds most;
+  for (const auto& [name, time] : sum.breakdown)
+    if (name != "compute" && name != "idle" && time > most) most = time, phase = name;
+  const LinkLoad* busiest = nullptr;
+  std::string tier;
+  for (const TierLoad& t : sum.tiers)
+    if (!t.busiest.empty() && (!busiest || t.busiest.front().utilization > busiest->utilization))
+      busiest = &t.busiest.front(), tier = t.tier;
+  char line[256];
+  std::snprintf(line, sizeof line, "phase %s (%.0f%% of the step)", phase.c_str(), 100.0 * (most / sum.step_time));
+  std::string out = line;
+  if (busiest) {
+    std::snprintf(line, sizeof line, "; busiest link %s (%s tier, busy %.0f%% of the step)", busiest->name.c_str(),
+                  tier.c_str(), 100.0 * busiest->utilization);
+    out += line;
+  }
+  return out;
+}
+
+void attach_bound(StepSummary& sum, const BoundResult& bound) {
+  sum.bound = bound.step_time;
+  sum.bound_limiting = limiting_text(bound);
+  sum.bound_terms = bound.terms;
+  sum.blame = sum.step_time > bound.step_time * kBlameRatio ? blame(sum) : "";
+}
+
+nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, const RunInfo& info) {
+  nlohmann::ordered_json j;
+  j["scenario"] = s.file;
+  j["model"] = s.model.name;
+  j["gpus"] = sum.gpus;
+  j["parallelism"] = {{"dp", s.execution.dp}, {"tp", s.execution.tp}, {"pp", s.execution.pp},
+                      {"microbatches", sum.microbatches}, {"schedule", to_string(s.execution.schedule)}};
+  j["step_time_s"] = sum.step_time.value();
+  j["mfu"] = sum.mfu;
+  j["tokens_per_s"] = sum.tokens_per_s;
+  nlohmann::ordered_json breakdown;
+  for (const auto& [name, time] : sum.breakdown) breakdown[name] = time.value();
+  j["breakdown"] = breakdown;
+  nlohmann::ordered_json links;
+  for (const TierLoad& tier : sum.tiers) {
+    nlohmann::ordered_json busiest = nlohmann::ordered_json::array();
+    for (const LinkLoad& l : tier.busiest)
+      busiest.push_back({{"link", l.name}, {"bytes", l.bytes.value()}, {"busy_s", l.busy.value()},
+                         {"utilization", l.utilization}});
+    links[tier.tier] = {{"bytes", tier.bytes.value()}, {"links_used", tier.links_used}, {"busiest", busiest}};
+  }
+  j["links"] = links;
+  nlohmann::ordered_json terms = nlohmann::ordered_json::array();
+  for (const BoundTerm& t : sum.bound_terms)
+    terms.push_back({{"name", t.name}, {"seconds", t.time.value()}, {"explanation", t.explanation}});
+  j["bound"] = {{"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}, {"terms", terms}};
+  if (!sum.blame.empty()) j["bound"]["blame"] = sum.blame;
+  j["sim"] = {{"fidelity", info.fidelity}, {"activities", info.activities}, {"wall_s", info.wall_s}};
+  j["provenance"] = provenance_json(s);
+  return j;
+}
+
+} // namespace trainsim

@@ -1,0 +1,24 @@
+#include "tools/formats/text.hpp"
+
+#include <cstdio>
+
+namespace trainsim {
+
+std::string formatted(const char* printf_format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, printf_format, value);
+  return buffer;
+}
+
+std::string percent(double fraction) { return formatted("%.1f %%", 100.0 * fraction); }
+
+std::string csv_number(double value) { return formatted("%.9g", value); }
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+} // namespace trainsim

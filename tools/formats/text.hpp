@@ -1,0 +1,23 @@
+// Number and field formatting shared by every output format: one printf-style formatter,
+// one percentage, one CSV field quoting.
+#pragma once
+
+#include <string>
+
+namespace trainsim {
+
+/// `value` through a printf format with one floating-point conversion, e.g. ("%.3f", x).
+std::string formatted(const char* printf_format, double value);
+
+/// A fraction as a percentage with one decimal: 0.4078 -> "40.8 %".
+std::string percent(double fraction);
+
+/// Every digit a double needs to read back the same in the CSV and JSON files people sum:
+/// formatted("%.9g", value) for times, rates and ratios.
+std::string csv_number(double value);
+
+/// A CSV field (RFC 4180): quoted, with quotes doubled, only when it holds a comma, a quote
+/// or a newline.
+std::string csv_field(const std::string& text);
+
+} // namespace trainsim

@@ -1,0 +1,99 @@
+#include "tools/io/provenance.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "tools/io/version.hpp"
+
+namespace trainsim {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json model_json(const ModelSpec& m) {
+  return {{"name", m.name},         {"kind", to_string(m.kind)}, {"layers", m.layers},   {"d_model", m.d_model},
+          {"d_ff", m.d_ff},         {"heads", m.heads},          {"seq_len", m.seq_len}, {"experts", m.experts},
+          {"top_k", m.top_k},       {"gated_mlp", m.gated_mlp},  {"precision", m.precision},
+          {"bytes_per_word", m.bytes_per_word.value()}};
+}
+
+Json gpu_json(const GpuSpec& g) {
+  return {{"preset", g.preset},
+          {"name", g.name},
+          {"peak_flop_per_s", g.peak.value()},
+          {"matmul_efficiency", g.matmul_efficiency},
+          {"hbm_bandwidth_bytes_per_s", g.hbm_bandwidth.value()},
+          {"hbm_capacity_bytes", g.hbm_capacity.value()},
+          {"kernel_latency_s", g.kernel_latency.value()}};
+}
+
+Json topology_json(const Params& topology) {
+  Json j = Json::object();
+  for (const auto& [key, value] : topology.resolved()) j[key] = value;
+  return j;
+}
+
+Json execution_json(const ExecutionSpec& e) {
+  return {{"dp", e.dp},
+          {"tp", e.tp},
+          {"pp", e.pp},
+          {"ep", e.ep},
+          {"global_batch", e.global_batch},
+          {"micro_batch", e.micro_batch},
+          {"schedule", to_string(e.schedule)},
+          {"interleave", e.interleave},
+          {"sequence_parallel", e.sequence_parallel},
+          {"zero", e.zero},
+          {"recompute", e.recompute},
+          {"dp_overlap", e.dp_overlap},
+          {"dp_bucket_bytes", e.dp_bucket.value()},
+          {"tp_collective", e.tp_collective},
+          {"dp_collective", e.dp_collective},
+          {"ep_collective", e.ep_collective},
+          {"optimizer_bytes_per_param", e.optimizer_bytes_per_param.value()}};
+}
+
+std::string generator_of(const Scenario& s) {
+  auto resolved = s.system.topology.resolved();
+  auto it = resolved.find("generator");
+  return it == resolved.end() ? "" : it->second;
+}
+
+} // namespace
+
+std::string input_hash(std::string_view text) {
+  std::uint64_t h = 14695981039346656037ULL; // FNV-1a 64-bit offset basis and prime
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  char out[32];
+  std::snprintf(out, sizeof out, "fnv1a64:%016" PRIx64, h);
+  return out;
+}
+
+nlohmann::ordered_json provenance_json(const Scenario& s) {
+  Json topology = topology_json(s.system.topology);
+  return {{"trainsim", version()},
+          {"input", {{"file", s.file}, {"hash", s.input_hash}}},
+          {"gpu_preset", s.system.gpu.preset.empty() ? "none" : s.system.gpu.preset},
+          {"topology", generator_of(s)},
+          {"scenario",
+           {{"model", model_json(s.model)},
+            {"system", {{"gpu", gpu_json(s.system.gpu)}, {"topology", topology}}},
+            {"execution", execution_json(s.execution)}}}};
+}
+
+std::string hardware_line(const Scenario& s) {
+  std::string params;
+  for (const auto& [key, value] : s.system.topology.values())
+    if (key != "generator") params += (params.empty() ? "" : ", ") + key + " " + value;
+  const std::string& preset = s.system.gpu.preset;
+  std::string gpu = preset.empty() ? "a GPU given in code" : preset == "custom" ? "a custom GPU" : preset;
+  if (s.system.gpu.name != preset) gpu += " (" + s.system.gpu.name + ")";
+  return gpu + " on " + generator_of(s) + " (" + params +
+         "; other keys at their defaults)";
+}
+
+std::string origin_line(const Scenario& s) {
+  return "trainsim " + version() + ", input " + (s.input_hash.empty() ? "built in code" : s.input_hash);
+}
+
+} // namespace trainsim

@@ -1,0 +1,391 @@
+#include "tools/io/scenario_loader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <new>
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "models/hardware_presets.hpp"
+#include "models/plausibility.hpp"
+#include "sim/collectives.hpp"
+#include "sim/log.hpp"
+#include "tools/io/provenance.hpp"
+#include "tools/io/scenario_checks.hpp"
+#include "topologies/registry.hpp"
+
+namespace trainsim {
+namespace {
+
+/// A YAML mapping split into its scalar values (as Params) and its sub-mappings.
+struct Section {
+  Params values;
+  std::map<std::string, YAML::Node> children;
+};
+
+const char* node_kind(const YAML::Node& n) {
+  if (n.IsMap()) return "a mapping";
+  if (n.IsSequence()) return "a list";
+  if (n.IsNull()) return "nothing";
+  return "a value";
+}
+
+std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+
+// yaml-cpp keeps both pairs of a repeated key and a map keeps the last: the first value
+// would be dropped without a word (a second `model:` section loses the whole first one).
+void reject_duplicates(const YAML::Node& node, const std::string& file, const std::string& path) {
+  std::map<std::string, int> first_line;
+  for (const auto& item : node) {
+    if (!item.first.IsScalar()) continue;
+    int line = item.first.Mark().line + 1;
+    auto [it, fresh] = first_line.emplace(item.first.Scalar(), line);
+    if (fresh) continue;
+    std::string where = it->second == line ? "twice on line " + std::to_string(line)
+                                           : "lines " + std::to_string(it->second) + " and " + std::to_string(line);
+    throw InputError(file, join(path, it->first) + ": duplicate key (" + where + ")");
+  }
+}
+
+[[noreturn]] void not_a_mapping(const YAML::Node& node, const std::string& file, const std::string& path) {
+  if (path.empty())
+    throw InputError(file, std::string("the top level must be a mapping with model, system and execution, found ") +
+                               node_kind(node));
+  throw InputError(file, path, "", std::string("must be a mapping, found ") + node_kind(node));
+}
+
+Section read_section(const YAML::Node& node, const std::string& file, const std::string& path,
+                     const std::vector<std::string>& child_names) {
+  if (!node.IsMap()) not_a_mapping(node, file, path);
+  reject_duplicates(node, file, path);
+  std::map<std::string, std::string> scalars;
+  std::set<std::string> structured;
+  Section section;
+  for (const auto& item : node) {
+    if (!item.first.IsScalar())
+      throw InputError(file, path.empty() ? "top level" : path, "",
+                       std::string("has a key that is ") + node_kind(item.first) + ", not a name");
+    auto key = item.first.Scalar();
+    if (std::find(child_names.begin(), child_names.end(), key) != child_names.end()) {
+      section.children[key] = item.second;
+    } else if (item.second.IsScalar()) {
+      scalars[key] = item.second.Scalar();
+    } else {
+      scalars[key] = node_kind(item.second); // a typo of a section, or a value written as a mapping
+      structured.insert(key);
+    }
+  }
+  section.values = Params(file, path, std::move(scalars), std::move(structured));
+  return section;
+}
+
+/// The sub-section `name` of `parent`, which must be present.
+const YAML::Node& child(const Section& parent, const std::string& name, const std::string& file,
+                        const std::string& path) {
+  auto it = parent.children.find(name);
+  if (it == parent.children.end()) throw InputError(file, join(path, name), "", "is missing");
+  return it->second;
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
+std::string one_of(const std::vector<std::string>& names) { return "must be one of " + listed(names); }
+
+template <class Enum>
+Enum choose(const Params& p, const std::string& key, Enum fallback, const std::vector<std::pair<std::string, Enum>>& options) {
+  auto text = p.get_or<std::string>(key, "");
+  if (text.empty()) return fallback;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : options) {
+    if (name == text) return value;
+    names.push_back(name);
+  }
+  p.fail(key, one_of(names) + did_you_mean(text, names));
+}
+
+Bytes word_size(const Params& p) {
+  std::string precision = p.get_or<std::string>("precision", "bf16");
+  const std::vector<std::pair<std::string, double>> sizes{{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
+  for (const auto& [name, bytes] : sizes)
+    if (name == precision) return Bytes(bytes);
+  const std::vector<std::string> names{"fp32", "bf16", "fp16", "fp8"};
+  p.fail("precision", one_of(names) + did_you_mean(precision, names));
+}
+
+ModelSpec read_model(const Params& p) {
+  ModelSpec m;
+  m.name = p.get_or<std::string>("name", m.name);
+  m.kind = choose(p, "kind", ModelKind::transformer, {{"transformer", ModelKind::transformer}, {"mlp", ModelKind::mlp}});
+  m.layers = p.get_positive<int>("layers");
+  m.d_model = p.get_positive<long>("d_model");
+  m.d_ff = p.get_positive<long>("d_ff");
+  m.heads = m.kind == ModelKind::transformer ? p.get_positive<int>("heads") : p.get_positive_or<int>("heads", 1);
+  m.seq_len = p.get_positive<long>("seq_len");
+  m.experts = p.get_positive_or("experts", m.experts);
+  m.top_k = p.get_positive_or("top_k", m.top_k);
+  m.gated_mlp = p.get_or("gated_mlp", m.gated_mlp);
+  m.bytes_per_word = word_size(p);
+  m.precision = p.get_or<std::string>("precision", m.precision);
+  if (m.top_k > m.experts) p.fail("top_k", "exceeds the number of experts (" + std::to_string(m.experts) + ")");
+  if (m.kind == ModelKind::transformer && m.d_model % m.heads != 0)
+    p.fail("heads", "must divide d_model (" + std::to_string(m.d_model) + ")");
+  p.reject_unknown();
+  return m;
+}
+
+/// The preset whose name or alias is closest to `word`, or "".
+std::string closest_preset(const std::string& word) {
+  std::vector<std::string> names = gpu_preset_names();
+  for (const GpuPreset& g : gpu_presets())
+    if (!g.alias.empty()) names.push_back(g.alias);
+  std::string best = closest_match(word, names);
+  const GpuPreset* g = best.empty() ? nullptr : find_gpu_preset(best);
+  return g == nullptr ? "" : g->name;
+}
+
+const GpuPreset& read_preset(const Params& p, const std::string& key) {
+  std::string name = p.get<std::string>(key);
+  if (const GpuPreset* g = find_gpu_preset(name)) return *g;
+  std::string best = closest_preset(name);
+  p.fail(key, "unknown GPU preset; known: " + listed(gpu_preset_names()) +
+                  (best.empty() ? "" : " (did you mean '" + best + "'?)"));
+}
+
+// Without a preset there is nothing to take the datasheet figures from: `gpu: {name: a100}`
+// used to keep the H100's figures under an A100's name.
+void require_figures(const Params& p) {
+  std::vector<std::string> missing;
+  for (const char* key : {"peak", "hbm_bandwidth", "hbm_capacity"})
+    if (!p.has(key)) missing.push_back(key);
+  if (missing.empty()) return;
+  std::string hint = p.has("name") ? closest_preset(p.get<std::string>("name")) : "";
+  throw InputError(p.file(), "system.gpu: has no preset, so " + listed(missing) + (missing.size() > 1 ? " are" : " is") +
+                                 " missing: give every figure or a preset (" + listed(gpu_preset_names()) + ")" +
+                                 (hint.empty() ? "" : " (did you mean 'preset: " + hint + "'?)"));
+}
+
+// One warning line per value that parses but no real machine has (models/plausibility.hpp);
+// the value is still used.
+void warn_if_implausible(const Params& p, const std::string& key, Plausible what, double si) {
+  std::string problem = implausibility(what, si);
+  if (problem.empty() || !p.has(key)) return;
+  logger("trainsim.input")->warn("{}: {} = '{}': {}; using it anyway", p.file(), p.qualified(key), p.values().at(key), problem);
+}
+
+void warn_implausible_gpu(const Params& p, const GpuSpec& g) {
+  warn_if_implausible(p, "peak", Plausible::gpu_peak, g.peak.value());
+  warn_if_implausible(p, "hbm_bandwidth", Plausible::hbm_bandwidth, g.hbm_bandwidth.value());
+  warn_if_implausible(p, "hbm_capacity", Plausible::hbm_capacity, g.hbm_capacity.value());
+  warn_if_implausible(p, "kernel_latency", Plausible::kernel_latency, g.kernel_latency.value());
+}
+
+// Every generator names its link figures <what>_bandwidth and <what>_latency.
+void warn_implausible_links(const Params& topology) {
+  for (const auto& [key, text] : topology.values()) {
+    try {
+      if (key.ends_with("_bandwidth"))
+        warn_if_implausible(topology, key, Plausible::link_bandwidth, parse_bandwidth(text).value());
+      if (key.ends_with("_latency")) warn_if_implausible(topology, key, Plausible::link_latency, parse_seconds(text).value());
+    } catch (const std::invalid_argument&) {
+      // not a value of that unit: the generator has rejected it, or ignores the key
+    }
+  }
+}
+
+// Overrides of a preset's figures, or every figure of a custom GPU.
+GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
+  g.peak = p.get_positive_or("peak", g.peak);
+  g.matmul_efficiency = p.get_positive_or("matmul_efficiency", g.matmul_efficiency);
+  g.hbm_bandwidth = p.get_positive_or("hbm_bandwidth", g.hbm_bandwidth);
+  g.hbm_capacity = p.get_positive_or("hbm_capacity", g.hbm_capacity);
+  g.kernel_latency = p.get_or("kernel_latency", g.kernel_latency);
+  if (g.matmul_efficiency > 1.0) p.fail("matmul_efficiency", "is a fraction of peak and cannot exceed 1");
+  if (g.kernel_latency.value() < 0) p.fail("kernel_latency", "must not be negative");
+  return g;
+}
+
+/// `gpu: a100-sxm-80gb`, or a mapping: an optional `preset`, overrides of its figures and
+/// an optional display `name`. Without the section, the H100 SXM.
+GpuSpec read_gpu(const Section& system, const std::string& file) {
+  auto it = system.children.find("gpu");
+  if (it == system.children.end()) return find_gpu_preset("h100-sxm")->gpu;
+  if (it->second.IsScalar()) return read_preset(Params(file, "system", {{"gpu", it->second.Scalar()}}), "gpu").gpu;
+  if (!it->second.IsMap())
+    throw InputError(file, "system.gpu", "", std::string("must be a preset name or a mapping, found ") + node_kind(it->second));
+  Params p = read_section(it->second, file, "system.gpu", {}).values;
+  GpuSpec g;
+  g.matmul_efficiency = 0.8; // the project baseline (hardware_presets.cpp), not a datasheet figure
+  g.kernel_latency = Seconds(4e-6);
+  g.name = g.preset = "custom";
+  if (p.has("preset")) g = read_preset(p, "preset").gpu;
+  else require_figures(p);
+  g = read_gpu_figures(p, g);
+  warn_implausible_gpu(p, g);
+  g.name = p.get_or<std::string>("name", g.name);
+  p.reject_unknown();
+  return g;
+}
+
+/// A collective algorithm name that exists and supports every op it will be asked for.
+std::string read_collective(const Params& p, const std::string& key, const std::string& fallback,
+                            const std::vector<sim::CollectiveOp>& ops) {
+  std::string name = p.get_or<std::string>(key, fallback);
+  auto names = sim::collective_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    p.fail(key, "is not a collective algorithm" + did_you_mean(name, names));
+  auto algorithm = sim::make_collective(name);
+  for (sim::CollectiveOp op : ops)
+    if (!algorithm->supports(op)) p.fail(key, "has no " + sim::to_string(op) + ", which this execution needs");
+  return name;
+}
+
+void read_collectives(const Params& p, ExecutionSpec& e) {
+  using sim::CollectiveOp;
+  const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
+  const std::vector<CollectiveOp> whole{CollectiveOp::all_reduce};
+  std::string shared = p.get_or<std::string>("collective", "ring"); // shorthand for tp and dp
+  e.tp_collective = read_collective(p, p.has("tp_collective") ? "tp_collective" : "collective", shared,
+                                    e.sequence_parallel ? halves : whole);
+  e.dp_collective = read_collective(p, p.has("dp_collective") ? "dp_collective" : "collective", shared,
+                                    e.zero >= 1 ? halves : whole);
+  e.ep_collective = read_collective(p, "ep_collective", e.ep_collective, {CollectiveOp::all_to_all});
+}
+
+void read_schedule(const Params& p, ExecutionSpec& e) {
+  e.schedule = choose(p, "schedule", e.schedule,
+                      {{"1f1b", PipelineSchedule::one_f_one_b},
+                       {"gpipe", PipelineSchedule::gpipe},
+                       {"interleaved", PipelineSchedule::interleaved}});
+  e.interleave = p.get_positive_or("interleave", e.interleave);
+  if (e.schedule != PipelineSchedule::interleaved && e.interleave != 1)
+    p.fail("interleave", "needs schedule: interleaved");
+  if (e.schedule == PipelineSchedule::interleaved && e.microbatches() % e.pp != 0)
+    p.fail("schedule", "interleaved needs the microbatches per pipeline (" + std::to_string(e.microbatches()) +
+                           ") to be a multiple of pp (" + std::to_string(e.pp) + ")");
+}
+
+// The schedule and the programs count a pipeline's passes in ints, and hold one entry per
+// pass; beyond this they would overflow (2^32 sequences over dp 1) long before they fit in
+// memory. The memory guard refuses far fewer, on most machines, with the estimate.
+constexpr double kMaxPipelinePasses = 1e8;
+
+void check_pipeline_passes(const Params& p, const ExecutionSpec& e) {
+  double passes = static_cast<double>(e.microbatches()) * e.chunks();
+  if (passes <= kMaxPipelinePasses) return;
+  p.fail("global_batch", "gives " + std::to_string(e.microbatches()) + " microbatches per pipeline" +
+                             (e.chunks() > 1 ? " x " + std::to_string(e.chunks()) + " chunks" : "") +
+                             " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
+}
+
+ExecutionSpec read_execution(const Params& p) {
+  ExecutionSpec e;
+  e.dp = p.get_positive_or("dp", e.dp);
+  e.tp = p.get_positive_or("tp", e.tp);
+  e.pp = p.get_positive_or("pp", e.pp);
+  e.ep = p.get_positive_or("ep", e.ep);
+  if (static_cast<double>(e.dp) * e.tp * e.pp > static_cast<double>(topo::kMaxGpus))
+    p.fail("dp", "gives dp x tp x pp = " + std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " +
+                     std::to_string(e.pp) + " GPUs, more than the " + std::to_string(topo::kMaxGpus) + " supported");
+  e.global_batch = p.get_positive<long>("global_batch");
+  e.micro_batch = p.get_positive_or("micro_batch", e.micro_batch);
+  // Divided before multiplied: dp x micro_batch may not fit in a long.
+  if (e.micro_batch > e.global_batch / e.dp || e.global_batch % (static_cast<long>(e.dp) * e.micro_batch) != 0)
+    p.fail("global_batch", "does not divide into dp x micro_batch = " + std::to_string(e.dp) + " x " +
+                               std::to_string(e.micro_batch) + " sequences per microbatch round");
+  read_schedule(p, e);
+  check_pipeline_passes(p, e);
+  e.sequence_parallel = p.get_or("sequence_parallel", e.sequence_parallel);
+  e.zero = p.get_or("zero", e.zero);
+  if (e.zero < 0 || e.zero > 3) p.fail("zero", "must be 0, 1, 2 or 3");
+  e.recompute = p.get_or("recompute", e.recompute);
+  e.dp_overlap = p.get_or("dp_overlap", e.dp_overlap);
+  e.dp_bucket = p.get_positive_or("dp_bucket", e.dp_bucket);
+  if (e.dp % e.ep != 0) p.fail("ep", "must divide dp (" + std::to_string(e.dp) + ")");
+  read_collectives(p, e);
+  p.reject_unknown();
+  return e;
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file, "line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+  if (root.IsNull() && text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw InputError(file, "the file is empty");
+  return root;
+}
+
+Scenario read_scenario(const std::string& text, const std::string& file) {
+  const std::vector<std::string> parts{"model", "system", "execution"};
+  Section top = read_section(parse_yaml(text, file), file, "", parts);
+  (void)top.values.get_or<std::string>("description", "");
+  top.values.reject_unknown(parts);
+  Scenario s;
+  s.file = file;
+  s.model = read_model(read_section(child(top, "model", file, ""), file, "model", {}).values);
+  Section system = read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
+  system.values.reject_unknown({"gpu", "topology"});
+  s.system.gpu = read_gpu(system, file);
+  s.system.topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
+  s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
+  return s;
+}
+
+// The guard's estimate can be wrong, and TRAINSIM_FORCE skips it: running out of memory
+// while building is still a refusal, not an internal error.
+topo::Topology build(const Scenario& s, const std::optional<topo::TopologySize>& size) {
+  try {
+    return topo::build_topology(s.system.topology);
+  } catch (const std::bad_alloc&) {
+    std::string counts = size ? " of " + std::to_string(std::lround(size->vertices)) + " vertices and " +
+                                    std::to_string(std::lround(size->links)) + " links"
+                              : "";
+    throw Error(ExitCode::resources, s.file + ": ran out of memory building the topology" + counts +
+                                         " (describe a smaller fabric: fewer nodes)");
+  }
+}
+
+} // namespace
+
+LoadedScenario parse_scenario(const std::string& text, const std::string& file, const LoadOptions& options) {
+  Scenario s = read_scenario(text, file);
+  s.input_hash = input_hash(text);
+  // Counted, checked and priced before the graph is built: a fabric of millions of GPUs
+  // would otherwise allocate gigabytes only to be refused (fuzz_scenario found a 4.56M-GPU
+  // torus; a 10M-GPU fat-tree took 20 s and 7 GB). Imported files are known once read.
+  std::optional<topo::TopologySize> size = topo::topology_size(s.system.topology);
+  warn_implausible_links(s.system.topology);
+  if (size) check_gpu_total(s.execution, size->gpus, file);
+  check_fit(s);
+  if (size) check_resources(s, *size, options.footprint, options.guard);
+  topo::Topology topology = build(s, size);
+  check_gpu_total(s.execution, topology.gpu_count(), file);
+  return {std::move(s), std::move(topology)};
+}
+
+LoadedScenario load_scenario(const std::string& path, const LoadOptions& options) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) throw InputError(path, "is a directory, not a scenario file");
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "cannot read the scenario file: " + std::string(std::strerror(errno)));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), path, options);
+}
+
+} // namespace trainsim

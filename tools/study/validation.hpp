@@ -1,0 +1,97 @@
+// The validation suite behind `trainsim validate`: the simulator against the closed form
+// (exact cases, the bound on every scenario), the collectives against their alpha-beta
+// formulas, published runs against their reported MFU, and the frontier's chosen plans
+// replayed. formats/validation_report writes it; docs/validation.md is its output.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace trainsim {
+
+struct ValidateOptions {
+  std::string out_dir;                 ///< validation.md and validation.json go here; empty: a new
+                                       ///< validation-YYYYmmdd-HHMMSS in the current directory
+  bool quick = false;                  ///< the CTest subset: small exact cases, ~20 random scenarios,
+                                       ///< the cheapest published run
+  int random_scenarios = 200;          ///< random scenarios in the full run (quick: 20)
+  unsigned long long seed = 20261130;  ///< the random scenarios' seed; fixed so reports are reproducible
+  /// Sustained fraction of peak for matmuls in every published run; one value for all of
+  /// them, the project's default (models/scenario.hpp), not fitted to any run.
+  double matmul_efficiency = 0.8;
+  std::string scenarios_dir;           ///< default: the source tree's scenarios/
+};
+
+/// One exact case: a scenario where no two flows share a link, so the simulated step and
+/// the bound should agree.
+struct ExactCase {
+  std::string name, parallelism;
+  int gpus = 0;
+  double simulated_s = 0, bound_s = 0;
+  std::string note; ///< when they differ by more than 2%: the phase and the busiest link
+  [[nodiscard]] double error() const { return simulated_s / bound_s - 1.0; }
+};
+
+/// One scenario checked against the bound (a file of scenarios/ or a random one).
+struct BoundCheck {
+  std::string name, features;
+  int gpus = 0;
+  double simulated_s = 0, bound_s = 0;
+  std::string blame; ///< when simulated > 1.1 x bound: the busiest link, its tier and the phase
+  [[nodiscard]] double ratio() const { return simulated_s / bound_s; }
+  [[nodiscard]] bool violates() const { return simulated_s < bound_s * (1.0 - 1e-6); }
+};
+
+struct CollectiveCheck {
+  std::string algorithm, op, graph, fidelity;
+  int ranks = 0;
+  double bytes = 0, simulated_s = 0, formula_s = 0;
+  double algbw = 0, busbw = 0; ///< NCCL-tests definitions, bytes/s
+  bool exact_formula = true;   ///< false: a textbook approximation, not the algorithm's exact schedule
+  [[nodiscard]] double error() const { return simulated_s / formula_s - 1.0; }
+};
+
+struct PublishedCheck {
+  std::string name, source, assumptions;
+  int gpus = 0;
+  double published_mfu = 0, predicted_mfu = 0, bound_mfu = 0, step_s = 0, bound_s = 0;
+  [[nodiscard]] double error() const { return predicted_mfu - published_mfu; }
+};
+
+struct FrontierCheck {
+  double compute_flop = 0;
+  std::string plan;
+  int gpus = 0;
+  double closed_form_utilization = 0, simulated_mfu = 0, step_closed_s = 0, step_sim_s = 0;
+  std::string note;      ///< the closed form's binding term
+  std::string breakdown; ///< where the simulated step goes: categories over 5% of it
+};
+
+struct ValidationReport {
+  ValidateOptions options;
+  std::vector<ExactCase> exact;
+  std::vector<BoundCheck> bounds;
+  int random_generated = 0, random_rejected = 0; ///< rejected: parse_scenario refused them
+  std::vector<CollectiveCheck> collectives;
+  std::vector<PublishedCheck> published;
+  std::vector<FrontierCheck> frontier;
+  std::vector<std::string> skipped; ///< what could not be run, and why
+  double wall_s = 0;
+};
+
+// The sections, each usable on its own (tests/tools/validate_test.cpp).
+std::vector<ExactCase> exact_cases(bool quick);
+std::vector<BoundCheck> bound_checks(const ValidateOptions& options, int& generated, int& rejected);
+std::vector<CollectiveCheck> collective_checks(bool quick);
+std::vector<PublishedCheck> published_checks(const ValidateOptions& options);
+std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped);
+
+/// The YAML text of random scenario `index` of the stream seeded with `seed`; deterministic
+/// across platforms (std::mt19937_64 and our own mapping to ranges).
+std::string random_scenario_text(unsigned long long seed, int index);
+
+ValidationReport run_validation(const ValidateOptions& options);
+
+} // namespace trainsim
