@@ -1,18 +1,16 @@
 #include "sim/simulation.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unordered_map>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
 #include "models/error.hpp"
+#include "sim/child_process.hpp"
 #include "sim/gpu_actor.hpp"
 #include "sim/log.hpp"
 #include "sim/progress.hpp"
@@ -22,31 +20,6 @@ namespace trainsim::sim {
 namespace {
 
 namespace sg4 = simgrid::s4u;
-
-// The child writes its result (or its error) to a pipe as raw values; both ends are this
-// same binary, so no portable encoding is needed.
-void write_all(int fd, const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(126);
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-}
-
-bool read_all(int fd, void* data, size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    ssize_t n = ::read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
 
 // SimGrid 3.32's Engine::run() returns normally when every remaining actor is blocked, after
 // dumping kernel internals to stderr: the step would then be reported from half-finished ranks.
@@ -105,11 +78,11 @@ private:
   long created_ = 0;
 };
 
-[[noreturn]] void child(int fd, const topo::Topology& topology, const GpuSpec& gpu,
-                        const std::function<std::string(Platform&)>& body) {
-  int status = 0;
-  std::string payload;
-  try {
+} // namespace
+
+std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
+                         const std::function<std::string(Platform&)>& body) {
+  return run_in_child<std::string>([&] {
     int argc = 1;
     char name[] = "trainsim";
     char* argv[] = {name, nullptr};
@@ -117,66 +90,8 @@ private:
     configure_engine();
     DeadlockWatch deadlock; // throws out of the body's Engine::run() on a deadlock
     Platform platform(topology, gpu);
-    payload = body(platform);
-  } catch (const Error& e) {
-    status = static_cast<int>(e.exit_code());
-    payload = e.what();
-  } catch (const std::exception& e) {
-    status = static_cast<int>(ExitCode::simulation);
-    payload = std::string("simulation failed: ") + e.what();
-  }
-  size_t length = payload.size();
-  write_all(fd, &status, sizeof status);
-  write_all(fd, &length, sizeof length);
-  write_all(fd, payload.data(), length);
-  ::close(fd);
-  _exit(0); // skip SimGrid's and the parent's static destructors
-}
-
-/// The child's status and payload; throws when the child reported an error or died.
-std::string read_reply(int fd) {
-  int status = 0;
-  size_t length = 0;
-  std::string payload;
-  if (!read_all(fd, &status, sizeof status) || !read_all(fd, &length, sizeof length))
-    throw Error(ExitCode::simulation, "simulation process died");
-  payload.resize(length);
-  if (!read_all(fd, payload.data(), length)) throw Error(ExitCode::simulation, "simulation process died");
-  if (status != 0) throw Error(static_cast<ExitCode>(status), payload);
-  return payload;
-}
-
-std::string describe_exit(int wait_status) {
-  if (WIFSIGNALED(wait_status)) return "simulation process killed by signal " + std::to_string(WTERMSIG(wait_status));
-  return "simulation process exited with status " + std::to_string(WEXITSTATUS(wait_status));
-}
-
-} // namespace
-
-std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
-                         const std::function<std::string(Platform&)>& body) {
-  int fds[2];
-  if (::pipe(fds) != 0) throw Error(ExitCode::simulation, std::string("cannot create a pipe: ") + std::strerror(errno));
-  pid_t pid = ::fork();
-  if (pid < 0) throw Error(ExitCode::simulation, std::string("cannot fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::close(fds[0]);
-    child(fds[1], topology, gpu, body);
-  }
-  ::close(fds[1]);
-  std::string reply;
-  try {
-    reply = read_reply(fds[0]);
-  } catch (const Error&) {
-    ::close(fds[0]);
-    int wait_status = 0;
-    ::waitpid(pid, &wait_status, 0);
-    if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) throw;
-    throw Error(ExitCode::simulation, describe_exit(wait_status));
-  }
-  ::close(fds[0]);
-  ::waitpid(pid, nullptr, 0);
-  return reply;
+    return body(platform);
+  });
 }
 
 namespace {

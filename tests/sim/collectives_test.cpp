@@ -16,18 +16,12 @@
 #include <cstring>
 #include <string>
 
-#include <simgrid/s4u.hpp>
-
+#include "sim/collective_run.hpp"
 #include "sim/collectives.hpp"
-#include "topologies/group_paths.hpp"
-#include "sim/platform.hpp"
-#include "sim/simulation.hpp"
 #include "topologies/fat_tree.hpp"
 
 namespace trainsim::sim {
 namespace {
-
-namespace sg4 = simgrid::s4u;
 
 constexpr double MiB = 1024.0 * 1024.0;
 
@@ -53,33 +47,10 @@ struct Call {
 /// Every member of the group base + i * stride (i < size) calls the collective once, on its
 /// own host; returns when the last one is done.
 Outcome run_collective(const topo::Topology& topology, const std::string& algorithm, CollectiveOp op, int size,
-                   double bytes, Fidelity fidelity, Call call = {}) {
-  auto [base, stride, count] = call;
-  std::string out = run_isolated(topology, GpuSpec{}, [&](Platform& platform) {
-    Mailboxes mailboxes(topology.gpu_count());
-    Counters counters;
-    auto collective = make_collective(algorithm);
-    GroupPaths paths(topo::pair_costs(topology));
-    CollectiveEnv env{.fidelity = fidelity, .mailboxes = &mailboxes, .topology = &topology, .paths = &paths,
-                      .counters = &counters};
-    Outcome run;
-    for (int i = 0; i < size; ++i)
-      sg4::Actor::create("member" + std::to_string(i), platform.host(base + i * stride), [&, i] {
-        Group g = make_group(base, stride, size, i, "test", topology);
-        if (count == 1)
-          collective->run(op, g, Bytes(bytes), env);
-        else
-          collective->run_repeated(op, g, Bytes(bytes), count, env);
-        run.seconds = std::max(run.seconds, sg4::Engine::get_clock());
-        run.returned += 1;
-      });
-    sg4::Engine::get_instance()->run();
-    run.comms = counters.comms;
-    return std::string(reinterpret_cast<const char*>(&run), sizeof run);
-  });
-  Outcome run;
-  std::memcpy(&run, out.data(), sizeof run);
-  return run;
+                       double bytes, Fidelity fidelity, Call call = {}) {
+  CollectiveCall c{algorithm, op, Bytes(bytes), fidelity, {call.base, call.stride, size}, call.count};
+  CollectiveOutcome out = simulate_collective(topology, c);
+  return {out.finish.value(), out.comms, out.returned};
 }
 
 /// Checks both fidelities against `expected` seconds within 1%.

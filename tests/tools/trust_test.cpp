@@ -19,14 +19,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <simgrid/s4u.hpp>
 
 #include "cli_fixtures.hpp"
 #include "fuzz/entry_points.hpp"
 #include "models/error.hpp"
 #include "sim/collectives.hpp"
-#include "sim/platform.hpp"
+#include "sim/collective_run.hpp"
 #include "sim/program.hpp"
+#include "sim/collective_run.hpp"
 #include "sim/simulation.hpp"
 #include "tools/study/resource_guard.hpp"
 #include "tools/io/scenario_loader.hpp"
@@ -299,19 +299,11 @@ TEST(Trust, ProgramEstimateBoundsTheBuiltPrograms) {
 // A ring all-reduce over GPUs 0-3 of the default scenario, called by the first `callers` of
 // them; "finished" when the engine returns.
 std::string ring_of_four(const LoadedScenario& l, int callers) {
-  return sim::run_isolated(l.topology, GpuSpec{}, [&](sim::Platform& platform) {
-    sim::Mailboxes mailboxes(l.topology.gpu_count());
-    sim::Counters counters;
-    auto ring = sim::make_collective("ring");
-    sim::CollectiveEnv env{.fidelity = sim::Fidelity::fine, .mailboxes = &mailboxes, .topology = &l.topology, .counters = &counters};
-    for (int i = 0; i < 4; ++i)
-      simgrid::s4u::Actor::create("gpu" + std::to_string(i), platform.host(i), [&, i] {
-        if (i >= callers) return;
-        ring->run(sim::CollectiveOp::all_reduce, sim::make_group(0, 1, 4, i, "tp", l.topology), Bytes(1e6), env);
-      });
-    simgrid::s4u::Engine::get_instance()->run();
-    return std::string("finished");
-  });
+  sim::CollectiveCall call{"ring", sim::CollectiveOp::all_reduce, Bytes(1e6), sim::Fidelity::fine, {0, 1, 4}};
+  call.callers = callers;
+  call.channel = "tp";
+  sim::simulate_collective(l.topology, call);
+  return "finished";
 }
 
 TEST(Trust, DeadlockedRingReportsWhoWaitsOnWhat) {

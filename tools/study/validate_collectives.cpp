@@ -10,12 +10,10 @@
 #include <cmath>
 #include <cstring>
 
-#include <simgrid/s4u.hpp>
 #include "sim/log.hpp"
 
 #include "sim/collectives.hpp"
-#include "sim/platform.hpp"
-#include "sim/simulation.hpp"
+#include "sim/collective_run.hpp"
 #include "topologies/group_paths.hpp"
 #include "tools/study/validation.hpp"
 #include "topologies/fat_tree.hpp"
@@ -23,7 +21,6 @@
 namespace trainsim {
 namespace {
 
-namespace sg4 = simgrid::s4u;
 using sim::CollectiveOp;
 using sim::Fidelity;
 
@@ -40,26 +37,9 @@ topo::Topology one_leaf(int nodes, int gpus_per_node) {
 /// Every rank of the topology calls the collective once; the time the last one returns.
 double simulate_collective(const topo::Topology& t, const std::string& algorithm, CollectiveOp op, double bytes,
                            Fidelity fidelity) {
-  const int p = t.gpu_count();
-  std::string out = sim::run_isolated(t, GpuSpec{}, [&](sim::Platform& platform) {
-    sim::Mailboxes mailboxes(p);
-    sim::Counters counters;
-    auto collective = sim::make_collective(algorithm);
-    sim::GroupPaths paths(topo::pair_costs(t));
-    sim::CollectiveEnv env{.fidelity = fidelity, .mailboxes = &mailboxes, .topology = &t, .paths = &paths,
-                           .counters = &counters};
-    double last = 0;
-    for (int i = 0; i < p; ++i)
-      sg4::Actor::create("rank" + std::to_string(i), platform.host(i), [&, i] {
-        collective->run(op, sim::make_group(0, 1, p, i, "validate", t), Bytes(bytes), env);
-        last = std::max(last, sg4::Engine::get_clock());
-      });
-    sg4::Engine::get_instance()->run();
-    return std::string(reinterpret_cast<const char*>(&last), sizeof last);
-  });
-  double seconds = 0;
-  std::memcpy(&seconds, out.data(), sizeof seconds);
-  return seconds;
+  sim::CollectiveCall call{algorithm, op, Bytes(bytes), fidelity, {0, 1, t.gpu_count()}};
+  call.channel = "validate";
+  return sim::simulate_collective(t, call).finish.value();
 }
 
 struct AlphaBeta {

@@ -1,0 +1,117 @@
+#include "sim/child_process.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace trainsim::sim {
+namespace {
+
+void write_all(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(126);
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// The reply is [status][length][payload]: status 0 and the result, or an ExitCode and a message.
+[[noreturn]] void child(const std::function<std::string()>& task, int fd) {
+  int status = 0;
+  std::string payload;
+  try {
+    payload = task();
+  } catch (const Error& e) {
+    status = static_cast<int>(e.exit_code());
+    payload = e.what();
+  } catch (const std::exception& e) {
+    status = static_cast<int>(ExitCode::simulation);
+    payload = std::string("simulation failed: ") + e.what();
+  }
+  size_t length = payload.size();
+  write_all(fd, &status, sizeof status);
+  write_all(fd, &length, sizeof length);
+  write_all(fd, payload.data(), length);
+  ::close(fd);
+  _exit(0); // skip SimGrid's and the parent's static destructors
+}
+
+struct Running {
+  pid_t pid = -1;
+  int fd = -1;
+  size_t task = 0;
+};
+
+Running start(const std::function<std::string()>& task, size_t index) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw Error(ExitCode::simulation, std::string("cannot create a pipe: ") + std::strerror(errno));
+  pid_t pid = ::fork();
+  if (pid < 0) throw Error(ExitCode::simulation, std::string("cannot fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::close(fds[0]);
+    child(task, fds[1]);
+  }
+  ::close(fds[1]);
+  return {pid, fds[0], index};
+}
+
+// The whole reply, read before reaping so that a large one cannot block the child.
+std::string read_everything(int fd) {
+  std::string bytes;
+  char buffer[1 << 16];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    bytes.append(buffer, static_cast<size_t>(n));
+  }
+  return bytes;
+}
+
+std::string describe_exit(int wait_status) {
+  if (WIFSIGNALED(wait_status)) return "simulation process killed by signal " + std::to_string(WTERMSIG(wait_status));
+  return "simulation process exited with status " + std::to_string(WEXITSTATUS(wait_status));
+}
+
+ChildResult<std::string> finish(const Running& r) {
+  std::string bytes = read_everything(r.fd);
+  ::close(r.fd);
+  int wait_status = 0;
+  ::waitpid(r.pid, &wait_status, 0);
+  int status = 0;
+  size_t length = 0;
+  if (bytes.size() < sizeof status + sizeof length) return {std::nullopt, ExitCode::simulation, describe_exit(wait_status)};
+  std::memcpy(&status, bytes.data(), sizeof status);
+  std::memcpy(&length, bytes.data() + sizeof status, sizeof length);
+  std::string payload = bytes.substr(sizeof status + sizeof length);
+  if (payload.size() != length) return {std::nullopt, ExitCode::simulation, describe_exit(wait_status)};
+  if (status != 0) return {std::nullopt, static_cast<ExitCode>(status), std::move(payload)};
+  return {std::move(payload), ExitCode::simulation, ""};
+}
+
+} // namespace
+
+std::vector<ChildResult<std::string>> run_in_children(const std::vector<std::function<std::string()>>& tasks,
+                                                     int jobs) {
+  std::vector<ChildResult<std::string>> results(tasks.size());
+  std::deque<Running> running;
+  size_t next = 0;
+  while (next < tasks.size() || !running.empty()) {
+    while (next < tasks.size() && static_cast<int>(running.size()) < std::max(jobs, 1)) {
+      running.push_back(start(tasks[next], next));
+      ++next;
+    }
+    // The oldest first: results are collected in order, and runs take similar times.
+    Running r = running.front();
+    running.pop_front();
+    results[r.task] = finish(r);
+  }
+  return results;
+}
+
+} // namespace trainsim::sim
