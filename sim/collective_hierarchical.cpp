@@ -35,9 +35,6 @@ protected:
     phases(op, g, block, bytes.value(), count, env);
   }
 
-public:
-  [[nodiscard]] bool supports(CollectiveOp op) const override { return op != CollectiveOp::all_to_all; }
-
 private:
   // Fast mode folds `count` back-to-back collectives into each phase's rounds (count is 1 in
   // fine mode); without contention that is the same time as running them one by one.

@@ -29,9 +29,6 @@ protected:
     for (int k = 1; k < g.size; ++k) round(g, rounds, k, chunk * count, env);
   }
 
-public:
-  [[nodiscard]] bool supports(CollectiveOp op) const override { return op == CollectiveOp::all_to_all; }
-
 private:
   static void round(const Group& g, const std::vector<const Inboxes*>& rounds, int k, double chunk,
                     const CollectiveEnv& env) {

@@ -72,9 +72,6 @@ namespace {
 // Ring: reduce-scatter and all-gather each take p-1 rounds of n/p bytes; an all-reduce is
 // both, 2(p-1) rounds: t = 2(p-1) (alpha + n / (p B)).
 class Ring final : public CollectiveAlgorithm {
-public:
-  [[nodiscard]] bool supports(CollectiveOp op) const override { return op != CollectiveOp::all_to_all; }
-
 protected:
   // count rings back to back are count x steps rounds of the same chunk size.
   void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {

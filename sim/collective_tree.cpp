@@ -179,9 +179,6 @@ protected:
     post_all(g, streams, inboxes, [](const Stream&) { return true; }, flow * count, env);
   }
 
-public:
-  [[nodiscard]] bool supports(CollectiveOp op) const override { return op == CollectiveOp::all_reduce; }
-
 private:
   using Channels = std::array<const Inboxes*, 6>;
 

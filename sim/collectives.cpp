@@ -11,16 +11,6 @@ namespace trainsim::sim {
 
 namespace sg4 = simgrid::s4u;
 
-std::string to_string(CollectiveOp op) {
-  switch (op) {
-  case CollectiveOp::all_reduce: return "all-reduce";
-  case CollectiveOp::reduce_scatter: return "reduce-scatter";
-  case CollectiveOp::all_gather: return "all-gather";
-  case CollectiveOp::all_to_all: return "all-to-all";
-  }
-  return "?";
-}
-
 sg4::Mailbox* Channel::operator[](size_t rank) const {
   sg4::Mailbox*& box = boxes_[rank];
   if (box == nullptr) box = sg4::Mailbox::by_name(std::to_string(rank) + "." + name_);
@@ -46,32 +36,18 @@ Group make_group(int base, int stride, int size, int me, std::string channel, co
   return g;
 }
 
-const std::vector<CollectiveInfo>& collective_algorithms() {
-  static const std::vector<CollectiveInfo> all{
-      {"ring", "ring: reduce-scatter and all-gather in p-1 steps of n/p bytes to the next rank each",
-       detail::make_ring},
-      {"tree", "double binary tree (all-reduce only): halves reduced up and broadcast down two trees, pipelined",
-       detail::make_tree},
-      {"hierarchical", "ring reduce-scatter in each node, ring all-reduce across nodes, all-gather in each node; "
-                       "a plain ring within one node or with one member per node",
-       detail::make_hierarchical},
-      {"pairwise", "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
-       detail::make_pairwise},
-  };
-  return all;
-}
-
-std::string default_collective(CollectiveOp op) { return op == CollectiveOp::all_to_all ? "pairwise" : "ring"; }
-
-std::vector<std::string> collective_names() {
-  std::vector<std::string> names;
-  for (const auto& info : collective_algorithms()) names.push_back(info.name);
-  return names;
-}
-
+// Each name of the catalogue, bound to its implementation.
 std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name) {
-  for (const auto& info : collective_algorithms())
-    if (info.name == name) return info.make();
+  struct Binding {
+    const char* name;
+    std::unique_ptr<CollectiveAlgorithm> (*make)();
+  };
+  static constexpr Binding bindings[] = {{"ring", detail::make_ring},
+                                         {"tree", detail::make_tree},
+                                         {"hierarchical", detail::make_hierarchical},
+                                         {"pairwise", detail::make_pairwise}};
+  for (const Binding& b : bindings)
+    if (b.name == name) return b.make();
   assert(false && "collective names are validated when the scenario is loaded");
   return nullptr;
 }

@@ -14,6 +14,7 @@
 #include "models/layout.hpp"
 #include "models/units.hpp"
 #include "sim/stats.hpp"
+#include "models/collectives.hpp"
 #include "models/fabric.hpp"
 
 namespace simgrid::s4u {
@@ -31,8 +32,7 @@ namespace trainsim::sim {
 /// per-step latencies kept (docs/architecture.md, "Fidelity modes").
 enum class Fidelity { fast, fine };
 
-enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all };
-std::string to_string(CollectiveOp op);
+using trainsim::CollectiveOp; // the catalogue's operations (models/collectives.hpp)
 
 /// One channel's inboxes, indexed by rank. Each is created on first use: from inside an
 /// actor, creating a mailbox is a simcall, so creating a whole channel there would take one
@@ -122,7 +122,6 @@ public:
     }
     run_calls(op, group, bytes, count, env);
   }
-  [[nodiscard]] virtual bool supports(CollectiveOp op) const = 0;
 
 protected:
   /// The algorithm: `count` calls (1 in fine mode) on a group of at least two members. Fast
@@ -131,19 +130,7 @@ protected:
                          const CollectiveEnv& env) const = 0;
 };
 
-struct CollectiveInfo {
-  std::string name;
-  std::string description;
-  std::unique_ptr<CollectiveAlgorithm> (*make)();
-};
-
-/// All algorithms, in a stable order.
-const std::vector<CollectiveInfo>& collective_algorithms();
-std::vector<std::string> collective_names();
-/// The algorithm a scenario uses for `op` when it names none: "pairwise" for all-to-all,
-/// "ring" for the others.
-std::string default_collective(CollectiveOp op);
-/// The named algorithm; `name` must be one of collective_names().
+/// The implementation of the catalogue's algorithm `name` (models/collectives.hpp).
 std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name);
 
 } // namespace trainsim::sim

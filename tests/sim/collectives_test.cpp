@@ -113,11 +113,11 @@ TEST(TreeTest, SmallAllReduceIsLatencyBound) {
 }
 
 TEST(TreeTest, SupportsOnlyAllReduce) {
-  auto tree = make_collective("tree");
-  EXPECT_TRUE(tree->supports(CollectiveOp::all_reduce));
-  EXPECT_FALSE(tree->supports(CollectiveOp::reduce_scatter));
-  EXPECT_FALSE(tree->supports(CollectiveOp::all_gather));
-  EXPECT_FALSE(tree->supports(CollectiveOp::all_to_all));
+  const CollectiveInfo& info = *find_collective("tree");
+  EXPECT_TRUE(info.supports(CollectiveOp::all_reduce));
+  EXPECT_FALSE(info.supports(CollectiveOp::reduce_scatter));
+  EXPECT_FALSE(info.supports(CollectiveOp::all_gather));
+  EXPECT_FALSE(info.supports(CollectiveOp::all_to_all));
 }
 
 // ---- hierarchical ----
@@ -189,9 +189,8 @@ TEST(PairwiseTest, RoundsWaitForTheSlowestPairAcrossNodesInBothModes) {
 }
 
 TEST(PairwiseTest, SupportsOnlyAllToAll) {
-  auto pairwise = make_collective("pairwise");
-  EXPECT_TRUE(pairwise->supports(CollectiveOp::all_to_all));
-  EXPECT_FALSE(pairwise->supports(CollectiveOp::all_reduce));
+  EXPECT_TRUE(find_collective("pairwise")->supports(CollectiveOp::all_to_all));
+  EXPECT_FALSE(find_collective("pairwise")->supports(CollectiveOp::all_reduce));
 }
 
 // ---- every algorithm: fast against fine where paths mix, registry ----
@@ -229,9 +228,8 @@ TEST(TreeTest, EveryGroupSizeCompletesAndFastMatchesFine) {
 // contention, 3 calls take 3 times one call in both modes.
 TEST(CollectivesTest, RepeatedCallsAddUp) {
   topo::Topology topology = fat_tree(4, 4);
-  for (const auto& info : collective_algorithms()) {
-    CollectiveOp op = make_collective(info.name)->supports(CollectiveOp::all_reduce) ? CollectiveOp::all_reduce
-                                                                                     : CollectiveOp::all_to_all;
+  for (const auto& info : collective_catalogue()) {
+    CollectiveOp op = info.supports(CollectiveOp::all_reduce) ? CollectiveOp::all_reduce : CollectiveOp::all_to_all;
     int size = op == CollectiveOp::all_to_all ? 4 : 16; // pairwise: one node, contention-free
     for (Fidelity f : {Fidelity::fast, Fidelity::fine}) {
       double once = run_collective(topology, info.name, op, size, 8 * MiB, f).seconds;
@@ -252,7 +250,8 @@ TEST(CollectivesTest, FastModeIssuesFewerComms) {
 
 TEST(CollectivesTest, RegistryNamesAndDefaults) {
   EXPECT_EQ(collective_names(), (std::vector<std::string>{"ring", "tree", "hierarchical", "pairwise"}));
-  for (const auto& info : collective_algorithms()) {
+  for (const auto& info : collective_catalogue()) {
+    EXPECT_NE(make_collective(info.name), nullptr) << info.name; // every name has an implementation
     EXPECT_FALSE(info.description.empty()) << info.name;
     EXPECT_EQ(info.description.find('\n'), std::string::npos) << info.name;
   }
@@ -260,7 +259,7 @@ TEST(CollectivesTest, RegistryNamesAndDefaults) {
   EXPECT_EQ(default_collective(CollectiveOp::all_reduce), "ring");
   for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather,
                           CollectiveOp::all_to_all})
-    EXPECT_TRUE(make_collective(default_collective(op))->supports(op));
+    EXPECT_TRUE(find_collective(default_collective(op))->supports(op));
 }
 
 } // namespace

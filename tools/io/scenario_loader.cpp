@@ -16,7 +16,7 @@
 
 #include "models/hardware_presets.hpp"
 #include "models/plausibility.hpp"
-#include "sim/collectives.hpp"
+#include "models/collectives.hpp"
 #include "sim/log.hpp"
 #include "tools/io/provenance.hpp"
 #include "tools/io/scenario_checks.hpp"
@@ -240,19 +240,16 @@ GpuSpec read_gpu(const Section& system, const std::string& file) {
 
 /// A collective algorithm name that exists and supports every op it will be asked for.
 std::string read_collective(const Params& p, const std::string& key, const std::string& fallback,
-                            const std::vector<sim::CollectiveOp>& ops) {
+                            const std::vector<CollectiveOp>& ops) {
   std::string name = p.get_or<std::string>(key, fallback);
-  auto names = sim::collective_names();
-  if (std::find(names.begin(), names.end(), name) == names.end())
-    p.fail(key, "is not a collective algorithm" + did_you_mean(name, names));
-  auto algorithm = sim::make_collective(name);
-  for (sim::CollectiveOp op : ops)
-    if (!algorithm->supports(op)) p.fail(key, "has no " + sim::to_string(op) + ", which this execution needs");
+  const CollectiveInfo* algorithm = find_collective(name);
+  if (algorithm == nullptr) p.fail(key, "is not a collective algorithm" + did_you_mean(name, collective_names()));
+  for (CollectiveOp op : ops)
+    if (!algorithm->supports(op)) p.fail(key, "has no " + to_string(op) + ", which this execution needs");
   return name;
 }
 
 void read_collectives(const Params& p, ExecutionSpec& e) {
-  using sim::CollectiveOp;
   const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
   const std::vector<CollectiveOp> whole{CollectiveOp::all_reduce};
   std::string shared = p.get_or<std::string>("collective", "ring"); // shorthand for tp and dp

@@ -97,14 +97,14 @@ struct Case {
 };
 
 CollectiveCheck run_case(const Case& c, double bytes) {
-  logger("trainsim.validate")->info("validate: {} {} over {} ranks", c.algorithm, sim::to_string(c.op), c.ranks);
+  logger("trainsim.validate")->info("validate: {} {} over {} ranks", c.algorithm, to_string(c.op), c.ranks);
   topo::Topology t = one_leaf(c.ranks / c.gpus_per_node, c.gpus_per_node);
   // Fine mode issues every step's flows (the reference); above 64 ranks fast mode, which
   // is identical without contention by construction (docs/architecture.md), keeps it quick.
   Fidelity fidelity = c.ranks <= 64 ? Fidelity::fine : Fidelity::fast;
   CollectiveCheck r;
   r.algorithm = c.algorithm;
-  r.op = sim::to_string(c.op);
+  r.op = to_string(c.op);
   r.graph = std::to_string(c.ranks / c.gpus_per_node) + " nodes x " + std::to_string(c.gpus_per_node) + ", one leaf";
   r.fidelity = fidelity == Fidelity::fine ? "fine" : "fast";
   r.ranks = c.ranks;
