@@ -92,7 +92,7 @@ void GpuActor::execute(const Op& op) {
   double start = now();
   switch (op.kind) {
   case OpKind::compute:
-    timed(stats_.compute, [&] { sg4::this_actor::execute(op.duration.value() * plan_.platform.speed()); });
+    timed(stats_[Category::compute], [&] { sg4::this_actor::execute(op.duration.value() * plan_.platform.speed()); });
     env_.counters->execs += 1;
     return record(op, TraceEvent::Kind::compute, start, now());
   case OpKind::collective:
@@ -100,12 +100,12 @@ void GpuActor::execute(const Op& op) {
     return record(op, trace_kind(op.group), start, now());
   case OpKind::start_collective: return start_collective(op);
   case OpKind::wait_collectives:
-    timed(stats_.dp, [&] { wait_collectives(); });
+    timed(stats_[Category::dp_comm], [&] { wait_collectives(); });
     return record(op, TraceEvent::Kind::dp, start, now());
   case OpKind::recv: return receive(op);
   case OpKind::send: return send(op);
   case OpKind::wait_sends:
-    timed(stats_.pp, [&] { wait_sends(); });
+    timed(stats_[Category::pp_comm], [&] { wait_sends(); });
     return record(op, TraceEvent::Kind::pp_send_wait, start, now());
   }
 }
@@ -160,12 +160,12 @@ const CollectiveAlgorithm& GpuActor::algorithm(GroupKind kind) const {
 
 Seconds& GpuActor::category(GroupKind kind) {
   switch (kind) {
-  case GroupKind::tp: return stats_.tp;
-  case GroupKind::ep: return stats_.ep;
+  case GroupKind::tp: return stats_[Category::tp_comm];
+  case GroupKind::ep: return stats_[Category::ep_comm];
   case GroupKind::dp:
-  case GroupKind::edp: return stats_.dp;
+  case GroupKind::edp: return stats_[Category::dp_comm];
   }
-  return stats_.dp;
+  return stats_[Category::dp_comm];
 }
 
 // A receive is posted as soon as the previous one of its direction completed, as Megatron
@@ -192,8 +192,8 @@ void GpuActor::receive(const Op& op) {
   post_receive(op.forward);
   // A receive posted early may have completed before this rank came to wait for it.
   double moving = std::clamp(comm->get_finish_time() - std::max(posted, comm->get_start_time()), 0.0, waited);
-  stats_.pp += Seconds(moving);
-  stats_.bubble += Seconds(waited - moving);
+  stats_[Category::pp_comm] += Seconds(moving);
+  stats_[Category::bubble] += Seconds(waited - moving);
   record(op, TraceEvent::Kind::bubble, posted, now() - moving);
   record(op, TraceEvent::Kind::pp_transfer, now() - moving, now());
 }
@@ -205,7 +205,7 @@ void GpuActor::send(const Op& op) {
   bool forward = op.forward;
   sg4::CommPtr& pending = pending_send_[forward ? 0 : 1];
   double start = now();
-  if (pending) timed(stats_.pp, [&] { pending->wait(); });
+  if (pending) timed(stats_[Category::pp_comm], [&] { pending->wait(); });
   record(op, TraceEvent::Kind::pp_send_wait, start, now());
   int peer = plan_.layout.pipeline_peer(rank_, forward);
   const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;

@@ -1,24 +1,32 @@
-// What a simulation measures. Per rank, the categories partition the step exactly:
-// compute + tp + pp + dp + ep + bubble + idle == step_time for every rank.
+// What a simulation measures. Per rank, the categories (sim/category.hpp) partition the step
+// exactly: their sum, idle included, is the step time for every rank.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/units.hpp"
+#include "sim/category.hpp"
 
 namespace trainsim::sim {
 
 struct RankStats {
-  Seconds compute; ///< kernels
-  Seconds tp;      ///< blocked in tensor-parallel collectives
-  Seconds pp;      ///< blocked on pipeline transfers while they were moving data
-  Seconds bubble;  ///< blocked on a pipeline receive before its data started moving
-  Seconds dp;      ///< blocked in data-parallel gradient (and ZeRO parameter) collectives
-  Seconds ep;      ///< blocked in expert-parallel all-to-alls
+  /// Simulated time charged to each category (sim/category.hpp); idle stays zero here: it
+  /// is the step's end minus `finish`, known only once every rank has finished.
+  std::array<Seconds, kCategories.size()> time{};
   Seconds finish;  ///< when this rank finished its step
+
+  Seconds& operator[](Category c) { return time[index(c)]; }
+  Seconds operator[](Category c) const { return time[index(c)]; }
 };
+
+/// The mean over `ranks` of each category, idle included (`step` minus the mean finish), in
+/// kCategories' order: a breakdown that adds up to `step`.
+std::vector<std::pair<Category, Seconds>> mean_breakdown(std::vector<RankStats>::const_iterator begin,
+                                                         std::vector<RankStats>::const_iterator end, Seconds step);
 
 struct Counters {
   long execs = 0;

@@ -157,7 +157,7 @@ TEST(CategoryLegend, EveryBreakdownCategoryIsDefined) {
   std::vector<std::string> keys, defined;
   auto result = nlohmann::ordered_json::parse(json.text); // in the order result.json has them
   for (const auto& [key, value] : result.at("breakdown").items()) keys.push_back(key);
-  for (const CategoryDefinition& c : breakdown_categories()) defined.emplace_back(c.name);
+  for (sim::Category c : sim::kCategories) defined.emplace_back(sim::name(c));
   EXPECT_EQ(keys, defined); // a new category cannot go undefined
 }
 
@@ -165,8 +165,8 @@ TEST(CategoryLegend, TextReportDefinesEachCategoryUnderItsBreakdown) {
   auto run = run_trainsim("run", Streams::stdout_only);
   ASSERT_EQ(run.exit_code, 0) << run.text;
   std::string text = collapsed(run.text);
-  for (const CategoryDefinition& c : breakdown_categories())
-    EXPECT_NE(text.find(std::string(c.name) + ": " + c.meaning), std::string::npos) << c.name;
+  for (sim::Category c : sim::kCategories)
+    EXPECT_NE(text.find(std::string(sim::name(c)) + ": " + sim::meaning(c)), std::string::npos) << sim::name(c);
   for (const std::string& line : {std::string("    idle: "), std::string("  where each GPU's time goes\n")})
     EXPECT_NE(run.text.find(line), std::string::npos) << line;
 }
@@ -174,9 +174,10 @@ TEST(CategoryLegend, TextReportDefinesEachCategoryUnderItsBreakdown) {
 TEST(CategoryLegend, HtmlReportAndDocsUseTheSameWords) {
   std::string html = render_report({small_result(), std::nullopt, {}, ""});
   std::string docs = collapsed(read_text(TRAINSIM_SOURCE_DIR "/docs/outputs.md"));
-  for (const CategoryDefinition& c : breakdown_categories()) {
-    EXPECT_NE(html.find(std::string(c.name) + "</td><td>" + c.meaning + "</td>"), std::string::npos) << c.name;
-    EXPECT_NE(docs.find("- `" + std::string(c.name) + "`: " + c.meaning), std::string::npos) << c.name;
+  for (sim::Category c : sim::kCategories) {
+    std::string name = sim::name(c), meaning = sim::meaning(c);
+    EXPECT_NE(html.find(name + "</td><td>" + meaning + "</td>"), std::string::npos) << name;
+    EXPECT_NE(docs.find("- `" + name + "`: " + meaning), std::string::npos) << name;
   }
 }
 

@@ -46,8 +46,8 @@ inline Outcome simulate(const std::string& text, sim::Fidelity fidelity = sim::F
 }
 
 inline double category(const StepSummary& s, const std::string& name) {
-  for (const auto& [n, t] : s.breakdown)
-    if (n == name) return t.value();
+  for (const auto& [c, t] : s.breakdown)
+    if (sim::name(c) == name) return t.value();
   ADD_FAILURE() << "no category " << name;
   return 0;
 }

@@ -40,26 +40,6 @@ LinkLoad link_load(const topo::Topology& t, int channel, double bytes, Seconds s
 
 } // namespace
 
-const std::vector<CategoryDefinition>& breakdown_categories() {
-  // Each GPU's simulated time goes to exactly one of these, so they add up to the step.
-  static const std::vector<CategoryDefinition> c = {
-      {"compute", "running kernels: the layers' forward and backward passes (and recomputation), each at the "
-                  "roofline of its FLOP and HBM traffic plus the launch latency."},
-      {"tp_comm", "blocked in tensor-parallel collectives: each layer's all-reduces, or its all-gathers and "
-                  "reduce-scatters with sequence parallelism."},
-      {"pp_comm", "pipeline transfers: blocked on a receive while its data was moving, or waiting for this GPU's "
-                  "previous send in the same direction (at the end, its last sends) to be delivered."},
-      {"dp_comm", "blocked in data-parallel collectives: the gradient sync after the last backward over the DP "
-                  "and expert-DP groups (with ZeRO-1/2 a reduce-scatter, then the parameters' all-gather), ZeRO-3's "
-                  "per-layer gathers and reduce-scatters, and the wait for overlapped gradient buckets still running "
-                  "(bucket time hidden behind compute is not counted)."},
-      {"ep_comm", "blocked in expert-parallel all-to-alls: each MoE layer's dispatch and combine."},
-      {"bubble", "blocked on a pipeline receive before its data started moving: the neighbouring stage had not "
-                 "sent it yet."},
-      {"idle", "after this GPU finished its last operation, until the slowest GPU finished and the step ended."}};
-  return c;
-}
-
 std::vector<TierLoad> summarize_links(const topo::Topology& t, const std::vector<double>& channel_bytes,
                                       Seconds step, size_t top) {
   std::vector<TierLoad> tiers;
@@ -99,24 +79,7 @@ StepSummary summarize(const Scenario& s, const sim::SimResult& r) {
   double peak = (s.system.gpu.peak * r.step_time).value() * out.gpus;
   out.mfu = model_flop_per_step(s.model, s.execution).value() / peak;
   out.tokens_per_s = tokens_per_step(s.model, s.execution) / r.step_time.value();
-  sim::RankStats total;
-  for (const auto& rank : r.ranks) {
-    total.compute += rank.compute;
-    total.tp += rank.tp;
-    total.pp += rank.pp;
-    total.dp += rank.dp;
-    total.ep += rank.ep;
-    total.bubble += rank.bubble;
-    total.finish += rank.finish;
-  }
-  double n = static_cast<double>(r.ranks.size());
-  // Every rank's categories add up to its finish time; the rest of the step it idles. Below
-  // a picosecond the difference is rounding in the sums, not idling.
-  Seconds idle = r.step_time - total.finish / n;
-  if (idle.value() < 1e-12) idle = Seconds();
-  out.breakdown = {{"compute", total.compute / n}, {"tp_comm", total.tp / n}, {"pp_comm", total.pp / n},
-                   {"dp_comm", total.dp / n},      {"ep_comm", total.ep / n},    {"bubble", total.bubble / n},
-                   {"idle", idle}};
+  out.breakdown = sim::mean_breakdown(r.ranks.begin(), r.ranks.end(), r.step_time);
   return out;
 }
 
@@ -132,15 +95,15 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   out << "  MFU           " << percent(sum.mfu) << "\n";
   out << "  tokens/s      " << formatted("%.4g", sum.tokens_per_s) << "\n";
   out << "  breakdown (mean per GPU, adds up to the step time)\n";
-  for (const auto& [name, time] : sum.breakdown) {
+  for (const auto& [category, time] : sum.breakdown) {
     char line[96];
-    std::snprintf(line, sizeof line, "    %-10s %12s  %6s\n", name.c_str(), format(time).c_str(),
+    std::snprintf(line, sizeof line, "    %-10s %12s  %6s\n", sim::name(category), format(time).c_str(),
                   percent(time / sum.step_time).c_str());
     out << line;
   }
   out << "  where each GPU's time goes\n";
-  for (const CategoryDefinition& c : breakdown_categories())
-    out << wrapped(c.meaning, 100, "    " + std::string(c.name) + ": ", "      ");
+  for (sim::Category c : sim::kCategories)
+    out << wrapped(sim::meaning(c), 100, "    " + std::string(sim::name(c)) + ": ", "      ");
   if (!sum.tiers.empty()) out << "  links (bytes per tier; busiest direction, its time at line rate)\n";
   for (const TierLoad& tier : sum.tiers) {
     const LinkLoad& top = tier.busiest.front();
@@ -160,8 +123,9 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
 std::string blame(const StepSummary& sum) {
   std::string phase = "compute";
   Seconds most;
-  for (const auto& [name, time] : sum.breakdown)
-    if (name != "compute" && name != "idle" && time > most) most = time, phase = name;
+  for (const auto& [category, time] : sum.breakdown)
+    if (category != sim::Category::compute && category != sim::Category::idle && time > most)
+      most = time, phase = sim::name(category);
   const LinkLoad* busiest = nullptr;
   std::string tier;
   for (const TierLoad& t : sum.tiers)
@@ -196,7 +160,7 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["mfu"] = sum.mfu;
   j["tokens_per_s"] = sum.tokens_per_s;
   nlohmann::ordered_json breakdown;
-  for (const auto& [name, time] : sum.breakdown) breakdown[name] = time.value();
+  for (const auto& [category, time] : sum.breakdown) breakdown[sim::name(category)] = time.value();
   j["breakdown"] = breakdown;
   nlohmann::ordered_json links;
   for (const TierLoad& tier : sum.tiers) {

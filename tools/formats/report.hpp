@@ -35,24 +35,16 @@ std::vector<TierLoad> summarize_links(const topo::Topology& topology, const std:
                                       Seconds step_time, size_t top = 3);
 
 /// A breakdown category and the sentence that defines it: what sim/gpu_actor.cpp counts in it.
-struct CategoryDefinition {
-  const char* name;
-  const char* meaning;
-};
-
-/// The step breakdown's categories in report order (compute, tp_comm, pp_comm, dp_comm,
-/// ep_comm, bubble, idle); the text report, the HTML report and docs/outputs.md define
-/// them in these words.
-const std::vector<CategoryDefinition>& breakdown_categories();
-
 struct StepSummary {
   int gpus = 0;
   long microbatches = 0;
   Seconds step_time;
   double mfu = 0;          ///< model FLOP / (GPUs x peak x step time)
   double tokens_per_s = 0;
-  /// Mean over GPUs of each category; the categories add up to the step time.
-  std::vector<std::pair<std::string, Seconds>> breakdown;
+  /// Mean over GPUs of each category (sim/category.hpp), in kCategories' order; they add up
+  /// to the step time.
+  std::vector<std::pair<sim::Category, Seconds>> breakdown;
+  [[nodiscard]] Seconds time(sim::Category c) const { return breakdown[sim::index(c)].second; }
   std::vector<TierLoad> tiers; ///< link statistics, when recorded
   Seconds bound;             ///< closed-form lower bound on the step time
   std::string bound_limiting;///< the bound's largest term and, for a communication term, its tier

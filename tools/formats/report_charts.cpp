@@ -1,5 +1,7 @@
 #include "tools/formats/report_charts.hpp"
 
+#include "sim/category.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -18,7 +20,7 @@ std::string seconds(double s) { return format(Seconds(s)); }
 
 std::vector<std::string> categories() {
   std::vector<std::string> names;
-  for (const CategoryDefinition& c : breakdown_categories()) names.emplace_back(c.name);
+  for (sim::Category c : sim::kCategories) names.emplace_back(sim::name(c));
   return names;
 }
 
@@ -162,8 +164,9 @@ std::string bound_terms_table(const nlohmann::json& result) {
 
 std::string breakdown_legend_table() {
   std::string t = "<table class=\"terms\">\n";
-  for (const CategoryDefinition& c : breakdown_categories())
-    t += "<tr><td>" + rect_swatch(c.name) + c.name + "</td><td>" + svg::escape(c.meaning) + "</td></tr>\n";
+  for (sim::Category c : sim::kCategories)
+    t += "<tr><td>" + rect_swatch(sim::name(c)) + sim::name(c) + "</td><td>" + svg::escape(sim::meaning(c)) +
+         "</td></tr>\n";
   return t + "</table>\n";
 }
 

@@ -61,31 +61,15 @@ nlohmann::ordered_json link_tiers_json(const topo::Topology& t, const std::vecto
 }
 
 nlohmann::ordered_json stage_breakdown_json(const Scenario& s, const sim::SimResult& r) {
-  Layout layout(s.execution);
-  std::vector<sim::RankStats> sums(static_cast<size_t>(s.execution.pp));
-  std::vector<int> counts(sums.size(), 0);
-  for (size_t rank = 0; rank < r.ranks.size(); ++rank) {
-    auto stage = static_cast<size_t>(layout.coords(static_cast<int>(rank)).pp);
-    const sim::RankStats& x = r.ranks[rank];
-    sim::RankStats& sum = sums[stage];
-    sum.compute += x.compute, sum.tp += x.tp, sum.pp += x.pp, sum.dp += x.dp, sum.ep += x.ep;
-    sum.bubble += x.bubble, sum.finish += x.finish;
-    counts[stage] += 1;
-  }
+  // A stage's ranks are consecutive (models/layout.hpp: TP, then DP, then PP).
+  auto per_stage = static_cast<long>(Layout(s.execution).ranks_per_stage());
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < sums.size(); ++i) {
-    double n = std::max(counts[i], 1);
-    const sim::RankStats& x = sums[i];
-    double idle = std::max(0.0, r.step_time.value() - x.finish.value() / n);
-    stages.push_back({{"stage", i},
-                      {"gpus", counts[i]},
-                      {"compute", x.compute.value() / n},
-                      {"tp_comm", x.tp.value() / n},
-                      {"pp_comm", x.pp.value() / n},
-                      {"dp_comm", x.dp.value() / n},
-                      {"ep_comm", x.ep.value() / n},
-                      {"bubble", x.bubble.value() / n},
-                      {"idle", idle < 1e-12 ? 0.0 : idle}});
+  for (int stage = 0; stage < s.execution.pp; ++stage) {
+    auto first = r.ranks.begin() + stage * per_stage;
+    nlohmann::ordered_json j{{"stage", stage}, {"gpus", per_stage}};
+    for (const auto& [category, time] : sim::mean_breakdown(first, first + per_stage, r.step_time))
+      j[sim::name(category)] = time.value();
+    stages.push_back(j);
   }
   return stages;
 }

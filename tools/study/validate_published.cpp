@@ -82,11 +82,11 @@ validation::ScenarioSpec frontier_scenario(const FrontierPoint& point) {
 // "compute 70%, dp_comm 18%, tp_comm 10%": the simulated step's categories over 5% of it.
 std::string shares(const StepSummary& s) {
   std::string out;
-  for (const auto& [name, time] : s.breakdown) {
+  for (const auto& [category, time] : s.breakdown) {
     double share = time / s.step_time;
     if (share < 0.05) continue;
     char item[48];
-    std::snprintf(item, sizeof item, "%s%s %.0f%%", out.empty() ? "" : ", ", name.c_str(), 100 * share);
+    std::snprintf(item, sizeof item, "%s%s %.0f%%", out.empty() ? "" : ", ", sim::name(category), 100 * share);
     out += item;
   }
   return out;

@@ -42,23 +42,16 @@ VariantResult from_json(const nlohmann::json& j) {
 std::string sim::Codec<VariantResult>::encode(const VariantResult& r) { return to_json(r).dump(); }
 VariantResult sim::Codec<VariantResult>::decode(std::string_view bytes) { return from_json(nlohmann::json::parse(bytes)); }
 
-namespace {
-
-double category(const StepSummary& s, const std::string& name) {
-  for (const auto& [n, t] : s.breakdown)
-    if (n == name) return t.value();
-  return 0;
-}
-
-} // namespace
 
 VariantResult run_variant(const LoadedScenario& loaded) {
   const Scenario& s = loaded.scenario;
   sim::SimResult result = sim::simulate(s, loaded.topology, {sim::Fidelity::fast, false, true, {}});
   StepSummary sum = summarize(s, result);
-  VariantResult r{sum.gpus, sum.step_time.value(), sum.mfu, sum.tokens_per_s, category(sum, "tp_comm"),
-                  category(sum, "pp_comm"), category(sum, "dp_comm"), category(sum, "ep_comm"),
-                  category(sum, "bubble"), "", 0, 0, "", ""};
+  using sim::Category;
+  auto time = [&](Category c) { return sum.time(c).value(); };
+  VariantResult r{sum.gpus, sum.step_time.value(), sum.mfu, sum.tokens_per_s, time(Category::tp_comm),
+                  time(Category::pp_comm), time(Category::dp_comm), time(Category::ep_comm),
+                  time(Category::bubble), "", 0, 0, "", ""};
   for (const TierLoad& tier : summarize_links(loaded.topology, result.channel_bytes, result.step_time, 1)) {
     if (tier.busiest.empty() || tier.busiest.front().utilization <= r.busiest_utilization) continue;
     r.busiest_tier = tier.tier;
