@@ -6,7 +6,7 @@
 #include <string>
 
 #include "sim/simulation.hpp"
-#include "tools/study/fabric_summary.hpp"
+#include "tools/study/evaluate.hpp"
 #include "tools/formats/report.hpp"
 #include "tools/io/scenario_loader.hpp"
 
@@ -38,11 +38,8 @@ struct Outcome {
 
 /// The simulated step and its summary, with the closed-form bound attached as `trainsim run` does.
 inline Outcome simulate(const std::string& text, sim::Fidelity fidelity = sim::Fidelity::fast) {
-  LoadedScenario loaded = parse_scenario(text, "test.yaml");
-  sim::SimResult result = sim::simulate(loaded.scenario, loaded.topology, {.fidelity = fidelity});
-  StepSummary summary = summarize(loaded.scenario, result);
-  attach_bound(summary, closed_form_bound(loaded.scenario, fabric_summary(loaded.topology, loaded.scenario.execution)));
-  return {result, summary};
+  Evaluation e = evaluate(parse_scenario(text, "test.yaml"), {.fidelity = fidelity});
+  return {e.result, e.summary};
 }
 
 inline double category(const StepSummary& s, const std::string& name) {

@@ -9,7 +9,7 @@
 
 #include "models/error.hpp"
 #include "models/closed_form.hpp"
-#include "tools/study/fabric_summary.hpp"
+#include "tools/study/evaluate.hpp"
 #include "sim/log.hpp"
 #include "tools/io/output_file.hpp"
 #include "tools/formats/report.hpp"
@@ -74,13 +74,12 @@ int run_command(const RunOptions& options) {
   std::vector<int> traced = traced_ranks(options, loaded, files.trace_out.is_open());
   if (!traced.empty()) logger("trainsim.run")->info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
   auto started = std::chrono::steady_clock::now();
-  sim::SimResult result = sim::simulate(s, loaded.topology, {options.fidelity, true, options.link_stats, traced});
+  Evaluation step = evaluate(loaded, {options.fidelity, true, options.link_stats, traced});
+  const sim::SimResult& result = step.result;
+  const StepSummary& summary = step.summary;
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
                result.counters.activities()};
-  StepSummary summary = summarize(s, result);
-  summary.tiers = summarize_links(loaded.topology, result.channel_bytes, result.step_time);
-  attach_bound(summary, closed_form_bound(s, fabric_summary(loaded.topology, s.execution)));
   auto json = result_json(s, summary, info);
   json["stages"] = stage_breakdown_json(s, result);
   if (options.link_stats) json["link_tiers"] = link_tiers_json(loaded.topology, result.channel_bytes, result.step_time);

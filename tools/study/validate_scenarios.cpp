@@ -11,7 +11,7 @@
 
 #include "models/error.hpp"
 #include "models/workload.hpp"
-#include "tools/study/fabric_summary.hpp"
+#include "tools/study/evaluate.hpp"
 #include "tools/study/validation.hpp"
 
 namespace trainsim::validation {
@@ -30,16 +30,10 @@ std::string one_leaf_fat_tree(int nodes, int gpus_per_node) {
 }
 
 Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity, bool link_stats) {
-  const Scenario& s = loaded.scenario;
-  Measured m;
   sim::SimOptions options;
   options.fidelity = fidelity;
   options.link_stats = link_stats; // the blame names the busiest link
-  m.result = sim::simulate(s, loaded.topology, options);
-  m.summary = summarize(s, m.result);
-  m.summary.tiers = summarize_links(loaded.topology, m.result.channel_bytes, m.result.step_time, 1);
-  m.bound = closed_form_bound(s, fabric_summary(loaded.topology, s.execution));
-  return m;
+  return evaluate(loaded, options, 1);
 }
 
 std::string blame(const Measured& m) { return trainsim::blame(m.summary); }

@@ -7,6 +7,7 @@
 #include "models/closed_form.hpp"
 #include "sim/simulation.hpp"
 #include "tools/formats/report.hpp"
+#include "tools/study/evaluate.hpp"
 #include "tools/io/scenario_loader.hpp"
 
 namespace trainsim::validation {
@@ -25,11 +26,7 @@ struct ScenarioSpec {
 /// crossbar, so flows between distinct GPU pairs never share a link.
 std::string one_leaf_fat_tree(int nodes, int gpus_per_node);
 
-struct Measured {
-  sim::SimResult result;
-  StepSummary summary;
-  BoundResult bound;
-};
+using Measured = Evaluation;
 
 /// Simulates one step; `link_stats` records the bytes per link that blame() names (it does not
 /// change the step, and costs about a third more time on a large run).

@@ -9,7 +9,7 @@
 #include "models/error.hpp"
 #include "sim/child_process.hpp"
 #include "sim/simulation.hpp"
-#include "tools/study/fabric_summary.hpp"
+#include "tools/study/evaluate.hpp"
 #include "sim/log.hpp"
 #include "tools/formats/report.hpp"
 
@@ -44,22 +44,20 @@ VariantResult sim::Codec<VariantResult>::decode(std::string_view bytes) { return
 
 
 VariantResult run_variant(const LoadedScenario& loaded) {
-  const Scenario& s = loaded.scenario;
-  sim::SimResult result = sim::simulate(s, loaded.topology, {sim::Fidelity::fast, false, true, {}});
-  StepSummary sum = summarize(s, result);
+  Evaluation e = evaluate(loaded, {sim::Fidelity::fast, false, true, {}}, 1);
+  const StepSummary& sum = e.summary;
   using sim::Category;
   auto time = [&](Category c) { return sum.time(c).value(); };
   VariantResult r{sum.gpus, sum.step_time.value(), sum.mfu, sum.tokens_per_s, time(Category::tp_comm),
                   time(Category::pp_comm), time(Category::dp_comm), time(Category::ep_comm),
                   time(Category::bubble), "", 0, 0, "", ""};
-  for (const TierLoad& tier : summarize_links(loaded.topology, result.channel_bytes, result.step_time, 1)) {
+  for (const TierLoad& tier : sum.tiers) {
     if (tier.busiest.empty() || tier.busiest.front().utilization <= r.busiest_utilization) continue;
     r.busiest_tier = tier.tier;
     r.busiest_utilization = tier.busiest.front().utilization;
   }
-  BoundResult bound = closed_form_bound(s, fabric_summary(loaded.topology, s.execution));
-  r.bound_s = bound.step_time.value();
-  r.bound_limiting = limiting_text(bound);
+  r.bound_s = sum.bound.value();
+  r.bound_limiting = sum.bound_limiting;
   return r;
 }
 
