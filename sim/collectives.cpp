@@ -1,9 +1,10 @@
 #include "sim/collectives.hpp"
 
-#include <cassert>
+#include <algorithm>
 
 #include <simgrid/s4u.hpp>
 
+#include "models/check.hpp"
 #include "sim/collective_steps.hpp"
 #include "topologies/topology.hpp"
 
@@ -70,10 +71,10 @@ std::vector<std::string> collective_names() {
 }
 
 std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name) {
-  for (const auto& info : collective_algorithms())
-    if (info.name == name) return info.make();
-  assert(false && "collective names are validated when the scenario is loaded");
-  return nullptr;
+  const auto& all = collective_algorithms();
+  auto info = std::find_if(all.begin(), all.end(), [&](const CollectiveInfo& c) { return c.name == name; });
+  TRAINSIM_CHECK(info != all.end(), "no collective algorithm '" + name + "': the loader validates names");
+  return info->make();
 }
 
 } // namespace trainsim::sim

@@ -27,7 +27,7 @@ namespace cli = trainsim::cli;
 
 // The exit codes that belong to the program, not to a command (docs/errors.md).
 constexpr int usage_exit_code = 1;     // an unknown command or flag, a missing argument
-constexpr int internal_exit_code = 70; // a bug: EX_SOFTWARE of sysexits.h
+constexpr int internal_exit_code = static_cast<int>(ExitCode::internal); // a bug: EX_SOFTWARE of sysexits.h
 
 // Each subcommand's callback picks the command to run once parsing succeeded.
 using Command = std::function<int()>;

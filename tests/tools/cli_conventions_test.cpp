@@ -148,7 +148,7 @@ TEST(CliConventions, EveryExitCodeIsDocumented) {
   std::string errors = read_text(TRAINSIM_SOURCE_DIR "/docs/errors.md");
   for (int code : {0, 1 /* usage */, static_cast<int>(ExitCode::input), static_cast<int>(ExitCode::simulation),
                    static_cast<int>(ExitCode::resources), static_cast<int>(ExitCode::io),
-                   trainsim::validation_failed_exit_code, 70 /* internal */})
+                   trainsim::validation_failed_exit_code, static_cast<int>(ExitCode::internal)})
     EXPECT_NE(errors.find("\n| " + std::to_string(code) + " |"), std::string::npos) << code;
   EXPECT_NE(trainsim("--help").text.find("70 internal error"), std::string::npos);
 }
