@@ -6,11 +6,16 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "tools/io/output_file.hpp"
+#include "models/error.hpp"
 #include "tools/commands/validate_command.hpp"
+#include "tools/io/scenario_loader.hpp"
+#include "tools/study/validate_scenarios.hpp"
 
 #include "cli_fixtures.hpp"
 
@@ -88,6 +93,34 @@ TEST(ValidateTest, DefaultOutIsAFreshDirectory) {
     EXPECT_EQ(std::filesystem::path(d).filename().string().rfind("validation-", 0), 0u) << d;
   }
   EXPECT_EQ(ValidateOptions{}.out_dir, ""); // the default: validate_command makes a fresh one
+}
+
+// Only the loader's refusal (an InputError) makes a random scenario "rejected". Anything else
+// is a bug, in the generator or the loader, and stops the run: counted as a rejection it
+// would vanish from the report.
+TEST(ValidateTest, OnlyInputErrorsRejectARandomScenario) {
+  using validation::accepted;
+  EXPECT_FALSE(accepted([]() -> LoadedScenario { throw InputError("random/1", "refused"); }).has_value());
+  EXPECT_THROW(accepted([]() -> LoadedScenario { throw InternalError("internal error: broken"); }), InternalError);
+  EXPECT_THROW(accepted([]() -> LoadedScenario { throw Error(ExitCode::resources, "too big"); }), Error);
+  EXPECT_THROW(accepted([]() -> LoadedScenario { throw std::logic_error("a bug"); }), std::logic_error);
+  EXPECT_TRUE(accepted([] { return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"); }).has_value());
+}
+
+// The full run's 200 random scenarios, loaded (not simulated) the way bound_checks loads
+// them: every one the generator proposes is accepted or refused by the loader's rules, none
+// fails otherwise.
+TEST(ValidateTest, RandomScenariosAreAcceptedOrRefusedByTheRules) {
+  ValidateOptions o;
+  int accepted = 0, generated = 0;
+  for (int i = 0; accepted < o.random_scenarios && i < 20 * o.random_scenarios; ++i, ++generated) {
+    std::string text = random_scenario_text(o.seed, i);
+    std::optional<LoadedScenario> loaded;
+    ASSERT_NO_THROW(loaded = validation::accepted([&] { return parse_scenario(text, "random/" + std::to_string(i)); }))
+        << text;
+    accepted += loaded ? 1 : 0;
+  }
+  EXPECT_EQ(accepted, o.random_scenarios) << "of " << generated;
 }
 
 TEST(ValidateTest, RandomScenariosAreDeterministic) {
