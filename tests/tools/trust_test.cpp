@@ -30,6 +30,7 @@
 #include "sim/simulation.hpp"
 #include "tools/study/resource_guard.hpp"
 #include "tools/io/scenario_loader.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 namespace trainsim {
 namespace {
@@ -350,8 +351,7 @@ std::string without_wall_time(const fs::path& path) {
 
 // Every file of the two --out directories (result.json, trace.json, links.csv) is compared.
 void expect_identical_runs(const std::string& scenario, const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("trainsim_trust_" + name);
-  fs::remove_all(dir);
+  testing::ScratchDir dir("trust_" + name);
   for (const char* run : {"a", "b"}) {
     testing::CliOutput out = testing::run_trainsim("run " + scenario + " --out " + (dir / run).string());
     ASSERT_EQ(out.exit_code, 0) << scenario << ": " << out.text;
@@ -363,7 +363,6 @@ void expect_identical_runs(const std::string& scenario, const std::string& name)
     if (file.path().filename() == "result.json") continue;
     EXPECT_EQ(read_file(file.path()), read_file(dir / "b" / file.path().filename())) << file.path();
   }
-  fs::remove_all(dir);
 }
 
 TEST(Trust, SameScenarioGivesByteIdenticalResultsOnAFatTree) {

@@ -18,6 +18,7 @@
 #include "tools/study/validate_scenarios.hpp"
 
 #include "cli_fixtures.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 namespace trainsim {
 namespace {
@@ -62,8 +63,8 @@ TEST(ValidateTest, RingBusBandwidthApproachesTheLinkBandwidth) {
 // The whole quick subset as a user runs it (~30 s, most of it the published run): one
 // verdict line per criterion on stdout, the published run's MFU, the files where --out says.
 TEST(ValidateTest, QuickPrintsItsVerdictsAndWritesWhereOutSays) {
-  auto dir = std::filesystem::temp_directory_path() / "trainsim_validate_test_quick";
-  std::filesystem::remove_all(dir);
+  testing::ScratchDir scratch("validate_test_quick");
+  auto dir = scratch / "out"; // validate creates it
   auto out = testing::run_trainsim("validate --quick -o " + dir.string(), testing::Streams::stdout_only);
   EXPECT_EQ(out.exit_code, 0) << out.text;
   for (const char* line : {"PASS  exact cases within 2% of the closed form: worst ",
@@ -81,9 +82,8 @@ TEST(ValidateTest, QuickPrintsItsVerdictsAndWritesWhereOutSays) {
 // Without --out, each run gets a directory of its own: never the current one, never the
 // previous run's (two runs within the same second get distinct names).
 TEST(ValidateTest, DefaultOutIsAFreshDirectory) {
-  auto parent = std::filesystem::temp_directory_path() / "trainsim_validate_test_fresh";
-  std::filesystem::remove_all(parent);
-  std::filesystem::create_directories(parent);
+  testing::ScratchDir scratch("validate_test_fresh");
+  const std::filesystem::path& parent = scratch.path();
   std::string a = fresh_directory(parent.string(), "validation");
   std::string b = fresh_directory(parent.string(), "validation");
   EXPECT_NE(a, b);
