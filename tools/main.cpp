@@ -114,6 +114,8 @@ void add_validate(CLI::App& app, trainsim::ValidateOptions& v, Command& command)
                   "directory for validation.md and validation.json (default: a new validation-YYYYmmdd-HHMMSS "
                   "in the current directory)");
   cmd->add_flag("--quick", v.quick, "the CTest-sized subset, with the cheapest published run");
+  cmd->add_option("--scenarios", v.scenarios_dir,
+                  "the scenarios folder to check (default: $TRAINSIM_DATA_DIR/scenarios, else scenarios/ beside the program)");
   cmd->callback([&v, &command] { command = [&v] { return trainsim::validate_command(v); }; });
 }
 
