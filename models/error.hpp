@@ -1,6 +1,7 @@
 // The one error policy: anything a user can cause throws a trainsim::Error whose what() is a
 // single self-contained line; tools/main.cpp catches it once, prints it and exits with
-// exit_code(). Internal invariants use assert, never these types.
+// exit_code(). Internal invariants use TRAINSIM_CHECK (models/check.hpp), which throws
+// InternalError: the one Error no user input can cause.
 #pragma once
 
 #include <stdexcept>
@@ -17,6 +18,7 @@ enum class ExitCode : int {
   simulation = 3, ///< the simulation could not complete (e.g. a collective deadlocked)
   resources = 4,  ///< refused: the run would not fit this machine
   io = 5,         ///< an output file could not be written
+  internal = 70,  ///< a bug in trainsim, not in the input (EX_SOFTWARE of sysexits.h)
 };
 
 class Error : public std::runtime_error {
@@ -34,6 +36,14 @@ public:
   InputError(std::string_view file, std::string_view key, std::string_view value, std::string_view problem);
   /// For problems that have no single key (e.g. an unreadable file): "FILE: PROBLEM".
   InputError(std::string_view file, std::string_view problem);
+};
+
+/// A broken internal invariant (TRAINSIM_CHECK): a bug, never the user's input. Code that
+/// turns Errors into a verdict on its input (a rejected scenario, a fuzz input refused
+/// cleanly) must let this one through.
+class InternalError : public Error {
+public:
+  explicit InternalError(const std::string& line) : Error(ExitCode::internal, line) {}
 };
 
 /// The closest candidate by edit distance ignoring case, or "" when none is plausibly a typo of `word`.

@@ -1,8 +1,8 @@
 #include "models/hardware_presets.hpp"
 
 #include <array>
-#include <cassert>
 
+#include "models/check.hpp"
 #include "models/error.hpp"
 
 namespace trainsim {
@@ -49,7 +49,7 @@ const std::vector<GpuPreset>& gpu_registry() {
 
 const GpuPreset& known_gpu(std::string_view name) {
   const GpuPreset* p = find_gpu_preset(name);
-  assert(p != nullptr && "a hardware preset names a GPU preset that does not exist");
+  TRAINSIM_CHECK(p != nullptr, "hardware preset names GPU preset '" + std::string(name) + "', which does not exist");
   return *p;
 }
 

@@ -1,7 +1,9 @@
 #include "models/plausibility.hpp"
 
+#include <algorithm>
 #include <array>
-#include <cassert>
+
+#include "models/check.hpp"
 
 namespace trainsim {
 namespace {
@@ -34,13 +36,10 @@ constexpr std::array<Range, 6> kRanges{{
 } // namespace
 
 std::string implausibility(Plausible what, double si) {
-  for (const Range& r : kRanges) {
-    if (r.what != what) continue;
-    if (si > r.high) return std::string("implausibly high for ") + r.noun + " (> " + r.high_text + ")";
-    if (si < r.low) return std::string("implausibly low for ") + r.noun + " (< " + r.low_text + ")";
-    return {};
-  }
-  assert(false && "every Plausible has a range");
+  const auto* r = std::find_if(kRanges.begin(), kRanges.end(), [what](const Range& x) { return x.what == what; });
+  TRAINSIM_CHECK(r != kRanges.end(), "every Plausible has a range");
+  if (si > r->high) return std::string("implausibly high for ") + r->noun + " (> " + r->high_text + ")";
+  if (si < r->low) return std::string("implausibly low for ") + r->noun + " (< " + r->low_text + ")";
   return {};
 }
 

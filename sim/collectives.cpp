@@ -1,9 +1,10 @@
 #include "sim/collectives.hpp"
 
-#include <cassert>
+#include <algorithm>
 
 #include <simgrid/s4u.hpp>
 
+#include "models/check.hpp"
 #include "sim/collective_steps.hpp"
 #include "topologies/topology.hpp"
 
@@ -48,8 +49,7 @@ std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name) {
                                          {"pairwise", detail::make_pairwise}};
   for (const Binding& b : bindings)
     if (b.name == name) return b.make();
-  assert(false && "collective names are validated when the scenario is loaded");
-  return nullptr;
+  TRAINSIM_CHECK(false, "no collective algorithm '" + name + "': the loader validates names");
 }
 
 } // namespace trainsim::sim

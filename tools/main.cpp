@@ -27,7 +27,7 @@ namespace cli = trainsim::cli;
 
 // The exit codes that belong to the program, not to a command (docs/errors.md).
 constexpr int usage_exit_code = 1;     // an unknown command or flag, a missing argument
-constexpr int internal_exit_code = 70; // a bug: EX_SOFTWARE of sysexits.h
+constexpr int internal_exit_code = static_cast<int>(ExitCode::internal); // a bug: EX_SOFTWARE of sysexits.h
 
 // Each subcommand's callback picks the command to run once parsing succeeded.
 using Command = std::function<int()>;
@@ -114,6 +114,8 @@ void add_validate(CLI::App& app, trainsim::ValidateOptions& v, Command& command)
                   "directory for validation.md and validation.json (default: a new validation-YYYYmmdd-HHMMSS "
                   "in the current directory)");
   cmd->add_flag("--quick", v.quick, "the CTest-sized subset, with the cheapest published run");
+  cmd->add_option("--scenarios", v.scenarios_dir,
+                  "the scenarios folder to check (default: $TRAINSIM_DATA_DIR/scenarios, else scenarios/ beside the program)");
   cmd->callback([&v, &command] { command = [&v] { return trainsim::validate_command(v); }; });
 }
 

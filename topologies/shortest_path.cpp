@@ -1,9 +1,9 @@
 #include "topologies/shortest_path.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <deque>
 
+#include "models/check.hpp"
 #include "topologies/build.hpp"
 #include "topologies/hash.hpp"
 
@@ -24,7 +24,7 @@ std::pair<Vertex, int> pick_step_back(const Graph& g, const std::vector<std::int
                                       std::uint64_t h) {
   int count = 0;
   for_each_step_back(g, distance, v, [&](Vertex, int) { ++count; });
-  assert(count > 0 && "check_connected() guarantees every GPU is reachable");
+  TRAINSIM_CHECK(count > 0, "check_connected() guarantees every GPU is reachable");
   auto pick = static_cast<int>(h % static_cast<unsigned>(count));
   std::pair<Vertex, int> chosen{v, -1};
   for_each_step_back(g, distance, v, [&](Vertex u, int link) {

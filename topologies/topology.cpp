@@ -1,8 +1,9 @@
 #include "topologies/topology.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <limits>
+
+#include "models/check.hpp"
 
 namespace trainsim::topo {
 
@@ -77,7 +78,7 @@ BytesPerSecond Topology::path_bandwidth(int src, int dst) const {
 }
 
 void Topology::set_vertex_names(std::vector<std::string> names) {
-  assert(names.size() == boost::num_vertices(*graph_));
+  TRAINSIM_CHECK(names.size() == boost::num_vertices(*graph_), "one name per vertex");
   names_ = std::move(names);
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace trainsim {
 namespace {
 
@@ -35,6 +37,64 @@ TEST(Layout, EveryGroupOfAStageOnce) {
   EXPECT_EQ(l.spans(GroupKind::ep, 1).size(), 4u);
   EXPECT_EQ(l.spans(GroupKind::edp, 1).size(), 4u);
   EXPECT_EQ(l.spans(GroupKind::dp, 1).front(), (GroupSpan{8, 2, 4}));
+}
+
+TEST(Layout, CoordsAndRanksAreInverse) {
+  // TP innermost, then DP, then PP: rank = tp + 2 (dp + 3 pp) for tp 2, dp 3, pp 4.
+  Layout l(grid(3, 2, 4, 1));
+  EXPECT_EQ(l.rank({1, 2, 3}), 1 + 2 * (2 + 3 * 3));
+  EXPECT_EQ(l.ranks_per_stage(), 6);
+  for (int r = 0; r < 24; ++r) EXPECT_EQ(l.rank(l.coords(r)), r) << r;
+}
+
+TEST(Layout, EveryRankIsInExactlyOneGroupOfEachKind) {
+  // The groups of a stage partition its ranks: every actor finds its peers, none twice.
+  Layout l(grid(4, 2, 2, 2));
+  for (GroupKind kind : {GroupKind::tp, GroupKind::dp, GroupKind::ep, GroupKind::edp})
+    for (int stage = 0; stage < 2; ++stage) {
+      std::vector<int> seen(16, 0);
+      for (const GroupSpan& g : l.spans(kind, stage))
+        for (int i = 0; i < g.size; ++i) ++seen[static_cast<size_t>(g.member(i))];
+      for (int r = 0; r < 16; ++r) EXPECT_EQ(seen[static_cast<size_t>(r)], r / 8 == stage ? 1 : 0) << r;
+    }
+}
+
+TEST(Layout, RankFindsItselfInItsGroup) {
+  Layout l(grid(4, 2, 2, 2));
+  for (GroupKind kind : {GroupKind::tp, GroupKind::dp, GroupKind::ep, GroupKind::edp})
+    for (int r = 0; r < 16; ++r) EXPECT_EQ(l.span(kind, r).member(l.index_in(kind, r)), r) << r;
+}
+
+TEST(Layout, MembersWrapAroundTheRing) {
+  // Ring neighbours are me + 1 and me - 1, taken modulo the size.
+  GroupSpan g{1, 2, 4}; // ranks 1, 3, 5, 7
+  EXPECT_EQ(g.member(4), 1);
+  EXPECT_EQ(g.member(-1), 7);
+  EXPECT_EQ(g.member(9), 3);
+}
+
+TEST(Layout, PipelinePeersStepOneStageEachWay) {
+  // pp 4 of 2 ranks per stage: rank 3 (stage 1) sends forward to 5, backward to 1; the last
+  // stage's next is the first and the first stage's previous the last.
+  Layout l(grid(2, 1, 4, 1));
+  EXPECT_EQ(l.pipeline_peer(3, true), 5);
+  EXPECT_EQ(l.pipeline_peer(3, false), 1);
+  EXPECT_EQ(l.pipeline_peer(7, true), 1);
+  EXPECT_EQ(l.pipeline_peer(1, false), 7);
+}
+
+TEST(Layout, NodeBlocksSplitAGroupByNode) {
+  // 8 GPUs per node. A DP group of stride 2 (tp 2) and 16 members: 4 members per node.
+  GroupSpan dp{0, 2, 16};
+  EXPECT_EQ(node_block(dp, 8), 4);
+  EXPECT_EQ(block_of(dp, 4, 6), (GroupSpan{8, 2, 4}));      // member 6 is rank 12, on node 1 with 8, 10, 14
+  EXPECT_EQ(across_blocks(dp, 4, 6), (GroupSpan{4, 8, 4})); // offset 2 in every node: ranks 4, 12, 20, 28
+  // One member per node (stride 8) or more: no blocks; a group that starts mid-node, or whose
+  // size is no multiple of the block, neither.
+  EXPECT_EQ(node_block(GroupSpan{0, 8, 4}, 8), 1);
+  EXPECT_EQ(node_block(GroupSpan{2, 1, 8}, 8), 1); // ranks 2-9 straddle two nodes
+  EXPECT_EQ(node_block(GroupSpan{0, 2, 6}, 8), 1); // 6 members, blocks of 4
+  EXPECT_EQ(node_block(GroupSpan{0, 3, 8}, 8), 1); // stride 3 does not divide the node
 }
 
 } // namespace

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "sim/collective_run.hpp"
+#include "models/error.hpp"
 #include "sim/collectives.hpp"
 #include "topologies/fat_tree.hpp"
 
@@ -260,6 +261,17 @@ TEST(CollectivesTest, RegistryNamesAndDefaults) {
   for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather,
                           CollectiveOp::all_to_all})
     EXPECT_TRUE(find_collective(default_collective(op))->supports(op));
+}
+
+// The loader refuses unknown names (InputError), so one reaching make_collective is a bug:
+// an InternalError (exit code 70), never a null algorithm to crash on later.
+TEST(CollectivesTest, UnknownNameIsAnInternalError) {
+  try {
+    (void)make_collective("rign");
+    FAIL() << "no throw";
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("no collective algorithm 'rign'"), std::string::npos) << e.what();
+  }
 }
 
 } // namespace

@@ -10,6 +10,8 @@
 #include <string>
 #include <sys/wait.h>
 
+#include "tests/support/scratch_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -50,8 +52,7 @@ int shapes_in(const std::string& dom, const std::string& id) {
 TEST(Browser, ReportRendersEveryChartWithContent) {
   if (!fs::exists(kChromium))
     GTEST_SKIP() << kChromium << " not found: install Debian's chromium (tools/build.sh does)";
-  auto dir = fs::temp_directory_path() / "trainsim_browser_test";
-  fs::remove_all(dir);
+  trainsim::testing::ScratchDir dir("browser_test");
   fs::create_directories(dir / "profile");
   int code = 0;
   run(std::string(TRAINSIM_BINARY) + " run --out " + (dir / "result").string(), code);

@@ -15,6 +15,7 @@
 #include "tools/io/version.hpp"
 
 #include "cli_fixtures.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 namespace {
 
@@ -136,10 +137,10 @@ TEST(CliConventions, LogLevelWorksBeforeAndAfterTheCommand) {
 TEST(CliConventions, DashOIsOutWhereverACommandWritesFiles) {
   for (const char* command : {"run", "frontier", "validate", "report", "sweep", "sweep merge", "topo export"})
     EXPECT_NE(trainsim(std::string("help ") + command).text.find("-o,--out"), std::string::npos) << command;
-  auto dir = std::filesystem::temp_directory_path() / "trainsim_cli_conventions_o";
-  std::filesystem::remove_all(dir);
-  ASSERT_EQ(trainsim("topo export -o " + (dir / "t.dot").string()).exit_code, 0);
-  EXPECT_EQ(read_text(dir / "t.dot").rfind("graph", 0), 0u) << read_text(dir / "t.dot");
+  trainsim::testing::ScratchDir dir("cli_conventions_o");
+  auto file = dir / "missing" / "t.dot"; // -o creates the directories it needs
+  ASSERT_EQ(trainsim("topo export -o " + file.string()).exit_code, 0);
+  EXPECT_EQ(read_text(file).rfind("graph", 0), 0u) << read_text(file);
 }
 
 // Every code a command can return has a row in docs/errors.md's table, 70 included.
@@ -148,7 +149,7 @@ TEST(CliConventions, EveryExitCodeIsDocumented) {
   std::string errors = read_text(TRAINSIM_SOURCE_DIR "/docs/errors.md");
   for (int code : {0, 1 /* usage */, static_cast<int>(ExitCode::input), static_cast<int>(ExitCode::simulation),
                    static_cast<int>(ExitCode::resources), static_cast<int>(ExitCode::io),
-                   trainsim::validation_failed_exit_code, 70 /* internal */})
+                   trainsim::validation_failed_exit_code, static_cast<int>(ExitCode::internal)})
     EXPECT_NE(errors.find("\n| " + std::to_string(code) + " |"), std::string::npos) << code;
   EXPECT_NE(trainsim("--help").text.find("70 internal error"), std::string::npos);
 }

@@ -17,9 +17,8 @@ struct CliOutput {
 // sanitizer builds print warnings on stderr.
 enum class Streams { stdout_and_stderr, stdout_only };
 
-inline CliOutput run_trainsim(const std::string& arguments, Streams streams = Streams::stdout_and_stderr) {
-  std::string command = std::string(TRAINSIM_BINARY) + " " + arguments +
-                        (streams == Streams::stdout_and_stderr ? " 2>&1" : " 2>/dev/null");
+/// What a shell command line prints on stdout, and its exit code.
+inline CliOutput run_command(const std::string& command) {
   CliOutput out;
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) {
@@ -31,6 +30,11 @@ inline CliOutput run_trainsim(const std::string& arguments, Streams streams = St
   int status = pclose(pipe);
   out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return out;
+}
+
+inline CliOutput run_trainsim(const std::string& arguments, Streams streams = Streams::stdout_and_stderr) {
+  return run_command(std::string(TRAINSIM_BINARY) + " " + arguments +
+                     (streams == Streams::stdout_and_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 } // namespace trainsim::testing

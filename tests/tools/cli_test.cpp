@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_fixtures.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 namespace {
 
@@ -17,12 +18,7 @@ using trainsim::testing::CliOutput;
 
 CliOutput trainsim(const std::string& arguments) { return trainsim::testing::run_trainsim(arguments); }
 
-std::filesystem::path temp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("trainsim_cli_test_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+using ScratchDir = trainsim::testing::ScratchDir;
 
 nlohmann::json read_json(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -36,7 +32,7 @@ TEST(Cli, MissingScenarioIsOneLineAndExitCodeTwo) {
 }
 
 TEST(Cli, BadScenarioValueIsOneLine) {
-  auto dir = temp_dir("bad");
+  ScratchDir dir("cli_test_bad");
   std::ofstream(dir / "s.yaml") << "model: {layers: 2, d_model: 8, d_ff: 32, heads: 2, seq_len: 8, colour: red}\n";
   CliOutput out = trainsim("run " + (dir / "s.yaml").string());
   EXPECT_EQ(out.exit_code, 2);
@@ -44,7 +40,7 @@ TEST(Cli, BadScenarioValueIsOneLine) {
 }
 
 TEST(Cli, FrontierLatencyKnobsRejectNegativeAndUnitlessValues) {
-  auto dir = temp_dir("frontier");
+  ScratchDir dir("cli_test_frontier");
   CliOutput negative = trainsim("frontier --network-latency=-1us --out " + dir.string());
   EXPECT_EQ(negative.exit_code, 2);
   EXPECT_EQ(negative.text, "trainsim: trainsim frontier: network_latency = '-1e-06': must not be negative\n");
@@ -55,7 +51,7 @@ TEST(Cli, FrontierLatencyKnobsRejectNegativeAndUnitlessValues) {
 }
 
 TEST(Cli, DefaultScenarioWritesResultJson) {
-  auto dir = temp_dir("default");
+  ScratchDir dir("cli_test_default");
   CliOutput out = trainsim("run --out " + dir.string());
   ASSERT_EQ(out.exit_code, 0) << out.text;
   auto result = read_json(dir / "result.json");
@@ -79,7 +75,7 @@ std::string reproducible_part(const std::filesystem::path& path) {
 }
 
 TEST(Cli, SameScenarioGivesTheSameResultFile) {
-  auto a = temp_dir("same_a"), b = temp_dir("same_b");
+  ScratchDir a("cli_test_same_a"), b("cli_test_same_b");
   ASSERT_EQ(trainsim("run --out " + a.string()).exit_code, 0);
   ASSERT_EQ(trainsim("run --out " + b.string()).exit_code, 0);
   EXPECT_EQ(reproducible_part(a / "result.json"), reproducible_part(b / "result.json"));
@@ -120,7 +116,7 @@ TEST(Cli, UnwritableFrontierOutNamesOut) {
 }
 
 TEST(Cli, OutThatIsAFileIsRefusedBeforeSimulating) {
-  auto dir = temp_dir("out_file");
+  ScratchDir dir("cli_test_out_file");
   std::ofstream(dir / "taken") << "not a directory\n";
   CliOutput out = trainsim("run -o " + (dir / "taken").string());
   EXPECT_EQ(out.exit_code, 5);

@@ -4,19 +4,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
-#include <stdlib.h>
 #include <string>
 
-namespace trainsim::testing {
+#include "tests/support/scratch_dir.hpp"
 
-/// A new empty directory under the system's temporary directory, "trainsim_" + name + a
-/// unique suffix, so that tests running at once (ctest -j) never share one.
-inline std::filesystem::path fresh_dir(const std::string& name) {
-  std::string pattern = (std::filesystem::temp_directory_path() / ("trainsim_" + name + "_XXXXXX")).string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a directory like " + pattern);
-  return pattern;
-}
+namespace trainsim::testing {
 
 /// The bytes of a file; empty when it cannot be read.
 inline std::string read_file(const std::filesystem::path& p) {

@@ -1,6 +1,7 @@
-// Trust: hostile inputs never escape the error policy (every fuzz seed and reproducer replayed
-// through the fuzz targets' entry points), a deadlock is reported instead of a wrong number,
-// the memory guard refuses what would not fit, and the same scenario gives the same bytes.
+// Trust: hostile inputs never escape the error policy (every fuzz seed and reproducer, each
+// filed where the replay finds it, replayed through the fuzz targets' entry points), a
+// deadlock is reported instead of a wrong number, the memory guard refuses what would not
+// fit, and the same scenario gives the same bytes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include "sim/simulation.hpp"
 #include "tools/study/resource_guard.hpp"
 #include "tools/io/scenario_loader.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 namespace trainsim {
 namespace {
@@ -98,19 +100,24 @@ TEST(Trust, FuzzCorpusAndFixedReproducersStayWithinTheErrorPolicy) {
   EXPECT_GT(files, 20); // the seed corpus is there
 }
 
-// Reproducers of bugs reported but not yet fixed live in fuzz/regressions/open/<target>/.
-// They are listed, not failed (their fix belongs to another module); one that passes is named
-// so that it moves to fuzz/regressions/<target>/, where it must keep passing.
-TEST(Trust, OpenFuzzFindingsAreListed) {
-  int files = 0;
-  std::vector<std::string> open = replay(kFuzz / "regressions" / "open", files);
-  if (files == 0) GTEST_SKIP() << "no open findings";
-  std::string list;
-  for (const std::string& o : open) list += "\n  still open: " + o;
-  if (static_cast<int>(open.size()) < files)
-    list += "\n  " + std::to_string(files - static_cast<int>(open.size())) +
-            " reproducer(s) in fuzz/regressions/open/ pass now: move them to fuzz/regressions/<target>/";
-  GTEST_SKIP() << open.size() << " of " << files << " open finding(s) still fail:" << list;
+// The replay finds inputs by folder: a seed or reproducer filed anywhere but corpus/<target>/
+// or regressions/<target>/ would silently never run. Every target also needs seeds and the
+// dictionary fuzz/CMakeLists.txt passes it.
+TEST(Trust, EveryFuzzInputLiesInItsTargetsFolder) {
+  int inputs = 0;
+  for (const char* root : {"corpus", "regressions"})
+    for (const auto& entry : fs::recursive_directory_iterator(kFuzz / root)) {
+      if (entry.is_directory()) continue;
+      ++inputs;
+      fs::path relative = fs::relative(entry.path(), kFuzz / root); // <target>/<file>
+      bool replayed = std::distance(relative.begin(), relative.end()) == 2 && targets().contains(relative.begin()->string());
+      EXPECT_TRUE(replayed) << "fuzz/" << root << "/" << relative.string() << " is replayed by no target";
+    }
+  EXPECT_GT(inputs, 20);
+  for (const auto& [name, entry] : targets()) {
+    EXPECT_FALSE(fs::is_empty(kFuzz / "corpus" / name)) << name << " has no seeds";
+    EXPECT_TRUE(fs::is_regular_file(kFuzz / "dict" / (name + ".dict"))) << name << " has no dictionary";
+  }
 }
 
 // ---- Memory guard
@@ -342,8 +349,7 @@ std::string without_wall_time(const fs::path& path) {
 
 // Every file of the two --out directories (result.json, trace.json, links.csv) is compared.
 void expect_identical_runs(const std::string& scenario, const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("trainsim_trust_" + name);
-  fs::remove_all(dir);
+  testing::ScratchDir dir("trust_" + name);
   for (const char* run : {"a", "b"}) {
     testing::CliOutput out = testing::run_trainsim("run " + scenario + " --out " + (dir / run).string());
     ASSERT_EQ(out.exit_code, 0) << scenario << ": " << out.text;
@@ -355,7 +361,6 @@ void expect_identical_runs(const std::string& scenario, const std::string& name)
     if (file.path().filename() == "result.json") continue;
     EXPECT_EQ(read_file(file.path()), read_file(dir / "b" / file.path().filename())) << file.path();
   }
-  fs::remove_all(dir);
 }
 
 TEST(Trust, SameScenarioGivesByteIdenticalResultsOnAFatTree) {

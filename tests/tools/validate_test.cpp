@@ -6,13 +6,19 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "tools/io/output_file.hpp"
+#include "models/error.hpp"
 #include "tools/commands/validate_command.hpp"
+#include "tools/io/scenario_loader.hpp"
+#include "tools/study/validate_scenarios.hpp"
 
 #include "cli_fixtures.hpp"
+#include "tests/support/scratch_dir.hpp"
 
 namespace trainsim {
 namespace {
@@ -46,19 +52,24 @@ TEST(ValidateTest, CollectivesMatchAlphaBetaWithin1Percent) {
 // t = 2(p-1)(alpha + n/(pB)) so algbw = n/t and busbw = algbw x 2(p-1)/p -> B as n grows.
 // With 8 ranks over 50 GB/s NICs and alpha = 2 us, n = 256 MiB = 268435456 B:
 // t = 14 x (2 us + 33554432 / 50e9 s) = 14 x 673.09 us = 9.4232 ms; busbw = 49.85 GB/s.
+// The case must be in the quick subset: until issue 13 this test looked for op "all_reduce"
+// (sim::to_string says "all-reduce"), matched no case and checked nothing.
 TEST(ValidateTest, RingBusBandwidthApproachesTheLinkBandwidth) {
-  for (const CollectiveCheck& c : collective_checks(true)) {
-    if (c.algorithm != "ring" || c.op != "all_reduce" || c.ranks != 8) continue;
-    EXPECT_NEAR(c.simulated_s, 9.4232e-3, 0.01 * 9.4232e-3);
-    EXPECT_NEAR(c.busbw, 49.85e9, 0.01 * 49.85e9);
+  std::vector<CollectiveCheck> cases;
+  for (const CollectiveCheck& c : collective_checks(true))
+    if (c.algorithm == "ring" && c.op == "all-reduce" && c.ranks == 8) cases.push_back(c);
+  ASSERT_FALSE(cases.empty()) << "no 8-rank ring all-reduce among the quick collective checks";
+  for (const CollectiveCheck& c : cases) {
+    EXPECT_NEAR(c.simulated_s, 9.4232e-3, 0.01 * 9.4232e-3) << c.graph << " " << c.fidelity << " " << c.bytes;
+    EXPECT_NEAR(c.busbw, 49.85e9, 0.01 * 49.85e9) << c.graph << " " << c.fidelity << " " << c.bytes;
   }
 }
 
 // The whole quick subset as a user runs it (~30 s, most of it the published run): one
 // verdict line per criterion on stdout, the published run's MFU, the files where --out says.
 TEST(ValidateTest, QuickPrintsItsVerdictsAndWritesWhereOutSays) {
-  auto dir = std::filesystem::temp_directory_path() / "trainsim_validate_test_quick";
-  std::filesystem::remove_all(dir);
+  testing::ScratchDir scratch("validate_test_quick");
+  auto dir = scratch / "out"; // validate creates it
   auto out = testing::run_trainsim("validate --quick -o " + dir.string(), testing::Streams::stdout_only);
   EXPECT_EQ(out.exit_code, 0) << out.text;
   for (const char* line : {"PASS  exact cases within 2% of the closed form: worst ",
@@ -76,9 +87,8 @@ TEST(ValidateTest, QuickPrintsItsVerdictsAndWritesWhereOutSays) {
 // Without --out, each run gets a directory of its own: never the current one, never the
 // previous run's (two runs within the same second get distinct names).
 TEST(ValidateTest, DefaultOutIsAFreshDirectory) {
-  auto parent = std::filesystem::temp_directory_path() / "trainsim_validate_test_fresh";
-  std::filesystem::remove_all(parent);
-  std::filesystem::create_directories(parent);
+  testing::ScratchDir scratch("validate_test_fresh");
+  const std::filesystem::path& parent = scratch.path();
   std::string a = fresh_directory(parent.string(), "validation");
   std::string b = fresh_directory(parent.string(), "validation");
   EXPECT_NE(a, b);
@@ -88,6 +98,34 @@ TEST(ValidateTest, DefaultOutIsAFreshDirectory) {
     EXPECT_EQ(std::filesystem::path(d).filename().string().rfind("validation-", 0), 0u) << d;
   }
   EXPECT_EQ(ValidateOptions{}.out_dir, ""); // the default: validate_command makes a fresh one
+}
+
+// Only the loader's refusal (an InputError) makes a random scenario "rejected". Anything else
+// is a bug, in the generator or the loader, and stops the run: counted as a rejection it
+// would vanish from the report.
+TEST(ValidateTest, OnlyInputErrorsRejectARandomScenario) {
+  using validation::accepted;
+  EXPECT_FALSE(accepted([]() -> LoadedScenario { throw InputError("random/1", "refused"); }).has_value());
+  EXPECT_THROW(accepted([]() -> LoadedScenario { throw InternalError("internal error: broken"); }), InternalError);
+  EXPECT_THROW(accepted([]() -> LoadedScenario { throw Error(ExitCode::resources, "too big"); }), Error);
+  EXPECT_THROW(accepted([]() -> LoadedScenario { throw std::logic_error("a bug"); }), std::logic_error);
+  EXPECT_TRUE(accepted([] { return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"); }).has_value());
+}
+
+// The full run's 200 random scenarios, loaded (not simulated) the way bound_checks loads
+// them: every one the generator proposes is accepted or refused by the loader's rules, none
+// fails otherwise.
+TEST(ValidateTest, RandomScenariosAreAcceptedOrRefusedByTheRules) {
+  ValidateOptions o;
+  int accepted = 0, generated = 0;
+  for (int i = 0; accepted < o.random_scenarios && i < 20 * o.random_scenarios; ++i, ++generated) {
+    std::string text = random_scenario_text(o.seed, i);
+    std::optional<LoadedScenario> loaded;
+    ASSERT_NO_THROW(loaded = validation::accepted([&] { return parse_scenario(text, "random/" + std::to_string(i)); }))
+        << text;
+    accepted += loaded ? 1 : 0;
+  }
+  EXPECT_EQ(accepted, o.random_scenarios) << "of " << generated;
 }
 
 TEST(ValidateTest, RandomScenariosAreDeterministic) {

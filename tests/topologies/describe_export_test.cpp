@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "route_check.hpp"
+#include "tests/support/scratch_dir.hpp"
 #include "topologies/export.hpp"
 #include "topologies/registry.hpp"
 
@@ -54,7 +55,8 @@ TEST(Export, DotNamesEveryVertexAndLink) {
 
 TEST(Export, DotRendersWithGraphviz) {
   if (std::system("dot -V > /dev/null 2>&1") != 0) GTEST_SKIP() << "Graphviz (dot) is not installed";
-  auto path = std::filesystem::temp_directory_path() / "trainsim_export_test.dot";
+  trainsim::testing::ScratchDir dir("export_test");
+  auto path = dir / "fat_tree.dot";
   std::ofstream(path) << [] {
     std::ostringstream out;
     export_dot(build_topology(params({{"generator", "fat-tree"}, {"nodes", "2"}, {"leaf_down_ports", "8"}})), out);

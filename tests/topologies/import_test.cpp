@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "route_check.hpp"
+#include "tests/support/scratch_dir.hpp"
 #include "topologies/describe.hpp"
 #include "topologies/export.hpp"
 #include "topologies/fat_tree.hpp"
@@ -158,8 +159,7 @@ TEST(Import, HandWrittenGraphmlWithImplicitKinds) {
 }
 
 TEST(Import, FileGeneratorResolvesThePathAgainstTheScenario) {
-  auto dir = std::filesystem::temp_directory_path() / "trainsim_import_test";
-  std::filesystem::create_directories(dir);
+  trainsim::testing::ScratchDir dir("import_test");
   std::ofstream(dir / "two.csv") << kTwoNodesCsv;
   Params params((dir / "scenario.yaml").string(), "system.topology", {{"generator", "file"}, {"path", "two.csv"}});
   auto t = build_topology(params);

@@ -11,6 +11,7 @@
 #include "models/closed_form.hpp"
 #include "tools/study/evaluate.hpp"
 #include "sim/log.hpp"
+#include "tools/io/data_dir.hpp"
 #include "tools/io/output_file.hpp"
 #include "tools/formats/report.hpp"
 #include "tools/study/resource_guard.hpp"
@@ -63,7 +64,7 @@ void write_outputs(OutputFiles& f, const LoadedScenario& loaded, const sim::SimR
 
 } // namespace
 
-std::string default_scenario_path() { return TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"; }
+std::string default_scenario_path() { return (find_scenarios_dir("or give a scenario file") / "default.yaml").string(); }
 
 int run_command(const RunOptions& options) {
   LoadedScenario loaded = load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario);

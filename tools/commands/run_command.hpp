@@ -21,7 +21,8 @@ struct RunOptions {
 /// Returns the process exit code; throws trainsim::Error for anything the user can fix.
 int run_command(const RunOptions& options);
 
-/// The scenario `trainsim run` uses when none is given.
+/// The scenario `trainsim run` uses when none is given: default.yaml of the scenarios folder
+/// found at run time (tools/io/data_dir.hpp).
 std::string default_scenario_path();
 
 } // namespace trainsim

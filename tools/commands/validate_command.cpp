@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "models/error.hpp"
 #include "tools/formats/validation_report.hpp"
 #include "tools/io/output_file.hpp"
 
@@ -29,11 +30,14 @@ bool print_verdicts(const ValidationReport& r) {
 
 int validate_command(const ValidateOptions& options) {
   ValidateOptions o = options;
+  if (!o.scenarios_dir.empty() && !std::filesystem::is_directory(o.scenarios_dir))
+    throw InputError("command line", "--scenarios", o.scenarios_dir, "is not a directory");
   if (o.out_dir.empty()) o.out_dir = fresh_directory("", "validation"); // a run never overwrites another
   prepare_output_dir(o.out_dir, "--out"); // fail now, not after minutes of simulating
   ValidationReport r = run_validation(o);
   std::filesystem::path dir(o.out_dir);
-  std::string command = "trainsim validate" + std::string(o.quick ? " --quick" : "") + " --out " + o.out_dir;
+  std::string command = "trainsim validate" + std::string(o.quick ? " --quick" : "") +
+                        (o.scenarios_dir.empty() ? "" : " --scenarios " + o.scenarios_dir) + " --out " + o.out_dir;
   write_text_file((dir / "validation.md").string(), validation_markdown(r, command), "--out");
   write_text_file((dir / "validation.json").string(), validation_json(r).dump(2) + "\n", "--out");
   bool ok = print_verdicts(r);

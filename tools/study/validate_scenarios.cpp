@@ -38,6 +38,14 @@ Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity, bool link
 
 std::string blame(const Measured& m) { return trainsim::blame(m.summary); }
 
+std::optional<LoadedScenario> accepted(const std::function<LoadedScenario()>& parse) {
+  try {
+    return parse();
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
 } // namespace trainsim::validation
 
 namespace trainsim {
@@ -227,10 +235,9 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
   generated = rejected = 0;
   for (int i = 0, accepted = 0; accepted < wanted && i < 20 * wanted; ++i) {
     ++generated;
-    std::optional<LoadedScenario> loaded;
-    try {
-      loaded = parse_scenario(random_scenario_text(o.seed, i), "random/" + std::to_string(i));
-    } catch (const std::exception&) { // the generator proposes; the loader's rules decide what is valid
+    std::optional<LoadedScenario> loaded = validation::accepted(
+        [&] { return parse_scenario(random_scenario_text(o.seed, i), "random/" + std::to_string(i)); });
+    if (!loaded) {
       ++rejected;
       continue;
     }

@@ -2,6 +2,8 @@
 // one simulation measured against its bound.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "models/closed_form.hpp"
@@ -31,6 +33,11 @@ using Measured = Evaluation;
 /// Simulates one step; `link_stats` records the bytes per link that blame() names (it does not
 /// change the step, and costs about a third more time on a large run).
 Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity = sim::Fidelity::fast, bool link_stats = true);
+
+/// What `parse` loads, or nullopt when the loader's rules reject it (an InputError: the random
+/// generator proposes, the loader decides). Anything else thrown is a bug, in the generator's
+/// text or the loader, and propagates: counted as a rejection it would vanish from the report.
+std::optional<LoadedScenario> accepted(const std::function<LoadedScenario()>& parse);
 
 /// Where the time above the bound went: the largest non-compute category of the breakdown
 /// (the phase) and the most utilised link direction with its tier.

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "sim/log.hpp"
+#include "tools/io/data_dir.hpp"
 
 namespace trainsim {
 
@@ -11,7 +12,7 @@ ValidationReport run_validation(const ValidateOptions& options) {
   auto started = std::chrono::steady_clock::now();
   ValidationReport r;
   r.options = options;
-  if (r.options.scenarios_dir.empty()) r.options.scenarios_dir = TRAINSIM_SOURCE_DIR "/scenarios";
+  if (r.options.scenarios_dir.empty()) r.options.scenarios_dir = find_scenarios_dir("or give --scenarios DIR").string();
   logger("trainsim.validate")->info("validate: exact cases");
   r.exact = exact_cases(options.quick);
   logger("trainsim.validate")->info("validate: the bound on every scenario");

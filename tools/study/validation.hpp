@@ -21,7 +21,8 @@ struct ValidateOptions {
   /// Sustained fraction of peak for matmuls in every published run; one value for all of
   /// them, the project's default (models/scenario.hpp), not fitted to any run.
   double matmul_efficiency = 0.8;
-  std::string scenarios_dir;           ///< default: the source tree's scenarios/
+  std::string scenarios_dir;           ///< default: the scenarios folder found at run time
+                                       ///< (tools/io/data_dir.hpp)
 };
 
 /// One exact case: a scenario where no two flows share a link, so the simulated step and

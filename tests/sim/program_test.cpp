@@ -1,0 +1,213 @@
+// What each pipeline stage's GPUs run in one step (sim/program): the op sequence of small
+// scenarios, derived by hand from the schedule (models/schedule.hpp) and the layer's shape
+// (docs/architecture.md, "How a step is simulated"), and what fold() makes of it.
+//
+// Ops are written as tokens: C compute, recvF/recvB and sendF/sendB pipeline transfers of an
+// activation (F) or a gradient (B), waitS wait_sends, waitC wait_collectives, and
+// collectives as GROUP.OP (tp.AR, dp.RS, dp.AG, ep.A2A, edp.AR), "start:" for a background
+// one, "*N" for a count N > 1.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/workload.hpp"
+#include "sim/program.hpp"
+
+namespace trainsim::sim {
+namespace {
+
+std::string collective(const Op& op) {
+  static const char* const groups[] = {"tp", "dp", "ep", "edp"};
+  static const char* const ops[] = {"AR", "RS", "AG", "A2A"};
+  std::string out = groups[static_cast<int>(op.group)];
+  out.append(".").append(ops[static_cast<int>(op.collective)]);
+  if (op.count > 1) out.append("*").append(std::to_string(op.count));
+  return out;
+}
+
+std::string token(const Op& op) {
+  switch (op.kind) {
+  case OpKind::compute: return "C";
+  case OpKind::collective: return collective(op);
+  case OpKind::start_collective: return std::string("start:").append(collective(op));
+  case OpKind::wait_collectives: return "waitC";
+  case OpKind::recv: return op.forward ? "recvF" : "recvB";
+  case OpKind::send: return op.forward ? "sendF" : "sendB";
+  case OpKind::wait_sends: return "waitS";
+  }
+  return "?";
+}
+
+std::string shape(const Program& program) {
+  std::string out;
+  for (const Op& op : program) {
+    if (!out.empty()) out += ' ';
+    out += token(op);
+  }
+  return out;
+}
+
+/// A tiny model (d_model 8, d_ff 32, 4 tokens per microbatch) on the default H100 figures.
+Scenario scenario(ModelKind kind, int layers, const ExecutionSpec& e) {
+  Scenario s;
+  s.model.kind = kind;
+  s.model.layers = layers;
+  s.model.d_model = 8;
+  s.model.d_ff = 32;
+  s.model.heads = 2;
+  s.model.seq_len = 4;
+  s.execution = e;
+  return s;
+}
+
+ExecutionSpec grid(int dp, int tp, int pp, long microbatches) {
+  ExecutionSpec e;
+  e.dp = dp, e.tp = tp, e.pp = pp;
+  e.global_batch = dp * microbatches;
+  return e;
+}
+
+TEST(Program, OneStageOneLayerIsItsKernelsForwardThenBackward) {
+  // Forward: attention then MLP; backward: MLP then attention, each kernel twice as long
+  // (input and weight gradients). tp 1 has no collectives, pp 1 no transfers, dp 1 no sync.
+  Scenario s = scenario(ModelKind::transformer, 1, grid(1, 1, 1, 1));
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), "C C C C waitS");
+  LayerCosts c = layer_costs(s.model, s.execution);
+  Seconds attention = kernel_time(c.attention, s.system.gpu), mlp = kernel_time(c.mlp, s.system.gpu);
+  EXPECT_EQ(p[0].duration, attention);
+  EXPECT_EQ(p[1].duration, mlp);
+  EXPECT_EQ(p[2].duration, mlp * 2.0);
+  EXPECT_EQ(p[3].duration, attention * 2.0);
+  EXPECT_TRUE(p[0].forward);
+  EXPECT_FALSE(p[3].forward);
+  EXPECT_EQ(p[3].layer, 0);
+  // Recomputation runs the forward again in the backward pass: three times the kernel.
+  s.execution.recompute = true;
+  EXPECT_EQ(stage_program(s, 0, false)[2].duration, mlp * 3.0);
+  // Folded: the four kernels are one run, so one compute op of 3 x (attention + MLP).
+  s.execution.recompute = false;
+  Program folded = stage_program(s, 0, true);
+  ASSERT_EQ(shape(folded), "C waitS");
+  EXPECT_DOUBLE_EQ(folded[0].duration.value(), (3.0 * (attention + mlp)).value());
+  EXPECT_EQ(folded[0].layer, -1);
+}
+
+TEST(Program, TwoStagesRunOneForwardOneBackward) {
+  // MLP model, 2 layers on pp 2 (one per stage), 2 microbatches under 1F1B. Stage 0 warms up
+  // with min(pp - 0 - 1, 2) = 1 forward: F0 F1 B0 B1; stage 1 with none: F0 B0 F1 B1. Stage 0
+  // receives no activation (it is first) and sends no gradient back; stage 1 the reverse.
+  Scenario s = scenario(ModelKind::mlp, 2, grid(1, 1, 2, 2));
+  Program first = stage_program(s, 0, false), last = stage_program(s, 1, false);
+  EXPECT_EQ(shape(first), "C sendF C sendF recvB C recvB C waitS");
+  EXPECT_EQ(shape(last), "recvF C C sendB recvF C C sendB waitS");
+  std::vector<int> microbatches;
+  for (const Op& op : first) microbatches.push_back(op.microbatch);
+  EXPECT_EQ(microbatches, (std::vector<int>{0, 0, 1, 1, 0, 0, 1, 1, -1}));
+  // Folding merges only what lies between two transfers: stage 1's forward and backward of
+  // one microbatch become one compute op.
+  EXPECT_EQ(shape(stage_program(s, 1, true)), "recvF C sendB recvF C sendB waitS");
+}
+
+TEST(Program, InterleavedStagesPassThroughEveryChunk) {
+  // MLP, 4 layers on pp 2 with 2 chunks: one layer per chunk, 2 microbatches, 4 passes each
+  // way. Stage 0 warms up with min(2 (pp - 0 - 1) + (2 - 1) pp, 4) = 4 forwards, so runs all
+  // forwards (mb0 c0, mb1 c0, mb0 c1, mb1 c1), then all backwards (chunks in reverse: mb0 c1,
+  // mb1 c1, mb0 c0, mb1 c0). Chunk 0 of stage 0 is the first virtual stage (no receive
+  // forward, no send backward); chunk 1 sits between stage 1's chunks 0 and 1, so it receives
+  // and sends both ways.
+  ExecutionSpec e = grid(1, 1, 2, 2);
+  e.schedule = PipelineSchedule::interleaved;
+  e.interleave = 2;
+  Program p = stage_program(scenario(ModelKind::mlp, 4, e), 0, false);
+  EXPECT_EQ(shape(p), "C sendF C sendF recvF C sendF recvF C sendF "
+                      "recvB C sendB recvB C sendB recvB C recvB C waitS");
+  std::vector<std::pair<int, int>> passes; // (microbatch, chunk) of each compute op
+  for (const Op& op : p)
+    if (op.kind == OpKind::compute) passes.emplace_back(op.microbatch, op.chunk);
+  EXPECT_EQ(passes, (std::vector<std::pair<int, int>>{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 1}, {1, 1}, {0, 0}, {1, 0}}));
+}
+
+TEST(Program, ZeroShardsTheGradientsAndTheParameters) {
+  // dp 2, one MLP layer of 2 x 8 x 32 = 512 parameters in BF16: every collective moves its
+  // 1024 bytes. ZeRO-1 and 2 reduce-scatter the gradients at the end of the step and
+  // all-gather the updated parameter shards back. ZeRO-3 all-gathers the layer's parameters
+  // before each use (forward and backward) and reduce-scatters its gradients right after the
+  // backward, so nothing is left for the end of the step.
+  for (auto [zero, expected] : {std::pair{1, "C C waitS dp.RS dp.AG"}, std::pair{2, "C C waitS dp.RS dp.AG"},
+                                std::pair{3, "dp.AG C dp.AG C dp.RS waitS"}}) {
+    ExecutionSpec e = grid(2, 1, 1, 1);
+    e.zero = zero;
+    Program p = stage_program(scenario(ModelKind::mlp, 1, e), 0, false);
+    EXPECT_EQ(shape(p), expected) << "zero " << zero;
+    for (const Op& op : p) {
+      if (op.kind == OpKind::collective) {
+        EXPECT_EQ(op.bytes, Bytes(1024.0)) << "zero " << zero;
+      }
+    }
+  }
+}
+
+TEST(Program, OverlappedGradientsGoOutInBuckets) {
+  // dp 2, 4 MLP layers of 1024 gradient bytes, buckets of 2048: during the (only, so last)
+  // backward pass a bucket starts after every second layer, in the background; the step
+  // ends by waiting for them instead of reducing everything at once.
+  ExecutionSpec e = grid(2, 1, 1, 1);
+  e.dp_overlap = true;
+  e.dp_bucket = Bytes(2048.0);
+  Scenario s = scenario(ModelKind::mlp, 4, e);
+  Program p = stage_program(s, 0, false);
+  EXPECT_EQ(shape(p), "C C C C C C start:dp.AR C C start:dp.AR waitS waitC");
+  EXPECT_EQ(p[6].bytes, Bytes(2048.0));
+  EXPECT_EQ(p[9].bytes, Bytes(2048.0));
+  // A bucket start ends a run: the forward and the first two backward layers fold into one
+  // compute op, the last two into another.
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C start:dp.AR C start:dp.AR waitS waitC");
+  // A bucket larger than all the gradients (4096 bytes) still goes out, at the end of the pass.
+  s.execution.dp_bucket = Bytes(1e9);
+  Program one = stage_program(s, 0, false);
+  EXPECT_EQ(shape(one), "C C C C C C C C start:dp.AR waitS waitC");
+  EXPECT_EQ(one[8].bytes, Bytes(4096.0));
+}
+
+TEST(Program, ExpertsAreDispatchedAndCombinedByAllToAlls) {
+  // Transformer layer with 2 experts over ep 2 of dp 4: the expert MLP sits between an EP
+  // all-to-all dispatch and combine, both ways; attention is dense. At the end, the dense
+  // (attention) gradients are all-reduced over DP, the expert gradients over EDP (dp / ep = 2
+  // GPUs hold the same expert). Attention: 4 x 8 x 8 = 256 parameters, 512 bytes; the one
+  // expert here: 2 x 8 x 32 = 512 parameters, 1024 bytes. Each all-to-all moves the
+  // microbatch's 4 tokens x 8 x 2 bytes = 64 bytes times top_k 1.
+  ExecutionSpec e = grid(4, 1, 1, 1);
+  e.ep = 2;
+  Scenario s = scenario(ModelKind::transformer, 1, e);
+  s.model.experts = 2;
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), "C ep.A2A C ep.A2A ep.A2A C ep.A2A C waitS dp.AR edp.AR");
+  EXPECT_EQ(p[1].bytes, Bytes(64.0));
+  EXPECT_DOUBLE_EQ(p[9].bytes.value(), 512.0); // 1536 x (1 - 2/3): the expert share is 1024 / 1536
+  EXPECT_DOUBLE_EQ(p[10].bytes.value(), 1024.0);
+  // Folded, the four all-to-alls are one op with a count.
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C ep.A2A*4 waitS dp.AR edp.AR");
+}
+
+TEST(Program, FoldCountsEachDistinctCollective) {
+  // Transformer, tp 2, 2 layers, one stage: per layer and direction two TP all-reduces of the
+  // same size (after attention and after the MLP): 2 layers x 2 x 2 directions = 8, one run.
+  Scenario s = scenario(ModelKind::transformer, 2, grid(1, 2, 1, 1));
+  EXPECT_EQ(shape(stage_program(s, 0, false)),
+            "C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR waitS");
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AR*8 waitS");
+  // Sequence parallelism splits each all-reduce into an all-gather before the block and a
+  // reduce-scatter after it: 8 of each, counted separately in order of first appearance.
+  s.execution.sequence_parallel = true;
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AG*8 tp.RS*8 waitS");
+  // On two stages, runs end at every transfer: stage 0 (layer 0) of 2 microbatches under
+  // 1F1B runs F0 F1 B0 B1, each pass one run of 2 all-reduces.
+  s = scenario(ModelKind::transformer, 2, grid(1, 2, 2, 2));
+  EXPECT_EQ(shape(stage_program(s, 0, true)),
+            "C tp.AR*2 sendF C tp.AR*2 sendF recvB C tp.AR*2 recvB C tp.AR*2 waitS");
+}
+
+} // namespace
+} // namespace trainsim::sim
