@@ -7,6 +7,7 @@
 #include "models/collective_cost.hpp"
 #include "models/error.hpp"
 #include "models/pipeline_path.hpp"
+#include "models/step_compute.hpp"
 #include "models/workload.hpp"
 
 namespace trainsim {
@@ -49,12 +50,11 @@ Split all_to_all(Bytes n, int p, const RoundsTier& t) {
   return s;
 }
 
-// kernel_time() of workload.hpp, split: the roofline's larger side plus one launch latency.
-Split kernel(const KernelCost& k, const GpuSpec& gpu) {
-  Seconds c = k.flop / (gpu.peak * gpu.matmul_efficiency), h = k.hbm / gpu.hbm_bandwidth;
+// Kernel time (models/step_compute.hpp, which the simulator replays too) as a Split: what the
+// compute-bound and the HBM-bound kernels take, and their launches.
+Split kernels(const KernelTime& k) {
   Split s;
-  (c >= h ? s.compute : s.hbm) = std::max(c, h);
-  s.latency = gpu.kernel_latency;
+  s.compute = k.compute, s.hbm = k.hbm, s.latency = k.overhead;
   return s;
 }
 
@@ -68,38 +68,41 @@ struct LayerSplit {
 };
 
 // One layer, one microbatch, as sim/program.cpp replays it: per block (attention, MLP) its
-// kernel, then its TP all-reduce (sequence parallelism: an all-gather before and a
+// kernels, then its TP all-reduce (sequence parallelism: an all-gather before and a
 // reduce-scatter after, the same two phases); an expert block adds an EP all-to-all before
-// and after its kernel. Backward runs each kernel twice (input and weight gradients; three
-// times with recomputation), each with its own launch, and the same collectives. ZeRO-3
-// gathers the layer's parameters over DP before each pass and reduce-scatters its gradients
-// after the backward. Collectives in the passes take the stage's cheapest group.
+// and after its kernels. Backward runs the blocks' gradient kernels (and what recomputation
+// runs again), and the same collectives. ZeRO-3 gathers the layer's parameters over DP
+// before each pass and reduce-scatters its gradients after the backward. Collectives in the
+// passes take the stage's cheapest group.
 LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric& f, TierNames& names) {
-  const GpuSpec& gpu = s.system.gpu;
   const ExecutionSpec& e = s.execution;
-  Split kernels = kernel(c.mlp, gpu);
-  if (s.model.kind == ModelKind::transformer) kernels += kernel(c.attention, gpu);
+  LayerTimes t = layer_times(s);
+  Split forward = kernels(t.mlp.forward) + kernels(t.attention.forward);
+  Split backward = kernels(t.mlp.backward) + kernels(t.attention.backward);
   CollectiveCost tp = cheapest(e.tp_collective, 2, c.tp_allreduce, e.tp, f.tp);
   Split comms = split_of(tp, &Split::tp) * c.tp_allreduces;
   if (e.ep > 1) comms += all_to_all(c.tp_allreduce * s.model.top_k, e.ep, f.ep) * 2.0;
   CollectiveCost zero = cheapest(e.dp_collective, 1, s.model.bytes_per_word * c.params, e.dp, f.dp);
   Split gather = e.zero >= 3 ? split_of(zero, &Split::zero) : Split{};
   names.tp = tp.tier, names.ep = f.ep.name, names.zero = zero.tier;
-  double backward_kernels = e.recompute ? 3.0 : 2.0;
-  return {kernels + comms + gather, kernels * backward_kernels + comms + gather * 2.0};
+  return {forward + comms + gather, backward + comms + gather * 2.0};
 }
 
-// Per stage: forward and backward of one chunk for one microbatch, and the gradient
-// reduction after the last backward.
+// Per stage: forward and backward of one chunk for one microbatch; the embedding (first
+// stage) and LM head (last stage) kernels, which one chunk's passes add per microbatch; the
+// gradient reduction after the last backward and the optimizer step after it.
 struct StageCost {
   Split forward, backward, dp;
+  BlockTime vocabulary;
+  Split optimizer;
   TierNames names;
 };
 
 // With dp_overlap the gradients leave in buckets during the last backward pass (as
 // sim/program.cpp fills them: a bucket closes once it holds dp_bucket bytes, and at the end of
-// the pass). Only the last bucket must start after the pass, so only it is certain to add to
-// the step: the share of this stage's gradients it holds.
+// the pass, with the embedding's and LM head's gradients in the stage's last bucket). Only
+// the last bucket must start after the pass, so only it is certain to add to the step: the
+// share of this stage's gradients it holds.
 double last_bucket_share(const Scenario& s, int stage) {
   const ExecutionSpec& e = s.execution;
   int layers = chunk_layers(s.model, e, stage);
@@ -108,7 +111,9 @@ double last_bucket_share(const Scenario& s, int stage) {
     pending += per_layer;
     if (l < layers && pending >= e.dp_bucket) pending = Bytes();
   }
-  return pending / (per_layer * (layers * e.chunks()));
+  GradientBytes g = gradient_bytes(s, stage);
+  Bytes all = g.dense + g.experts, vocabulary = all - per_layer * (layers * e.chunks());
+  return (pending + vocabulary) / all;
 }
 
 // The gradient reduction after the last backward: an all-reduce, or with ZeRO-1/2 its two
@@ -148,6 +153,12 @@ std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs, c
     stage.forward = layer.forward * layers;
     stage.backward = layer.backward * layers;
     stage.dp = gradient_reduction(s, j, f, stage.names);
+    if (j == 0) stage.vocabulary = embedding_time(s);
+    if (j == e.pp - 1) {
+      BlockTime head = head_time(s);
+      stage.vocabulary = {stage.vocabulary.forward + head.forward, stage.vocabulary.backward + head.backward};
+    }
+    stage.optimizer = kernels(optimizer_time(s, j));
     stages.push_back(std::move(stage));
   }
   return stages;
@@ -163,7 +174,7 @@ Seconds send_time(const FabricSummary& fabric, Bytes activation) {
 // The stage that finishes last once its gradient reduction is done, and how its time splits.
 struct Critical {
   int stage = 0;
-  Split busy;       ///< its own m x v forward and backward passes
+  Split busy;       ///< its own m x v forward and backward passes and its optimizer step
   Seconds bubble;   ///< the rest of its pipeline time: waiting for other stages and sends
   Split dp;
   TierNames names;
@@ -178,11 +189,17 @@ Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e
     pass.forward.push_back(c.forward.total());
     pass.backward.push_back(c.backward.total());
   }
+  // The embedding runs in the first virtual stage's passes, the LM head in the last's.
+  pass.first = {st.front().vocabulary.forward.total(), st.front().vocabulary.backward.total()};
+  pass.last = {st.back().vocabulary.forward.total(), st.back().vocabulary.backward.total()};
+  if (st.size() == 1) pass.last = {};
   std::vector<Seconds> finish = pipeline_finish(e.schedule, m, chunks, pass, send);
   Critical worst;
   for (size_t j = 0; j < st.size(); ++j) {
-    Split busy = (st[j].forward + st[j].backward) * (static_cast<double>(m) * chunks);
-    Critical c{static_cast<int>(j), busy, std::max(Seconds(0), finish[j] - busy.total()), st[j].dp, st[j].names};
+    Split vocabulary = kernels(st[j].vocabulary.forward) + kernels(st[j].vocabulary.backward);
+    Split passes = (st[j].forward + st[j].backward) * (static_cast<double>(m) * chunks) + vocabulary * m;
+    Critical c{static_cast<int>(j), passes + st[j].optimizer, std::max(Seconds(0), finish[j] - passes.total()),
+               st[j].dp, st[j].names};
     if (j == 0 || c.total() > worst.total()) worst = c;
   }
   return worst;
@@ -218,8 +235,8 @@ std::string describe(const std::vector<NetworkPart>& parts, const char* none) {
 
 std::vector<BoundTerm> terms_of(const Critical& c, bool overlap) {
   return {
-      term("compute", c.busy.compute, "compute-bound kernels of the critical stage: FLOP / (peak x efficiency)"),
-      term("hbm", c.busy.hbm, "HBM-bound kernels of the critical stage: bytes / HBM bandwidth (weights + activations)"),
+      term("compute", c.busy.compute, "compute-bound kernels of the critical stage: FLOP / their sustained rate"),
+      term("hbm", c.busy.hbm, "HBM-bound kernels of the critical stage: bytes / HBM bandwidth (weights, activations, optimizer)"),
       term("latency", c.busy.latency, "kernel launches + alpha per collective step (TP, EP, ZeRO-3), m microbatches"),
       term("network", c.busy.network(), describe(network_parts(c.busy, c.names), "no collective traffic in the passes")),
       term("pipeline_bubble", c.bubble, "the critical stage waiting: other stages' passes and the sends between them"),

@@ -15,8 +15,13 @@ constexpr double kKernelLatency = 4e-6;
 
 GpuPreset gpu(std::string name, std::string alias, std::string source, double peak, double hbm_bandwidth,
               double hbm_capacity) {
-  GpuSpec spec{name, FlopPerSecond(peak), kMatmulEfficiency, BytesPerSecond(hbm_bandwidth), Bytes(hbm_capacity),
-               Seconds(kKernelLatency), name};
+  GpuSpec spec;
+  spec.name = spec.preset = name;
+  spec.peak = FlopPerSecond(peak);
+  spec.matmul_efficiency = kMatmulEfficiency;
+  spec.hbm_bandwidth = BytesPerSecond(hbm_bandwidth);
+  spec.hbm_capacity = Bytes(hbm_capacity);
+  spec.kernel_latency = Seconds(kKernelLatency);
   return {std::move(name), std::move(alias), std::move(source), spec};
 }
 

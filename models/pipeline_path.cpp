@@ -53,12 +53,18 @@ private:
     if (op.forward && vs > 0) input = arrival(ends_.at(true, vs - 1, op.microbatch));
     if (!op.forward) input = vs == last ? ends_.at(true, vs, op.microbatch) : arrival(ends_.at(false, vs + 1, op.microbatch));
     if (input < 0) return false;
-    double end = std::max(input, free_at_[s]) + (op.forward ? pass_.forward : pass_.backward)[s].value();
+    double end = std::max(input, free_at_[s]) + (op.forward ? pass_.forward : pass_.backward)[s].value() +
+                 extra(op.forward, vs == 0, vs == last);
     ends_.at(op.forward, vs, op.microbatch) = free_at_[s] = end;
     bool sends = op.forward ? vs < last : vs > 0;
     done_at_[s] = std::max(done_at_[s], sends ? end + send_ : end);
     ++next_[s];
     return true;
+  }
+
+  [[nodiscard]] double extra(bool forward, bool first, bool last) const {
+    auto of = [&](const PassTimes::Extra& x) { return (forward ? x.forward : x.backward).value(); };
+    return (first ? of(pass_.first) : 0.0) + (last ? of(pass_.last) : 0.0);
   }
 
   [[nodiscard]] double arrival(double produced) const { return produced < 0 ? kNotYet : produced + send_; }

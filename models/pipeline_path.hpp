@@ -14,6 +14,12 @@ namespace trainsim {
 /// interleaved chunks a stage's layers are split into v equal chunks).
 struct PassTimes {
   std::vector<Seconds> forward, backward;
+  /// What the passes of the first virtual stage (the embedding) and of the last (the LM
+  /// head and the loss) take on top of their chunk's.
+  struct Extra {
+    Seconds forward, backward;
+  };
+  Extra first, last;
 };
 
 /// When each stage is done: its last pass has ended and its last sends have arrived.

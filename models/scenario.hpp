@@ -3,6 +3,7 @@
 // tools/scenario_loader; these are plain values with documented defaults.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "models/params.hpp"
@@ -13,6 +14,12 @@ namespace trainsim {
 enum class ModelKind {
   transformer, ///< attention + MLP per layer, Megatron-style FLOP accounting
   mlp,         ///< the paper's stacked (sparse) MLP blocks, no attention
+};
+
+/// How a layer's kernels are priced (docs/compute-model.md).
+enum class ComputeModel {
+  roofline,  ///< one roofline kernel per block at matmul_efficiency x peak (the paper's model)
+  operators, ///< every operator on its own: shaped GEMMs, flash attention, memory-bound kernels
 };
 
 struct ModelSpec {
@@ -26,8 +33,27 @@ struct ModelSpec {
   int experts = 1;       ///< E; the model is sparse (MoE) when E > 1
   int top_k = 1;         ///< experts each token is routed to
   bool gated_mlp = false;///< SwiGLU-style: three d_model x d_ff matrices per expert instead of two
+  int kv_heads = 0;      ///< key/value heads (grouped-query attention); 0: as many as `heads`
+  long vocab = 0;        ///< vocabulary: embedding on the first stage, LM head on the last; 0: neither
+  bool biases = true;    ///< linear layers carry biases (GPT); Llama-style models have none
+  bool dropout = true;   ///< dropout after attention and MLP (GPT); Llama-style models have none
+  bool rotary = false;   ///< rotary position embedding on q and k; false: learned positions, added once
+  /// Only transformers are priced per operator; the MLP-block model is always a roofline.
+  ComputeModel compute = ComputeModel::operators;
   Bytes bytes_per_word{2.0}; ///< weights and activations (BF16)
   std::string precision = "bf16"; ///< the number format bytes_per_word comes from
+
+  [[nodiscard]] int kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  [[nodiscard]] bool per_operator() const { return kind == ModelKind::transformer && compute == ComputeModel::operators; }
+};
+
+/// Causal flash attention, forward + backward, in FLOP/s as the FlashAttention papers count it
+/// (the causal half of the 4 s^2 d_head FLOP per head and sequence, backward 2.5 x forward),
+/// at kAttentionSeqLens; one row per head dimension. All zero: not known (the GEMM rate is used).
+constexpr std::array<double, 6> kAttentionSeqLens{512, 1024, 2048, 4096, 8192, 16384};
+struct AttentionRates {
+  std::array<FlopPerSecond, 6> d64{}, d128{};
+  [[nodiscard]] bool known() const { return d64[0].value() > 0 && d128[0].value() > 0; }
 };
 
 struct GpuSpec {
@@ -37,6 +63,13 @@ struct GpuSpec {
   BytesPerSecond hbm_bandwidth{3.35e12};
   Bytes hbm_capacity{80e9};
   Seconds kernel_latency{4e-6};      ///< launch + sync per compute kernel
+  // Figures of the per-operator model (docs/compute-model.md). Unset (as here), an operator
+  // is priced like the roofline: GEMMs at peak x matmul_efficiency with no quantization,
+  // attention at the same rate, memory-bound kernels at the full HBM bandwidth.
+  int sms = 0;                       ///< streaming multiprocessors: one GEMM tile each per wave; 0 = no quantization
+  FlopPerSecond gemm_peak{0};        ///< maximum achievable matmul rate (large, well-shaped GEMMs); 0 = peak x matmul_efficiency
+  AttentionRates flash_attention;    ///< measured flash attention throughput
+  double hbm_efficiency = 1.0;       ///< sustained fraction of hbm_bandwidth for streaming kernels
   /// The preset the figures start from (models/hardware_presets.hpp), before any override;
   /// "custom" when a scenario gives every figure itself, "" when built in code.
   std::string preset;
@@ -53,6 +86,13 @@ enum class PipelineSchedule {
   interleaved, ///< Megatron's interleaved 1F1B over `interleave` virtual stages per GPU
 };
 
+/// Activation recomputation: which forward work the backward pass runs again.
+enum class Recompute {
+  none,
+  full,      ///< keep each layer's input only, run the layer's forward again in the backward
+  selective, ///< run only the attention core again (Korthikanti et al. 2022); the rest is kept
+};
+
 struct ExecutionSpec {
   int dp = 1;
   int tp = 1;
@@ -64,7 +104,7 @@ struct ExecutionSpec {
   int interleave = 1;         ///< virtual pipeline stages per GPU (schedule interleaved)
   bool sequence_parallel = false; ///< TP all-reduces split into reduce-scatter + all-gather
   int zero = 0;               ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
-  bool recompute = false;     ///< full activation recomputation: keep layer inputs only, redo forward in backward
+  Recompute recompute = Recompute::none;
   bool dp_overlap = false;    ///< gradient collectives start during the last backward pass
   Bytes dp_bucket{1e9};       ///< gradient bytes per DP collective when overlapping
   std::string tp_collective = "ring";
@@ -90,5 +130,7 @@ struct Scenario {
 
 std::string to_string(PipelineSchedule s);
 std::string to_string(ModelKind k);
+std::string to_string(ComputeModel c);
+std::string to_string(Recompute r);
 
 } // namespace trainsim

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/operators.hpp"
+
 namespace trainsim {
 namespace {
 
@@ -19,9 +21,16 @@ KernelCost matmul(double tokens, double in, double out, double split, double byt
 
 KernelCost operator+(KernelCost a, KernelCost b) { return {a.flop + b.flop, a.hbm + b.hbm}; }
 
+// Query, key and value projections: d_model wide for the queries, kv_heads x d_head for keys
+// and values each (grouped-query attention shares them among heads; MHA: 3 d_model in all).
+double qkv_width(const ModelSpec& m) {
+  double d = static_cast<double>(m.d_model);
+  return d + 2.0 * m.kv_heads_or_heads() * (d / m.heads);
+}
+
 KernelCost attention_cost(const ModelSpec& m, double tokens, double tp) {
   double d = static_cast<double>(m.d_model), w = m.bytes_per_word.value();
-  KernelCost qkv = matmul(tokens, d, 3.0 * d, tp, w);
+  KernelCost qkv = matmul(tokens, d, qkv_width(m), tp, w);
   KernelCost out = matmul(tokens, d, d, tp, w);
   // Scores (Q K^T) and weighted values: 2 matmuls of 2 * tokens * seq * d FLOP each,
   // counted in full as in Megatron's FLOP accounting; no weights to read.
@@ -48,8 +57,13 @@ double expert_params(const ModelSpec& m) {
 }
 
 double attention_params(const ModelSpec& m) {
-  return m.kind == ModelKind::transformer ? 4.0 * static_cast<double>(m.d_model) * static_cast<double>(m.d_model)
-                                          : 0.0;
+  double d = static_cast<double>(m.d_model);
+  return m.kind == ModelKind::transformer ? d * qkv_width(m) + d * d : 0.0;
+}
+
+// The embedding (first stage) and LM head (last stage) parameters a GPU of `stage` holds.
+double vocabulary_params(const ModelSpec& m, const ExecutionSpec& e, int stage) {
+  return (stage == 0 ? embedding_params(m, e) : 0.0) + (stage == e.pp - 1 ? head_params(m, e) : 0.0);
 }
 
 } // namespace
@@ -74,7 +88,7 @@ GradientBytes gradient_bytes(const Scenario& s, int stage) {
   double dense = e.ep == 1 ? c.params : attention_params(s.model) / e.tp;
   double layers = chunk_layers(s.model, e, stage) * e.chunks();
   Bytes word = s.model.bytes_per_word;
-  return {word * (dense * layers), word * ((c.params - dense) * layers)};
+  return {word * (dense * layers + vocabulary_params(s.model, e, stage)), word * ((c.params - dense) * layers)};
 }
 
 int stage_layers(int layers, int pp, int stage) { return layers / pp + (stage < layers % pp ? 1 : 0); }
@@ -89,11 +103,12 @@ double tokens_per_step(const ModelSpec& m, const ExecutionSpec& e) {
 
 Flop model_flop_per_step(const ModelSpec& m, const ExecutionSpec& e) {
   // Forward FLOP of one layer on the whole batch = per-GPU FLOP x tp, scaled from one
-  // microbatch to the global batch; backward doubles it.
+  // microbatch to the global batch, plus the logits GEMM; backward doubles it.
   LayerCosts c = layer_costs(m, e);
   double per_microbatch = (c.attention.flop + c.mlp.flop).value() * e.tp;
   double microbatches = static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch);
-  return Flop(3.0 * per_microbatch * microbatches * m.layers);
+  double logits = 2.0 * tokens_per_step(m, e) * static_cast<double>(m.d_model) * static_cast<double>(m.vocab);
+  return Flop(3.0 * (per_microbatch * microbatches * m.layers + logits));
 }
 
 Seconds kernel_time(const KernelCost& cost, const GpuSpec& gpu) {
@@ -105,7 +120,7 @@ Seconds kernel_time(const KernelCost& cost, const GpuSpec& gpu) {
 MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   LayerCosts c = layer_costs(m, e);
   double layers = stage_layers(m.layers, e.pp, 0);
-  double params = c.params * layers;
+  double params = c.params * layers + vocabulary_params(m, e, 0);
   double w = m.bytes_per_word.value();
   MemoryUse use;
   use.weights = Bytes(params * w / (e.zero >= 3 ? e.dp : 1));
@@ -119,7 +134,7 @@ MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   double per_layer = m.kind == ModelKind::transformer
                          ? tokens * d * 34.0 / e.tp
                          : tokens * (d + static_cast<double>(m.d_ff) * m.top_k * (m.gated_mlp ? 3 : 2)) * w / e.tp;
-  if (e.recompute) per_layer = tokens * d * w;
+  if (e.recompute == Recompute::full) per_layer = tokens * d * w;
   double in_flight = e.schedule == PipelineSchedule::gpipe ? static_cast<double>(e.microbatches())
                                                            : std::min<double>(e.pp, static_cast<double>(e.microbatches()));
   use.activations = Bytes(per_layer * layers * in_flight);
@@ -135,5 +150,14 @@ std::string to_string(PipelineSchedule s) {
   return "?";
 }
 std::string to_string(ModelKind k) { return k == ModelKind::mlp ? "mlp" : "transformer"; }
+std::string to_string(ComputeModel c) { return c == ComputeModel::roofline ? "roofline" : "operators"; }
+std::string to_string(Recompute r) {
+  switch (r) {
+  case Recompute::none: return "none";
+  case Recompute::full: return "full";
+  case Recompute::selective: return "selective";
+  }
+  return "?";
+}
 
 } // namespace trainsim

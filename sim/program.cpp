@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "models/operators.hpp"
 #include "models/schedule.hpp"
+#include "models/step_compute.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -15,18 +17,19 @@ Op transfer(OpKind k, bool forward, Bytes b) { return {k, GroupKind::tp, Collect
 class Builder {
 public:
   Builder(const Scenario& s, int stage)
-      : s_(s), e_(s.execution), stage_(stage), costs_(layer_costs(s.model, s.execution)),
-        attention_(s.model.kind == ModelKind::transformer ? kernel_time(costs_.attention, s.system.gpu) : Seconds()),
-        mlp_(kernel_time(costs_.mlp, s.system.gpu)) {}
+      : s_(s), e_(s.execution), stage_(stage), costs_(layer_costs(s.model, s.execution)), times_(layer_times(s)),
+        embedding_(embedding_time(s)), head_(head_time(s)) {}
 
   Program build() {
     int chunks = e_.chunks();
     auto order = pipeline_order(e_.schedule, stage_, e_.pp, static_cast<int>(e_.microbatches()), chunks);
     std::vector<int> backwards_left(static_cast<size_t>(chunks), static_cast<int>(e_.microbatches()));
+    long passes_left = e_.microbatches() * chunks;
     for (const PipelineOp& pass : order) {
       bool last_backward = !pass.forward && --backwards_left[static_cast<size_t>(pass.chunk)] == 0;
+      bool final_pass = !pass.forward && --passes_left == 0;
       size_t first = program_.size();
-      pass.forward ? forward(pass.chunk) : backward(pass.chunk, last_backward);
+      pass.forward ? forward(pass.chunk) : backward(pass.chunk, last_backward, final_pass);
       for (size_t i = first; i < program_.size(); ++i) {
         program_[i].microbatch = pass.microbatch;
         program_[i].chunk = pass.chunk;
@@ -45,19 +48,39 @@ private:
   [[nodiscard]] int layers(int /*chunk*/) const { return chunk_layers(s_.model, e_, stage_); }
   [[nodiscard]] bool moe() const { return e_.ep > 1; }
   [[nodiscard]] Bytes layer_gradients() const { return s_.model.bytes_per_word * costs_.params; }
+  /// This stage's embedding and LM head gradients (none without a vocabulary).
+  [[nodiscard]] Bytes vocabulary_gradients() const {
+    double params = (stage_ == 0 ? embedding_params(s_.model, e_) : 0.0) +
+                    (stage_ == e_.pp - 1 ? head_params(s_.model, e_) : 0.0);
+    return s_.model.bytes_per_word * params;
+  }
+  /// Kernels outside the layers (embedding, LM head, optimizer step), when the model has them.
+  void extra_kernels(const KernelTime& t) {
+    if (t.total() > Seconds()) program_.push_back(compute(t.total()));
+  }
   [[nodiscard]] Bytes dispatch_bytes() const { return costs_.tp_allreduce * s_.model.top_k; }
 
+  // The embedding opens the first virtual stage's forward and closes its backward; the LM
+  // head and the loss close the last virtual stage's forward and open its backward.
   void forward(int chunk) {
     if (!first_virtual(chunk)) program_.push_back(transfer(OpKind::recv, true, costs_.pp_activation));
+    if (first_virtual(chunk)) extra_kernels(embedding_.forward);
     for (int l = 0; l < layers(chunk); ++l) tagged(l, [&] { layer(true); });
+    if (last_virtual(chunk)) extra_kernels(head_.forward);
     if (!last_virtual(chunk)) program_.push_back(transfer(OpKind::send, true, costs_.pp_activation));
   }
 
-  void backward(int chunk, bool last) {
+  // `last`: the chunk's last backward, whose gradients are final (dp_overlap buckets them);
+  // `final_pass`: the stage's last backward, whose last bucket also takes the vocabulary's.
+  void backward(int chunk, bool last, bool final_pass) {
     if (!last_virtual(chunk)) program_.push_back(transfer(OpKind::recv, false, costs_.pp_activation));
+    if (last_virtual(chunk)) extra_kernels(head_.backward);
     for (int l = 0; l < layers(chunk); ++l) {
       tagged(layers(chunk) - 1 - l, [&] { layer(false); });
-      if (last && e_.dp_overlap) bucket(l + 1 == layers(chunk));
+      bool end = l + 1 == layers(chunk);
+      if (end && first_virtual(chunk)) extra_kernels(embedding_.backward);
+      if (end && final_pass && e_.dp_overlap) pending_ += vocabulary_gradients();
+      if (last && e_.dp_overlap) bucket(end);
     }
     if (!first_virtual(chunk)) program_.push_back(transfer(OpKind::send, false, costs_.pp_activation));
   }
@@ -76,19 +99,15 @@ private:
   void layer(bool fwd) {
     if (e_.zero >= 3) program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_gradients()));
     std::vector<std::vector<Op>> blocks;
-    if (s_.model.kind == ModelKind::transformer) blocks.push_back(block(attention_, false));
-    blocks.push_back(block(mlp_, moe()));
+    auto pass = [fwd](const BlockTime& b) { return (fwd ? b.forward : b.backward).total(); };
+    if (s_.model.kind == ModelKind::transformer) blocks.push_back(block(pass(times_.attention), false));
+    blocks.push_back(block(pass(times_.mlp), moe()));
     // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
     // g (all-reduce forward) is the identity backward and its f (identity forward) is the
-    // all-reduce backward, so a block's collective still follows its kernels. The kernels run
-    // for input and weight gradients, plus the forward again under recomputation.
+    // all-reduce backward, so a block's collective still follows its kernels. The kernels are
+    // the input and weight gradients, plus the forward again under recomputation.
     if (!fwd) std::reverse(blocks.begin(), blocks.end());
-    double backward_kernels = e_.recompute ? 3.0 : 2.0;
-    for (auto& ops : blocks)
-      for (Op& op : ops) {
-        if (op.kind == OpKind::compute && !fwd) op.duration = op.duration * backward_kernels;
-        program_.push_back(op);
-      }
+    for (auto& ops : blocks) program_.insert(program_.end(), ops.begin(), ops.end());
     if (e_.zero >= 3 && !fwd) program_.push_back(collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients()));
   }
 
@@ -135,6 +154,8 @@ private:
     return g.experts / (g.dense + g.experts);
   }
 
+  // Reduce the gradients, step the optimizer on them (on its shard with ZeRO), and with
+  // ZeRO-1/2 gather the updated parameters back.
   void gradient_sync() {
     GradientBytes g = gradient_bytes(s_, stage_);
     if (e_.dp_overlap) {
@@ -143,6 +164,7 @@ private:
       auto ops = gradient_ops(g.dense + g.experts);
       program_.insert(program_.end(), ops.begin(), ops.end());
     }
+    extra_kernels(optimizer_time(s_, stage_));
     if (e_.zero != 1 && e_.zero != 2) return;
     for (Op op : gradient_ops(g.dense + g.experts)) { // the updated parameter shards, gathered back
       op.collective = CollectiveOp::all_gather;
@@ -154,7 +176,8 @@ private:
   const ExecutionSpec& e_;
   int stage_;
   LayerCosts costs_;
-  Seconds attention_, mlp_;
+  LayerTimes times_;
+  BlockTime embedding_, head_;
   Bytes pending_;
   Program program_;
 };

@@ -180,7 +180,7 @@ TEST(ClosedForm, OverlappedGradientsCountOnlyTheLastBucket) {
 TEST(ClosedForm, RecomputationRunsTheForwardAgainInTheBackward) {
   // One layer, one microbatch: forward 16 ms, backward 3 kernels of 16 ms; 4 launches.
   Scenario s = mlp_scenario(1, 1, 1, 1, 1);
-  s.execution.recompute = true;
+  s.execution.recompute = Recompute::full;
   BoundResult b = bound(s);
   EXPECT_NEAR(term(b, "compute").value(), 64e-3, 1e-12);
   EXPECT_NEAR(term(b, "latency").value(), 4e-6, 1e-15);
@@ -198,15 +198,65 @@ TEST(ClosedForm, GroupsThatCrossNodesPayTheNetwork) {
 }
 
 TEST(ClosedForm, TransformerLayerAddsTheAttentionKernel) {
-  // Attention on 1000 tokens, d 1000, seq 1000: QKV 2*1000*1000*3000 = 6e9, output
-  // 2e9, scores + values 4*1000*1000*1000 = 4e9 -> 1.2e10 FLOP = 12 ms; MLP 16 ms.
-  // One layer, one microbatch, forward + backward = 3 x 28 ms = 84 ms; 2 kernels forward,
-  // 4 backward = 6 us.
+  // The roofline transformer (model.compute: roofline): attention on 1000 tokens, d 1000,
+  // seq 1000: QKV 2*1000*1000*3000 = 6e9, output 2e9, scores + values 4*1000*1000*1000 = 4e9
+  // -> 1.2e10 FLOP = 12 ms; MLP 16 ms. One layer, one microbatch, forward + backward =
+  // 3 x 28 ms = 84 ms; 2 kernels forward, 4 backward = 6 us.
   Scenario s = mlp_scenario(1, 1, 1, 1, 1);
   s.model.kind = ModelKind::transformer;
+  s.model.compute = ComputeModel::roofline;
   BoundResult b = bound(s);
   EXPECT_NEAR(term(b, "compute").value(), 84e-3, 1e-12);
   EXPECT_NEAR(term(b, "latency").value(), 6e-6, 1e-15);
+}
+
+// The transformer priced per operator on the round GPU (no SM count, no attention table:
+// GEMMs and attention at 1 TFLOP/s, streaming kernels at 1 TB/s), one head of 1000.
+Scenario operator_scenario() {
+  Scenario s = mlp_scenario(1, 1, 1, 1, 1);
+  s.model.kind = ModelKind::transformer;
+  return s;
+}
+
+TEST(ClosedForm, OperatorsPriceEveryKernelOfTheLayerAndTheOptimizerStep) {
+  // 1000 tokens, d 1000, d_ff 4000, BF16 (an activation T x d is 2e6 B). Forward GEMMs: QKV
+  // 6e9, out 2e9, fc1 8e9, fc2 8e9 FLOP; causal attention 2 T s d = 2e9: 26 ms. Backward:
+  // twice the GEMMs and 2.5 x attention: 53 ms. Forward streaming kernels: 2 norms of 4e6 B,
+  // 2 bias-dropout-adds of 3 x 2e6 + 1e6 B, GeLU 2 x 1000 x 4000 x 2 B = 1.6e7 B: 38 us.
+  // Backward: 2 norm gradients of 6e6 B, 2 dropout gradients of 5e6 B, 2 bias gradients of 2e6
+  // B, 2 residual gradients of 6e6 B, the QKV bias gradient 1000 x 3000 x 2 B = 6e6 B, GeLU's
+  // 2.4e7 B: 68 us. Then Adam on 1.2e7 parameters x 28 B = 3.36e8 B: 336 us. Kernels: 10
+  // forward, 19 backward, 1 optimizer: 30 us.
+  BoundResult b = bound(operator_scenario());
+  EXPECT_NEAR(term(b, "compute").value(), 79e-3, 1e-12);
+  EXPECT_NEAR(term(b, "hbm").value(), (38 + 68 + 336) * 1e-6, 1e-12);
+  EXPECT_NEAR(term(b, "latency").value(), 30e-6, 1e-15);
+}
+
+TEST(ClosedForm, AVocabularyAddsEmbeddingHeadAndTheirOptimizerState) {
+  // Vocabulary 1000, one stage, one microbatch. Embedding forward: rows 2e6 B read, output
+  // 2e6 B written, learned positions added (6e6 B); backward 6e6 + 2e6 B: 18 us, 4 kernels.
+  // Head: final norm 4e6 B, logits GEMM 2 x 1000 x 1000 x 1000 = 2e9 FLOP, softmax +
+  // cross-entropy 2 x 1000 x 1000 x 2 B = 4e6 B; backward 4e6 B, two GEMMs of 2e9, norm
+  // gradient 6e6 B: 6 ms and 18 us, 3 kernels forward and 4 backward. Adam on 1e6 + 1e6 (positions) + 1e6 more
+  // parameters: 8.4e7 B, 84 us.
+  Scenario s = operator_scenario();
+  BoundResult plain = bound(s);
+  s.model.vocab = 1000;
+  BoundResult with = bound(s);
+  EXPECT_NEAR((term(with, "compute") - term(plain, "compute")).value(), 6e-3, 1e-12);
+  EXPECT_NEAR((term(with, "hbm") - term(plain, "hbm")).value(), (18 + 18 + 84) * 1e-6, 1e-12);
+  EXPECT_NEAR((term(with, "latency") - term(plain, "latency")).value(), 11e-6, 1e-15);
+}
+
+TEST(ClosedForm, SelectiveRecomputationRunsTheAttentionCoreAgain) {
+  // The attention core's forward again in the backward: 2e9 FLOP = 2 ms and one launch.
+  Scenario s = operator_scenario();
+  BoundResult plain = bound(s);
+  s.execution.recompute = Recompute::selective;
+  BoundResult selective = bound(s);
+  EXPECT_NEAR((term(selective, "compute") - term(plain, "compute")).value(), 2e-3, 1e-12);
+  EXPECT_NEAR((term(selective, "latency") - term(plain, "latency")).value(), 1e-6, 1e-15);
 }
 
 TEST(ClosedForm, HbmBoundKernelsAreCountedAsHbm) {

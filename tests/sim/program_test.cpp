@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/step_compute.hpp"
 #include "models/workload.hpp"
 #include "sim/program.hpp"
 
@@ -48,10 +49,13 @@ std::string shape(const Program& program) {
   return out;
 }
 
-/// A tiny model (d_model 8, d_ff 32, 4 tokens per microbatch) on the default H100 figures.
+/// A tiny model (d_model 8, d_ff 32, 4 tokens per microbatch) on the default H100 figures,
+/// priced as a roofline: one kernel per block (the per-operator model's extra kernels outside
+/// the layers are tested on their own below).
 Scenario scenario(ModelKind kind, int layers, const ExecutionSpec& e) {
   Scenario s;
   s.model.kind = kind;
+  s.model.compute = ComputeModel::roofline;
   s.model.layers = layers;
   s.model.d_model = 8;
   s.model.d_ff = 32;
@@ -78,16 +82,16 @@ TEST(Program, OneStageOneLayerIsItsKernelsForwardThenBackward) {
   Seconds attention = kernel_time(c.attention, s.system.gpu), mlp = kernel_time(c.mlp, s.system.gpu);
   EXPECT_EQ(p[0].duration, attention);
   EXPECT_EQ(p[1].duration, mlp);
-  EXPECT_EQ(p[2].duration, mlp * 2.0);
-  EXPECT_EQ(p[3].duration, attention * 2.0);
+  EXPECT_DOUBLE_EQ(p[2].duration.value(), (mlp * 2.0).value());
+  EXPECT_DOUBLE_EQ(p[3].duration.value(), (attention * 2.0).value());
   EXPECT_TRUE(p[0].forward);
   EXPECT_FALSE(p[3].forward);
   EXPECT_EQ(p[3].layer, 0);
   // Recomputation runs the forward again in the backward pass: three times the kernel.
-  s.execution.recompute = true;
-  EXPECT_EQ(stage_program(s, 0, false)[2].duration, mlp * 3.0);
+  s.execution.recompute = Recompute::full;
+  EXPECT_DOUBLE_EQ(stage_program(s, 0, false)[2].duration.value(), (mlp * 3.0).value());
   // Folded: the four kernels are one run, so one compute op of 3 x (attention + MLP).
-  s.execution.recompute = false;
+  s.execution.recompute = Recompute::none;
   Program folded = stage_program(s, 0, true);
   ASSERT_EQ(shape(folded), "C waitS");
   EXPECT_DOUBLE_EQ(folded[0].duration.value(), (3.0 * (attention + mlp)).value());
@@ -207,6 +211,44 @@ TEST(Program, FoldCountsEachDistinctCollective) {
   s = scenario(ModelKind::transformer, 2, grid(1, 2, 2, 2));
   EXPECT_EQ(shape(stage_program(s, 0, true)),
             "C tp.AR*2 sendF C tp.AR*2 sendF recvB C tp.AR*2 recvB C tp.AR*2 waitS");
+}
+
+TEST(Program, OperatorsAddEmbeddingHeadAndTheOptimizerStep) {
+  // Per operator, with a vocabulary, one layer on each of 2 stages, one microbatch: stage 0's
+  // forward opens with the embedding and its backward closes with the embedding's gradient;
+  // stage 1's forward closes with the LM head and loss and its backward opens with their
+  // gradients. After the passes every GPU steps the optimizer on its parameters.
+  Scenario s = scenario(ModelKind::transformer, 2, grid(1, 1, 2, 1));
+  s.model.compute = ComputeModel::operators;
+  s.model.vocab = 16;
+  Program first = stage_program(s, 0, false), last = stage_program(s, 1, false);
+  ASSERT_EQ(shape(first), "C C C sendF recvB C C C waitS C");
+  ASSERT_EQ(shape(last), "recvF C C C C C C sendB waitS C");
+  LayerTimes t = layer_times(s);
+  EXPECT_EQ(first[0].duration, embedding_time(s).forward.total());
+  EXPECT_EQ(first[1].duration, t.attention.forward.total());
+  EXPECT_EQ(first[7].duration, embedding_time(s).backward.total());
+  EXPECT_EQ(first[9].duration, optimizer_time(s, 0).total());
+  EXPECT_EQ(last[3].duration, head_time(s).forward.total());
+  EXPECT_EQ(last[4].duration, head_time(s).backward.total());
+  // Stage 0 holds the embedding (16 x 8 + 4 learned positions x 8 = 160 parameters), stage 1
+  // the head (128): their optimizer steps differ by 32 parameters.
+  EXPECT_GT(first[9].duration, last[9].duration);
+}
+
+TEST(Program, TheLastGradientBucketTakesTheVocabulary) {
+  // dp 2, overlapped gradients in one bucket larger than everything: the single bucket
+  // starts at the end of the last backward pass with the layer's gradients (attention 4 x 8 x 8
+  // + MLP 2 x 8 x 32 = 768 parameters) and the embedding's (160) and head's (128): 1056
+  // parameters, 2112 bytes.
+  ExecutionSpec e = grid(2, 1, 1, 1);
+  e.dp_overlap = true;
+  Scenario s = scenario(ModelKind::transformer, 1, e);
+  s.model.compute = ComputeModel::operators;
+  s.model.vocab = 16;
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), "C C C C C C C C start:dp.AR waitS waitC C");
+  EXPECT_EQ(p[8].bytes, Bytes(2112.0));
 }
 
 } // namespace

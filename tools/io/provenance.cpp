@@ -14,7 +14,22 @@ Json model_json(const ModelSpec& m) {
   return {{"name", m.name},         {"kind", to_string(m.kind)}, {"layers", m.layers},   {"d_model", m.d_model},
           {"d_ff", m.d_ff},         {"heads", m.heads},          {"seq_len", m.seq_len}, {"experts", m.experts},
           {"top_k", m.top_k},       {"gated_mlp", m.gated_mlp},  {"precision", m.precision},
-          {"bytes_per_word", m.bytes_per_word.value()}};
+          {"bytes_per_word", m.bytes_per_word.value()}, {"kv_heads", m.kv_heads_or_heads()},
+          {"vocab", m.vocab},       {"biases", m.biases},        {"dropout", m.dropout},
+          {"rotary", m.rotary},     {"compute", m.per_operator() ? "operators" : "roofline"}};
+}
+
+// The table by head dimension, one rate per sequence length of kAttentionSeqLens; null when
+// the GPU has none.
+Json attention_json(const AttentionRates& r) {
+  if (!r.known()) return nullptr;
+  Json rows = Json::object();
+  for (auto [name, row] : {std::pair{"d64", &r.d64}, std::pair{"d128", &r.d128}}) {
+    Json values = Json::array();
+    for (FlopPerSecond v : *row) values.push_back(v.value());
+    rows[name] = values;
+  }
+  return rows;
 }
 
 Json gpu_json(const GpuSpec& g) {
@@ -24,7 +39,11 @@ Json gpu_json(const GpuSpec& g) {
           {"matmul_efficiency", g.matmul_efficiency},
           {"hbm_bandwidth_bytes_per_s", g.hbm_bandwidth.value()},
           {"hbm_capacity_bytes", g.hbm_capacity.value()},
-          {"kernel_latency_s", g.kernel_latency.value()}};
+          {"kernel_latency_s", g.kernel_latency.value()},
+          {"sms", g.sms},
+          {"gemm_peak_flop_per_s", g.gemm_peak.value()},
+          {"flash_attention_flop_per_s", attention_json(g.flash_attention)},
+          {"hbm_efficiency", g.hbm_efficiency}};
 }
 
 Json topology_json(const Params& topology) {
@@ -44,7 +63,7 @@ Json execution_json(const ExecutionSpec& e) {
           {"interleave", e.interleave},
           {"sequence_parallel", e.sequence_parallel},
           {"zero", e.zero},
-          {"recompute", e.recompute},
+          {"recompute", to_string(e.recompute)},
           {"dp_overlap", e.dp_overlap},
           {"dp_bucket_bytes", e.dp_bucket.value()},
           {"tp_collective", e.tp_collective},

@@ -20,6 +20,7 @@
 #include "sim/log.hpp"
 #include "tools/io/provenance.hpp"
 #include "tools/io/scenario_checks.hpp"
+#include "tools/io/spec_readers.hpp"
 #include "topologies/registry.hpp"
 
 namespace trainsim {
@@ -95,56 +96,6 @@ const YAML::Node& child(const Section& parent, const std::string& name, const st
   return it->second;
 }
 
-std::string listed(const std::vector<std::string>& names) {
-  std::string list;
-  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
-  return list;
-}
-
-std::string one_of(const std::vector<std::string>& names) { return "must be one of " + listed(names); }
-
-template <class Enum>
-Enum choose(const Params& p, const std::string& key, Enum fallback, const std::vector<std::pair<std::string, Enum>>& options) {
-  auto text = p.get_or<std::string>(key, "");
-  if (text.empty()) return fallback;
-  std::vector<std::string> names;
-  for (const auto& [name, value] : options) {
-    if (name == text) return value;
-    names.push_back(name);
-  }
-  p.fail(key, one_of(names) + did_you_mean(text, names));
-}
-
-Bytes word_size(const Params& p) {
-  std::string precision = p.get_or<std::string>("precision", "bf16");
-  const std::vector<std::pair<std::string, double>> sizes{{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
-  for (const auto& [name, bytes] : sizes)
-    if (name == precision) return Bytes(bytes);
-  const std::vector<std::string> names{"fp32", "bf16", "fp16", "fp8"};
-  p.fail("precision", one_of(names) + did_you_mean(precision, names));
-}
-
-ModelSpec read_model(const Params& p) {
-  ModelSpec m;
-  m.name = p.get_or<std::string>("name", m.name);
-  m.kind = choose(p, "kind", ModelKind::transformer, {{"transformer", ModelKind::transformer}, {"mlp", ModelKind::mlp}});
-  m.layers = p.get_positive<int>("layers");
-  m.d_model = p.get_positive<long>("d_model");
-  m.d_ff = p.get_positive<long>("d_ff");
-  m.heads = m.kind == ModelKind::transformer ? p.get_positive<int>("heads") : p.get_positive_or<int>("heads", 1);
-  m.seq_len = p.get_positive<long>("seq_len");
-  m.experts = p.get_positive_or("experts", m.experts);
-  m.top_k = p.get_positive_or("top_k", m.top_k);
-  m.gated_mlp = p.get_or("gated_mlp", m.gated_mlp);
-  m.bytes_per_word = word_size(p);
-  m.precision = p.get_or<std::string>("precision", m.precision);
-  if (m.top_k > m.experts) p.fail("top_k", "exceeds the number of experts (" + std::to_string(m.experts) + ")");
-  if (m.kind == ModelKind::transformer && m.d_model % m.heads != 0)
-    p.fail("heads", "must divide d_model (" + std::to_string(m.d_model) + ")");
-  p.reject_unknown();
-  return m;
-}
-
 /// The preset whose name or alias is closest to `word`, or "".
 std::string closest_preset(const std::string& word) {
   std::vector<std::string> names = gpu_preset_names();
@@ -202,18 +153,6 @@ void warn_implausible_links(const Params& topology) {
       // not a value of that unit: the generator has rejected it, or ignores the key
     }
   }
-}
-
-// Overrides of a preset's figures, or every figure of a custom GPU.
-GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
-  g.peak = p.get_positive_or("peak", g.peak);
-  g.matmul_efficiency = p.get_positive_or("matmul_efficiency", g.matmul_efficiency);
-  g.hbm_bandwidth = p.get_positive_or("hbm_bandwidth", g.hbm_bandwidth);
-  g.hbm_capacity = p.get_positive_or("hbm_capacity", g.hbm_capacity);
-  g.kernel_latency = p.get_or("kernel_latency", g.kernel_latency);
-  if (g.matmul_efficiency > 1.0) p.fail("matmul_efficiency", "is a fraction of peak and cannot exceed 1");
-  if (g.kernel_latency.value() < 0) p.fail("kernel_latency", "must not be negative");
-  return g;
 }
 
 /// `gpu: a100-sxm-80gb`, or a mapping: an optional `preset`, overrides of its figures and
@@ -286,7 +225,7 @@ void check_pipeline_passes(const Params& p, const ExecutionSpec& e) {
                              " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
 }
 
-ExecutionSpec read_execution(const Params& p) {
+ExecutionSpec read_execution(const Params& p, const ModelSpec& model) {
   ExecutionSpec e;
   e.dp = p.get_positive_or("dp", e.dp);
   e.tp = p.get_positive_or("tp", e.tp);
@@ -306,7 +245,7 @@ ExecutionSpec read_execution(const Params& p) {
   e.sequence_parallel = p.get_or("sequence_parallel", e.sequence_parallel);
   e.zero = p.get_or("zero", e.zero);
   if (e.zero < 0 || e.zero > 3) p.fail("zero", "must be 0, 1, 2 or 3");
-  e.recompute = p.get_or("recompute", e.recompute);
+  e.recompute = read_recompute(p, model);
   e.dp_overlap = p.get_or("dp_overlap", e.dp_overlap);
   e.dp_bucket = p.get_positive_or("dp_bucket", e.dp_bucket);
   if (e.dp % e.ep != 0) p.fail("ep", "must divide dp (" + std::to_string(e.dp) + ")");
@@ -339,7 +278,7 @@ Scenario read_scenario(const std::string& text, const std::string& file) {
   system.values.reject_unknown({"gpu", "topology"});
   s.system.gpu = read_gpu(system, file);
   s.system.topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
-  s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
+  s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values, s.model);
   return s;
 }
 

@@ -55,16 +55,19 @@ ProgramOps stage_ops(const Scenario& s) {
   double experts = e.ep > 1 ? 2.0 : 0.0;
   bool zero3 = e.zero >= 3;
   double layers = std::ceil(static_cast<double>(s.model.layers) / (static_cast<double>(e.pp) * e.chunks()));
-  double fine_pair = layers * (2.0 * (blocks * (1.0 + tp) + experts) + (zero3 ? 3.0 : 0.0)) + 4.0;
+  // With a vocabulary the first and last stages add an embedding or LM head op each way.
+  double vocabulary = s.model.per_operator() && s.model.vocab > 0 ? 2.0 : 0.0;
+  double fine_pair = layers * (2.0 * (blocks * (1.0 + tp) + experts) + (zero3 ? 3.0 : 0.0)) + 4.0 + vocabulary;
   // Folded, a forward and a backward pass: a compute op and the distinct collectives each
   // (an expert all-to-all twice is one op with a count), between a receive and a send.
   double distinct = tp + (experts > 0 ? 1.0 : 0.0);
   double folded_pair = 2.0 * (1.0 + distinct + 2.0) + (zero3 ? 3.0 : 0.0);
   double pairs = static_cast<double>(e.microbatches()) * e.chunks();
-  // Gradient sync: at most two reductions, two gathers and the waits. With overlap, a bucket
-  // may start after any layer of the last backward pass, each splitting its folded run.
+  // Gradient sync: at most two reductions, two gathers, the waits and the optimizer step. With
+  // overlap, a bucket may start after any layer of the last backward pass, each splitting its
+  // folded run.
   double buckets = e.dp_overlap && !zero3 ? layers * e.chunks() : 0.0;
-  double tail = 6.0 + buckets * 2.0;
+  double tail = (s.model.per_operator() ? 7.0 : 6.0) + buckets * 2.0;
   // Without pipeline transfers (one stage, one chunk) nothing splits the step's runs.
   double folded = e.pp * e.chunks() == 1 ? 1.0 + distinct + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
   return {pairs * fine_pair + tail, folded + tail + buckets * (1.0 + distinct)};

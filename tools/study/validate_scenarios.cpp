@@ -105,7 +105,7 @@ std::string features(const Scenario& sc) {
   const ExecutionSpec& e = sc.execution;
   std::string out = parallelism(e) + " " + to_string(e.schedule);
   if (e.schedule == PipelineSchedule::interleaved) out += "x" + std::to_string(e.interleave);
-  if (e.recompute) out += " recompute";
+  if (e.recompute != Recompute::none) out += " recompute " + to_string(e.recompute);
   if (e.sequence_parallel) out += " sp";
   if (e.zero > 0) out += " zero" + std::to_string(e.zero);
   const Params& t = sc.system.topology;

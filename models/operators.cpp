@@ -1,0 +1,220 @@
+#include "models/operators.hpp"
+
+#include <algorithm>
+
+namespace trainsim {
+namespace {
+
+// The sizes the operators of a layer are built from, on one GPU after the TP split.
+struct Dims {
+  double tokens = 0;      ///< T = micro_batch x seq_len
+  double norm_tokens = 0; ///< tokens the norms, dropout and residual adds see: T / tp with
+                          ///< sequence parallelism, else T (each TP rank repeats them)
+  double d = 0;           ///< d_model
+  double q = 0;           ///< query (and attention output) width: heads x d_head / tp
+  double kv = 0;          ///< key and value width each: kv_heads x d_head / tp
+  double head_dim = 0, seq = 0;
+  double ff = 0;          ///< d_ff / tp
+  double w = 0;           ///< bytes per word
+  double routed = 0;      ///< expert inputs: T x top_k
+  double local_experts = 1;
+};
+
+Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
+  Dims x;
+  double tp = e.tp;
+  x.tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);
+  x.norm_tokens = e.sequence_parallel ? x.tokens / tp : x.tokens;
+  x.d = static_cast<double>(m.d_model);
+  x.head_dim = x.d / m.heads;
+  x.q = x.d / tp;
+  x.kv = m.kv_heads_or_heads() * x.head_dim / tp;
+  x.seq = static_cast<double>(m.seq_len);
+  x.ff = static_cast<double>(m.d_ff) / tp;
+  x.w = m.bytes_per_word.value();
+  x.routed = x.tokens * m.top_k;
+  x.local_experts = static_cast<double>(m.experts) / e.ep;
+  return x;
+}
+
+Operator make(const char* name, OperatorKind kind) {
+  Operator op;
+  op.name = name;
+  op.kind = kind;
+  return op;
+}
+
+Operator gemm(const char* name, GemmShape g, double count, double w) {
+  Operator op = make(name, OperatorKind::gemm);
+  op.gemm = g;
+  op.count = count;
+  op.flop = Flop(2.0 * g.m * g.n * g.k * count);
+  op.bytes = Bytes((g.m * g.k + g.k * g.n + g.m * g.n) * w * count);
+  return op;
+}
+
+Operator memory(const char* name, double bytes) {
+  Operator op = make(name, OperatorKind::memory);
+  op.bytes = Bytes(bytes);
+  return op;
+}
+
+// Y = X W forward, and its two gradients: dX = dY W^T (m x k outputs, summing over n) and
+// dW = X^T dY (k x n outputs, summing over the m tokens). Same FLOP, different shapes.
+void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g, double count, double w,
+            BlockOperators& b) {
+  b.forward.push_back(gemm(name, g, count, w));
+  b.backward.push_back(gemm(dgrad, {g.m, g.k, g.n}, count, w));
+  b.backward.push_back(gemm(wgrad, {g.k, g.n, g.m}, count, w));
+}
+
+// LayerNorm or RMSNorm (the same traffic): forward reads x and writes y; backward reads x
+// and dy and writes dx (the per-channel weight gradients are a few d_model-sized sums).
+void norm(const Dims& x, BlockOperators& b) {
+  double activation = x.norm_tokens * x.d * x.w;
+  b.forward.push_back(memory("norm", 2.0 * activation));
+  b.backward.push_back(memory("norm_grad", 3.0 * activation));
+}
+
+// The end of a block: the branch's bias (fused here, as Megatron's bias-dropout-add does),
+// dropout and the residual add read the branch and the residual and write the sum (and a
+// one-byte dropout mask). Backward: the dropout's gradient, the bias gradient (a sum over
+// tokens) and the branch's gradient added into the residual stream's.
+void residual(const Dims& x, const ModelSpec& m, BlockOperators& b) {
+  double activation = x.norm_tokens * x.d * x.w, mask = x.norm_tokens * x.d;
+  b.forward.push_back(m.dropout ? memory("bias_dropout_add", 3.0 * activation + mask)
+                                : memory("residual_add", 3.0 * activation));
+  if (m.dropout) b.backward.push_back(memory("dropout_grad", 2.0 * activation + mask));
+  if (m.biases) b.backward.push_back(memory("bias_grad", activation));
+  b.backward.push_back(memory("residual_grad", 3.0 * activation));
+}
+
+// Flash attention (causal): the forward executes half of Q K^T and P V, 2 x 2 s^2 d_head FLOP
+// per head and sequence, so 2 T s q in all; the backward 2.5 x that (FlashAttention-2's count:
+// five matmuls to the forward's two). Traffic: q, k, v in and o out; backward q, k, v, o, do in
+// and dq, dk, dv out.
+Operator attention_core(const Dims& x, bool backward) {
+  Operator op = make(backward ? "attention_grad" : "attention", OperatorKind::attention);
+  double forward_flop = 2.0 * x.tokens * x.seq * x.q;
+  op.flop = Flop(backward ? 2.5 * forward_flop : forward_flop);
+  double qkv = x.tokens * (x.q + 2.0 * x.kv) * x.w, out = x.tokens * x.q * x.w;
+  op.bytes = Bytes(backward ? 2.0 * qkv + 3.0 * out : qkv + out);
+  op.head_dim = x.head_dim;
+  op.seq_len = x.seq;
+  return op;
+}
+
+BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute recompute) {
+  BlockOperators b;
+  norm(x, b);
+  linear("qkv", "qkv_dgrad", "qkv_wgrad", {x.tokens, x.q + 2.0 * x.kv, x.d}, 1.0, x.w, b);
+  if (m.biases) b.backward.push_back(memory("qkv_bias_grad", x.tokens * (x.q + 2.0 * x.kv) * x.w));
+  if (m.rotary) { // rotate q and k in place: read and write them, both ways
+    double qk = 2.0 * x.tokens * (x.q + x.kv) * x.w;
+    b.forward.push_back(memory("rotary", qk));
+    b.backward.push_back(memory("rotary_grad", qk));
+  }
+  b.forward.push_back(attention_core(x, false));
+  b.backward.push_back(attention_core(x, true));
+  // Selective recomputation drops the attention core's own activations (the largest per
+  // token: softmax, its dropout) and runs the core's forward again just before its backward.
+  if (recompute == Recompute::selective) b.backward.push_back(attention_core(x, false));
+  linear("out_proj", "out_proj_dgrad", "out_proj_wgrad", {x.tokens, x.d, x.q}, 1.0, x.w, b);
+  residual(x, m, b);
+  return b;
+}
+
+// Up (and gate, fused into one GEMM of twice the width, as Megatron does for SwiGLU), the
+// activation, down; one GEMM of each per local expert, each on its share of the routed tokens.
+BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
+  BlockOperators b;
+  norm(x, b);
+  double per_expert = x.routed / x.local_experts, hidden = x.routed * x.ff * x.w;
+  double up = m.gated_mlp ? 2.0 * x.ff : x.ff;
+  linear("fc1", "fc1_dgrad", "fc1_wgrad", {per_expert, up, x.d}, x.local_experts, x.w, b);
+  // GeLU (with fc1's bias fused) reads its input and writes its output; backward reads the
+  // input and the output gradient and writes the input gradient. SwiGLU reads gate and up
+  // and writes their product; backward reads both and the gradient, writes two gradients.
+  b.forward.push_back(memory(m.gated_mlp ? "swiglu" : "bias_gelu", (m.gated_mlp ? 3.0 : 2.0) * hidden));
+  b.backward.push_back(memory(m.gated_mlp ? "swiglu_grad" : "bias_gelu_grad", (m.gated_mlp ? 5.0 : 3.0) * hidden));
+  linear("fc2", "fc2_dgrad", "fc2_wgrad", {per_expert, x.d, x.ff}, x.local_experts, x.w, b);
+  residual(x, m, b);
+  return b;
+}
+
+// Full recomputation runs the block's forward again before its backward.
+void recompute_forward(BlockOperators& b) { b.backward.insert(b.backward.begin(), b.forward.begin(), b.forward.end()); }
+
+} // namespace
+
+LayerOperators layer_operators(const ModelSpec& m, const ExecutionSpec& e) {
+  Dims x = dims(m, e);
+  LayerOperators layer{attention_block(x, m, e.recompute), mlp_block(x, m)};
+  if (e.recompute == Recompute::full) {
+    recompute_forward(layer.attention);
+    recompute_forward(layer.mlp);
+  }
+  return layer;
+}
+
+BlockOperators embedding_operators(const ModelSpec& m, const ExecutionSpec& e) {
+  BlockOperators b;
+  if (m.vocab <= 0) return b;
+  Dims x = dims(m, e);
+  double activation = x.tokens * x.d * x.w;
+  // Vocabulary-parallel lookup: each TP rank reads the rows of its share of the tokens and
+  // writes the whole (partly zero) output that the TP group then sums. Backward adds the
+  // output gradient into those rows.
+  b.forward.push_back(memory("embedding", activation / e.tp + activation));
+  b.backward.push_back(memory("embedding_grad", activation + 2.0 * activation / e.tp));
+  if (!m.rotary) { // learned positions: one more add forward, a sum over the batch backward
+    b.forward.push_back(memory("position_add", 3.0 * activation));
+    b.backward.push_back(memory("position_grad", activation));
+  }
+  return b;
+}
+
+BlockOperators head_operators(const ModelSpec& m, const ExecutionSpec& e) {
+  BlockOperators b;
+  if (m.vocab <= 0) return b;
+  Dims x = dims(m, e);
+  norm(x, b);
+  double vocab = static_cast<double>(m.vocab) / e.tp;
+  linear("logits", "logits_dgrad", "logits_wgrad", {x.tokens, vocab, x.d}, 1.0, x.w, b);
+  // Vocabulary-parallel softmax + cross-entropy, fused: read the logits, write the softmax
+  // kept for backward; backward reads it and writes the logits' gradient.
+  double logits = x.tokens * vocab * x.w;
+  b.forward.push_back(memory("cross_entropy", 2.0 * logits));
+  b.backward.push_back(memory("cross_entropy_grad", 2.0 * logits));
+  std::reverse(b.backward.begin(), b.backward.end()); // the loss's gradient comes first
+  return b;
+}
+
+Operator optimizer_operator(double params, const ModelSpec& m, const ExecutionSpec& e) {
+  double per_param = 2.0 * e.optimizer_bytes_per_param.value() + 2.0 * m.bytes_per_word.value();
+  return memory("adam", params * per_param);
+}
+
+double embedding_params(const ModelSpec& m, const ExecutionSpec& e) {
+  if (m.vocab <= 0) return 0.0;
+  double d = static_cast<double>(m.d_model);
+  return static_cast<double>(m.vocab) * d / e.tp + (m.rotary ? 0.0 : static_cast<double>(m.seq_len) * d);
+}
+
+double head_params(const ModelSpec& m, const ExecutionSpec& e) {
+  return m.vocab <= 0 ? 0.0 : static_cast<double>(m.vocab) * static_cast<double>(m.d_model) / e.tp;
+}
+
+Flop flop_of(const Operators& ops) {
+  Flop f;
+  for (const Operator& op : ops) f += op.flop;
+  return f;
+}
+
+Bytes bytes_of(const Operators& ops) {
+  Bytes b;
+  for (const Operator& op : ops) b += op.bytes;
+  return b;
+}
+
+} // namespace trainsim

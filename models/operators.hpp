@@ -1,0 +1,74 @@
+// The operators one GPU runs for one microbatch of a transformer, as shapes and byte counts:
+// what runs, not how fast (models/compute_model.hpp prices them on a GPU). Every operator of a
+// Megatron-style layer is listed on its own, after the tensor-parallel split, in each
+// direction; docs/compute-model.md gives the list and its formulas.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/scenario.hpp"
+
+namespace trainsim {
+
+enum class OperatorKind : std::uint8_t {
+  gemm,      ///< a matrix multiplication on the Tensor Cores
+  attention, ///< the flash-attention core: softmax(Q K^T) V without the s x s scores in HBM
+  memory,    ///< an element-wise or normalization kernel: its time is its HBM traffic
+};
+
+/// One GEMM, Y (m x n) = X (m x k) W (k x n): m x n outputs, each a k-long dot product.
+struct GemmShape {
+  double m = 0, n = 0, k = 0;
+};
+
+struct Operator {
+  const char* name = "";
+  OperatorKind kind = OperatorKind::memory;
+  GemmShape gemm;      ///< gemm: the shape of one kernel
+  double count = 1;    ///< identical kernels (a GEMM per local expert), each with its own launch
+  Flop flop;           ///< of all `count` kernels: 2 m n k per GEMM; attention as executed (causal half)
+  Bytes bytes;         ///< HBM read + written by all `count` kernels
+  double head_dim = 0; ///< attention: what its measured rate depends on
+  double seq_len = 0;
+};
+
+using Operators = std::vector<Operator>;
+
+/// A block's kernels per direction. `backward` holds the input- and weight-gradient kernels
+/// and, with recomputation, the forward work run again.
+struct BlockOperators {
+  Operators forward, backward;
+};
+
+/// A transformer layer: [norm, QKV, (rotary), attention, out-projection, residual] and
+/// [norm, up(+gate), activation, down, residual], each block followed by its TP collective.
+struct LayerOperators {
+  BlockOperators attention, mlp;
+};
+
+/// One layer, one microbatch, on one GPU of the TP group (recomputation included).
+LayerOperators layer_operators(const ModelSpec& model, const ExecutionSpec& exec);
+
+/// The token (and learned position) embedding of the first pipeline stage; empty when the
+/// model has no vocabulary.
+BlockOperators embedding_operators(const ModelSpec& model, const ExecutionSpec& exec);
+
+/// The final norm, the LM head GEMM and the fused softmax + cross-entropy of the last stage;
+/// empty when the model has no vocabulary.
+BlockOperators head_operators(const ModelSpec& model, const ExecutionSpec& exec);
+
+/// Adam on `params` parameters (this GPU's shard): reads the gradient and the optimizer state
+/// (master weights and two moments, exec.optimizer_bytes_per_param), writes the state and the
+/// parameter in the model's precision.
+Operator optimizer_operator(double params, const ModelSpec& model, const ExecutionSpec& exec);
+
+/// Parameters of the embedding (first stage) or of the LM head (last stage) on one GPU:
+/// vocab x d_model / tp, plus the learned positions on the first stage.
+double embedding_params(const ModelSpec& model, const ExecutionSpec& exec);
+double head_params(const ModelSpec& model, const ExecutionSpec& exec);
+
+Flop flop_of(const Operators& ops);
+Bytes bytes_of(const Operators& ops);
+
+} // namespace trainsim

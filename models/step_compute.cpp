@@ -1,0 +1,80 @@
+#include "models/step_compute.hpp"
+
+#include <algorithm>
+
+#include "models/operators.hpp"
+#include "models/workload.hpp"
+
+namespace trainsim {
+namespace {
+
+// The paper's kernel: the larger side of the roofline at matmul_efficiency x peak, plus one
+// launch. Kept exactly as it was: the frontier and the validation suite's exact cases
+// (ModelKind::mlp) hold it to hand arithmetic.
+KernelTime roofline(const KernelCost& k, const GpuSpec& gpu) {
+  Seconds c = k.flop / (gpu.peak * gpu.matmul_efficiency), h = k.hbm / gpu.hbm_bandwidth;
+  KernelTime t;
+  (c >= h ? t.compute : t.hbm) = std::max(c, h);
+  t.overhead = gpu.kernel_latency;
+  return t;
+}
+
+// Backward runs each roofline kernel twice (input and weight gradients), three times with
+// full recomputation.
+BlockTime roofline_block(const KernelCost& k, const Scenario& s) {
+  KernelTime forward = roofline(k, s.system.gpu);
+  return {forward, forward * (s.execution.recompute == Recompute::full ? 3.0 : 2.0)};
+}
+
+BlockTime priced(const BlockOperators& ops, const GpuSpec& gpu) {
+  return {operators_time(ops.forward, gpu), operators_time(ops.backward, gpu)};
+}
+
+} // namespace
+
+LayerTimes layer_times(const Scenario& s) {
+  if (s.model.per_operator()) {
+    LayerOperators ops = layer_operators(s.model, s.execution);
+    return {priced(ops.attention, s.system.gpu), priced(ops.mlp, s.system.gpu)};
+  }
+  LayerCosts c = layer_costs(s.model, s.execution);
+  LayerTimes t;
+  if (s.model.kind == ModelKind::transformer) t.attention = roofline_block(c.attention, s);
+  t.mlp = roofline_block(c.mlp, s);
+  return t;
+}
+
+BlockTime embedding_time(const Scenario& s) {
+  return s.model.per_operator() ? priced(embedding_operators(s.model, s.execution), s.system.gpu) : BlockTime{};
+}
+
+BlockTime head_time(const Scenario& s) {
+  return s.model.per_operator() ? priced(head_operators(s.model, s.execution), s.system.gpu) : BlockTime{};
+}
+
+KernelTime optimizer_time(const Scenario& s, int stage) {
+  if (!s.model.per_operator()) return {};
+  const ExecutionSpec& e = s.execution;
+  // ZeRO-1 and above shard the optimizer over the group that reduces each gradient: DP for
+  // dense weights, the dp / ep GPUs holding the same experts for expert weights.
+  GradientBytes g = gradient_bytes(s, stage);
+  double dense = g.dense / s.model.bytes_per_word, experts = g.experts / s.model.bytes_per_word;
+  if (e.zero >= 1) dense /= e.dp, experts /= static_cast<double>(e.dp / e.ep);
+  return operator_time(optimizer_operator(dense + experts, s.model, e), s.system.gpu);
+}
+
+StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
+  Flop model = model_flop_per_step(m, e);
+  double layer_passes = static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch) * m.layers;
+  LayerCosts c = layer_costs(m, e);
+  Flop recomputed;
+  if (e.recompute == Recompute::full) recomputed = (c.attention.flop + c.mlp.flop) * (e.tp * layer_passes);
+  if (e.recompute == Recompute::selective && m.kind == ModelKind::transformer) {
+    // The attention core's forward, counted in full as in `model`: 4 s d_model per token.
+    double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);
+    recomputed = Flop(4.0 * tokens * static_cast<double>(m.seq_len) * static_cast<double>(m.d_model) * layer_passes);
+  }
+  return {model, model + recomputed};
+}
+
+} // namespace trainsim

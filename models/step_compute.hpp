@@ -1,0 +1,44 @@
+// The kernel times of one training step, from one place: sim/program.cpp replays them and
+// models/closed_form.cpp sums them, so fast mode, fine mode and the bound price the same
+// work. A transformer is priced per operator (models/compute_model.hpp); the paper's MLP
+// blocks, and a transformer with `model.compute: roofline`, keep the roofline of
+// models/workload.hpp: one kernel per block at matmul_efficiency x peak plus one launch.
+#pragma once
+
+#include "models/compute_model.hpp"
+#include "models/scenario.hpp"
+
+namespace trainsim {
+
+/// One block (attention or MLP) of one layer, one microbatch, on one GPU: its forward kernels
+/// and its backward kernels (input and weight gradients, and what recomputation runs again).
+struct BlockTime {
+  KernelTime forward, backward;
+};
+
+struct LayerTimes {
+  BlockTime attention; ///< zero for ModelKind::mlp
+  BlockTime mlp;
+};
+
+LayerTimes layer_times(const Scenario& scenario);
+
+/// Per microbatch: the embedding on the first virtual stage, and the LM head with the loss on
+/// the last; zero without a vocabulary.
+BlockTime embedding_time(const Scenario& scenario);
+BlockTime head_time(const Scenario& scenario);
+
+/// The optimizer step a GPU of pipeline stage `stage` runs once, after the gradient sync:
+/// Adam over its parameters, or over its ZeRO shard of them. Zero on the roofline path.
+KernelTime optimizer_time(const Scenario& scenario, int stage);
+
+/// FLOP of one step, whole cluster. `model`: forward + backward of every layer and the logits,
+/// attention counted in full (4 s^2 d_model per sequence and layer forward, as PaLM and
+/// Megatron count it) and no recomputation: the numerator of MFU. `hardware`: `model` plus
+/// the forward work recomputation runs again (Megatron's eq. 3 convention): of HFU.
+struct StepFlop {
+  Flop model, hardware;
+};
+StepFlop step_flop(const ModelSpec& model, const ExecutionSpec& exec);
+
+} // namespace trainsim

@@ -1,0 +1,199 @@
+// The per-operator compute model (models/operators, models/compute_model): shapes, FLOP and
+// bytes of a tiny layer derived by hand, and the efficiency figures applied to them.
+#include "models/compute_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "models/operators.hpp"
+
+namespace trainsim {
+namespace {
+
+// d_model 8, 2 heads of 4 (1 KV head: grouped-query), d_ff 32, sequences of 4 tokens,
+// micro-batch 1, BF16: 4 tokens per microbatch.
+ModelSpec tiny() {
+  ModelSpec m;
+  m.layers = 1;
+  m.d_model = 8;
+  m.heads = 2;
+  m.kv_heads = 1;
+  m.d_ff = 32;
+  m.seq_len = 4;
+  return m;
+}
+
+const Operator& find(const Operators& ops, const std::string& name) {
+  for (const Operator& op : ops)
+    if (op.name == name) return op;
+  ADD_FAILURE() << "no operator " << name;
+  static const Operator none;
+  return none;
+}
+
+double flop_of_kind(const Operators& ops, OperatorKind kind) {
+  double f = 0;
+  for (const Operator& op : ops)
+    if (op.kind == kind) f += op.flop.value();
+  return f;
+}
+
+TEST(Operators, GemmsHaveTheirShapesAfterTheTensorParallelSplit) {
+  // QKV: 4 tokens x (8 queries + 2 x 1 KV head x 4) = 16 outputs, over d_model 8:
+  // 2 x 4 x 16 x 8 = 1024 FLOP. Out-projection 4 x 8 from 8: 512. fc1 4 x 32 from 8 and fc2
+  // 4 x 8 from 32: 2048 each. Forward GEMMs 5632 FLOP; backward twice that (dX and dW).
+  LayerOperators layer = layer_operators(tiny(), ExecutionSpec{});
+  const Operator& qkv = find(layer.attention.forward, "qkv");
+  EXPECT_EQ(qkv.gemm.m, 4);
+  EXPECT_EQ(qkv.gemm.n, 16);
+  EXPECT_EQ(qkv.gemm.k, 8);
+  EXPECT_EQ(qkv.flop.value(), 1024);
+  double forward = flop_of_kind(layer.attention.forward, OperatorKind::gemm) + flop_of_kind(layer.mlp.forward, OperatorKind::gemm);
+  double backward = flop_of_kind(layer.attention.backward, OperatorKind::gemm) + flop_of_kind(layer.mlp.backward, OperatorKind::gemm);
+  EXPECT_EQ(forward, 5632);
+  EXPECT_EQ(backward, 2 * 5632);
+  // The weight gradient of fc1 is d_model x d_ff outputs summed over the 4 tokens.
+  const Operator& wgrad = find(layer.mlp.backward, "fc1_wgrad");
+  EXPECT_EQ(wgrad.gemm.m, 8);
+  EXPECT_EQ(wgrad.gemm.n, 32);
+  EXPECT_EQ(wgrad.gemm.k, 4);
+  // Over tp 2 every GEMM keeps its tokens and halves its split side: QKV 4 x 8 from 8.
+  ExecutionSpec tp2;
+  tp2.tp = 2;
+  EXPECT_EQ(find(layer_operators(tiny(), tp2).attention.forward, "qkv").gemm.n, 8);
+}
+
+TEST(Operators, CausalFlashAttentionExecutesHalfTheScores) {
+  // Per head, Q K^T and P V are 4 x 4 x 4 multiply-adds each: 2 x 2 x 64 = 256 FLOP; 2 heads
+  // 512, of which the causal mask leaves half: 256. Backward 2.5 x that: 640.
+  LayerOperators layer = layer_operators(tiny(), ExecutionSpec{});
+  EXPECT_EQ(find(layer.attention.forward, "attention").flop.value(), 256);
+  EXPECT_EQ(find(layer.attention.backward, "attention_grad").flop.value(), 640);
+  EXPECT_EQ(find(layer.attention.forward, "attention").head_dim, 4);
+}
+
+TEST(Operators, RecomputationRunsForwardWorkAgain) {
+  ExecutionSpec e;
+  LayerOperators plain = layer_operators(tiny(), e);
+  e.recompute = Recompute::selective; // the attention core's forward again: +256
+  LayerOperators selective = layer_operators(tiny(), e);
+  EXPECT_EQ(flop_of(selective.attention.backward).value(), flop_of(plain.attention.backward).value() + 256);
+  EXPECT_EQ(flop_of(selective.mlp.backward).value(), flop_of(plain.mlp.backward).value());
+  e.recompute = Recompute::full; // every forward kernel again
+  LayerOperators full = layer_operators(tiny(), e);
+  EXPECT_EQ(full.mlp.backward.size(), plain.mlp.backward.size() + plain.mlp.forward.size());
+  EXPECT_EQ(bytes_of(full.mlp.backward).value(), (bytes_of(plain.mlp.backward) + bytes_of(plain.mlp.forward)).value());
+}
+
+TEST(Operators, MemoryBoundKernelsMoveTheirActivations) {
+  // Norm forward reads and writes 4 tokens x 8 x 2 B = 64 B: 128 B. With sequence
+  // parallelism over tp 2 each GPU normalizes 2 tokens: 64 B. GeLU reads and writes
+  // 4 x 32 x 2 B = 256 B: 512 B; SwiGLU reads gate and up, writes one: 768 B.
+  ModelSpec m = tiny();
+  ExecutionSpec e;
+  EXPECT_EQ(find(layer_operators(m, e).attention.forward, "norm").bytes.value(), 128);
+  EXPECT_EQ(find(layer_operators(m, e).mlp.forward, "bias_gelu").bytes.value(), 512);
+  m.gated_mlp = true;
+  EXPECT_EQ(find(layer_operators(m, e).mlp.forward, "swiglu").bytes.value(), 768);
+  e.tp = 2;
+  e.sequence_parallel = true;
+  EXPECT_EQ(find(layer_operators(m, e).attention.forward, "norm").bytes.value(), 64);
+  // Bias, dropout and residual add read two 64 B activations and write one, plus a one-byte
+  // mask per element (4 x 8 = 32 B); a Llama-style layer only adds: 3 x 64 B.
+  e = ExecutionSpec{};
+  EXPECT_EQ(find(layer_operators(m, e).mlp.forward, "bias_dropout_add").bytes.value(), 3 * 64 + 32);
+  m.dropout = false;
+  EXPECT_EQ(find(layer_operators(m, e).mlp.forward, "residual_add").bytes.value(), 3 * 64);
+}
+
+TEST(Operators, VocabularyAddsEmbeddingHeadAndTheirParameters) {
+  ModelSpec m = tiny();
+  ExecutionSpec e;
+  EXPECT_TRUE(embedding_operators(m, e).forward.empty());
+  EXPECT_TRUE(head_operators(m, e).backward.empty());
+  EXPECT_EQ(embedding_params(m, e), 0);
+  // Vocabulary 100: the LM head is 4 tokens x 100 logits from 8: 2 x 4 x 100 x 8 = 6400 FLOP
+  // forward, 12800 backward. Embedding 100 x 8 = 800 parameters plus 4 x 8 = 32 learned
+  // positions; the head's 800.
+  m.vocab = 100;
+  BlockOperators head = head_operators(m, e);
+  EXPECT_EQ(flop_of(head.forward).value(), 6400);
+  EXPECT_EQ(flop_of(head.backward).value(), 12800);
+  EXPECT_EQ(find(head.forward, "cross_entropy").bytes.value(), 2 * 4 * 100 * 2);
+  EXPECT_EQ(embedding_params(m, e), 832);
+  EXPECT_EQ(head_params(m, e), 800);
+  m.rotary = true; // no learned positions
+  EXPECT_EQ(embedding_params(m, e), 800);
+}
+
+TEST(Operators, AdamReadsAndWritesStateGradientAndParameter) {
+  // 1000 parameters: 12 B of state read and written, a 2 B gradient read and a 2 B
+  // parameter written: 1000 x 28 B.
+  EXPECT_EQ(optimizer_operator(1000, tiny(), ExecutionSpec{}).bytes.value(), 28000);
+}
+
+GpuSpec a100_like() {
+  GpuSpec g;
+  g.sms = 108;
+  return g;
+}
+
+TEST(ComputeModel, TilesAndWavesQuantizeGemms) {
+  // 4096 x 4096 outputs in 256 x 128 tiles: 16 x 32 = 512 tiles, 5 waves of 108 SMs = 540
+  // slots: 512 / 540. (128 x 128 tiles: 1024 in 10 waves, the same.)
+  EXPECT_DOUBLE_EQ(gemm_efficiency({4096, 4096, 4096}, a100_like()), 512.0 / 540.0);
+  // 1024 x 1024: 256 x 128 gives 32 tiles in one wave (32 / 108); 128 x 128 gives 64: 64 / 108.
+  EXPECT_DOUBLE_EQ(gemm_efficiency({1024, 1024, 1024}, a100_like()), 64.0 / 108.0);
+  // 100 x 100 fills 100^2 / 128^2 of one 128 x 128 tile on one SM of 108.
+  EXPECT_DOUBLE_EQ(gemm_efficiency({100, 100, 4096}, a100_like()), 10000.0 / 16384.0 / 108.0);
+  EXPECT_EQ(gemm_efficiency({100, 100, 4096}, GpuSpec{}), 1.0); // no SM count, no quantization
+}
+
+GpuSpec table_gpu() {
+  GpuSpec g;
+  for (size_t i = 0; i < 6; ++i) {
+    g.flash_attention.d64[i] = FlopPerSecond(10e12 * static_cast<double>(i + 1));
+    g.flash_attention.d128[i] = FlopPerSecond(20e12 * static_cast<double>(i + 1));
+  }
+  return g;
+}
+
+TEST(ComputeModel, AttentionRateInterpolatesTheMeasuredTable) {
+  // d64 row 10, 20, ..., 60 TFLOP/s at s = 512 ... 16384; d128 row twice that.
+  GpuSpec g = table_gpu();
+  EXPECT_DOUBLE_EQ(attention_rate(64, 512, g).value(), 10e12);
+  EXPECT_DOUBLE_EQ(attention_rate(64, 724.0773439350247, g).value(), 15e12); // 2^9.5: halfway in log2
+  EXPECT_DOUBLE_EQ(attention_rate(64, 100, g).value(), 10e12);               // held below 512
+  EXPECT_DOUBLE_EQ(attention_rate(64, 1e6, g).value(), 60e12);               // and above 16384
+  EXPECT_DOUBLE_EQ(attention_rate(96, 2048, g).value(), 45e12);              // halfway between 30 and 60
+  EXPECT_DOUBLE_EQ(attention_rate(160, 2048, g).value(), 60e12);             // held at d128
+  // Without a table, attention runs at the GEMM ceiling: 989 TFLOP/s x 0.8.
+  EXPECT_DOUBLE_EQ(attention_rate(64, 512, GpuSpec{}).value(), 989e12 * 0.8);
+}
+
+TEST(ComputeModel, AnOperatorTakesTheSlowerSideOfItsRooflinePlusALaunch) {
+  // 1 TFLOP/s, 1 TB/s at 80% sustained, 1 us per kernel.
+  GpuSpec g;
+  g.peak = FlopPerSecond(1e12);
+  g.matmul_efficiency = 1.0;
+  g.hbm_bandwidth = BytesPerSecond(1e12);
+  g.hbm_efficiency = 0.8;
+  g.kernel_latency = Seconds(1e-6);
+  Operators ops = layer_operators(tiny(), ExecutionSpec{}).mlp.forward;
+  // fc1: 2048 FLOP = 2.048 ns; bytes (4 x 8 + 8 x 32 + 4 x 32) x 2 B = 832 B = 1.04 ns at
+  // 0.8 TB/s: compute-bound.
+  KernelTime fc1 = operator_time(find(ops, "fc1"), g);
+  EXPECT_DOUBLE_EQ(fc1.compute.value(), 2048e-12);
+  EXPECT_EQ(fc1.hbm.value(), 0.0);
+  EXPECT_DOUBLE_EQ(fc1.overhead.value(), 1e-6);
+  // The norm's 128 B at 0.8 TB/s: 160 ps, HBM-bound.
+  KernelTime norm = operator_time(find(ops, "norm"), g);
+  EXPECT_DOUBLE_EQ(norm.hbm.value(), 160e-12);
+  EXPECT_EQ(norm.compute.value(), 0.0);
+  // A block is the sum of its kernels: 5 forward kernels in the MLP block, 5 launches.
+  EXPECT_DOUBLE_EQ(operators_time(ops, g).overhead.value(), 5e-6);
+}
+
+} // namespace
+} // namespace trainsim

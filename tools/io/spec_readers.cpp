@@ -1,0 +1,125 @@
+#include "tools/io/spec_readers.hpp"
+
+namespace trainsim {
+namespace {
+
+Bytes word_size(const Params& p) {
+  std::string precision = p.get_or<std::string>("precision", "bf16");
+  const std::vector<std::pair<std::string, double>> sizes{{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
+  for (const auto& [name, bytes] : sizes)
+    if (name == precision) return Bytes(bytes);
+  const std::vector<std::string> names{"fp32", "bf16", "fp16", "fp8"};
+  p.fail("precision", one_of(names) + did_you_mean(precision, names));
+}
+
+// Keys that describe a transformer's layer; the MLP-block model has none of these parts.
+void reject_transformer_keys(const Params& p) {
+  for (const char* key : {"kv_heads", "vocab", "biases", "dropout", "rotary"})
+    if (p.has(key)) p.fail(key, "applies to kind: transformer only (the MLP-block model has no such part)");
+}
+
+// Grouped-query attention, the vocabulary and the layer's parts (docs/compute-model.md).
+void read_transformer_parts(const Params& p, ModelSpec& m) {
+  m.kv_heads = p.get_positive_or("kv_heads", m.heads);
+  if (m.heads % m.kv_heads != 0) p.fail("kv_heads", "must divide heads (" + std::to_string(m.heads) + ")");
+  m.vocab = p.get_or("vocab", m.vocab);
+  if (m.vocab < 0) p.fail("vocab", "must not be negative (0: no embedding or LM head)");
+  m.biases = p.get_or("biases", m.biases);
+  m.dropout = p.get_or("dropout", m.dropout);
+  m.rotary = p.get_or("rotary", m.rotary);
+}
+
+// Transformers are priced per operator unless `compute: roofline` asks for the paper's kernel;
+// the MLP-block model is always the roofline, and only the operator model has a vocabulary.
+void read_compute(const Params& p, ModelSpec& m) {
+  bool transformer = m.kind == ModelKind::transformer;
+  m.compute = choose(p, "compute", transformer ? ComputeModel::operators : ComputeModel::roofline,
+                     {{"operators", ComputeModel::operators}, {"roofline", ComputeModel::roofline}});
+  if (!transformer && m.compute == ComputeModel::operators)
+    p.fail("compute", "needs kind: transformer (the MLP-block model is priced as a roofline)");
+  if (m.compute == ComputeModel::roofline && m.vocab > 0)
+    p.fail("vocab", "needs compute: operators (the roofline prices the layers only)");
+}
+
+// A new peak scales what the GPU achieves of it (gemm_peak, the attention table) unless
+// those are given too: a what-if GPU with twice the compute keeps the preset's efficiency.
+void scale_rates(GpuSpec& g, double k) {
+  g.gemm_peak = g.gemm_peak * k;
+  for (auto* row : {&g.flash_attention.d64, &g.flash_attention.d128})
+    for (FlopPerSecond& r : *row) r = r * k;
+}
+
+} // namespace
+
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
+std::string one_of(const std::vector<std::string>& names) { return "must be one of " + listed(names); }
+
+ModelSpec read_model(const Params& p) {
+  ModelSpec m;
+  m.name = p.get_or<std::string>("name", m.name);
+  m.kind = choose(p, "kind", ModelKind::transformer, {{"transformer", ModelKind::transformer}, {"mlp", ModelKind::mlp}});
+  m.layers = p.get_positive<int>("layers");
+  m.d_model = p.get_positive<long>("d_model");
+  m.d_ff = p.get_positive<long>("d_ff");
+  m.heads = m.kind == ModelKind::transformer ? p.get_positive<int>("heads") : p.get_positive_or<int>("heads", 1);
+  m.seq_len = p.get_positive<long>("seq_len");
+  m.experts = p.get_positive_or("experts", m.experts);
+  m.top_k = p.get_positive_or("top_k", m.top_k);
+  m.gated_mlp = p.get_or("gated_mlp", m.gated_mlp);
+  m.bytes_per_word = word_size(p);
+  m.precision = p.get_or<std::string>("precision", m.precision);
+  if (m.top_k > m.experts) p.fail("top_k", "exceeds the number of experts (" + std::to_string(m.experts) + ")");
+  if (m.kind == ModelKind::transformer && m.d_model % m.heads != 0)
+    p.fail("heads", "must divide d_model (" + std::to_string(m.d_model) + ")");
+  if (m.kind == ModelKind::transformer) read_transformer_parts(p, m);
+  else reject_transformer_keys(p);
+  read_compute(p, m);
+  p.reject_unknown();
+  return m;
+}
+
+GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
+  FlopPerSecond preset_peak = g.peak;
+  g.peak = p.get_positive_or("peak", g.peak);
+  if (p.has("peak")) scale_rates(g, g.peak / preset_peak);
+  g.matmul_efficiency = p.get_positive_or("matmul_efficiency", g.matmul_efficiency);
+  g.hbm_bandwidth = p.get_positive_or("hbm_bandwidth", g.hbm_bandwidth);
+  g.hbm_capacity = p.get_positive_or("hbm_capacity", g.hbm_capacity);
+  g.kernel_latency = p.get_or("kernel_latency", g.kernel_latency);
+  if (g.matmul_efficiency > 1.0) p.fail("matmul_efficiency", "is a fraction of peak and cannot exceed 1");
+  if (g.kernel_latency.value() < 0) p.fail("kernel_latency", "must not be negative");
+  // The per-operator model's figures (docs/compute-model.md).
+  g.sms = p.get_positive_or("sms", g.sms);
+  g.gemm_peak = p.get_positive_or("gemm_peak", g.gemm_peak);
+  if (p.has("gemm_peak") && g.gemm_peak > g.peak) p.fail("gemm_peak", "exceeds the peak (" + format(g.peak) + "): it is what GEMMs achieve of it");
+  if (p.has("flash_attention")) { // one rate for every head dimension and sequence length
+    FlopPerSecond rate = p.get_positive<FlopPerSecond>("flash_attention");
+    if (rate > g.peak) p.fail("flash_attention", "exceeds the peak (" + format(g.peak) + ")");
+    g.flash_attention.d64.fill(rate);
+    g.flash_attention.d128.fill(rate);
+  }
+  g.hbm_efficiency = p.get_positive_or("hbm_efficiency", g.hbm_efficiency);
+  if (g.hbm_efficiency > 1.0) p.fail("hbm_efficiency", "is a fraction of hbm_bandwidth and cannot exceed 1");
+  return g;
+}
+
+Recompute read_recompute(const Params& p, const ModelSpec& model) {
+  std::string text = p.get_or<std::string>("recompute", "none");
+  Recompute r = Recompute::none;
+  if (text == "true" || text == "yes" || text == "on" || text == "full") r = Recompute::full;
+  else if (text == "selective") r = Recompute::selective;
+  else if (text != "false" && text != "no" && text != "off" && text != "none")
+    p.fail("recompute", one_of({"none", "full", "selective", "true", "false"}) +
+                            did_you_mean(text, {"none", "full", "selective"}));
+  if (r == Recompute::selective && !model.per_operator())
+    p.fail("recompute", "selective needs a transformer priced per operator (model.compute: operators)");
+  return r;
+}
+
+} // namespace trainsim
