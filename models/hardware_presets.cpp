@@ -13,8 +13,24 @@ namespace {
 constexpr double kMatmulEfficiency = 0.8;
 constexpr double kKernelLatency = 4e-6;
 
+// What the per-operator model needs beyond the datasheet (docs/compute-model.md); every
+// figure is a public measurement, cited where the preset is defined, and none was chosen to
+// make a published training run match.
+struct Efficiency {
+  int sms = 0;                      ///< streaming multiprocessors
+  double gemm_peak = 0;             ///< maximum achievable BF16 matmul FLOP/s
+  std::array<double, 6> d64{}, d128{}; ///< causal flash attention fwd+bwd FLOP/s at kAttentionSeqLens
+  double hbm_efficiency = 1.0;      ///< measured copy bandwidth / datasheet bandwidth
+};
+
+std::array<FlopPerSecond, 6> rates(const std::array<double, 6>& row) {
+  std::array<FlopPerSecond, 6> out{};
+  for (size_t i = 0; i < row.size(); ++i) out[i] = FlopPerSecond(row[i]);
+  return out;
+}
+
 GpuPreset gpu(std::string name, std::string alias, std::string source, double peak, double hbm_bandwidth,
-              double hbm_capacity) {
+              double hbm_capacity, const Efficiency& eff) {
   GpuSpec spec;
   spec.name = spec.preset = name;
   spec.peak = FlopPerSecond(peak);
@@ -22,7 +38,48 @@ GpuPreset gpu(std::string name, std::string alias, std::string source, double pe
   spec.hbm_bandwidth = BytesPerSecond(hbm_bandwidth);
   spec.hbm_capacity = Bytes(hbm_capacity);
   spec.kernel_latency = Seconds(kKernelLatency);
+  spec.sms = eff.sms;
+  spec.gemm_peak = FlopPerSecond(eff.gemm_peak);
+  spec.flash_attention = {rates(eff.d64), rates(eff.d128)};
+  spec.hbm_efficiency = eff.hbm_efficiency;
   return {std::move(name), std::move(alias), std::move(source), spec};
+}
+
+// Maximum achievable matmul FLOP/s (MAMF): the best BF16 torch.matmul over a brute-force
+// shape search, mean of 100 runs after 50 warm-ups (stas00/ml-engineering,
+// compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table":
+// A100 SXM 271.2, H100 SXM 794.5 ("H200 is the same"), B200 SXM 1745.0 TFLOP/s).
+// FlashAttention-2, causal, forward + backward TFLOP/s at sequence lengths 512 ... 16k
+// (batch x sequence = 16k tokens), read from the benchmark charts of Dao-AILab/flash-attention
+// (assets/flash2_a100_fwd_bwd_benchmark.png, assets/flash2_h100_fwd_bwd_benchmark.png; the
+// FlashAttention-2 paper's Fig. 4 and 5). Sustained HBM: the STREAM-style Copy kernel of
+// Azure/AI-benchmarking-guide (Azure_Results/ND_A100_v4_results.md: A100-SXM4-80GB 1.61 TB/s;
+// ND_H100_v5: H100 80GB HBM3 2.90 TB/s; ND_H200_v5: H200 141GB 4.01 TB/s) over the datasheet
+// bandwidth. SM counts: A100 108 (the FlashAttention paper, section 2.1), H100 and H200 SXM 132
+// (stas00/ml-engineering, training/performance/README.md, wave quantization), B200 148
+// (cudaDeviceProp.multiProcessorCount as public B200 kernels hard-code it; NVIDIA's
+// architecture brief could not be read).
+constexpr std::array<double, 6> kA100d64{88e12, 119e12, 140e12, 156e12, 165e12, 171e12};
+constexpr std::array<double, 6> kA100d128{99e12, 133e12, 155e12, 173e12, 182e12, 189e12};
+constexpr std::array<double, 6> kH100d64{141e12, 192e12, 232e12, 257e12, 273e12, 284e12};
+constexpr std::array<double, 6> kH100d128{163e12, 221e12, 265e12, 294e12, 308e12, 328e12};
+
+// The A100 40GB has the 80GB part's GA100 compute; no copy bandwidth of it was found at the
+// same scale (CUDA's bandwidthTest, 32 MB: 1157.5 GB/s of 1555, router-gao/cuda-demo), so it
+// takes the 80GB part's fraction.
+const Efficiency kA100{108, 271.2e12, kA100d64, kA100d128, 1.61e12 / 2.039e12};
+const Efficiency kH100{132, 794.5e12, kH100d64, kH100d128, 2.90e12 / 3.35e12};
+// H200: the H100's GH100 compute, so its attention table (Azure measured FlashAttention-2 at
+// d_head 128, batch 2, 8k tokens: 329.3 TFLOP/s on H200, 327.9 on H100).
+const Efficiency kH200{132, 794.5e12, kH100d64, kH100d128, 4.01e12 / 4.8e12};
+
+// B200: no flash attention chart or copy bandwidth of it was read. Attention: the H100 table
+// scaled by FlashAttention-2 on GB200 over H200 at the same shape (Azure ND_GB200_v6: 373.9
+// vs 329.3 TFLOP/s), an estimate; HBM: the H200's fraction.
+Efficiency b200() {
+  Efficiency e{148, 1745.0e12, kH100d64, kH100d128, 4.01e12 / 4.8e12};
+  for (size_t i = 0; i < 6; ++i) e.d64[i] *= 373.9 / 329.3, e.d128[i] *= 373.9 / 329.3;
+  return e;
 }
 
 // Peaks are dense BF16 Tensor Core rates: the datasheets quote "with sparsity" figures, twice
@@ -32,22 +89,22 @@ const std::vector<GpuPreset>& gpu_registry() {
       // NVIDIA H100 Tensor Core GPU datasheet, SXM column: BF16 1,979 TFLOPS with sparsity,
       // 80 GB HBM3, 3.35 TB/s.
       gpu("h100-sxm", "h100", "NVIDIA H100 datasheet (SXM): 989 TFLOP/s dense BF16, 80 GB HBM3, 3.35 TB/s", 989e12,
-          3.35e12, 80e9),
+          3.35e12, 80e9, kH100),
       // NVIDIA H200 Tensor Core GPU datasheet, SXM column: the H100's GH100 compute (BF16
       // 1,979 TFLOPS with sparsity), 141 GB HBM3e, 4.8 TB/s.
       gpu("h200-sxm", "", "NVIDIA H200 datasheet (SXM): 989 TFLOP/s dense BF16, 141 GB HBM3e, 4.8 TB/s", 989e12, 4.8e12,
-          141e9),
+          141e9, kH200),
       // NVIDIA A100 Tensor Core GPU datasheet: BF16 312 TFLOPS (624 with sparsity); the 40 GB
       // SXM part has HBM2 at 1,555 GB/s, the 80 GB SXM part HBM2e at 2,039 GB/s.
       gpu("a100-sxm-40gb", "", "NVIDIA A100 datasheet (40GB SXM): 312 TFLOP/s dense BF16, 40 GB HBM2, 1,555 GB/s",
-          312e12, 1.555e12, 40e9),
+          312e12, 1.555e12, 40e9, kA100),
       gpu("a100-sxm-80gb", "a100", "NVIDIA A100 datasheet (80GB SXM): 312 TFLOP/s dense BF16, 80 GB HBM2e, 2,039 GB/s",
-          312e12, 2.039e12, 80e9),
+          312e12, 2.039e12, 80e9, kA100),
       // NVIDIA HGX B200 specifications (per GPU of the 8-GPU board): FP16/BF16 4.5 PFLOPS
       // with sparsity, 1.44 TB HBM3e per board (180 GB per GPU), 7.7 TB/s per GPU. B200-class:
       // the DGX B200 quotes 8 TB/s per GPU, and other B200 parts differ in power and memory.
       gpu("b200", "b200", "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s", 2.25e15, 7.7e12,
-          180e9),
+          180e9, b200()),
   };
   return presets;
 }

@@ -64,6 +64,30 @@ TEST(GpuPresets, EveryScenarioPresetHasItsDatasheetFigures) {
             (std::vector<std::string>{"h100-sxm", "h200-sxm", "a100-sxm-40gb", "a100-sxm-80gb", "b200"}));
 }
 
+TEST(GpuPresets, EveryPresetCarriesTheOperatorModelsFigures) {
+  // models/hardware_presets.cpp cites each: SMs, maximum achievable matmul (MAMF), the
+  // FlashAttention-2 causal d_head 128 rate at 2k tokens, the copy bandwidth's fraction.
+  struct Expected {
+    const char* name;
+    int sms;
+    double gemm_peak, attention_d128_2k, hbm_efficiency;
+  };
+  for (const Expected& e : {Expected{"h100-sxm", 132, 794.5e12, 265e12, 2.90 / 3.35},
+                            Expected{"h200-sxm", 132, 794.5e12, 265e12, 4.01 / 4.8},
+                            Expected{"a100-sxm-40gb", 108, 271.2e12, 155e12, 1.61 / 2.039},
+                            Expected{"a100-sxm-80gb", 108, 271.2e12, 155e12, 1.61 / 2.039},
+                            Expected{"b200", 148, 1745e12, 265e12 * 373.9 / 329.3, 4.01 / 4.8}}) {
+    const GpuSpec& g = find_gpu_preset(e.name)->gpu;
+    EXPECT_EQ(g.sms, e.sms) << e.name;
+    EXPECT_DOUBLE_EQ(g.gemm_peak.value(), e.gemm_peak) << e.name;
+    EXPECT_NEAR(g.flash_attention.d128[2].value(), e.attention_d128_2k, 1.0) << e.name;
+    EXPECT_NEAR(g.hbm_efficiency, e.hbm_efficiency, 1e-12) << e.name;
+    EXPECT_LT(g.gemm_peak, g.peak) << e.name;
+    // Longer sequences amortise the causal mask's edge blocks: every row rises.
+    for (size_t i = 1; i < 6; ++i) EXPECT_GT(g.flash_attention.d64[i], g.flash_attention.d64[i - 1]) << e.name;
+  }
+}
+
 TEST(GpuPresets, TheFrontierNamesAreAliasesWithTheSameFigures) {
   // `trainsim frontier --gpu h100|a100|b200` must keep its outputs: the same figures.
   for (const char* alias : {"h100", "a100", "b200"}) {

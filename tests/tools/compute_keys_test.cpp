@@ -54,6 +54,7 @@ TEST(ComputeKeys, DefaultsPriceATransformerPerOperatorWithoutAVocabulary) {
   EXPECT_TRUE(s.model.dropout);
   EXPECT_FALSE(s.model.rotary);
   EXPECT_EQ(s.execution.recompute, Recompute::none);
+  EXPECT_EQ(s.system.gpu.sms, 108); // the preset's figures
   // The MLP-block model stays the paper's roofline.
   Scenario mlp = parse_scenario(with(kValid, "kind: transformer", "kind: mlp"), "s.yaml").scenario;
   EXPECT_EQ(mlp.model.compute, ComputeModel::roofline);
@@ -111,6 +112,12 @@ TEST(ComputeKeys, GpuFiguresOverrideThePreset) {
   EXPECT_DOUBLE_EQ(g.flash_attention.d64[0].value(), 150e12); // one rate for every shape
   EXPECT_DOUBLE_EQ(g.flash_attention.d128[5].value(), 150e12);
   EXPECT_DOUBLE_EQ(g.hbm_efficiency, 0.9);
+  // A new peak alone scales what the preset achieves of it: twice the A100's 312 TFLOP/s
+  // keeps 271.2 / 312 of it for GEMMs (542.4 TFLOP/s) and doubles the attention table (A100,
+  // d_head 64, 512 tokens: 88 TFLOP/s).
+  GpuSpec twice = parse_scenario(gpu_with("peak: 624TFLOPS"), "s.yaml").scenario.system.gpu;
+  EXPECT_DOUBLE_EQ(twice.gemm_peak.value(), 542.4e12);
+  EXPECT_DOUBLE_EQ(twice.flash_attention.d64[0].value(), 176e12);
 }
 
 TEST(ComputeKeys, GpuFiguresAreChecked) {
