@@ -7,6 +7,7 @@
 #include <string>
 
 #include "models/operators.hpp"
+#include "models/step_compute.hpp"
 
 namespace trainsim {
 namespace {
@@ -193,6 +194,24 @@ TEST(ComputeModel, AnOperatorTakesTheSlowerSideOfItsRooflinePlusALaunch) {
   EXPECT_EQ(norm.compute.value(), 0.0);
   // A block is the sum of its kernels: 5 forward kernels in the MLP block, 5 launches.
   EXPECT_DOUBLE_EQ(operators_time(ops, g).overhead.value(), 5e-6);
+}
+
+TEST(StepFlop, ModelFlopCountLayersAndLogitsAndHardwareFlopTheRecomputation) {
+  // The tiny layer, 2 sequences of 4 tokens, vocabulary 100. Forward FLOP per microbatch:
+  // QKV 1024 + out 512 + attention scores and values in full 4 T s d = 4 x 4 x 4 x 8 = 512 +
+  // MLP 2 x 2048 = 6144; 2 microbatches: 12288. Logits 2 x 8 tokens x 8 x 100 = 12800. Model
+  // FLOP: 3 x (12288 + 12800) = 75264. Full recomputation adds the layers' forward again
+  // (12288), selective only the attention scores and values (2 x 512).
+  ModelSpec m = tiny();
+  m.vocab = 100;
+  ExecutionSpec e;
+  e.global_batch = 2;
+  EXPECT_EQ(step_flop(m, e).model.value(), 75264);
+  EXPECT_EQ(step_flop(m, e).hardware.value(), 75264);
+  e.recompute = Recompute::full;
+  EXPECT_EQ(step_flop(m, e).hardware.value(), 75264 + 12288);
+  e.recompute = Recompute::selective;
+  EXPECT_EQ(step_flop(m, e).hardware.value(), 75264 + 1024);
 }
 
 } // namespace

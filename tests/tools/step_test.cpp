@@ -66,6 +66,18 @@ TEST(Step, OneFOneBBubbleIsPipelineDepthOverMicrobatches) {
   EXPECT_NEAR(waiting, 3.0 / 19.0, 0.01 * 3.0 / 19.0);
 }
 
+TEST(Step, HardwareFlopCountTheRecomputedForward) {
+  // MLP blocks: model FLOP are 3 forward passes per layer (forward, two gradients); full
+  // recomputation runs a fourth, so HFU = 4/3 MFU, and the FLOP/s per GPU are each times peak.
+  Outcome run = simulate(scenario("nodes: 1", "tp: 8, global_batch: 1, recompute: true"));
+  EXPECT_NEAR(run.summary.hfu, run.summary.mfu * 4.0 / 3.0, 1e-12);
+  EXPECT_NEAR(run.summary.model_flop_rate.value(), run.summary.mfu * 989e12, 1e-3 * run.summary.mfu * 989e12);
+  EXPECT_NEAR(run.summary.hardware_flop_rate.value(), run.summary.hfu * 989e12, 1e-3 * run.summary.hfu * 989e12);
+  // Without recomputation the two are the same.
+  Outcome plain = simulate(scenario("nodes: 1", "tp: 8, global_batch: 1"));
+  EXPECT_EQ(plain.summary.hfu, plain.summary.mfu);
+}
+
 TEST(Step, BreakdownAddsUpToTheStepTimeOnEveryRank) {
   Outcome run = simulate(scenario("nodes: 2", "tp: 8, pp: 2, global_batch: 4"));
   for (const auto& r : run.result.ranks) {

@@ -35,6 +35,7 @@ std::string summary_table(const nlohmann::json& r) {
                        std::to_string(p.value("tp", 0)) + " x PP " + std::to_string(p.value("pp", 0)) + ", " +
                        p.value("schedule", "") + ", " + std::to_string(p.value("microbatches", 0)) + " microbatches)");
   t += row("step time", seconds(step)) + row("MFU", chart_percent(r.value("mfu", 0.0)));
+  if (r.contains("hfu")) t += row("HFU", chart_percent(r.value("hfu", 0.0)));
   t += row("closed-form bound", seconds(bound) + "; simulated / bound = " + svg::num(step / bound));
   return t + "</table>\n";
 }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "models/step_compute.hpp"
 #include "models/workload.hpp"
 
 namespace trainsim {
@@ -77,7 +78,11 @@ StepSummary summarize(const Scenario& s, const sim::SimResult& r) {
   out.microbatches = s.execution.microbatches();
   out.step_time = r.step_time;
   double peak = (s.system.gpu.peak * r.step_time).value() * out.gpus;
-  out.mfu = model_flop_per_step(s.model, s.execution).value() / peak;
+  StepFlop flop = step_flop(s.model, s.execution);
+  out.mfu = flop.model.value() / peak;
+  out.hfu = flop.hardware.value() / peak;
+  out.model_flop_rate = flop.model / (r.step_time * out.gpus);
+  out.hardware_flop_rate = flop.hardware / (r.step_time * out.gpus);
   out.tokens_per_s = tokens_per_step(s.model, s.execution) / r.step_time.value();
   out.breakdown = sim::mean_breakdown(r.ranks.begin(), r.ranks.end(), r.step_time);
   return out;
@@ -92,7 +97,10 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   out << wrapped(hardware_line(s), 100, "  simulated     ", "                ");
   out << "  by            " << origin_line(s) << "\n";
   out << "  step time     " << format(sum.step_time) << "\n";
-  out << "  MFU           " << percent(sum.mfu) << "\n";
+  out << "  MFU           " << percent(sum.mfu) << " (model FLOP: no recomputation)\n";
+  out << "  HFU           " << percent(sum.hfu) << " (hardware FLOP: with recomputation)\n";
+  out << "  per GPU       " << format(sum.model_flop_rate) << " model, " << format(sum.hardware_flop_rate)
+      << " hardware\n";
   out << "  tokens/s      " << formatted("%.4g", sum.tokens_per_s) << "\n";
   out << "  breakdown (mean per GPU, adds up to the step time)\n";
   for (const auto& [category, time] : sum.breakdown) {
@@ -158,6 +166,8 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
                       {"microbatches", sum.microbatches}, {"schedule", to_string(s.execution.schedule)}};
   j["step_time_s"] = sum.step_time.value();
   j["mfu"] = sum.mfu;
+  j["hfu"] = sum.hfu;
+  j["flop_per_s_per_gpu"] = {{"model", sum.model_flop_rate.value()}, {"hardware", sum.hardware_flop_rate.value()}};
   j["tokens_per_s"] = sum.tokens_per_s;
   nlohmann::ordered_json breakdown;
   for (const auto& [category, time] : sum.breakdown) breakdown[sim::name(category)] = time.value();

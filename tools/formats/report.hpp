@@ -39,7 +39,10 @@ struct StepSummary {
   int gpus = 0;
   long microbatches = 0;
   Seconds step_time;
-  double mfu = 0;          ///< model FLOP / (GPUs x peak x step time)
+  double mfu = 0;          ///< model FLOP / (GPUs x peak x step time): PaLM's MFU, no recomputation
+  double hfu = 0;          ///< hardware FLOP (model + recomputed forward work) / (GPUs x peak x step time): Megatron's
+  FlopPerSecond model_flop_rate;    ///< model FLOP per second per GPU (MFU x peak)
+  FlopPerSecond hardware_flop_rate; ///< hardware FLOP per second per GPU (HFU x peak): Megatron's "TFLOP/s per GPU"
   double tokens_per_s = 0;
   /// Mean over GPUs of each category (sim/category.hpp), in kCategories' order; they add up
   /// to the step time.

@@ -93,11 +93,13 @@ std::string collective_section(const ValidationReport& r) {
 
 std::string published_section(const ValidationReport& r) {
   std::string out = "## 4. Published runs\n\n"
-                    "Every run uses the same matmul efficiency, **" +
+                    "The transformers are priced per operator from their GPU preset's published efficiency figures "
+                    "(docs/compute-model.md; none fitted to any run); a roofline-priced run would use the matmul "
+                    "efficiency **" +
                     formatted("%.2f", r.options.matmul_efficiency) +
-                    "** of peak (the project default; not fitted to any run). Predicted MFU = model FLOP / (GPUs x "
-                    "peak x simulated step). The scenario files under scenarios/validation/ list what we had to "
-                    "assume.\n\n| run | GPUs | published | predicted | error (points) | bound's MFU ceiling | step (s) | "
+                    "** of peak. Predicted MFU = model FLOP / (GPUs x peak x simulated step), HFU the same with the "
+                    "recomputed work, each compared in the run's own convention. The scenario files under "
+                    "scenarios/validation/ list what we had to assume.\n\n| run | GPUs | published | predicted | error (points) | bound's MFU ceiling | step (s) | "
                     "source and accounting |\n|---|---|---|---|---|---|---|---|\n";
   for (const PublishedCheck& c : r.published)
     out += "| " + c.name + " | " + std::to_string(c.gpus) + " | " + formatted("%.1f%%", 100 * c.published_mfu) + " | " +
