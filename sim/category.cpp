@@ -18,8 +18,8 @@ const char* name(Category c) {
 const char* meaning(Category c) {
   switch (c) {
   case Category::compute:
-    return "running kernels: the layers' forward and backward passes (and recomputation), each at the roofline of its "
-           "FLOP and HBM traffic plus the launch latency.";
+    return "running kernels: the layers' forward and backward passes (and recomputation), the embedding, LM head and "
+           "optimizer step, each at the roofline of its FLOP and HBM traffic plus the launch latency.";
   case Category::tp_comm:
     return "blocked in tensor-parallel collectives: each layer's all-reduces, or its all-gathers and reduce-scatters "
            "with sequence parallelism.";
