@@ -3,6 +3,7 @@
 #pragma once
 
 #include "models/params.hpp"
+#include "models/scenario_rules.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim::topo {
@@ -76,7 +77,7 @@ struct TopologySize {
 };
 
 /// The largest fabric a generator builds: ranks, vertex and link ids stay far from int limits.
-inline constexpr long kMaxGpus = 10'000'000;
+inline constexpr long kMaxGpus = trainsim::kMaxGpus; // models/scenario_rules.hpp
 
 /// The most links a generator builds (~10 GB of graph): beyond, ids overflow or memory runs out.
 inline constexpr double kMaxLinks = 1e8;

@@ -43,7 +43,4 @@ std::vector<std::vector<std::string>> sweep_points(const std::vector<SweepAxis>&
 /// The variant indices of shard "I/N" out of `count`: I, I + N, I + 2N, ...
 std::vector<size_t> shard_indices(const std::string& shard, size_t count);
 
-/// The scenario text with `key` (dotted) set to `value`.
-std::string with_value(const std::string& yaml, const std::string& key, const std::string& value);
-
 } // namespace trainsim
