@@ -5,6 +5,7 @@
 // (an unknown command or flag, a missing argument) are exit code 1 (docs/errors.md).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,9 @@
 #include <CLI/CLI.hpp>
 
 namespace trainsim::cli {
+
+/// What a subcommand's callback picks to run once parsing succeeded.
+using Command = std::function<int()>;
 
 /// A command-line usage error that CLI11 does not detect itself (unknown command); exit code 1.
 class UsageError : public std::runtime_error {

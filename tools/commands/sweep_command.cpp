@@ -1,4 +1,9 @@
 #include "tools/commands/sweep_command.hpp"
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/commands/cli_support.hpp"
 #include "tools/formats/text.hpp"
 
 #include <algorithm>
@@ -198,6 +203,32 @@ int sweep_merge_command(const MergeOptions& o) {
   for (const auto& [index, line] : rows) sink.stream() << line << "\n";
   sink.close();
   return 0;
+}
+
+void add_sweep_command(CLI::App& app, cli::Command& command) {
+  auto sweep_options = std::make_shared<SweepOptions>(); // the callbacks keep it alive
+  auto& s = *sweep_options;
+  auto merge_options = std::make_shared<MergeOptions>(); // the callbacks keep it alive
+  auto& m = *merge_options;
+  auto* cmd = app.add_subcommand(
+      "sweep", "every combination of --set values (or, with --zip, their pairs), one CSV row per variant");
+  cmd->add_option("scenario", s.scenario, "scenario file");
+  cmd->add_option("--set", s.sets, "KEY=V1,V2,...: a dotted scenario key and its values (repeat for a grid)");
+  cmd->add_flag("--zip", s.zip, "pair the i-th values of every --set (lists of one length) instead of the grid");
+  cli::add_number(*cmd, "-j,--jobs", s.jobs, "variants simulated at a time (default: one per processor)");
+  cmd->add_option("--shard", s.shard, "I/N: run only variants I, I+N, I+2N, ... (0 <= I < N)");
+  cmd->add_option("-o,--out", s.out, "CSV file (default: standard output)");
+  auto* merge = cmd->add_subcommand("merge", "join the CSVs of the shards of one sweep, in grid order");
+  merge->add_option("inputs", m.inputs, "shard CSV files")->required();
+  merge->add_option("-o,--out", m.out, "CSV file (default: standard output)");
+  merge->callback([merge_options, &command] {
+    command = [merge_options] { return sweep_merge_command(*merge_options); };
+  });
+  cmd->callback([cmd, sweep_options, &command] {
+    if (cmd->got_subcommand("merge")) return;
+    if (sweep_options->scenario.empty()) throw CLI::RequiredError("scenario");
+    command = [sweep_options] { return sweep_command(*sweep_options); };
+  });
 }
 
 } // namespace trainsim

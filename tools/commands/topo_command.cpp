@@ -4,6 +4,11 @@
 #include <iostream>
 #include <sstream>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/commands/cli_support.hpp"
 #include "models/error.hpp"
 #include "tools/io/output_file.hpp"
 #include "tools/commands/run_command.hpp"
@@ -41,6 +46,21 @@ int topo_export_command(const TopoOptions& options) {
   }
   write_text_file(options.out, text.str(), "--out");
   return 0;
+}
+
+void add_topo_command(CLI::App& app, cli::Command& command) {
+  auto options = std::make_shared<TopoOptions>(); // the callbacks keep it alive
+  auto& topo = *options;
+  auto* cmd = app.add_subcommand("topo", "describe or export a scenario's topology graph");
+  cmd->require_subcommand(1);
+  auto* describe = cmd->add_subcommand("describe", "GPUs, switches, links per tier, bisection, diameter");
+  describe->add_option("scenario", topo.scenario, "scenario file (default: scenarios/default.yaml)");
+  describe->callback([options, &command] { command = [options] { return topo_describe_command(*options); }; });
+  auto* exporter = cmd->add_subcommand("export", "the graph as Graphviz DOT, GraphML or JSON");
+  exporter->add_option("scenario", topo.scenario, "scenario file (default: scenarios/default.yaml)");
+  exporter->add_option("--format", topo.format, "dot, graphml or json")->capture_default_str();
+  exporter->add_option("-o,--out", topo.out, "file to write (default: standard output)");
+  exporter->callback([options, &command] { command = [options] { return topo_export_command(*options); }; });
 }
 
 } // namespace trainsim
