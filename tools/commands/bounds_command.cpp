@@ -26,12 +26,9 @@ int bounds_command(const BoundsOptions& options) {
 }
 
 void add_bounds_command(CLI::App& app, cli::Command& command) {
-  auto options = std::make_shared<BoundsOptions>(); // the callbacks keep it alive
-  auto& bounds = *options;
-  auto* cmd = app.add_subcommand("bounds", "the closed-form lower bound on a scenario's step time, term by term");
+  auto [cmd, bounds] = cli::add_command<BoundsOptions>(app, command, "bounds", "the closed-form lower bound on a scenario's step time, term by term", bounds_command);
   cmd->add_option("scenario", bounds.scenario, "scenario file (default: scenarios/default.yaml)");
   cmd->add_flag("--json", bounds.json, "print the bound as JSON");
-  cmd->callback([options, &command] { command = [options] { return bounds_command(*options); }; });
 }
 
 } // namespace trainsim

@@ -136,13 +136,10 @@ int compare_command(const CompareOptions& o) {
 }
 
 void add_compare_command(CLI::App& app, cli::Command& command) {
-  auto options = std::make_shared<CompareOptions>(); // the callbacks keep it alive
-  auto& c = *options;
-  auto* cmd = app.add_subcommand("compare", "the same workload on several systems or topologies, side by side");
+  auto [cmd, c] = cli::add_command<CompareOptions>(app, command, "compare", "the same workload on several systems or topologies, side by side", compare_command);
   cmd->add_option("scenarios", c.scenarios, "scenario files")->required();
   cli::add_choice(*cmd, "--format", c.format, {"text", "markdown", "csv"}, "text (default), markdown or csv");
   cli::add_number(*cmd, "-j,--jobs", c.jobs, "scenarios simulated at a time (default: one per processor)");
-  cmd->callback([options, &command] { command = [options] { return compare_command(*options); }; });
 }
 
 } // namespace trainsim

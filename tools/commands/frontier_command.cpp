@@ -50,9 +50,7 @@ int frontier_command(const FrontierCommandOptions& options) {
 }
 
 void add_frontier_command(CLI::App& app, cli::Command& command) {
-  auto options = std::make_shared<FrontierCommandOptions>(); // the callbacks keep it alive
-  auto& f = *options;
-  auto* cmd = app.add_subcommand("frontier", "the paper's utilization vs training-compute frontier (dense and MoE)");
+  auto [cmd, f] = cli::add_command<FrontierCommandOptions>(app, command, "frontier", "the paper's utilization vs training-compute frontier (dense and MoE)", frontier_command);
   auto& k = f.knobs;
   cmd->add_option("-o,--out", f.out_dir, "directory for frontier.csv, frontier.json, frontier.svg")
       ->capture_default_str();
@@ -85,7 +83,6 @@ void add_frontier_command(CLI::App& app, cli::Command& command) {
   cli::add_number(*cmd, "--knee-fraction", k.knee_fraction, "knee: utilization >= this x the sustained maximum")
       ->capture_default_str();
   cli::add_number(*cmd, "--points-per-decade", k.points_per_decade, "compute levels per decade")->capture_default_str();
-  cmd->callback([options, &command] { command = [options] { return frontier_command(*options); }; });
 }
 
 } // namespace trainsim

@@ -79,13 +79,10 @@ int report_command(const ReportOptions& o) {
 }
 
 void add_report_command(CLI::App& app, cli::Command& command) {
-  auto options = std::make_shared<ReportOptions>(); // the callbacks keep it alive
-  auto& r = *options;
-  auto* cmd = app.add_subcommand("report", "one self-contained HTML page from a trainsim run --out directory");
+  auto [cmd, r] = cli::add_command<ReportOptions>(app, command, "report", "one self-contained HTML page from a trainsim run --out directory", report_command);
   cmd->add_option("result_dir", r.result_dir, "directory with result.json (and trace.json, links.csv, frontier.svg)")
       ->required();
   cmd->add_option("-o,--out", r.out, "HTML file to write (default: RESULT_DIR/report.html)");
-  cmd->callback([options, &command] { command = [options] { return report_command(*options); }; });
 }
 
 } // namespace trainsim

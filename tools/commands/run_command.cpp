@@ -97,9 +97,7 @@ int run_command(const RunOptions& options) {
 }
 
 void add_run_command(CLI::App& app, cli::Command& command) {
-  auto options = std::make_shared<RunOptions>(); // the callbacks keep it alive
-  auto& run = *options;
-  auto* cmd = app.add_subcommand("run", "simulate one training step of a scenario and report it");
+  auto [cmd, run] = cli::add_command<RunOptions>(app, command, "run", "simulate one training step of a scenario and report it", run_command);
   cmd->add_option("scenario", run.scenario, "scenario file (default: scenarios/default.yaml)");
   cmd->add_option("-o,--out", run.out_dir,
                   "directory for result.json, links.csv and trace.json (what trainsim report reads)");
@@ -107,14 +105,14 @@ void add_run_command(CLI::App& app, cli::Command& command) {
                   {{"fast", sim::Fidelity::fast}, {"fine", sim::Fidelity::fine}},
                   "fast (default: merged flows) or fine (every algorithm step)");
   cmd->add_flag("--json", run.json, "print result.json instead of the text report");
-  cmd->add_flag_callback("--no-link-stats", [options] { options->link_stats = false; },
+  RunOptions* target = &run;
+  cmd->add_flag_callback("--no-link-stats", [target] { target->link_stats = false; },
                          "do not record the bytes each link carries");
   cmd->add_option("--trace", run.trace_file, "write a Chrome trace-event / Perfetto timeline JSON");
   cmd->add_option("--trace-ranks", run.trace_ranks,
                   "ranks to trace: all, pipeline:K, node:N, stage:S, R, A-B, comma-separated (default: all, or "
                   "pipeline 0 when all would exceed ~100 MB)");
   cmd->add_option("--links", run.links_csv, "write per-link bytes, busy time and utilization as CSV");
-  cmd->callback([options, &command] { command = [options] { return run_command(*options); }; });
 }
 
 } // namespace trainsim

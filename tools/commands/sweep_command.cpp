@@ -208,8 +208,6 @@ int sweep_merge_command(const MergeOptions& o) {
 void add_sweep_command(CLI::App& app, cli::Command& command) {
   auto sweep_options = std::make_shared<SweepOptions>(); // the callbacks keep it alive
   auto& s = *sweep_options;
-  auto merge_options = std::make_shared<MergeOptions>(); // the callbacks keep it alive
-  auto& m = *merge_options;
   auto* cmd = app.add_subcommand(
       "sweep", "every combination of --set values (or, with --zip, their pairs), one CSV row per variant");
   cmd->add_option("scenario", s.scenario, "scenario file");
@@ -218,12 +216,11 @@ void add_sweep_command(CLI::App& app, cli::Command& command) {
   cli::add_number(*cmd, "-j,--jobs", s.jobs, "variants simulated at a time (default: one per processor)");
   cmd->add_option("--shard", s.shard, "I/N: run only variants I, I+N, I+2N, ... (0 <= I < N)");
   cmd->add_option("-o,--out", s.out, "CSV file (default: standard output)");
-  auto* merge = cmd->add_subcommand("merge", "join the CSVs of the shards of one sweep, in grid order");
+  auto [merge, m] = cli::add_command<MergeOptions>(*cmd, command, "merge",
+                                                   "join the CSVs of the shards of one sweep, in grid order",
+                                                   sweep_merge_command);
   merge->add_option("inputs", m.inputs, "shard CSV files")->required();
   merge->add_option("-o,--out", m.out, "CSV file (default: standard output)");
-  merge->callback([merge_options, &command] {
-    command = [merge_options] { return sweep_merge_command(*merge_options); };
-  });
   cmd->callback([cmd, sweep_options, &command] {
     if (cmd->got_subcommand("merge")) return;
     if (sweep_options->scenario.empty()) throw CLI::RequiredError("scenario");

@@ -49,18 +49,17 @@ int topo_export_command(const TopoOptions& options) {
 }
 
 void add_topo_command(CLI::App& app, cli::Command& command) {
-  auto options = std::make_shared<TopoOptions>(); // the callbacks keep it alive
-  auto& topo = *options;
+  auto options = std::make_shared<TopoOptions>(); // describe and export share it; their callbacks keep it alive
   auto* cmd = app.add_subcommand("topo", "describe or export a scenario's topology graph");
   cmd->require_subcommand(1);
-  auto* describe = cmd->add_subcommand("describe", "GPUs, switches, links per tier, bisection, diameter");
-  describe->add_option("scenario", topo.scenario, "scenario file (default: scenarios/default.yaml)");
-  describe->callback([options, &command] { command = [options] { return topo_describe_command(*options); }; });
-  auto* exporter = cmd->add_subcommand("export", "the graph as Graphviz DOT, GraphML or JSON");
-  exporter->add_option("scenario", topo.scenario, "scenario file (default: scenarios/default.yaml)");
-  exporter->add_option("--format", topo.format, "dot, graphml or json")->capture_default_str();
-  exporter->add_option("-o,--out", topo.out, "file to write (default: standard output)");
-  exporter->callback([options, &command] { command = [options] { return topo_export_command(*options); }; });
+  auto* describe = cli::add_command(*cmd, options, command, "describe", "GPUs, switches, links per tier, bisection, diameter",
+                                    topo_describe_command);
+  describe->add_option("scenario", options->scenario, "scenario file (default: scenarios/default.yaml)");
+  auto* exporter =
+      cli::add_command(*cmd, options, command, "export", "the graph as Graphviz DOT, GraphML or JSON", topo_export_command);
+  exporter->add_option("scenario", options->scenario, "scenario file (default: scenarios/default.yaml)");
+  exporter->add_option("--format", options->format, "dot, graphml or json")->capture_default_str();
+  exporter->add_option("-o,--out", options->out, "file to write (default: standard output)");
 }
 
 } // namespace trainsim

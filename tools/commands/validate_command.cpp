@@ -54,16 +54,13 @@ int validate_command(const ValidateOptions& options) {
 }
 
 void add_validate_command(CLI::App& app, cli::Command& command) {
-  auto options = std::make_shared<ValidateOptions>(); // the callbacks keep it alive
-  auto& v = *options;
-  auto* cmd = app.add_subcommand("validate", "the simulator against the closed form, alpha-beta and published runs");
+  auto [cmd, v] = cli::add_command<ValidateOptions>(app, command, "validate", "the simulator against the closed form, alpha-beta and published runs", validate_command);
   cmd->add_option("-o,--out", v.out_dir,
                   "directory for validation.md and validation.json (default: a new validation-YYYYmmdd-HHMMSS "
                   "in the current directory)");
   cmd->add_flag("--quick", v.quick, "the CTest-sized subset, with the cheapest published run");
   cmd->add_option("--scenarios", v.scenarios_dir,
                   "the scenarios folder to check (default: $TRAINSIM_DATA_DIR/scenarios, else scenarios/ beside the program)");
-  cmd->callback([options, &command] { command = [options] { return validate_command(*options); }; });
 }
 
 } // namespace trainsim
