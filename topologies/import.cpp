@@ -387,7 +387,9 @@ int count_gpus(const Graph& g) {
   return n;
 }
 
-GraphFormat format_of(const ImportParams& options, const Params* params) {
+} // namespace
+
+GraphFormat graph_format(const ImportParams& options, const Params* section) {
   std::string f = options.format;
   if (f == "auto") {
     f = std::filesystem::path(options.path).extension().string();
@@ -399,11 +401,9 @@ GraphFormat format_of(const ImportParams& options, const Params* params) {
   if (f == "csv") return GraphFormat::csv;
   std::string problem = "unknown graph format '" + f + "'" + did_you_mean(f, {"graphml", "json", "csv"}) +
                         " (graphml, json or csv; set format when the extension says none of these)";
-  if (params) params->fail("format", problem);
+  if (section) section->fail("format", problem);
   throw InputError(options.path, problem);
 }
-
-} // namespace
 
 void check_connected(const Graph& g, const std::string& file, const std::vector<std::string>& names) {
   auto n = boost::num_vertices(g);
@@ -426,20 +426,6 @@ void check_connected(const Graph& g, const std::string& file, const std::vector<
   }
 }
 
-ImportParams ImportParams::from(const Params& params) {
-  ImportParams p;
-  p.path = params.get<std::string>("path");
-  std::filesystem::path path(p.path);
-  if (path.is_relative() && !params.file().empty())
-    p.path = (std::filesystem::path(params.file()).parent_path() / path).string();
-  p.format = params.get_or<std::string>("format", p.format);
-  p.gpus_per_node = params.has("gpus_per_node") ? params.get_positive<int>("gpus_per_node") : 0; // 0: inferred
-  p.route_cache_mib = params.get_positive_or("route_cache_mib", p.route_cache_mib);
-  params.reject_unknown();
-  (void)format_of(p, &params);
-  return p;
-}
-
 Topology read_topology(std::istream& in, GraphFormat format, const std::string& file, const ImportParams& options) {
   RawGraph raw = read_raw(in, format, file);
   int declared_gpn = options.gpus_per_node > 0 ? options.gpus_per_node : raw.gpus_per_node;
@@ -457,12 +443,10 @@ Topology read_topology(std::istream& in, GraphFormat format, const std::string& 
 }
 
 Topology import_topology(const ImportParams& options) {
-  GraphFormat format = format_of(options, nullptr);
+  GraphFormat format = graph_format(options);
   std::ifstream in(options.path);
   if (!in) throw InputError(options.path, "cannot open the topology file");
   return read_topology(in, format, options.path, options);
 }
-
-Topology build_imported(const Params& params) { return import_topology(ImportParams::from(params)); }
 
 } // namespace trainsim::topo

@@ -20,7 +20,7 @@
 #include "sim/log.hpp"
 #include "tools/io/provenance.hpp"
 #include "tools/io/scenario_checks.hpp"
-#include "topologies/registry.hpp"
+#include "topologies/spec.hpp"
 
 namespace trainsim {
 namespace {
@@ -347,7 +347,7 @@ Scenario read_scenario(const std::string& text, const std::string& file) {
 // while building is still a refusal, not an internal error.
 topo::Topology build(const Scenario& s, const std::optional<topo::TopologySize>& size) {
   try {
-    return topo::build_topology(s.system.topology);
+    return topo::build_topology(topo::parse_topology(s.system.topology));
   } catch (const std::bad_alloc&) {
     std::string counts = size ? " of " + std::to_string(std::lround(size->vertices)) + " vertices and " +
                                     std::to_string(std::lround(size->links)) + " links"
@@ -365,7 +365,7 @@ LoadedScenario parse_scenario(const std::string& text, const std::string& file, 
   // Counted, checked and priced before the graph is built: a fabric of millions of GPUs
   // would otherwise allocate gigabytes only to be refused (fuzz_scenario found a 4.56M-GPU
   // torus; a 10M-GPU fat-tree took 20 s and 7 GB). Imported files are known once read.
-  std::optional<topo::TopologySize> size = topo::topology_size(s.system.topology);
+  std::optional<topo::TopologySize> size = topo::topology_size(topo::parse_topology(s.system.topology));
   warn_implausible_links(s.system.topology);
   if (size) check_gpu_total(s.execution, size->gpus, file);
   check_fit(s);
