@@ -15,7 +15,6 @@
 #include "tools/io/scenario_loader.hpp"
 #include "topologies/describe.hpp"
 #include "topologies/export.hpp"
-#include "topologies/registry.hpp"
 
 namespace trainsim {
 namespace {

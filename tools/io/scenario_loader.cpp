@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <variant>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -16,7 +18,7 @@
 #include "models/collectives.hpp"
 #include "sim/log.hpp"
 #include "tools/io/scenario_reader.hpp"
-#include "topologies/registry.hpp"
+#include "topologies/spec.hpp"
 
 namespace trainsim {
 namespace {
@@ -184,16 +186,21 @@ void warn_implausible_gpu(const Params& p, const GpuSpec& g) {
   warn_if_implausible(p, "kernel_latency", Plausible::kernel_latency, g.kernel_latency.value());
 }
 
-// Every generator names its link figures <what>_bandwidth and <what>_latency.
-void warn_implausible_links(const Params& topology) {
-  for (const auto& [key, text] : topology.values()) {
-    try {
-      if (key.ends_with("_bandwidth"))
-        warn_if_implausible(topology, key, Plausible::link_bandwidth, parse_bandwidth(text).value());
-      if (key.ends_with("_latency")) warn_if_implausible(topology, key, Plausible::link_latency, parse_seconds(text).value());
-    } catch (const std::invalid_argument&) {
-      // not a value of that unit: the generator has rejected it, or ignores the key
-    }
+// The link figures the section gave, typed by the spec (the defaults are real machines'), with
+// their text as written. Alphabetical, as the section lists its keys, whatever order the
+// generator reads them in.
+void warn_implausible_links(const topo::TopologySpec& topology, const std::string& file) {
+  std::vector<topo::TopologySetting> settings = topo::topology_settings(topology);
+  std::sort(settings.begin(), settings.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  for (const topo::TopologySetting& s : settings) {
+    if (!s.given) continue;
+    std::string problem;
+    if (const auto* bandwidth = std::get_if<BytesPerSecond>(&s.quantity))
+      problem = implausibility(Plausible::link_bandwidth, bandwidth->value());
+    if (const auto* latency = std::get_if<Seconds>(&s.quantity))
+      problem = implausibility(Plausible::link_latency, latency->value());
+    if (!problem.empty())
+      logger("trainsim.input")->warn("{}: system.topology.{} = '{}': {}; using it anyway", file, s.key, s.text, problem);
   }
 }
 
@@ -298,8 +305,11 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   Section system = read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
   system.values.reject_unknown({"gpu", "topology"});
   s.system.gpu = read_gpu(system, file);
-  s.system.topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
+  Params topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
   s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
+  // The only reading of the section's keys: everything after takes the typed spec. After the
+  // execution section, in the order the file is read; the rules across keys come after.
+  s.system.topology = topo::parse_topology(topology);
   return s;
 }
 
@@ -326,7 +336,7 @@ LoadedScenario build_scenario(Scenario s, const LoadOptions& options) {
   // would otherwise allocate gigabytes only to be refused (fuzz_scenario found a 4.56M-GPU
   // torus; a 10M-GPU fat-tree took 20 s and 7 GB). Imported files are known once read.
   std::optional<topo::TopologySize> size = topo::topology_size(s.system.topology);
-  warn_implausible_links(s.system.topology);
+  warn_implausible_links(s.system.topology, s.file);
   check_scenario(s, size ? std::optional<double>(size->gpus) : std::nullopt);
   if (size) check_resources(s, *size, options.footprint, options.guard);
   topo::Topology topology = build(s, size);

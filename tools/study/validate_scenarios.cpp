@@ -108,8 +108,7 @@ std::string features(const Scenario& sc) {
   if (e.recompute) out += " recompute";
   if (e.sequence_parallel) out += " sp";
   if (e.zero > 0) out += " zero" + std::to_string(e.zero);
-  const Params& t = sc.system.topology;
-  return out + ", " + (t.has("generator") ? t.values().at("generator") : std::string("topology"));
+  return out + ", " + sc.system.topology.generator;
 }
 
 BoundCheck check_bound(const LoadedScenario& loaded, std::string name) {
