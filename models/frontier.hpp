@@ -122,6 +122,9 @@ struct PlanTimes {
   std::string binding;     ///< compute, hbm, nvlink, network, latency, pipeline_bubble, dp_network
 };
 PlanTimes evaluate_plan(const ModelShape& shape, const Hardware& hw, const ParallelPlan& plan);
+/// Stage times per step: m passes plus the bubble, (pp - 1) / v with v interleaved chunks;
+/// never below pp, the serial chain of one microbatch through every stage.
+double pipeline_slots(const ParallelPlan& plan);
 
 struct FrontierPoint {
   ModelShape shape;
