@@ -133,15 +133,22 @@ double activations_per_layer(const LayerShape& l, const GpuShare& g, bool recomp
   return tokens * (d + (l.gated_mlp ? 3.0 : 2.0) * l.top_k * l.d_ff) * w / g.tp();
 }
 
+// ZeRO shards a parameter's state over the ranks that hold the same parameter: all of DP for
+// a dense one, only the dp / ep ranks with the same experts for an expert one.
+Bytes state(Bytes per_param, const GpuParams& p, bool sharded, const StageResidency& r, int ep) {
+  if (!sharded) return per_param * p.total();
+  return per_param * p.dense / r.dp + per_param * p.experts / (r.dp / ep);
+}
+
 } // namespace
 
 MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
-  double params = params_on_gpu(l, g, r.layers).total();
-  double w = l.bytes_per_word.value();
+  GpuParams params = params_on_gpu(l, g, r.layers);
+  Bytes word = l.bytes_per_word;
   MemoryUse use;
-  use.weights = Bytes(params * w / (r.zero >= 3 ? r.dp : 1.0));
-  use.gradients = Bytes(params * w / (r.zero >= 2 ? r.dp : 1.0));
-  use.optimizer = r.optimizer_bytes_per_param * params / (r.zero >= 1 ? r.dp : 1.0);
+  use.weights = state(word, params, r.zero >= 3, r, g.ep);
+  use.gradients = state(word, params, r.zero >= 2, r, g.ep);
+  use.optimizer = state(r.optimizer_bytes_per_param, params, r.zero >= 1, r, g.ep);
   use.activations = Bytes(activations_per_layer(l, g, r.recompute) * r.layers * r.in_flight);
   return use;
 }

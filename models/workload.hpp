@@ -111,7 +111,8 @@ struct MemoryUse {
 };
 
 /// What one GPU keeps besides its share of each layer: its stage's layers, the microbatches
-/// whose activations wait for their backward, and how ZeRO shards its state over DP.
+/// whose activations wait for their backward, and how ZeRO shards its state: a dense
+/// parameter's over dp, an expert's over the dp / ep ranks that hold it (params_on_gpu()).
 struct StageResidency {
   double layers = 1;
   double in_flight = 1; ///< microbatches whose activations are kept

@@ -84,5 +84,23 @@ TEST(Workload, MemoryOfAFractionalShare) {
   EXPECT_DOUBLE_EQ(use.total().value(), 1.1227e8);
 }
 
+TEST(Workload, ZeroShardsExpertStateOverTheRanksHoldingIt) {
+  // MLP block of 8 experts over ep 4 on dp 8, ZeRO-2, one layer, tp 1: the GPU holds 2
+  // experts x 8e6 = 1.6e7 parameters, and only dp / ep = 2 ranks hold the same two, so
+  // gradients are 1.6e7 x 2 B / 2 = 1.6e7 B and the optimizer 12 x 1.6e7 / 2 = 9.6e7 B (not
+  // / 8, which would assume every DP rank held them). Weights are not sharded: 3.2e7 B.
+  LayerShape l = mlp_block();
+  l.experts = 8;
+  StageResidency r;
+  r.dp = 8, r.zero = 2, r.in_flight = 0;
+  MemoryUse moe = memory_use(l, share(10, 1, 1, 4), r);
+  EXPECT_DOUBLE_EQ(moe.weights.value(), 3.2e7);
+  EXPECT_DOUBLE_EQ(moe.gradients.value(), 1.6e7);
+  EXPECT_DOUBLE_EQ(moe.optimizer.value(), 9.6e7);
+  // A transformer's attention (4e6 parameters) stays dense, over all 8: 12 x 4e6 / 8 = 6e6 B more.
+  l.kind = ModelKind::transformer;
+  EXPECT_DOUBLE_EQ(memory_use(l, share(10, 1, 1, 4), r).optimizer.value(), 9.6e7 + 6e6);
+}
+
 } // namespace
 } // namespace trainsim
