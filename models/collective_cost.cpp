@@ -1,6 +1,9 @@
 #include "models/collective_cost.hpp"
 
-#include <bit>
+#include <cmath>
+#include <string>
+
+#include "models/check.hpp"
 
 namespace trainsim {
 namespace {
@@ -8,7 +11,7 @@ namespace {
 // One ring half: p-1 steps of alpha + n/(p B).
 CollectiveCost ring_half(Bytes n, int p, const Tier& t) {
   if (p <= 1) return {Seconds(0), Seconds(0), t.name};
-  double steps = p - 1.0;
+  double steps = half_steps("ring", p);
   return {t.alpha * steps, (n / t.bandwidth) * (steps / p), t.name};
 }
 
@@ -19,7 +22,7 @@ CollectiveCost operator+(CollectiveCost a, const CollectiveCost& b) {
 }
 
 CollectiveCost tree_floor(Bytes n, int p, const Tier& closest) {
-  double height = std::bit_width(static_cast<unsigned>(p - 1)); // ceil(log2 p) for p >= 2
+  double height = half_steps("tree", p);
   return {closest.alpha * (2 * height), n / closest.bandwidth, closest.name};
 }
 
@@ -35,6 +38,13 @@ CollectiveCost pick(std::string_view algorithm, int phases, Bytes n, int p, cons
 }
 
 } // namespace
+
+double half_steps(std::string_view algorithm, double p) {
+  TRAINSIM_CHECK(algorithm == "ring" || algorithm == "tree",
+                 "half_steps() prices ring and tree collectives, not '" + std::string(algorithm) + "'");
+  if (p <= 1) return 0.0;
+  return algorithm == "tree" ? std::ceil(std::log2(p)) : p - 1.0;
+}
 
 CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p, const GroupTiers& g) {
   if (p <= 1) return {Seconds(0), Seconds(0), "none"};

@@ -28,6 +28,11 @@ struct CollectiveCost {
 ///   bytes into every rank at its bandwidth, a floor under the pipelined double binary tree.
 CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p, const GroupTiers& group);
 
+/// Alpha steps on the critical path of one half (reduce-scatter or all-gather) of `algorithm`
+/// over p members: p - 1 for a "ring", ceil(log2 p) for a "tree" (up or down it); 0 for p <= 1.
+/// p may be a real number: the frontier's search relaxes the count of DP replicas.
+double half_steps(std::string_view algorithm, double p);
+
 /// Of a stage's groups, the one whose collective costs least or most.
 CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p, const std::vector<GroupTiers>& groups);
 CollectiveCost dearest(std::string_view algorithm, int phases, Bytes n, int p, const std::vector<GroupTiers>& groups);

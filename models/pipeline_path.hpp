@@ -29,4 +29,10 @@ struct PassTimes {
 std::vector<Seconds> pipeline_finish(PipelineSchedule schedule, int microbatches, int chunks, const PassTimes& pass,
                                      Seconds send);
 
+/// Stage times per step when every pass takes the same time and sends are free: m + (stages -
+/// 1) / chunks, so that pipeline_finish() of such passes is this many times one microbatch's
+/// forward and backward on a stage; never below `stages`, one microbatch's chain through every
+/// stage. The frontier prices its pipelines with it (docs/closed-form.md, "One plan").
+double pipeline_slots(int microbatches, int stages, int chunks = 1);
+
 } // namespace trainsim
