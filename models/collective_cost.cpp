@@ -1,10 +1,5 @@
 #include "models/collective_cost.hpp"
 
-#include <cmath>
-#include <string>
-
-#include "models/check.hpp"
-
 namespace trainsim {
 namespace {
 
@@ -38,13 +33,6 @@ CollectiveCost pick(std::string_view algorithm, int phases, Bytes n, int p, cons
 }
 
 } // namespace
-
-double half_steps(std::string_view algorithm, double p) {
-  TRAINSIM_CHECK(algorithm == "ring" || algorithm == "tree",
-                 "half_steps() prices ring and tree collectives, not '" + std::string(algorithm) + "'");
-  if (p <= 1) return 0.0;
-  return algorithm == "tree" ? std::ceil(std::log2(p)) : p - 1.0;
-}
 
 CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p, const GroupTiers& g) {
   if (p <= 1) return {Seconds(0), Seconds(0), "none"};

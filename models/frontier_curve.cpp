@@ -54,7 +54,7 @@ void find_wall(FrontierCurve& c, const FrontierOptions& o, bool moe) {
 FrontierCurve frontier_curve(const FrontierOptions& o, bool moe) {
   FrontierCurve curve;
   curve.name = moe ? "moe" : "dense";
-  curve.max_utilization = resolve_hardware(o).efficiency;
+  curve.max_utilization = resolve_hardware(o).gpu.matmul_efficiency;
   for (Flop c : compute_levels(o)) curve.points.push_back(frontier_point(c, o, moe));
   find_knee(curve, o.knee_fraction * curve.max_utilization);
   find_wall(curve, o, moe);

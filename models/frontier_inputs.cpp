@@ -28,19 +28,15 @@ void require(bool ok, const char* key, double value, const char* problem) {
 
 } // namespace
 
-Hardware resolve_hardware(const FrontierOptions& o) {
+FrontierHardware resolve_hardware(const FrontierOptions& o) {
   const HardwarePreset& preset = hardware_preset(o.gpu);
-  Hardware hw;
-  hw.peak = preset.gpu.peak;
-  hw.efficiency = o.matmul_efficiency.value_or(preset.gpu.matmul_efficiency);
-  hw.hbm_bandwidth = preset.gpu.hbm_bandwidth;
-  hw.hbm_capacity = preset.gpu.hbm_capacity;
-  hw.kernel_latency = o.kernel_latency.value_or(preset.gpu.kernel_latency) * o.latency_scale;
-  hw.nvlink_domain = preset.nvlink_domain;
-  hw.nvlink_bandwidth = preset.nvlink_bandwidth * o.bandwidth_scale;
-  hw.network_bandwidth = preset.network_bandwidth * o.bandwidth_scale;
-  hw.nvlink_latency = o.nvlink_latency * o.latency_scale;
-  hw.network_latency = o.network_latency * o.latency_scale;
+  FrontierHardware hw;
+  hw.gpu = preset.gpu;
+  hw.gpu.matmul_efficiency = o.matmul_efficiency.value_or(preset.gpu.matmul_efficiency);
+  hw.gpu.kernel_latency = o.kernel_latency.value_or(preset.gpu.kernel_latency) * o.latency_scale;
+  hw.fabric.domain = preset.nvlink_domain;
+  hw.fabric.nvlink = {o.nvlink_latency * o.latency_scale, preset.nvlink_bandwidth * o.bandwidth_scale, "nvlink"};
+  hw.fabric.network = {o.network_latency * o.latency_scale, preset.network_bandwidth * o.bandwidth_scale, "network"};
   hw.collective = o.collective;
   return hw;
 }
@@ -48,20 +44,22 @@ Hardware resolve_hardware(const FrontierOptions& o) {
 ModelShape shape_for(Flop compute, const FrontierOptions& o, bool moe) {
   ModelShape s;
   s.compute = compute;
-  s.experts = moe ? o.experts : 1;
-  s.top_k = moe ? o.top_k : 1;
+  LayerShape& layer = s.layer;
+  layer.kind = ModelKind::mlp;
+  layer.experts = moe ? o.experts : 1;
+  layer.top_k = moe ? o.top_k : 1;
   s.active_params = std::sqrt(compute.value() / (6.0 * o.tokens_per_param));
-  s.total_params = s.active_params * s.experts / s.top_k;
+  s.total_params = s.active_params * layer.experts / layer.top_k;
   // N = 2 L d d_ff k = 2 ff k a^2 L^3 with d = a L.
-  double per_layer_coeff = 2.0 * o.ff_ratio * s.top_k * o.aspect_ratio * o.aspect_ratio;
+  double per_layer_coeff = 2.0 * o.ff_ratio * layer.top_k * o.aspect_ratio * o.aspect_ratio;
   s.layers = std::max(1, static_cast<int>(std::lround(std::cbrt(s.active_params / per_layer_coeff))));
-  s.d_model = std::sqrt(s.active_params / (2.0 * o.ff_ratio * s.top_k * s.layers));
-  s.d_ff = o.ff_ratio * s.d_model;
+  layer.d_model = std::sqrt(s.active_params / (2.0 * o.ff_ratio * layer.top_k * s.layers));
+  layer.d_ff = o.ff_ratio * layer.d_model;
+  layer.bytes_per_word = Bytes(o.bytes_per_word);
   s.tokens = o.tokens_per_param * s.active_params;
   s.batch_tokens = std::min(s.tokens, o.batch_tokens_at_1e25 * std::pow(compute.value() / 1e25, o.batch_exponent));
   s.steps = s.tokens / s.batch_tokens;
-  s.bytes_per_word = o.bytes_per_word;
-  s.optimizer_bytes_per_param = o.optimizer_bytes_per_param;
+  s.optimizer_bytes_per_param = Bytes(o.optimizer_bytes_per_param);
   return s;
 }
 

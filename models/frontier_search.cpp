@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "models/pipeline_path.hpp"
+
 namespace trainsim {
 namespace {
 
@@ -35,7 +37,7 @@ std::vector<int> pipeline_degrees(int layers) {
 // replicas and the most (one token per microbatch), after checking that the most suffice.
 class PlanSearch {
 public:
-  PlanSearch(const ModelShape& s, const Hardware& hw, const FrontierOptions& o, Seconds budget)
+  PlanSearch(const ModelShape& s, const FrontierHardware& hw, const FrontierOptions& o, Seconds budget)
       : s_(s), hw_(hw), o_(o), budget_(budget) {}
 
   void run() {
@@ -43,7 +45,7 @@ public:
     for (int y = 1; y <= std::min(kMaxTp, o_.max_tp_2d); y = next_degree(y))
       for (int x = 1; x * y <= kMaxTp; x = next_degree(x))
         for (int pp : stages)
-          for (int ep = 1; ep <= s_.experts; ep *= 2)
+          for (int ep = 1; ep <= s_.layer.experts; ep *= 2)
             for (int m = 1; m <= kMaxMicrobatches && m <= s_.batch_tokens; m = next_degree(m))
               try_interleaves({1, x, y, pp, ep, m});
   }
@@ -62,7 +64,7 @@ private:
   // most interleaving allowed: a bound that skips most deep pipelines without evaluating them.
   double bubble_bound(ParallelPlan p) const {
     p.interleave = std::max(1, std::min(o_.max_interleave, s_.layers / p.pp));
-    return hw_.efficiency * p.microbatches / pipeline_slots(p);
+    return hw_.gpu.matmul_efficiency * p.microbatches / pipeline_slots(p.microbatches, p.pp, p.interleave);
   }
 
   PlanTimes at(ParallelPlan& p, double dp) {
@@ -136,7 +138,7 @@ private:
   }
 
   const ModelShape& s_;
-  const Hardware& hw_;
+  const FrontierHardware& hw_;
   const FrontierOptions& o_;
   Seconds budget_;
 };
@@ -161,7 +163,7 @@ FrontierPoint frontier_point(Flop compute, const FrontierOptions& o, bool moe) {
   FrontierPoint point;
   point.shape = shape_for(compute, o, moe);
   point.step_budget = o.duration / point.shape.steps;
-  Hardware hw = resolve_hardware(o);
+  FrontierHardware hw = resolve_hardware(o);
   PlanSearch search(point.shape, hw, o, point.step_budget);
   search.run();
   point.feasible = search.found;

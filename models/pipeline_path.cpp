@@ -79,9 +79,4 @@ std::vector<Seconds> pipeline_finish(PipelineSchedule schedule, int microbatches
   return Walk(schedule, microbatches, chunks, pass, send).run();
 }
 
-double pipeline_slots(int microbatches, int stages, int chunks) {
-  double slots = microbatches + static_cast<double>(stages - 1) / chunks;
-  return std::max(slots, static_cast<double>(stages));
-}
-
 } // namespace trainsim

@@ -46,7 +46,7 @@ TEST(FrontierShape, ReproducesThePaperModelTable) {
     double gpus = r.c / (989e12 * 7.776e6);
     expect_table(s.active_params, r.n, 0.1 * std::pow(10, std::floor(std::log10(r.n))));
     EXPECT_NEAR(s.layers, r.layers, 1.0);
-    expect_table(s.d_model, r.d, r.d < 1e5 ? 100 : 1000);
+    expect_table(s.layer.d_model, r.d, r.d < 1e5 ? 100 : 1000);
     expect_table(s.batch_tokens, r.b, 0.1 * std::pow(10, std::floor(std::log10(r.b))));
     expect_table(s.steps, r.steps, 0.1 * std::pow(10, std::floor(std::log10(r.steps))));
     expect_table(gpus, r.gpus, 0.1 * std::pow(10, std::floor(std::log10(r.gpus))));
@@ -66,23 +66,25 @@ TEST(FrontierShape, MoeKeepsActiveParametersAndMultipliesTotal) {
 
 // Round-number hardware: 1 TFLOP/s sustained, 1 TB/s HBM, 1 GB/s links, no latencies,
 // NVLink domain of one GPU so that every group uses the network.
-Hardware round_hardware() {
-  Hardware hw;
-  hw.peak = FlopPerSecond(1e12);
-  hw.efficiency = 1.0;
-  hw.hbm_bandwidth = BytesPerSecond(1e12);
-  hw.hbm_capacity = Bytes(1e12);
-  hw.nvlink_domain = 1;
-  hw.nvlink_bandwidth = BytesPerSecond(1e9);
-  hw.network_bandwidth = BytesPerSecond(1e9);
+FrontierHardware round_hardware() {
+  FrontierHardware hw;
+  hw.gpu.peak = FlopPerSecond(1e12);
+  hw.gpu.matmul_efficiency = 1.0;
+  hw.gpu.hbm_bandwidth = BytesPerSecond(1e12);
+  hw.gpu.hbm_capacity = Bytes(1e12);
+  hw.gpu.kernel_latency = Seconds(0);
+  hw.fabric.domain = 1;
+  hw.fabric.nvlink = {Seconds(0), BytesPerSecond(1e9), "nvlink"};
+  hw.fabric.network = {Seconds(0), BytesPerSecond(1e9), "network"};
   return hw;
 }
 
 ModelShape small_shape(int layers, double batch_tokens) {
   ModelShape s;
   s.layers = layers;
-  s.d_model = 1000;
-  s.d_ff = 4000;
+  s.layer.kind = ModelKind::mlp;
+  s.layer.d_model = 1000;
+  s.layer.d_ff = 4000;
   s.active_params = s.total_params = 2.0 * 1000 * 4000 * layers;
   s.batch_tokens = batch_tokens;
   return s;
@@ -122,9 +124,9 @@ TEST(FrontierPlan, OneFOneBBubbleIsPpMinusOneStageTimes) {
 TEST(FrontierPlan, TreeLatencyIsLogOfTheGroup) {
   // tp_1d = 16 over the network, alpha = 3 us: 4 phases x ceil(log2 16) = 16 steps = 48 us
   // per layer, plus 4 kernels x 4 us = 16 us. Ring: 4 x 15 x 3 us = 180 us + 16 us.
-  Hardware hw = round_hardware();
-  hw.network_latency = Seconds(3e-6);
-  hw.kernel_latency = Seconds(4e-6);
+  FrontierHardware hw = round_hardware();
+  hw.fabric.network.alpha = Seconds(3e-6);
+  hw.gpu.kernel_latency = Seconds(4e-6);
   ParallelPlan p{1, 16, 1, 1, 1, 1};
   EXPECT_NEAR(evaluate_plan(small_shape(1, 1), hw, p).latency.value(), 64e-6, 1e-15);
   hw.collective = CollectiveLatency::ring;

@@ -65,8 +65,8 @@ validation::ScenarioSpec frontier_scenario(const FrontierPoint& point) {
   long tokens = std::lround(point.times.tokens_per_microbatch);
   validation::ScenarioSpec s;
   s.description = "frontier point";
-  s.model = "kind: mlp\n  layers: " + std::to_string(m.layers) + "\n  d_model: " + std::to_string(std::lround(m.d_model)) +
-            "\n  d_ff: " + std::to_string(std::lround(m.d_ff)) + "\n  seq_len: " + std::to_string(tokens) + "\n";
+  s.model = "kind: mlp\n  layers: " + std::to_string(m.layers) + "\n  d_model: " + std::to_string(std::lround(m.layer.d_model)) +
+            "\n  d_ff: " + std::to_string(std::lround(m.layer.d_ff)) + "\n  seq_len: " + std::to_string(tokens) + "\n";
   // As close to the closed form's assumptions as the simulator goes: TP on NVLink (8-GPU
   // nodes when a TP group fits in one evenly, else nodes of one TP group, e.g. 6), every GPU
   // its own uncontended NIC (rail-optimized: DP and PP rings stay on their rail), and the DP
