@@ -157,4 +157,26 @@ FrontierResult run_frontier(const FrontierOptions& options);
 
 std::string to_string(CollectiveLatency c);
 
+/// Why `trainsim run` cannot replay `point` as a scenario, or "" when it can: an infeasible
+/// point has no plan, the simulator has one TP axis (tp_2d must be 1), its loader needs
+/// pp x interleave to divide the layers, and a scenario's words are FP32, BF16 or FP8.
+std::string replay_obstacle(const FrontierPoint& point);
+
+/// The point as a scenario `trainsim run` replays: MLP blocks at the point's shape (d_model,
+/// d_ff and the tokens of a replica's microbatch rounded to whole numbers; one sequence per
+/// microbatch), the GPU `hw` priced, the plan as an execution (ZeRO-1, 1F1B or interleaved,
+/// the DP all-reduce started in the last backward pass: the simulator's nearest to the
+/// paper's overlap), on frontier_topology(). Collectives are the scenario defaults (rings):
+/// the frontier's tree latency is a floor no replayed schedule reaches. Needs
+/// replay_obstacle(point) == "".
+Scenario frontier_scenario(const FrontierPoint& point, const FrontierHardware& hw);
+
+/// The topology frontier_scenario() replays on, the one place that builds it: rail-optimized
+/// nodes (every GPU its own NIC, DP and PP rings on their rails: the frontier's uncontended
+/// network tier) of `hw.fabric.domain` GPUs when a TP group fits in one evenly, else of one TP
+/// group (e.g. 6), with the fabric's NVLink and NIC bandwidths. The generator's per-hop
+/// latencies (0.5 us) give the frontier's default steps, 1 us in a node and 3 us across;
+/// latency knobs are not carried over.
+Params frontier_topology(const ParallelPlan& plan, const FrontierHardware& hw);
+
 } // namespace trainsim

@@ -171,6 +171,86 @@ TEST(FrontierPoint, OneTensorParallelAxisWhenAskedAndNeverBetter) {
   EXPECT_LE(restricted.times.utilization, free.times.utilization * (1 + 1e-3));
 }
 
+// A point built by hand: the small shape (1000 x 4000 MLP blocks) on dp 4 x tp 2 x pp 2 with
+// 8 microbatches of 512.4 tokens per replica.
+FrontierPoint hand_point() {
+  FrontierPoint p;
+  p.shape = small_shape(4, 4 * 8 * 512.4);
+  p.shape.compute = Flop(1e24);
+  p.feasible = true;
+  p.plan = {4, 2, 1, 2, 1, 8, 1};
+  p.times.tokens_per_microbatch = 512.4;
+  return p;
+}
+
+TEST(FrontierScenario, APointIsAnMlpScenarioOnItsPlan) {
+  // Whole numbers for the scenario: seq_len = round(512.4) = 512 tokens, one sequence per
+  // microbatch, global batch = dp x m = 32. 16 GPUs and tp 2 dividing the 8-GPU domain:
+  // 2 nodes of 8. The GPU is the H100 the baseline priced, its NVLink and NIC 450 and 50 GB/s.
+  FrontierHardware hw = resolve_hardware(FrontierOptions{});
+  Scenario s = frontier_scenario(hand_point(), hw);
+  EXPECT_EQ(s.model.kind, ModelKind::mlp);
+  EXPECT_EQ(s.model.layers, 4);
+  EXPECT_EQ(s.model.d_model, 1000);
+  EXPECT_EQ(s.model.d_ff, 4000);
+  EXPECT_EQ(s.model.seq_len, 512);
+  EXPECT_EQ(s.model.precision, "bf16");
+  EXPECT_EQ(s.execution.dp, 4);
+  EXPECT_EQ(s.execution.tp, 2);
+  EXPECT_EQ(s.execution.pp, 2);
+  EXPECT_EQ(s.execution.global_batch, 32);
+  EXPECT_EQ(s.execution.micro_batch, 1);
+  EXPECT_EQ(s.execution.microbatches(), 8);
+  EXPECT_EQ(s.execution.schedule, PipelineSchedule::one_f_one_b);
+  EXPECT_EQ(s.execution.zero, 1);
+  EXPECT_TRUE(s.execution.dp_overlap);
+  EXPECT_EQ(s.system.gpu.preset, "h100-sxm");
+  const Params& t = s.system.topology;
+  EXPECT_EQ(t.get<std::string>("generator"), "rail-optimized");
+  EXPECT_EQ(t.get<int>("nodes"), 2);
+  EXPECT_EQ(t.get<int>("gpus_per_node"), 8);
+  EXPECT_DOUBLE_EQ(t.get<BytesPerSecond>("nvlink_bandwidth").value(), 450e9);
+  EXPECT_DOUBLE_EQ(t.get<BytesPerSecond>("nic_bandwidth").value(), 50e9);
+}
+
+TEST(FrontierScenario, NodesOfOneTpGroupWhenItDoesNotDivideTheDomain) {
+  // tp 6 does not divide 8: nodes of 6 GPUs, 4 x 6 x 2 / 6 = 8 of them.
+  FrontierPoint p = hand_point();
+  p.plan.tp_1d = 6;
+  Params t = frontier_topology(p.plan, resolve_hardware(FrontierOptions{}));
+  EXPECT_EQ(t.get<int>("gpus_per_node"), 6);
+  EXPECT_EQ(t.get<int>("nodes"), 8);
+}
+
+TEST(FrontierScenario, SaysWhatCannotBeReplayed) {
+  FrontierPoint p = hand_point();
+  EXPECT_EQ(replay_obstacle(p), "");
+  p.plan.interleave = 2; // pp x v = 4 divides the 4 layers
+  EXPECT_EQ(replay_obstacle(p), "");
+  EXPECT_EQ(frontier_scenario(p, resolve_hardware(FrontierOptions{})).execution.schedule, PipelineSchedule::interleaved);
+  p.plan.interleave = 4; // 8 does not
+  EXPECT_EQ(replay_obstacle(p), "interleaving whose pp x interleave does not divide the layers");
+  p.plan.interleave = 1;
+  p.plan.tp_2d = 2;
+  EXPECT_EQ(replay_obstacle(p), "2-D tensor parallelism (the simulator has one TP axis)");
+  p.feasible = false;
+  EXPECT_EQ(replay_obstacle(p), "infeasible");
+  EXPECT_THROW((void)frontier_scenario(p, resolve_hardware(FrontierOptions{})), InternalError);
+}
+
+TEST(FrontierScenario, TheSearchedBaselinePointReplaysItsPlan) {
+  // 1e24 FLOP: the search's plan, whole. Its GPUs are the scenario's, and a replica's
+  // microbatch is the plan's tokens per microbatch, rounded.
+  FrontierPoint point = frontier_point(Flop(1e24), FrontierOptions{}, false);
+  ASSERT_EQ(replay_obstacle(point), "");
+  Scenario s = frontier_scenario(point, resolve_hardware(FrontierOptions{}));
+  EXPECT_EQ(s.execution.gpus(), std::lround(point.plan.gpus()));
+  EXPECT_EQ(s.model.seq_len, std::lround(point.times.tokens_per_microbatch));
+  EXPECT_EQ(s.model.d_model, std::lround(point.shape.layer.d_model));
+  const Params& t = s.system.topology;
+  EXPECT_EQ(t.get<int>("nodes") * t.get<int>("gpus_per_node"), s.execution.gpus());
+}
+
 TEST(FrontierOptions, DurationsReadMonthsDaysAndSeconds) {
   // 3 months of 30 days = 3 x 30 x 86400 s = 7.776e6 s, the baseline.
   EXPECT_DOUBLE_EQ(parse_duration("3months").value(), 7.776e6);
