@@ -51,7 +51,7 @@ Split all_to_all(Bytes n, int p, const RoundsTier& t) {
 
 // kernel_time() of workload.hpp, split: the roofline's larger side plus one launch latency.
 Split kernel(const KernelCost& k, const GpuSpec& gpu) {
-  Seconds c = k.flop / (gpu.peak * gpu.matmul_efficiency), h = k.hbm / gpu.hbm_bandwidth;
+  Seconds c = compute_time(k.flop, gpu), h = hbm_time(k.hbm, gpu);
   Split s;
   (c >= h ? s.compute : s.hbm) = std::max(c, h);
   s.latency = gpu.kernel_latency;

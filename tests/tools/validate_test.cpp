@@ -18,6 +18,7 @@
 #include "tools/commands/validate_command.hpp"
 #include "tools/io/scenario_loader.hpp"
 #include "tools/study/validate_scenarios.hpp"
+#include "tools/study/validation.hpp"
 
 #include "cli_fixtures.hpp"
 #include "tests/support/scratch_dir.hpp"
@@ -30,6 +31,21 @@ TEST(ValidateTest, ExactCasesMatchTheBoundWithin2Percent) {
     EXPECT_GE(c.simulated_s, c.bound_s * (1 - 1e-6)) << c.name;
     EXPECT_LE(std::abs(c.error()), 0.02) << c.name << ": " << c.note;
   }
+}
+
+TEST(ValidateTest, TheSmallestFrontierPointReplaysAsItsScenario) {
+  // validate's frontier check at 1e24 FLOP: the plan the closed form chose (168 GPUs, dp 28 x
+  // tp 6, docs/closed-form.md) replayed through frontier_scenario(). The simulator runs TP
+  // collectives after their kernels and overlaps the DP all-reduce with the last backward
+  // only, so its step is longer than the closed form's, never shorter.
+  std::vector<std::string> skipped;
+  std::vector<FrontierCheck> checks = frontier_checks(true, skipped);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_TRUE(skipped.empty());
+  EXPECT_EQ(checks[0].gpus, 168);
+  EXPECT_EQ(checks[0].plan, "dp28 tp6 pp1 m32");
+  EXPECT_GE(checks[0].step_sim_s, checks[0].step_closed_s);
+  EXPECT_LE(checks[0].simulated_mfu, checks[0].closed_form_utilization);
 }
 
 TEST(ValidateTest, NoScenarioIsBelowTheBound) {

@@ -56,31 +56,6 @@ std::string plan_text(const ParallelPlan& p) {
   return text.append(" pp").append(std::to_string(p.pp)).append(" m").append(std::to_string(p.microbatches));
 }
 
-// The paper's MLP-only model with the plan's split, on H100 nodes on a fat-tree (the
-// frontier's hardware: NVLink inside a node, 400 Gb/s per GPU across).
-Scenario frontier_scenario(const FrontierPoint& point, const std::string& label) {
-  const ModelShape& shape = point.shape;
-  const ParallelPlan& p = point.plan;
-  long dp = std::lround(p.dp), gpus = std::lround(p.gpus());
-  ModelSpec m;
-  m.kind = ModelKind::mlp;
-  m.layers = shape.layers;
-  m.d_model = std::lround(shape.d_model);
-  m.d_ff = std::lround(shape.d_ff);
-  m.seq_len = std::lround(point.times.tokens_per_microbatch);
-  // As close to the closed form's assumptions as the simulator goes: TP on NVLink (8-GPU
-  // nodes when a TP group fits in one evenly, else nodes of one TP group, e.g. 6), every GPU
-  // its own uncontended NIC (rail-optimized: DP and PP rings stay on their rail), and the DP
-  // all-reduce overlapped with the backward pass (here: the last microbatch's).
-  topo::FatTreeParams fabric;
-  fabric.gpus_per_node = static_cast<int>(8 % p.tp_1d == 0 && gpus % 8 == 0 ? 8 : p.tp_1d);
-  fabric.nodes = static_cast<int>(gpus / fabric.gpus_per_node);
-  fabric.rail_optimized = true;
-  ExecutionSpec e = validation::grid(static_cast<int>(dp), p.tp_1d, p.pp, dp * p.microbatches);
-  e.zero = 1;
-  e.dp_overlap = true;
-  return validation::make_scenario(label, m, fabric, e);
-}
 
 // "compute 70%, dp_comm 18%, tp_comm 10%": the simulated step's categories over 5% of it.
 std::string shares(const StepSummary& s) {
@@ -126,18 +101,24 @@ std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>&
   options.max_flop = Flop(quick ? 1e24 : 1e26);
   options.max_tp_2d = 1; // the simulator has one TP axis: ask for the best plan it can replay
   FrontierCurve dense = frontier_curve(options, false);
+  FrontierHardware hw = resolve_hardware(options);
   std::vector<FrontierCheck> out;
   for (const FrontierPoint& point : dense.points) {
     const ParallelPlan& p = point.plan;
     char what[64];
     std::snprintf(what, sizeof what, "frontier %.3g FLOP (%s)", point.shape.compute.value(), plan_text(p).c_str());
-    if (!point.feasible || p.gpus() > 16384 || p.tp_2d > 1 || p.interleave > 1) {
-      skipped.push_back(std::string(what) + ": " + (!point.feasible ? "infeasible" : p.gpus() > 16384 ? "over 16384 GPUs" : "2-D TP or interleaving, not simulated"));
+    std::string obstacle = replay_obstacle(point);
+    if (obstacle.empty() && p.gpus() > 16384) obstacle = "over 16384 GPUs";
+    if (obstacle.empty() && p.interleave > 1) obstacle = "interleaving, not simulated here";
+    if (!obstacle.empty()) {
+      skipped.push_back(std::string(what) + ": " + obstacle);
       continue;
     }
     std::optional<LoadedScenario> loaded;
     try {
-      loaded = build_scenario(frontier_scenario(point, what));
+      Scenario replay = frontier_scenario(point, hw);
+      replay.file = what;
+      loaded = build_scenario(std::move(replay));
     } catch (const Error& e) { // e.g. the plan's memory estimate differs from the loader's
       skipped.push_back(std::string(what) + ": the scenario loader refused it: " + e.what());
       continue;
