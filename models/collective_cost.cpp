@@ -1,14 +1,12 @@
 #include "models/collective_cost.hpp"
 
-#include <bit>
-
 namespace trainsim {
 namespace {
 
 // One ring half: p-1 steps of alpha + n/(p B).
 CollectiveCost ring_half(Bytes n, int p, const Tier& t) {
   if (p <= 1) return {Seconds(0), Seconds(0), t.name};
-  double steps = p - 1.0;
+  double steps = half_steps("ring", p);
   return {t.alpha * steps, (n / t.bandwidth) * (steps / p), t.name};
 }
 
@@ -19,7 +17,7 @@ CollectiveCost operator+(CollectiveCost a, const CollectiveCost& b) {
 }
 
 CollectiveCost tree_floor(Bytes n, int p, const Tier& closest) {
-  double height = std::bit_width(static_cast<unsigned>(p - 1)); // ceil(log2 p) for p >= 2
+  double height = half_steps("tree", p);
   return {closest.alpha * (2 * height), n / closest.bandwidth, closest.name};
 }
 

@@ -4,10 +4,12 @@
 // floor below it where the schedule is not priced exactly (tree).
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "models/check.hpp"
 #include "models/fabric.hpp"
 
 namespace trainsim {
@@ -27,6 +29,17 @@ struct CollectiveCost {
 /// - tree (all-reduce only): at least 2 ceil(log2 p) steps of the closest pair's alpha and n
 ///   bytes into every rank at its bandwidth, a floor under the pipelined double binary tree.
 CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p, const GroupTiers& group);
+
+/// Alpha steps on the critical path of one half (reduce-scatter or all-gather) of `algorithm`
+/// over p members: p - 1 for a "ring", ceil(log2 p) for a "tree" (up or down it); 0 for p <= 1.
+/// p may be a real number: the frontier's search relaxes the count of DP replicas. Inline:
+/// the frontier's search calls it a few times for each of its millions of plans.
+inline double half_steps(std::string_view algorithm, double p) {
+  bool tree = algorithm == "tree";
+  TRAINSIM_CHECK(tree || algorithm == "ring", "half_steps() prices ring and tree collectives only");
+  if (p <= 1) return 0.0;
+  return tree ? std::ceil(std::log2(p)) : p - 1.0;
+}
 
 /// Of a stage's groups, the one whose collective costs least or most.
 CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p, const std::vector<GroupTiers>& groups);

@@ -51,6 +51,18 @@ struct Tier {
   friend bool operator==(const Tier&, const Tier&) = default;
 };
 
+/// The idealised two-tier fabric the frontier prices on (two_tier_pairs() below routes over
+/// the same): domains of `domain` consecutive GPUs joined by `nvlink`, all other pairs by
+/// `network`.
+struct TwoTierFabric {
+  int domain = 8;
+  Tier nvlink;
+  Tier network;
+  /// The tier a group crosses when it and the groups nested inside it span `span` consecutive
+  /// ranks (NestedSpans, models/layout.hpp): NVLink when they fit in one domain.
+  [[nodiscard]] const Tier& tier_for(double span) const { return span <= domain ? nvlink : network; }
+};
+
 /// An all-to-all's p-1 rounds of n bytes: at least alpha + n x seconds_per_byte.
 struct RoundsTier {
   Seconds alpha;

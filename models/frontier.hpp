@@ -2,7 +2,12 @@
 // training compute C, derive the model shape and batch from the baseline laws, search the
 // parallel plan and cluster size that finish within the duration at the best utilization,
 // and find where utilization drops (the knee) and where no plan finishes (the latency wall).
-// Analytic and deterministic; no simulation.
+// Analytic and deterministic; no simulation. A plan is priced from the same basis as the
+// simulator and the closed form (models/workload.hpp, layout.hpp, fabric.hpp,
+// collective_cost.hpp, pipeline_path.hpp), combined as the paper does: every term overlaps.
+// Split into frontier_inputs.cpp (knobs, hardware, shape laws), frontier_plan.cpp (one plan),
+// frontier_search.cpp (the best plan of a level), frontier_curve.cpp (knee and wall) and
+// frontier_scenario.cpp (a point as a scenario to replay).
 #pragma once
 
 #include <optional>
@@ -10,7 +15,10 @@
 #include <string_view>
 #include <vector>
 
+#include "models/fabric.hpp"
 #include "models/hardware_presets.hpp"
+#include "models/topology_spec.hpp"
+#include "models/workload.hpp"
 
 namespace trainsim {
 
@@ -65,19 +73,14 @@ void validate(const FrontierOptions& options);
 /// std::invalid_argument naming the text and the accepted units, like the parse_* of units.hpp.
 Seconds parse_duration(std::string_view text);
 
-/// The hardware after applying the knobs to the preset.
-struct Hardware {
-  FlopPerSecond peak;
-  double efficiency = 0.8;
-  BytesPerSecond hbm_bandwidth;
-  Bytes hbm_capacity;
-  Seconds kernel_latency;
-  int nvlink_domain = 8;
-  BytesPerSecond nvlink_bandwidth, network_bandwidth;
-  Seconds nvlink_latency, network_latency;
+/// The hardware after applying the knobs to the preset: the GPU (its figures as a scenario
+/// gives them), the two tiers between GPUs, and how a collective's latency grows.
+struct FrontierHardware {
+  GpuSpec gpu;          ///< the preset's, with efficiency and kernel latency knobs applied
+  TwoTierFabric fabric; ///< NVLink domain and network: bandwidth per direction, alpha per step
   CollectiveLatency collective = CollectiveLatency::tree;
 };
-Hardware resolve_hardware(const FrontierOptions& options);
+FrontierHardware resolve_hardware(const FrontierOptions& options);
 
 /// Model and batch derived from the compute by the baseline laws.
 struct ModelShape {
@@ -85,18 +88,19 @@ struct ModelShape {
   double active_params = 0; ///< N = sqrt(C / (6 x tokens_per_param))
   double total_params = 0;  ///< N x experts / top_k
   int layers = 0;           ///< L = cbrt(N / (2 ff_ratio aspect^2)), rounded
-  double d_model = 0;       ///< sqrt(N / (2 ff_ratio L)), so that N stays exact
-  double d_ff = 0;
-  int experts = 1, top_k = 1;
+  /// An MLP block: d_model = sqrt(N / (2 ff_ratio L)) (not rounded, so that N stays exact),
+  /// d_ff = ff_ratio x d_model, the experts and top_k of the curve, bytes_per_word.
+  LayerShape layer;
   double tokens = 0;        ///< D = tokens_per_param x N
   double batch_tokens = 0;  ///< B, capped at D
   double steps = 0;         ///< D / B
-  double bytes_per_word = 2.0;
-  double optimizer_bytes_per_param = 12.0;
+  Bytes optimizer_bytes_per_param{12.0};
 };
 ModelShape shape_for(Flop compute, const FrontierOptions& options, bool moe);
 
-/// One parallel plan: GPUs = dp x tp_1d x tp_2d x pp; ep divides dp.
+/// One parallel plan: GPUs = dp x tp_1d x tp_2d x pp; ep divides dp. The search's relaxation
+/// of an ExecutionSpec: dp is a real number while it bisects (whole once chosen), and tp_2d is
+/// the paper's second TP axis N_J, which no scenario has (frontier_scenario() needs it at 1).
 struct ParallelPlan {
   double dp = 1;       ///< data-parallel replicas; the search returns a whole multiple of ep
   int tp_1d = 1;       ///< N_K: Megatron axis, carries d_model-sized activations
@@ -121,7 +125,7 @@ struct PlanTimes {
   double utilization = 0;  ///< model FLOP / (GPUs x peak x step)
   std::string binding;     ///< compute, hbm, nvlink, network, latency, pipeline_bubble, dp_network
 };
-PlanTimes evaluate_plan(const ModelShape& shape, const Hardware& hw, const ParallelPlan& plan);
+PlanTimes evaluate_plan(const ModelShape& shape, const FrontierHardware& hw, const ParallelPlan& plan);
 
 struct FrontierPoint {
   ModelShape shape;
@@ -142,7 +146,7 @@ struct FrontierCurve {
 
 struct FrontierResult {
   FrontierOptions options;
-  Hardware hardware;
+  FrontierHardware hardware;
   std::vector<FrontierCurve> curves; ///< dense, then MoE
 };
 
@@ -153,5 +157,27 @@ FrontierCurve frontier_curve(const FrontierOptions& options, bool moe);
 FrontierResult run_frontier(const FrontierOptions& options);
 
 std::string to_string(CollectiveLatency c);
+
+/// Why `trainsim run` cannot replay `point` as a scenario, or "" when it can: an infeasible
+/// point has no plan, the simulator has one TP axis (tp_2d must be 1), its loader needs
+/// pp x interleave to divide the layers, and a scenario's words are FP32, BF16 or FP8.
+std::string replay_obstacle(const FrontierPoint& point);
+
+/// The point as a scenario `trainsim run` replays: MLP blocks at the point's shape (d_model,
+/// d_ff and the tokens of a replica's microbatch rounded to whole numbers; one sequence per
+/// microbatch), the GPU `hw` priced, the plan as an execution (ZeRO-1, 1F1B or interleaved,
+/// the DP all-reduce started in the last backward pass: the simulator's nearest to the
+/// paper's overlap), on frontier_topology(). Collectives are the scenario defaults (rings):
+/// the frontier's tree latency is a floor no replayed schedule reaches. Needs
+/// replay_obstacle(point) == "".
+Scenario frontier_scenario(const FrontierPoint& point, const FrontierHardware& hw);
+
+/// The topology frontier_scenario() replays on, the one place that builds it: rail-optimized
+/// nodes (every GPU its own NIC, DP and PP rings on their rails: the frontier's uncontended
+/// network tier) of `hw.fabric.domain` GPUs when a TP group fits in one evenly, else of one TP
+/// group (e.g. 6), with the fabric's NVLink and NIC bandwidths. The generator's per-hop
+/// latencies (0.5 us) give the frontier's default steps, 1 us in a node and 3 us across;
+/// latency knobs are not carried over.
+topo::TopologySpec frontier_topology(const ParallelPlan& plan, const FrontierHardware& hw);
 
 } // namespace trainsim

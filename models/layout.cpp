@@ -16,6 +16,11 @@ GroupSpan across_blocks(const GroupSpan& g, int block, int me) {
   return {g.member(me % block), g.stride * block, g.size / block};
 }
 
+NestedSpans nested_spans(int tp_2d, int tp_1d, int ep, int pp, double gpus) {
+  double y = tp_2d, xy = y * tp_1d, exy = xy * ep;
+  return {y, xy, exy, exy * pp, gpus};
+}
+
 GroupSpan Layout::span(GroupKind kind, int r) const {
   Coords c = coords(r);
   int dp_base = r - c.dp * tp_; // DP member 0 of this rank's DP group

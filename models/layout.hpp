@@ -35,6 +35,18 @@ int node_block(const GroupSpan& group, int gpus_per_node);
 GroupSpan block_of(const GroupSpan& group, int block, int me);
 GroupSpan across_blocks(const GroupSpan& group, int block, int me);
 
+/// The frontier's rank order (docs/closed-form.md, "One plan"): axes nested innermost first
+/// by the bytes each moves per step, tp_2d (d_ff-wide activations), tp_1d, ep, pp, then the
+/// data-parallel replicas, so that the busiest groups share an NVLink domain. Layout below is
+/// the simulator's order; the frontier lists no ranks, so this gives only how many
+/// consecutive ranks a group of each kind spans together with the groups nested inside it,
+/// which decides whether it stays in a node (TwoTierFabric::tier_for, models/fabric.hpp).
+struct NestedSpans {
+  double tp_2d = 1, tp_1d = 1, ep = 1, pp = 1;
+  double dp = 1; ///< the replicas' group spans every GPU
+};
+NestedSpans nested_spans(int tp_2d, int tp_1d, int ep, int pp, double gpus);
+
 struct Coords {
   int tp = 0;
   int dp = 0;

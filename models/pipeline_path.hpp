@@ -3,6 +3,7 @@
 // schedule's dependency graph. Part of the closed form (models/closed_form.hpp).
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "models/scenario.hpp"
@@ -34,5 +35,15 @@ struct PassTimes {
 /// send per microbatch, which a fill-and-drain formula misses.
 std::vector<Seconds> pipeline_finish(PipelineSchedule schedule, int microbatches, int chunks, const PassTimes& pass,
                                      Seconds send);
+
+/// Stage times per step when every pass takes the same time and sends are free: m + (stages -
+/// 1) / chunks, so that pipeline_finish() of such passes is this many times one microbatch's
+/// forward and backward on a stage; never below `stages`, one microbatch's chain through every
+/// stage. The frontier prices its pipelines with it (docs/closed-form.md, "One plan"), a few
+/// times for each of its millions of plans: inline.
+inline double pipeline_slots(int microbatches, int stages, int chunks = 1) {
+  double slots = microbatches + static_cast<double>(stages - 1) / chunks;
+  return std::max(slots, static_cast<double>(stages));
+}
 
 } // namespace trainsim

@@ -6,7 +6,7 @@
 #include <array>
 #include <string>
 
-#include "models/params.hpp"
+#include "models/topology_spec.hpp"
 #include "models/units.hpp"
 
 namespace trainsim {
@@ -77,7 +77,9 @@ struct GpuSpec {
 
 struct SystemSpec {
   GpuSpec gpu;
-  Params topology; ///< "generator" plus that generator's parameters (topologies/registry.hpp)
+  /// The fabric: a registered generator and its parameters, parsed once from the scenario's
+  /// `system.topology` (topologies/spec.hpp) or made in code from a struct.
+  topo::TopologySpec topology;
 };
 
 enum class PipelineSchedule {

@@ -12,7 +12,7 @@ namespace {
 // launch. Kept exactly as it was: the frontier and the validation suite's exact cases
 // (ModelKind::mlp) hold it to hand arithmetic.
 KernelTime roofline(const KernelCost& k, const GpuSpec& gpu) {
-  Seconds c = k.flop / (gpu.peak * gpu.matmul_efficiency), h = k.hbm / gpu.hbm_bandwidth;
+  Seconds c = compute_time(k.flop, gpu), h = hbm_time(k.hbm, gpu);
   KernelTime t;
   (c >= h ? t.compute : t.hbm) = std::max(c, h);
   t.overhead = gpu.kernel_latency;

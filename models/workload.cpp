@@ -7,10 +7,6 @@
 namespace trainsim {
 namespace {
 
-double tokens_per_microbatch(const ModelSpec& m, const ExecutionSpec& e) {
-  return static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);
-}
-
 // A matmul of `tokens` x `in` by `in` x `out`, split `split` ways: FLOP and HBM traffic on one
 // GPU (weights read once per microbatch; input read and output written once).
 KernelCost matmul(double tokens, double in, double out, double split, double bytes_per_word) {
@@ -21,44 +17,34 @@ KernelCost matmul(double tokens, double in, double out, double split, double byt
 
 KernelCost operator+(KernelCost a, KernelCost b) { return {a.flop + b.flop, a.hbm + b.hbm}; }
 
-// Query, key and value projections: d_model wide for the queries, kv_heads x d_head for keys
-// and values each (grouped-query attention shares them among heads; MHA: 3 d_model in all).
-double qkv_width(const ModelSpec& m) {
-  double d = static_cast<double>(m.d_model);
-  return d + 2.0 * m.kv_heads_or_heads() * (d / m.heads);
+// Query, key and value projections: d_model wide for the queries, kv_width each for keys and
+// values (grouped-query attention shares them among heads; MHA: 3 d_model in all).
+double qkv_width(const LayerShape& l) {
+  return l.kv_width > 0 ? l.d_model + 2.0 * l.kv_width : 3.0 * l.d_model;
 }
 
-KernelCost attention_cost(const ModelSpec& m, double tokens, double tp) {
-  double d = static_cast<double>(m.d_model), w = m.bytes_per_word.value();
-  KernelCost qkv = matmul(tokens, d, qkv_width(m), tp, w);
+KernelCost attention_cost(const LayerShape& l, double tokens, double tp) {
+  double d = l.d_model, w = l.bytes_per_word.value();
+  KernelCost qkv = matmul(tokens, d, qkv_width(l), tp, w);
   KernelCost out = matmul(tokens, d, d, tp, w);
   // Scores (Q K^T) and weighted values: 2 matmuls of 2 * tokens * seq * d FLOP each,
   // counted in full as in Megatron's FLOP accounting; no weights to read.
-  double s = static_cast<double>(m.seq_len);
+  double s = l.seq_len;
   KernelCost scores{Flop(4.0 * tokens * s * d / tp), Bytes(4.0 * tokens * d * w / tp)};
   return qkv + out + scores;
 }
 
-KernelCost mlp_cost(const ModelSpec& m, double tokens, const ExecutionSpec& e) {
-  double d = static_cast<double>(m.d_model), f = static_cast<double>(m.d_ff), w = m.bytes_per_word.value();
-  double up_width = m.gated_mlp ? 2.0 * f : f;
-  // Each token visits top_k experts; the GPU holds experts / ep of them, each split over tp.
-  double routed_tokens = tokens * m.top_k;
-  double experts_here = static_cast<double>(m.experts) / e.ep;
-  KernelCost up = matmul(routed_tokens, d, up_width, e.tp, w);
-  KernelCost down = matmul(routed_tokens, f, d, e.tp, w);
-  // matmul() charged one weight read for one expert; the other local experts are read too.
-  double weight_bytes = (d * up_width + f * d) * w / e.tp;
-  return {up.flop + down.flop, up.hbm + down.hbm + Bytes(weight_bytes * (experts_here - 1.0))};
+// d x d_ff matrices per expert: up and down, and the gate of a gated MLP.
+double mlp_matrices(const LayerShape& l) { return l.gated_mlp ? 3.0 : 2.0; }
+
+double attention_params(const LayerShape& l) {
+  return l.kind == ModelKind::transformer ? l.d_model * qkv_width(l) + l.d_model * l.d_model : 0.0;
 }
 
-double expert_params(const ModelSpec& m) {
-  return (m.gated_mlp ? 3.0 : 2.0) * static_cast<double>(m.d_model) * static_cast<double>(m.d_ff);
-}
-
-double attention_params(const ModelSpec& m) {
-  double d = static_cast<double>(m.d_model);
-  return m.kind == ModelKind::transformer ? d * qkv_width(m) + d * d : 0.0;
+// The experts of `layers` layers this GPU holds, each split over tp.
+double expert_params_on_gpu(const LayerShape& l, const GpuShare& g, double layers) {
+  double experts_here = static_cast<double>(l.experts) / g.ep;
+  return layers * experts_here * mlp_matrices(l) * l.d_model * l.d_ff / g.tp();
 }
 
 // The embedding (first stage) and LM head (last stage) parameters a GPU of `stage` holds.
@@ -68,27 +54,58 @@ double vocabulary_params(const ModelSpec& m, const ExecutionSpec& e, int stage) 
 
 } // namespace
 
-LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
-  double tokens = tokens_per_microbatch(m, e);
-  double w = m.bytes_per_word.value();
+LayerShape layer_shape(const ModelSpec& m) {
+  LayerShape l{m.kind,   static_cast<double>(m.d_model), static_cast<double>(m.d_ff), static_cast<double>(m.seq_len),
+               m.experts, m.top_k, m.gated_mlp, m.bytes_per_word};
+  if (m.kv_heads > 0) l.kv_width = m.kv_heads * (l.d_model / m.heads);
+  return l;
+}
+
+GpuShare gpu_share(const ModelSpec& m, const ExecutionSpec& e) {
+  return {static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len), e.tp, 1, e.ep};
+}
+
+KernelCost mlp_cost(const LayerShape& l, const GpuShare& g, double passes, double layers) {
+  double d = l.d_model, f = l.d_ff, w = l.bytes_per_word.value(), tp = g.tp();
+  // Each token visits top_k experts; the GPU holds experts / ep of them, each split over tp.
+  double routed = g.tokens * l.top_k;
+  double up_matrices = l.gated_mlp ? 2.0 : 1.0, up_width = up_matrices * f;
+  // Up (d x up_width) and down (d_ff x d), 2 FLOP per multiply-add each, summed as two
+  // matmuls so that a forward rounds as it did when each was priced on its own.
+  auto matmul_flop = [&](double matrices) { return passes * 2.0 * routed * matrices * d * f / tp * layers; };
+  double flop = matmul_flop(up_matrices) + matmul_flop(1.0);
+  double weights = passes * expert_params_on_gpu(l, g, layers) * w;
+  double activations = passes * routed * ((d + up_width) + (f + d)) * w / tp * layers;
+  return {Flop(flop), Bytes(weights + activations)};
+}
+
+GpuParams params_on_gpu(const LayerShape& l, const GpuShare& g, double layers) {
+  double attention = layers * attention_params(l) / g.tp(), experts = expert_params_on_gpu(l, g, layers);
+  if (g.ep == 1) return {attention + experts, 0.0};
+  return {attention, experts};
+}
+
+LayerCosts layer_costs(const LayerShape& l, const GpuShare& g) {
+  double w = l.bytes_per_word.value();
   LayerCosts c;
-  if (m.kind == ModelKind::transformer) c.attention = attention_cost(m, tokens, e.tp);
-  c.mlp = mlp_cost(m, tokens, e);
-  c.tp_allreduce = Bytes(tokens * static_cast<double>(m.d_model) * w);
-  c.tp_allreduces = e.tp > 1 ? (m.kind == ModelKind::transformer ? 2 : 1) : 0;
+  if (l.kind == ModelKind::transformer) c.attention = attention_cost(l, g.tokens, g.tp());
+  c.mlp = mlp_cost(l, g);
+  c.tp_allreduce = Bytes(g.tokens * l.d_model * w);
+  c.tp_allreduces = g.tp() > 1 ? (l.kind == ModelKind::transformer ? 2 : 1) : 0;
   c.pp_activation = c.tp_allreduce;
-  c.params = (attention_params(m) + expert_params(m) * m.experts / e.ep) / e.tp;
-  c.active_params = (attention_params(m) + expert_params(m) * m.top_k) / e.tp;
+  c.params = params_on_gpu(l, g).total();
+  c.active_params = (attention_params(l) + mlp_matrices(l) * l.d_model * l.d_ff * l.top_k) / g.tp();
   return c;
 }
 
+LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) { return layer_costs(layer_shape(m), gpu_share(m, e)); }
+
 GradientBytes gradient_bytes(const Scenario& s, int stage) {
   const ExecutionSpec& e = s.execution;
-  LayerCosts c = layer_costs(s.model, e);
-  double dense = e.ep == 1 ? c.params : attention_params(s.model) / e.tp;
   double layers = chunk_layers(s.model, e, stage) * e.chunks();
+  GpuParams p = params_on_gpu(layer_shape(s.model), gpu_share(s.model, e), layers);
   Bytes word = s.model.bytes_per_word;
-  return {word * (dense * layers + vocabulary_params(s.model, e, stage)), word * ((c.params - dense) * layers)};
+  return {word * (p.dense + vocabulary_params(s.model, e, stage)), word * p.experts};
 }
 
 int stage_layers(int layers, int pp, int stage) { return layers / pp + (stage < layers % pp ? 1 : 0); }
@@ -111,34 +128,59 @@ Flop model_flop_per_step(const ModelSpec& m, const ExecutionSpec& e) {
   return Flop(3.0 * (per_microbatch * microbatches * m.layers + logits));
 }
 
+Seconds compute_time(Flop flop, const GpuSpec& gpu) { return flop / (gpu.peak * gpu.matmul_efficiency); }
+
+Seconds hbm_time(Bytes bytes, const GpuSpec& gpu) { return bytes / gpu.hbm_bandwidth; }
+
 Seconds kernel_time(const KernelCost& cost, const GpuSpec& gpu) {
-  Seconds compute = cost.flop / (gpu.peak * gpu.matmul_efficiency);
-  Seconds memory = cost.hbm / gpu.hbm_bandwidth;
-  return std::max(compute, memory) + gpu.kernel_latency;
+  return std::max(compute_time(cost.flop, gpu), hbm_time(cost.hbm, gpu)) + gpu.kernel_latency;
+}
+
+namespace {
+
+// Activations kept for backward, per layer and microbatch (Korthikanti et al. 2022) with
+// flash attention, which keeps no attention-score matrix: 34 x tokens x d_model bytes / tp
+// for a transformer; an MLP block keeps its input and hidden activations. Full
+// recomputation keeps only each layer's input.
+double activations_per_layer(const LayerShape& l, const GpuShare& g, bool recompute) {
+  double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value();
+  if (recompute) return tokens * d * w;
+  if (l.kind == ModelKind::transformer) return tokens * d * 34.0 / g.tp();
+  return tokens * (d + (l.gated_mlp ? 3.0 : 2.0) * l.top_k * l.d_ff) * w / g.tp();
+}
+
+// ZeRO shards a parameter's state over the ranks that hold the same parameter: all of DP for
+// a dense one, only the dp / ep ranks with the same experts for an expert one.
+Bytes state(Bytes per_param, const GpuParams& p, bool sharded, const StageResidency& r, int ep) {
+  if (!sharded) return per_param * p.total();
+  return per_param * p.dense / r.dp + per_param * p.experts / (r.dp / ep);
+}
+
+} // namespace
+
+MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
+  GpuParams params = params_on_gpu(l, g, r.layers);
+  params.dense += r.vocabulary_params;
+  Bytes word = l.bytes_per_word;
+  MemoryUse use;
+  use.weights = state(word, params, r.zero >= 3, r, g.ep);
+  use.gradients = state(word, params, r.zero >= 2, r, g.ep);
+  use.optimizer = state(r.optimizer_bytes_per_param, params, r.zero >= 1, r, g.ep);
+  use.activations = Bytes(activations_per_layer(l, g, r.recompute) * r.layers * r.in_flight);
+  return use;
 }
 
 MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
-  LayerCosts c = layer_costs(m, e);
-  double layers = stage_layers(m.layers, e.pp, 0);
-  double params = c.params * layers + vocabulary_params(m, e, 0);
-  double w = m.bytes_per_word.value();
-  MemoryUse use;
-  use.weights = Bytes(params * w / (e.zero >= 3 ? e.dp : 1));
-  use.gradients = Bytes(params * w / (e.zero >= 2 ? e.dp : 1));
-  use.optimizer = e.optimizer_bytes_per_param * params / (e.zero >= 1 ? e.dp : 1);
-  // Activations kept for backward, per layer and microbatch (Korthikanti et al. 2022) with
-  // flash attention, which keeps no attention-score matrix: 34 x tokens x d_model bytes / tp
-  // for a transformer; an MLP block keeps its input and hidden activations. Full
-  // recomputation keeps only each layer's input.
-  double tokens = tokens_per_microbatch(m, e), d = static_cast<double>(m.d_model);
-  double per_layer = m.kind == ModelKind::transformer
-                         ? tokens * d * 34.0 / e.tp
-                         : tokens * (d + static_cast<double>(m.d_ff) * m.top_k * (m.gated_mlp ? 3 : 2)) * w / e.tp;
-  if (e.recompute == Recompute::full) per_layer = tokens * d * w;
-  double in_flight = e.schedule == PipelineSchedule::gpipe ? static_cast<double>(e.microbatches())
-                                                           : std::min<double>(e.pp, static_cast<double>(e.microbatches()));
-  use.activations = Bytes(per_layer * layers * in_flight);
-  return use;
+  double microbatches = static_cast<double>(e.microbatches());
+  StageResidency r;
+  r.layers = stage_layers(m.layers, e.pp, 0);
+  r.vocabulary_params = vocabulary_params(m, e, 0);
+  r.in_flight = e.schedule == PipelineSchedule::gpipe ? microbatches : std::min<double>(e.pp, microbatches);
+  r.dp = e.dp;
+  r.zero = e.zero;
+  r.optimizer_bytes_per_param = e.optimizer_bytes_per_param;
+  r.recompute = e.recompute == Recompute::full;
+  return memory_use(layer_shape(m), gpu_share(m, e), r);
 }
 
 std::string to_string(PipelineSchedule s) {

@@ -1,11 +1,42 @@
-// What one GPU computes and moves for one microbatch through one layer, derived from the
-// model and the parallel split. Shared by the simulator (which replays these costs as events)
-// and the closed form (which sums them); no SimGrid here.
+// What one GPU computes, moves and holds for one microbatch through one layer, derived from
+// the model and the parallel split. Shared by the simulator (which replays these costs as
+// events), the closed form (which sums them) and the frontier (which prices its plans with
+// them, models/frontier_plan.cpp); no SimGrid here.
 #pragma once
 
 #include "models/scenario.hpp"
 
 namespace trainsim {
+
+/// A layer's dimensions as real numbers, the form every cost below is priced from. A
+/// scenario's are whole (layer_shape()); the frontier's come from its scaling laws, where
+/// d_model = sqrt(N / (2 ff L)) keeps the parameter count N exact.
+struct LayerShape {
+  ModelKind kind = ModelKind::transformer;
+  double d_model = 1;
+  double d_ff = 4;      ///< per expert
+  double seq_len = 1;   ///< the attention's sequence (transformer only)
+  int experts = 1;
+  int top_k = 1;        ///< experts each token visits
+  bool gated_mlp = false;
+  Bytes bytes_per_word{2.0};
+  double kv_width = 0;  ///< keys' (and values') width, kv_heads x d_head; 0: d_model (MHA)
+};
+LayerShape layer_shape(const ModelSpec& model);
+
+/// One GPU's share of every layer. A scenario's (gpu_share()) has whole tokens and one TP
+/// axis; the frontier's search moves tokens per replica continuously and adds the paper's
+/// second TP axis N_J (docs/closed-form.md, "One plan"). The closed form and the simulator
+/// leave tp_2d at 1: ExecutionSpec has one TP axis.
+struct GpuShare {
+  double tokens = 1; ///< of one microbatch on this GPU's DP replica
+  int tp_1d = 1;     ///< N_K: Megatron's TP axis, all-reducing d_model-wide activations
+  int tp_2d = 1;     ///< N_J: the paper's second TP axis, d_ff-wide activations
+  int ep = 1;        ///< expert parallelism: the GPU holds experts / ep of each layer's experts
+  /// The ways each weight matrix is split: every per-GPU cost divides by it.
+  [[nodiscard]] double tp() const { return static_cast<double>(tp_1d) * tp_2d; }
+};
+GpuShare gpu_share(const ModelSpec& model, const ExecutionSpec& exec);
 
 /// One compute kernel group of a layer (e.g. attention, MLP) on one GPU, forward direction.
 /// Backward costs twice the FLOP and twice the HBM traffic (input and weight gradients).
@@ -26,7 +57,24 @@ struct LayerCosts {
   double active_params = 0; ///< parameters one token touches in this layer, per GPU
 };
 
+LayerCosts layer_costs(const LayerShape& layer, const GpuShare& share);
 LayerCosts layer_costs(const ModelSpec& model, const ExecutionSpec& exec);
+
+/// FLOP and HBM bytes of `passes` passes of one microbatch (a forward is one pass, a backward
+/// two: input and weight gradients) through the MLP blocks of `layers` layers on one GPU.
+/// Every pass reads the GPU's expert weights once; each matmul reads its input and writes its
+/// output. layer_costs().mlp is one forward pass through one layer.
+KernelCost mlp_cost(const LayerShape& layer, const GpuShare& share, double passes = 1, double layers = 1);
+
+/// Parameters one GPU holds for `layers` layers, by the group that reduces their gradients:
+/// dense ones over DP (attention; the experts too when ep = 1, as every DP rank then holds all
+/// of them), expert ones (ep > 1) over the dp / ep ranks that hold the same experts.
+struct GpuParams {
+  double dense = 0;
+  double experts = 0;
+  [[nodiscard]] double total() const { return dense + experts; }
+};
+GpuParams params_on_gpu(const LayerShape& layer, const GpuShare& share, double layers = 1);
 
 /// Layers on pipeline stage `stage` (the first layers % pp stages take one more).
 int stage_layers(int layers, int pp, int stage);
@@ -54,11 +102,29 @@ double tokens_per_step(const ModelSpec& model, const ExecutionSpec& exec);
 /// Time of one kernel on one GPU: the slower of its FLOP at sustained throughput and its
 /// HBM traffic (roofline), plus one kernel launch latency.
 Seconds kernel_time(const KernelCost& cost, const GpuSpec& gpu);
+/// The two sides of that roofline: FLOP at the sustained matmul rate, bytes at HBM bandwidth.
+Seconds compute_time(Flop flop, const GpuSpec& gpu);
+Seconds hbm_time(Bytes bytes, const GpuSpec& gpu);
 
 struct MemoryUse {
   Bytes weights, gradients, optimizer, activations;
   [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations; }
 };
+
+/// What one GPU keeps besides its share of each layer: its stage's layers, the microbatches
+/// whose activations wait for their backward, and how ZeRO shards its state: a dense
+/// parameter's over dp, an expert's over the dp / ep ranks that hold it (params_on_gpu()).
+struct StageResidency {
+  double layers = 1;
+  double vocabulary_params = 0; ///< the embedding's or LM head's on this GPU (dense, over DP)
+  double in_flight = 1; ///< microbatches whose activations are kept
+  double dp = 1;        ///< data-parallel ranks (a real number while the frontier searches)
+  int zero = 0;         ///< 1 shards optimizer state, 2 also gradients, 3 also weights
+  Bytes optimizer_bytes_per_param{12.0};
+  bool recompute = false;
+};
+MemoryUse memory_use(const LayerShape& layer, const GpuShare& share, const StageResidency& residency);
+
 /// HBM needed on the most loaded GPU (pipeline stage 0, which holds the most layers and,
 /// under 1F1B, the most microbatches in flight).
 MemoryUse memory_per_gpu(const ModelSpec& model, const ExecutionSpec& exec);

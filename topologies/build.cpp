@@ -16,12 +16,6 @@ int add_link(Graph& g, Vertex a, Vertex b, BytesPerSecond bandwidth, Seconds lat
   return id;
 }
 
-Seconds get_latency_or(const Params& params, const char* key, Seconds fallback) {
-  Seconds value = params.get_or(key, fallback);
-  if (value.value() < 0) params.fail(key, "must not be negative");
-  return value;
-}
-
 namespace {
 
 std::string format_count(double n) {
@@ -32,26 +26,14 @@ std::string format_count(double n) {
 
 } // namespace
 
-void check_gpu_count(const Params& params, const char* key, double gpus) {
+void check_gpu_count(const Params& context, const char* key, double gpus) {
   if (gpus > static_cast<double>(kMaxGpus))
-    params.fail(key, "gives more GPUs than the " + std::to_string(kMaxGpus) + " supported");
+    context.fail(key, "gives more GPUs than the " + std::to_string(kMaxGpus) + " supported");
 }
 
-void check_link_count(const Params& params, const char* key, double links) {
+void check_link_count(const Params& context, const char* key, double links) {
   if (links > kMaxLinks)
-    params.fail(key, "gives " + format_count(links) + " links, more than the " + format_count(kMaxLinks) + " supported");
-}
-
-NodeParams NodeParams::from(const Params& params, NodeParams defaults) {
-  NodeParams p = defaults;
-  p.gpus_per_node = params.get_positive_or("gpus_per_node", p.gpus_per_node);
-  p.nvlink_bandwidth = params.get_positive_or("nvlink_bandwidth", p.nvlink_bandwidth);
-  p.nvlink_latency = get_latency_or(params, "nvlink_latency", p.nvlink_latency);
-  p.pcie_bandwidth = params.get_positive_or("pcie_bandwidth", p.pcie_bandwidth);
-  p.pcie_latency = get_latency_or(params, "pcie_latency", p.pcie_latency);
-  p.nic_bandwidth = params.get_positive_or("nic_bandwidth", p.nic_bandwidth);
-  p.network_latency = get_latency_or(params, "network_latency", p.network_latency);
-  return p;
+    context.fail(key, "gives " + format_count(links) + " links, more than the " + format_count(kMaxLinks) + " supported");
 }
 
 NodeLayout add_nodes(Graph& g, const NodeParams& p, int nodes) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "models/params.hpp"
+#include "models/scenario_rules.hpp"
+#include "models/topology_spec.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim::topo {
@@ -13,21 +15,6 @@ Vertex add_vertices(Graph& g, VertexKind kind, int level, int count);
 /// Adds a full-duplex link whose id is the current link count, so ids are dense and follow
 /// the order of construction (routers rely on that order to compute link ids arithmetically).
 int add_link(Graph& g, Vertex a, Vertex b, BytesPerSecond bandwidth, Seconds latency, Tier tier);
-
-/// One GPU node: `gpus_per_node` GPUs on one NVSwitch (the NVLink domain), each GPU with
-/// its own NIC over PCIe. The defaults are a DGX H100.
-struct NodeParams {
-  int gpus_per_node = 8;
-  BytesPerSecond nvlink_bandwidth{450e9}; ///< per GPU per direction (NVLink 4: 18 links x 25 GB/s)
-  Seconds nvlink_latency{0.5e-6};         ///< per hop
-  BytesPerSecond pcie_bandwidth{64e9};    ///< GPU <-> NIC (PCIe 5 x16)
-  Seconds pcie_latency{0.5e-6};
-  BytesPerSecond nic_bandwidth{50e9};     ///< 400 Gb/s NDR per GPU; also used for switch-to-switch links
-  Seconds network_latency{0.5e-6};        ///< per network hop (cable + switch)
-
-  /// Reads the node keys present in `params`, keeping `defaults` for the others.
-  static NodeParams from(const Params& params, NodeParams defaults);
-};
 
 /// Where a node-based fabric's vertices start. GPU rank r is vertex r; node n's NVSwitch is
 /// first_nvswitch + n; GPU r's NIC is first_nic + r.
@@ -76,19 +63,17 @@ struct TopologySize {
 };
 
 /// The largest fabric a generator builds: ranks, vertex and link ids stay far from int limits.
-inline constexpr long kMaxGpus = 10'000'000;
+inline constexpr long kMaxGpus = trainsim::kMaxGpus; // models/scenario_rules.hpp
 
 /// The most links a generator builds (~10 GB of graph): beyond, ids overflow or memory runs out.
 inline constexpr double kMaxLinks = 1e8;
 
 /// Throws InputError about `key` when `links` exceeds kMaxLinks (a double, like check_gpu_count).
-void check_link_count(const Params& params, const char* key, double links);
+/// `context` names the section the key is in, or the struct made in code (fields.hpp).
+void check_link_count(const Params& context, const char* key, double links);
 
 /// Throws InputError about `key` when `gpus` exceeds kMaxGpus (a double: the product of
 /// several user-given ints must not overflow before it is checked).
-void check_gpu_count(const Params& params, const char* key, double gpus);
-
-/// Reads a latency that may be zero but not negative.
-Seconds get_latency_or(const Params& params, const char* key, Seconds fallback);
+void check_gpu_count(const Params& context, const char* key, double gpus);
 
 } // namespace trainsim::topo

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "topologies/fields.hpp"
 #include "topologies/hash.hpp"
 
 namespace trainsim::topo {
@@ -112,30 +113,49 @@ FabricFacts facts_of(const DragonflyParams& p, const DragonflyLayout& l) {
   return f;
 }
 
-} // namespace
+const std::vector<Field<DragonflyParams>>& fields() {
+  using P = DragonflyParams;
+  static const std::vector<Field<P>> all = [] {
+    std::vector<Field<P>> f;
+    add_node_fields<NodeParams>(f, [](const char* key, Rule rule, auto member) {
+      return field(key, rule, &P::node, member);
+    });
+    f.insert(f.end(), {field("groups", Rule::positive, &P::groups),
+                       field("routers_per_group", Rule::positive, &P::routers_per_group),
+                       field("global_links", Rule::positive, &P::global_links),
+                       field("nodes_per_router", Rule::positive, &P::nodes_per_router),
+                       field("global_bandwidth", Rule::positive, &P::global_bandwidth),
+                       field("global_latency", Rule::not_negative, &P::global_latency)});
+    return f;
+  }();
+  return all;
+}
 
-DragonflyParams DragonflyParams::from(const Params& params) {
-  DragonflyParams p;
-  p.node = NodeParams::from(params, p.node);
-  p.groups = params.get_positive_or("groups", p.groups);
-  p.routers_per_group = params.get_positive_or("routers_per_group", p.routers_per_group);
-  p.global_links = params.get_positive_or("global_links", p.global_links);
-  p.nodes_per_router = params.get_positive_or("nodes_per_router", p.nodes_per_router);
-  p.global_bandwidth = params.get_positive_or("global_bandwidth", p.global_bandwidth);
-  p.global_latency = get_latency_or(params, "global_latency", p.global_latency);
-  check_gpu_count(params, "groups",
+// The rules across keys, after each key's own (fields()).
+void check(const Params& context, const DragonflyParams& p) {
+  check_fields(context, fields(), p); // a struct made in code was not checked while read
+  check_gpu_count(context, "groups",
                   static_cast<double>(p.groups) * p.routers_per_group * p.nodes_per_router * p.node.gpus_per_node);
   double a = p.routers_per_group, routers = a * p.groups;
-  check_link_count(params, "routers_per_group", routers * (a - 1) / 2 + routers * p.global_links / 2);
+  check_link_count(context, "routers_per_group", routers * (a - 1) / 2 + routers * p.global_links / 2);
   int ports = p.routers_per_group * p.global_links;
   if (p.groups > 1 && ports % (p.groups - 1) != 0)
-    params.fail("groups", "groups - 1 must divide routers_per_group x global_links = " + std::to_string(ports) +
-                              " (every pair of groups gets the same number of global links)");
-  params.reject_unknown();
+    context.fail("groups", "groups - 1 must divide routers_per_group x global_links = " + std::to_string(ports) +
+                               " (every pair of groups gets the same number of global links)");
+}
+
+} // namespace
+
+DragonflyParams parse_dragonfly(const Params& section) {
+  DragonflyParams p = read_fields(section, fields(), DragonflyParams{});
+  check(section, p);
   return p;
 }
 
+std::vector<TopologySetting> dragonfly_settings(const DragonflyParams& p) { return settings_of(fields(), p); }
+
 TopologySize dragonfly_size(const DragonflyParams& p) {
+  check(code_context("DragonflyParams"), p);
   double nodes = static_cast<double>(p.groups) * p.routers_per_group * p.nodes_per_router;
   double gpus = nodes * p.node.gpus_per_node, a = p.routers_per_group, routers = a * p.groups;
   double parallel = p.groups > 1 ? a * p.global_links / (p.groups - 1) : 0.0;
@@ -144,9 +164,8 @@ TopologySize dragonfly_size(const DragonflyParams& p) {
   return {gpus, 2 * gpus + nodes + routers, 3 * gpus + p.groups * a * (a - 1) / 2 + pairs * parallel};
 }
 
-Topology build_dragonfly(const Params& params) { return build_dragonfly(DragonflyParams::from(params)); }
-
 Topology build_dragonfly(const DragonflyParams& p) {
+  check(code_context("DragonflyParams"), p);
   DragonflyLayout l;
   l.gpus_per_node = p.node.gpus_per_node;
   l.nodes_per_router = p.nodes_per_router;

@@ -8,27 +8,28 @@
 // the flow hash picks one (ECMP).
 #pragma once
 
+#include <vector>
+
 #include "models/params.hpp"
+#include "models/topology_spec.hpp"
 #include "topologies/build.hpp"
+#include "topologies/spec.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim::topo {
 
-struct DragonflyParams {
-  NodeParams node;              ///< the node (defaults: DGX H100)
-  int groups = 9;               ///< g; the balanced maximum is routers_per_group * global_links + 1
-  int routers_per_group = 4;    ///< a
-  int global_links = 2;         ///< h per router; (groups - 1) must divide a * h
-  int nodes_per_router = 1;     ///< p; a router has p * gpus_per_node NIC ports
-  BytesPerSecond global_bandwidth{50e9}; ///< per direction per global link
-  Seconds global_latency{1e-6};           ///< per global hop (long optical cables)
+// DragonflyParams is in models/topology_spec.hpp.
 
-  static DragonflyParams from(const Params& params);
-};
+/// Reads the section's keys (unknown ones rejected), then checks the size limits and that
+/// every pair of groups gets the same number of global links.
+DragonflyParams parse_dragonfly(const Params& section);
 
+/// Checks `p` as parse_dragonfly does (messages name "DragonflyParams") and builds it.
 Topology build_dragonfly(const DragonflyParams& p);
-/// The graph build_dragonfly makes of `p`: the nodes, the routers, and their NIC, local and global links.
+/// The graph build_dragonfly makes of `p`, counted after the same checks: the nodes, the
+/// routers, and their NIC, local and global links.
 TopologySize dragonfly_size(const DragonflyParams& p);
-Topology build_dragonfly(const Params& params);
+/// Every key with its value, in the order parse_dragonfly reads them.
+std::vector<TopologySetting> dragonfly_settings(const DragonflyParams& p);
 
 } // namespace trainsim::topo

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "topologies/fields.hpp"
 #include "topologies/hash.hpp"
 
 namespace trainsim::topo {
@@ -77,27 +78,33 @@ private:
   ClosLayout l_;
 };
 
-// Values a struct built in code may hold but a scenario cannot (Params reading rejects them first).
-void check_positive(const Params& params, const FatTreeParams& p) {
-  if (p.nodes < 1) params.fail("nodes", "must be greater than zero");
-  if (p.gpus_per_node < 1) params.fail("gpus_per_node", "must be greater than zero");
-  if (p.leaf_down_ports < 1) params.fail("leaf_down_ports", "must be greater than zero");
-  if (!(p.oversubscription > 0)) params.fail("oversubscription", "must be greater than zero");
-  for (auto [key, bw] : {std::pair{"nvlink_bandwidth", p.nvlink_bandwidth}, std::pair{"pcie_bandwidth", p.pcie_bandwidth},
-                         std::pair{"nic_bandwidth", p.nic_bandwidth}})
-    if (!(bw.value() > 0)) params.fail(key, "must be greater than zero");
+// One declaration per key, in the order they are read (fields.hpp); `nodes` is required
+// unless the generator has a default node count.
+std::vector<Field<FatTreeParams>> make_fields(bool nodes_required) {
+  using P = FatTreeParams;
+  std::vector<Field<P>> f{field("nodes", nodes_required ? Rule::required : Rule::positive, &P::nodes)};
+  add_node_fields<P>(f, [](const char* key, Rule rule, auto member) { return field(key, rule, member); });
+  f.insert(f.end(), {field("leaf_down_ports", Rule::positive, &P::leaf_down_ports),
+                     field("oversubscription", Rule::positive, &P::oversubscription),
+                     field("tiers", Rule::any, &P::tiers), field("radix", Rule::not_negative, &P::radix)});
+  return f;
 }
 
-void check_ports(const Params& params, const FatTreeParams& p) {
-  check_positive(params, p);
-  check_gpu_count(params, "nodes", static_cast<double>(p.nodes) * p.gpus_per_node);
-  if (p.tiers != 2 && p.tiers != 3) params.fail("tiers", "must be 2 or 3");
-  if (p.leaf_down_ports < p.oversubscription) params.fail("oversubscription", "leaves a leaf with no uplink");
-  if (p.tiers == 3 && p.radix < 2) params.fail("radix", "a 3-tier Clos needs the switch radix (at least 2)");
+const std::vector<Field<FatTreeParams>>& fields(bool nodes_required) {
+  static const std::vector<Field<FatTreeParams>> required = make_fields(true), optional = make_fields(false);
+  return nodes_required ? required : optional;
+}
+
+void check_ports(const Params& context, const FatTreeParams& p) {
+  check_fields(context, fields(true), p); // a struct made in code was not checked while read
+  check_gpu_count(context, "nodes", static_cast<double>(p.nodes) * p.gpus_per_node);
+  if (p.tiers != 2 && p.tiers != 3) context.fail("tiers", "must be 2 or 3");
+  if (p.leaf_down_ports < p.oversubscription) context.fail("oversubscription", "leaves a leaf with no uplink");
+  if (p.tiers == 3 && p.radix < 2) context.fail("radix", "a 3-tier Clos needs the switch radix (at least 2)");
   int up = static_cast<int>(std::floor(p.leaf_down_ports / p.oversubscription));
   if (p.radix > 0 && p.leaf_down_ports + up > p.radix)
-    params.fail("radix", "is smaller than a leaf's " + std::to_string(p.leaf_down_ports) + " down + " +
-                             std::to_string(up) + " up ports");
+    context.fail("radix", "is smaller than a leaf's " + std::to_string(p.leaf_down_ports) + " down + " +
+                              std::to_string(up) + " up ports");
 }
 
 // Node vertices (GPU, NIC, NVSwitch) and links (NVLink, host, leaf) as add_nodes and
@@ -109,8 +116,10 @@ TopologySize size_of(const FatTreeParams& p, const ClosLayout& l) {
   return {gpus, 2.0 * gpus + p.nodes + l.leaves + spines + cores, links};
 }
 
-// Sizes every tier; throws when the switches' radix cannot connect them.
-ClosLayout plan(const FatTreeParams& p, const Params& params) {
+// Sizes every tier after checking `p`; throws, naming `context`, when the switches' radix
+// cannot connect them.
+ClosLayout plan(const FatTreeParams& p, const Params& context) {
+  check_ports(context, p);
   ClosLayout l;
   l.gpus_per_node = p.gpus_per_node;
   l.rail = p.rail_optimized;
@@ -122,11 +131,11 @@ ClosLayout plan(const FatTreeParams& p, const Params& params) {
   l.pods = (l.leaves + l.pod_leaves - 1) / l.pod_leaves;
   l.cores_per_plane = l.pods > 1 ? p.radix / 2 : 0;
   if (p.radix > 0 && p.tiers == 2 && l.leaves > p.radix)
-    params.fail("nodes", "needs " + std::to_string(l.leaves) + " leaves, more than a radix-" + std::to_string(p.radix) +
+    context.fail("nodes", "needs " + std::to_string(l.leaves) + " leaves, more than a radix-" + std::to_string(p.radix) +
          " spine connects (use tiers: 3)");
-  check_link_count(params, "oversubscription", size_of(p, l).links);
+  check_link_count(context, "oversubscription", size_of(p, l).links);
   if (p.tiers == 3 && l.pods > p.radix)
-    params.fail("nodes", "needs " + std::to_string(l.pods) + " pods, more than a radix-" + std::to_string(p.radix) +
+    context.fail("nodes", "needs " + std::to_string(l.pods) + " pods, more than a radix-" + std::to_string(p.radix) +
          " core connects (raise radix)");
   return l;
 }
@@ -174,61 +183,25 @@ FabricFacts facts_of(const FatTreeParams& p, const ClosLayout& l) {
   return f;
 }
 
-Topology build(const FatTreeParams& p, const Params& params) {
-  check_ports(params, p);
-  ClosLayout l = plan(p, params);
+} // namespace
+
+FatTreeParams parse_fat_tree(const Params& section, FatTreeParams defaults, bool nodes_required) {
+  FatTreeParams p = read_fields(section, fields(nodes_required), defaults);
+  (void)plan(p, section);
+  return p;
+}
+
+TopologySize fat_tree_size(const FatTreeParams& p) { return size_of(p, plan(p, code_context("FatTreeParams"))); }
+
+Topology build_fat_tree(const FatTreeParams& p) {
+  ClosLayout l = plan(p, code_context("FatTreeParams"));
   auto g = std::make_unique<Graph>();
   l.nodes = add_nodes(*g, p.node(), p.nodes);
   add_switches(*g, p, l);
   return Topology(std::move(g), std::make_unique<ClosRouter>(l), p.gpus_per_node, facts_of(p, l));
 }
 
-Topology build_from(const Params& params, FatTreeParams defaults, bool nodes_required) {
-  FatTreeParams p = FatTreeParams::from(params, defaults, nodes_required);
-  return build(p, params);
-}
-
-} // namespace
-
-NodeParams FatTreeParams::node() const {
-  return NodeParams{gpus_per_node, nvlink_bandwidth, nvlink_latency, pcie_bandwidth,
-                    pcie_latency,  nic_bandwidth,    network_latency};
-}
-
-FatTreeParams FatTreeParams::from(const Params& params, FatTreeParams defaults, bool nodes_required) {
-  FatTreeParams p = defaults;
-  p.nodes = nodes_required ? params.get_positive<int>("nodes") : params.get_positive_or("nodes", p.nodes);
-  NodeParams n = NodeParams::from(params, p.node());
-  p.gpus_per_node = n.gpus_per_node;
-  p.nvlink_bandwidth = n.nvlink_bandwidth;
-  p.nvlink_latency = n.nvlink_latency;
-  p.pcie_bandwidth = n.pcie_bandwidth;
-  p.pcie_latency = n.pcie_latency;
-  p.nic_bandwidth = n.nic_bandwidth;
-  p.network_latency = n.network_latency;
-  p.leaf_down_ports = params.get_positive_or("leaf_down_ports", p.leaf_down_ports);
-  p.oversubscription = params.get_positive_or("oversubscription", p.oversubscription);
-  p.tiers = params.get_or("tiers", p.tiers);
-  p.radix = params.get_or("radix", p.radix);
-  if (p.radix < 0) params.fail("radix", "must not be negative");
-  params.reject_unknown();
-  return p;
-}
-
-TopologySize fat_tree_size(const FatTreeParams& p, const Params& params) {
-  check_ports(params, p);
-  return size_of(p, plan(p, params));
-}
-
-// A struct built in code has no file; its messages name the struct instead.
-Topology build_fat_tree(const FatTreeParams& p) { return build(p, Params("FatTreeParams", "", {})); }
-Topology build_fat_tree(const Params& params) { return build_from(params, FatTreeParams{}, true); }
-
-Topology build_rail_optimized(const Params& params) {
-  FatTreeParams defaults;
-  defaults.rail_optimized = true;
-  return build_from(params, defaults, true);
-}
+std::vector<TopologySetting> fat_tree_settings(const FatTreeParams& p) { return settings_of(fields(true), p); }
 
 // One DGX SuperPOD scalable unit: 32 DGX H100 nodes, 8 rail leaves of 64 ports (32 down, 32 up).
 FatTreeParams dgx_h100_defaults() {
@@ -247,8 +220,5 @@ FatTreeParams nvl72_defaults() {
   p.radix = 72;
   return p;
 }
-
-Topology build_dgx_h100(const Params& params) { return build_from(params, dgx_h100_defaults(), false); }
-Topology build_nvl72(const Params& params) { return build_from(params, nvl72_defaults(), false); }
 
 } // namespace trainsim::topo

@@ -12,46 +12,33 @@
 // A single leaf has no spines; a single pod has no cores.
 #pragma once
 
+#include <vector>
+
 #include "models/params.hpp"
+#include "models/topology_spec.hpp"
 #include "topologies/build.hpp"
+#include "topologies/spec.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim::topo {
 
-struct FatTreeParams {
-  int nodes = 1;
-  int gpus_per_node = 8;
-  BytesPerSecond nvlink_bandwidth{450e9}; ///< per GPU per direction (NVLink 4)
-  Seconds nvlink_latency{0.5e-6};         ///< per hop
-  BytesPerSecond pcie_bandwidth{64e9};    ///< GPU <-> NIC (PCIe 5 x16)
-  Seconds pcie_latency{0.5e-6};
-  BytesPerSecond nic_bandwidth{50e9};     ///< 400 Gb/s NDR per GPU; switch-to-switch links too
-  Seconds network_latency{0.5e-6};        ///< per InfiniBand hop (cable + switch)
-  int leaf_down_ports = 32;
-  double oversubscription = 1.0;          ///< down ports / up ports per leaf
-  int tiers = 2;                          ///< 2 (leaf/spine) or 3 (leaf/spine/core)
-  int radix = 0;                          ///< switch ports; 0 = unchecked (2 tiers only)
-  bool rail_optimized = false;            ///< rail mapping of NICs to leaves (see above)
+// FatTreeParams is in models/topology_spec.hpp.
 
-  /// Reads the keys, with `defaults` for absent ones; `nodes` is required unless
-  /// `nodes_required` is false.
-  static FatTreeParams from(const Params& params, FatTreeParams defaults, bool nodes_required = true);
-  static FatTreeParams from(const Params& params) { return from(params, FatTreeParams{}); }
-  [[nodiscard]] NodeParams node() const;
-};
+/// Reads the section's keys over `defaults` (`nodes` is required unless `nodes_required` is
+/// false), rejects unknown ones and checks what the Clos needs (tiers, radix, ports, size).
+FatTreeParams parse_fat_tree(const Params& section, FatTreeParams defaults, bool nodes_required);
 
+/// The graph build_fat_tree makes of `p`, counted after the same checks.
+TopologySize fat_tree_size(const FatTreeParams& p);
+/// Checks `p` (messages name "FatTreeParams") and builds it.
 Topology build_fat_tree(const FatTreeParams& p);
-/// The graph build_fat_tree makes of `p`, counted after the same checks (errors name `params`'s keys).
-TopologySize fat_tree_size(const FatTreeParams& p, const Params& params);
-Topology build_fat_tree(const Params& params);
-Topology build_rail_optimized(const Params& params);
-/// DGX H100 nodes (8 GPUs, 450 GB/s NVLink, 8 x 400 Gb/s NICs), rail-optimized on radix-64
-/// switches; nodes defaults to 32, one DGX SuperPOD scalable unit.
-Topology build_dgx_h100(const Params& params);
-/// GB200 NVL72 racks: 72-GPU NVLink domains at 900 GB/s, one 400 Gb/s NIC per GPU; nodes defaults to 1.
-Topology build_nvl72(const Params& params);
+/// Every key with its value, in the order parse_fat_tree reads them.
+std::vector<TopologySetting> fat_tree_settings(const FatTreeParams& p);
 
+/// One DGX SuperPOD scalable unit: DGX H100 nodes (8 GPUs, 450 GB/s NVLink, 8 x 400 Gb/s
+/// NICs), rail-optimized on radix-64 switches; nodes defaults to 32.
 FatTreeParams dgx_h100_defaults();
+/// GB200 NVL72 racks: 72-GPU NVLink domains at 900 GB/s, one 400 Gb/s NIC per GPU; nodes defaults to 1.
 FatTreeParams nvl72_defaults();
 
 } // namespace trainsim::topo

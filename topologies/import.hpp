@@ -18,27 +18,33 @@
 #include <vector>
 
 #include "models/params.hpp"
+#include "models/topology_spec.hpp"
+#include "topologies/spec.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim::topo {
 
 enum class GraphFormat { graphml, json, csv };
 
-struct ImportParams {
-  std::string path;            ///< relative paths are relative to the scenario file's folder
-  std::string format = "auto"; ///< graphml, json, csv, or auto (from the extension)
-  int gpus_per_node = 0;       ///< NVLink domain size; 0 = inferred (GPUs per NVSwitch, else 1)
-  int route_cache_mib = 256;   ///< memory for cached BFS trees (4 bytes per vertex per source)
+// ImportParams is in models/topology_spec.hpp.
 
-  static ImportParams from(const Params& params);
-};
+/// The `file` generator's keys (topologies/import_params.cpp): path, resolved against the
+/// folder of the section's file; format, gpus_per_node, route_cache_mib. Rejects unknown keys
+/// and a format that is none of graphml, json, csv.
+ImportParams parse_import(const Params& section);
+/// Every key with its value, in the order parse_import reads them; gpus_per_node only when given.
+std::vector<TopologySetting> import_settings(const ImportParams& p);
+
+/// The format `options.format` names, or for "auto" the path's extension says ("xml" is
+/// GraphML). Throws InputError about `section`'s format key, or about the path without one.
+GraphFormat graph_format(const ImportParams& options, const Params* section = nullptr);
 
 /// Reads a graph from `in`; `file` names it in messages.
 Topology read_topology(std::istream& in, GraphFormat format, const std::string& file, const ImportParams& options = {});
 /// Opens options.path and reads it.
 Topology import_topology(const ImportParams& options);
-/// The `file` generator: keys path, format, gpus_per_node, route_cache_mib.
-Topology build_imported(const Params& params);
+/// The `file` generator's build: checks `options` (messages name "ImportParams"), then imports.
+Topology build_imported(const ImportParams& options);
 
 /// Checks that every GPU has a link and every vertex is reachable from GPU 0; throws
 /// InputError(file, ...) naming the first offender by `names` (vertex id -> name in the file),

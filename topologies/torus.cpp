@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "topologies/build.hpp"
+#include "topologies/fields.hpp"
 #include "topologies/hash.hpp"
 
 namespace trainsim::topo {
@@ -48,25 +49,56 @@ private:
   std::vector<int> plus_link_; ///< per (vertex, dimension): the link to the + neighbour
 };
 
-std::vector<int> parse_dims(const Params& params) {
-  std::string text = params.get<std::string>("dims");
+constexpr const char* kDimsSyntax = "must be sizes >= 1 joined by 'x', e.g. 4x4x4";
+
+std::vector<int> parse_dims(const Params& section) {
+  std::string text = section.get<std::string>("dims");
   std::vector<int> dims;
   const char* p = text.data();
   const char* end = text.data() + text.size();
   for (;;) {
     int v = 0;
     auto [next, ec] = std::from_chars(p, end, v);
-    if (ec != std::errc() || v < 1) params.fail("dims", "must be sizes >= 1 joined by 'x', e.g. 4x4x4");
+    if (ec != std::errc() || v < 1) section.fail("dims", kDimsSyntax);
     dims.push_back(v);
     p = next;
     if (p == end) break;
-    if (*p++ != 'x') params.fail("dims", "must be sizes >= 1 joined by 'x', e.g. 4x4x4");
+    if (*p++ != 'x') section.fail("dims", kDimsSyntax);
   }
-  if (dims.size() != 2 && dims.size() != 3) params.fail("dims", "must have 2 or 3 dimensions");
-  double gpus = std::accumulate(dims.begin(), dims.end(), 1.0, std::multiplies<>());
-  if (gpus < 2) params.fail("dims", "needs at least 2 GPUs");
-  check_gpu_count(params, "dims", gpus);
   return dims;
+}
+
+// What a torus needs of its dims, read or made in code; `context` names where they came from.
+void check_dims(const Params& context, const std::vector<int>& dims) {
+  if (std::any_of(dims.begin(), dims.end(), [](int s) { return s < 1; })) context.fail("dims", kDimsSyntax);
+  if (dims.size() != 2 && dims.size() != 3) context.fail("dims", "must have 2 or 3 dimensions");
+  double gpus = std::accumulate(dims.begin(), dims.end(), 1.0, std::multiplies<>());
+  if (gpus < 2) context.fail("dims", "needs at least 2 GPUs");
+  check_gpu_count(context, "dims", gpus);
+}
+
+std::string dims_text(const std::vector<int>& dims) {
+  std::string text;
+  for (int s : dims) {
+    if (!text.empty()) text += 'x';
+    text += std::to_string(s);
+  }
+  return text;
+}
+
+const std::vector<Field<TorusParams>>& fields() {
+  using P = TorusParams;
+  static const std::vector<Field<P>> all{
+      {"dims", [](const Params& section, P& p) {
+         p.dims = parse_dims(section);
+         check_dims(section, p.dims);
+       },
+       [](const Params& context, const P& p) { check_dims(context, p.dims); },
+       [](const P& p) { return std::optional(TopologySetting{"dims", dims_text(p.dims), {}}); }},
+      field("link_bandwidth", Rule::positive, &P::link_bandwidth),
+      field("link_latency", Rule::not_negative, &P::link_latency),
+  };
+  return all;
 }
 
 FabricFacts facts_of(const TorusParams& p, int gpus) {
@@ -81,25 +113,20 @@ FabricFacts facts_of(const TorusParams& p, int gpus) {
 
 } // namespace
 
-TorusParams TorusParams::from(const Params& params) {
-  TorusParams p;
-  p.dims = parse_dims(params);
-  p.link_bandwidth = params.get_positive_or("link_bandwidth", p.link_bandwidth);
-  p.link_latency = get_latency_or(params, "link_latency", p.link_latency);
-  params.reject_unknown();
-  return p;
-}
+TorusParams parse_torus(const Params& section) { return read_fields(section, fields(), TorusParams{}); }
+
+std::vector<TopologySetting> torus_settings(const TorusParams& p) { return settings_of(fields(), p); }
 
 TopologySize torus_size(const TorusParams& p) {
+  check_fields(code_context("TorusParams"), fields(), p);
   double gpus = std::accumulate(p.dims.begin(), p.dims.end(), 1.0, std::multiplies<>());
   double links = 0;
   for (int s : p.dims) links += s == 1 ? 0.0 : s == 2 ? gpus / 2 : gpus; // gpus / s rings of s (or 1) links
   return {gpus, gpus, links};
 }
 
-Topology build_torus(const Params& params) { return build_torus(TorusParams::from(params)); }
-
 Topology build_torus(const TorusParams& p) {
+  check_fields(code_context("TorusParams"), fields(), p);
   int gpus = std::accumulate(p.dims.begin(), p.dims.end(), 1, std::multiplies<>());
   auto dims = p.dims.size();
   auto g = std::make_unique<Graph>();

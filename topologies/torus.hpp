@@ -7,22 +7,23 @@
 #include <vector>
 
 #include "models/params.hpp"
+#include "models/topology_spec.hpp"
 #include "topologies/build.hpp"
+#include "topologies/spec.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim::topo {
 
-struct TorusParams {
-  std::vector<int> dims{4, 4};       ///< ring sizes, 2 or 3 of them ("4x4x4" in a scenario)
-  BytesPerSecond link_bandwidth{50e9}; ///< per direction per link (TPU v4 ICI class)
-  Seconds link_latency{1e-6};        ///< per hop, including the chip's router
+// TorusParams is in models/topology_spec.hpp.
 
-  static TorusParams from(const Params& params);
-};
+/// Reads the section's keys (dims as "4x4" or "4x4x4"; unknown keys rejected).
+TorusParams parse_torus(const Params& section);
 
+/// Checks `p` as parse_torus does (messages name "TorusParams") and builds it.
 Topology build_torus(const TorusParams& p);
 /// The graph build_torus makes: one vertex per GPU; per ring of size s, s links (one when s is 2).
 TopologySize torus_size(const TorusParams& p);
-Topology build_torus(const Params& params);
+/// Every key with its value, in the order parse_torus reads them.
+std::vector<TopologySetting> torus_settings(const TorusParams& p);
 
 } // namespace trainsim::topo

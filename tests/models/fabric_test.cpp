@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+
 namespace trainsim {
 namespace {
 
@@ -79,6 +81,31 @@ TEST(Fabric, AHierarchicalCollectivePaysEachRingAtItsOwnTier) {
   EXPECT_DOUBLE_EQ(collective_cost("ring", 2, Bytes(8e8), 8, s.dp.front()).total().value(), 14 * (2e-6 + 1e8 / 50e9));
   // The tree's floor: 2 ceil(log2 8) = 6 steps of the closest pair (1 us) and n at 450 GB/s.
   EXPECT_DOUBLE_EQ(collective_cost("tree", 2, Bytes(8e8), 8, s.dp.front()).total().value(), 6e-6 + 8e8 / 450e9);
+}
+
+TEST(Fabric, TwoTiersSplitAtTheDomain) {
+  // Domains of 8: a block of 8 consecutive ranks stays on NVLink, one of 9 (or 8.5 ranks
+  // while the frontier's search has a fractional replica count) crosses the network.
+  TwoTierFabric f{8, {Seconds(1e-6), BytesPerSecond(450e9), "nvlink"}, {Seconds(3e-6), BytesPerSecond(50e9), "network"}};
+  EXPECT_EQ(f.tier_for(1).name, "nvlink");
+  EXPECT_EQ(f.tier_for(8).name, "nvlink");
+  EXPECT_EQ(f.tier_for(8.5).name, "network");
+  EXPECT_EQ(&f.tier_for(9), &f.network);
+}
+
+TEST(Fabric, CollectiveHalvesTakeRingAndTreeSteps) {
+  // A ring half over p ranks takes p - 1 steps; a tree ceil(log2 p): 16 ranks -> 15 and 4,
+  // 17 -> 16 and 5, a fractional 2.5 replicas -> 1.5 and 2; one rank none.
+  EXPECT_EQ(half_steps("ring", 16), 15.0);
+  EXPECT_EQ(half_steps("tree", 16), 4.0);
+  EXPECT_EQ(half_steps("ring", 17), 16.0);
+  EXPECT_EQ(half_steps("tree", 17), 5.0);
+  EXPECT_EQ(half_steps("ring", 2.5), 1.5);
+  EXPECT_EQ(half_steps("tree", 2.5), 2.0);
+  EXPECT_EQ(half_steps("tree", 1), 0.0);
+  // The tree floor's height was bit_width(p - 1), the same integer for every whole p.
+  for (unsigned p = 2; p <= (1u << 20); ++p)
+    ASSERT_EQ(half_steps("tree", p), static_cast<double>(std::bit_width(p - 1))) << p;
 }
 
 } // namespace

@@ -46,7 +46,7 @@ TEST(FrontierShape, ReproducesThePaperModelTable) {
     double gpus = r.c / (989e12 * 7.776e6);
     expect_table(s.active_params, r.n, 0.1 * std::pow(10, std::floor(std::log10(r.n))));
     EXPECT_NEAR(s.layers, r.layers, 1.0);
-    expect_table(s.d_model, r.d, r.d < 1e5 ? 100 : 1000);
+    expect_table(s.layer.d_model, r.d, r.d < 1e5 ? 100 : 1000);
     expect_table(s.batch_tokens, r.b, 0.1 * std::pow(10, std::floor(std::log10(r.b))));
     expect_table(s.steps, r.steps, 0.1 * std::pow(10, std::floor(std::log10(r.steps))));
     expect_table(gpus, r.gpus, 0.1 * std::pow(10, std::floor(std::log10(r.gpus))));
@@ -66,23 +66,25 @@ TEST(FrontierShape, MoeKeepsActiveParametersAndMultipliesTotal) {
 
 // Round-number hardware: 1 TFLOP/s sustained, 1 TB/s HBM, 1 GB/s links, no latencies,
 // NVLink domain of one GPU so that every group uses the network.
-Hardware round_hardware() {
-  Hardware hw;
-  hw.peak = FlopPerSecond(1e12);
-  hw.efficiency = 1.0;
-  hw.hbm_bandwidth = BytesPerSecond(1e12);
-  hw.hbm_capacity = Bytes(1e12);
-  hw.nvlink_domain = 1;
-  hw.nvlink_bandwidth = BytesPerSecond(1e9);
-  hw.network_bandwidth = BytesPerSecond(1e9);
+FrontierHardware round_hardware() {
+  FrontierHardware hw;
+  hw.gpu.peak = FlopPerSecond(1e12);
+  hw.gpu.matmul_efficiency = 1.0;
+  hw.gpu.hbm_bandwidth = BytesPerSecond(1e12);
+  hw.gpu.hbm_capacity = Bytes(1e12);
+  hw.gpu.kernel_latency = Seconds(0);
+  hw.fabric.domain = 1;
+  hw.fabric.nvlink = {Seconds(0), BytesPerSecond(1e9), "nvlink"};
+  hw.fabric.network = {Seconds(0), BytesPerSecond(1e9), "network"};
   return hw;
 }
 
 ModelShape small_shape(int layers, double batch_tokens) {
   ModelShape s;
   s.layers = layers;
-  s.d_model = 1000;
-  s.d_ff = 4000;
+  s.layer.kind = ModelKind::mlp;
+  s.layer.d_model = 1000;
+  s.layer.d_ff = 4000;
   s.active_params = s.total_params = 2.0 * 1000 * 4000 * layers;
   s.batch_tokens = batch_tokens;
   return s;
@@ -122,9 +124,9 @@ TEST(FrontierPlan, OneFOneBBubbleIsPpMinusOneStageTimes) {
 TEST(FrontierPlan, TreeLatencyIsLogOfTheGroup) {
   // tp_1d = 16 over the network, alpha = 3 us: 4 phases x ceil(log2 16) = 16 steps = 48 us
   // per layer, plus 4 kernels x 4 us = 16 us. Ring: 4 x 15 x 3 us = 180 us + 16 us.
-  Hardware hw = round_hardware();
-  hw.network_latency = Seconds(3e-6);
-  hw.kernel_latency = Seconds(4e-6);
+  FrontierHardware hw = round_hardware();
+  hw.fabric.network.alpha = Seconds(3e-6);
+  hw.gpu.kernel_latency = Seconds(4e-6);
   ParallelPlan p{1, 16, 1, 1, 1, 1};
   EXPECT_NEAR(evaluate_plan(small_shape(1, 1), hw, p).latency.value(), 64e-6, 1e-15);
   hw.collective = CollectiveLatency::ring;
@@ -167,6 +169,87 @@ TEST(FrontierPoint, OneTensorParallelAxisWhenAskedAndNeverBetter) {
   EXPECT_GT(free.plan.tp_2d, 1);
   EXPECT_EQ(restricted.plan.tp_2d, 1);
   EXPECT_LE(restricted.times.utilization, free.times.utilization * (1 + 1e-3));
+}
+
+// A point built by hand: the small shape (1000 x 4000 MLP blocks) on dp 4 x tp 2 x pp 2 with
+// 8 microbatches of 512.4 tokens per replica.
+FrontierPoint hand_point() {
+  FrontierPoint p;
+  p.shape = small_shape(4, 4 * 8 * 512.4);
+  p.shape.compute = Flop(1e24);
+  p.feasible = true;
+  p.plan = {4, 2, 1, 2, 1, 8, 1};
+  p.times.tokens_per_microbatch = 512.4;
+  return p;
+}
+
+TEST(FrontierScenario, APointIsAnMlpScenarioOnItsPlan) {
+  // Whole numbers for the scenario: seq_len = round(512.4) = 512 tokens, one sequence per
+  // microbatch, global batch = dp x m = 32. 16 GPUs and tp 2 dividing the 8-GPU domain:
+  // 2 nodes of 8. The GPU is the H100 the baseline priced, its NVLink and NIC 450 and 50 GB/s.
+  FrontierHardware hw = resolve_hardware(FrontierOptions{});
+  Scenario s = frontier_scenario(hand_point(), hw);
+  EXPECT_EQ(s.model.kind, ModelKind::mlp);
+  EXPECT_EQ(s.model.layers, 4);
+  EXPECT_EQ(s.model.d_model, 1000);
+  EXPECT_EQ(s.model.d_ff, 4000);
+  EXPECT_EQ(s.model.seq_len, 512);
+  EXPECT_EQ(s.model.precision, "bf16");
+  EXPECT_EQ(s.execution.dp, 4);
+  EXPECT_EQ(s.execution.tp, 2);
+  EXPECT_EQ(s.execution.pp, 2);
+  EXPECT_EQ(s.execution.global_batch, 32);
+  EXPECT_EQ(s.execution.micro_batch, 1);
+  EXPECT_EQ(s.execution.microbatches(), 8);
+  EXPECT_EQ(s.execution.schedule, PipelineSchedule::one_f_one_b);
+  EXPECT_EQ(s.execution.zero, 1);
+  EXPECT_TRUE(s.execution.dp_overlap);
+  EXPECT_EQ(s.system.gpu.preset, "h100-sxm");
+  EXPECT_EQ(s.system.topology.generator, "rail-optimized");
+  const auto& t = std::get<topo::FatTreeParams>(s.system.topology.params);
+  EXPECT_EQ(t.nodes, 2);
+  EXPECT_EQ(t.gpus_per_node, 8);
+  EXPECT_DOUBLE_EQ(t.nvlink_bandwidth.value(), 450e9);
+  EXPECT_DOUBLE_EQ(t.nic_bandwidth.value(), 50e9);
+}
+
+TEST(FrontierScenario, NodesOfOneTpGroupWhenItDoesNotDivideTheDomain) {
+  // tp 6 does not divide 8: nodes of 6 GPUs, 4 x 6 x 2 / 6 = 8 of them.
+  FrontierPoint p = hand_point();
+  p.plan.tp_1d = 6;
+  topo::TopologySpec spec = frontier_topology(p.plan, resolve_hardware(FrontierOptions{}));
+  const auto& t = std::get<topo::FatTreeParams>(spec.params);
+  EXPECT_EQ(t.gpus_per_node, 6);
+  EXPECT_EQ(t.nodes, 8);
+}
+
+TEST(FrontierScenario, SaysWhatCannotBeReplayed) {
+  FrontierPoint p = hand_point();
+  EXPECT_EQ(replay_obstacle(p), "");
+  p.plan.interleave = 2; // pp x v = 4 divides the 4 layers
+  EXPECT_EQ(replay_obstacle(p), "");
+  EXPECT_EQ(frontier_scenario(p, resolve_hardware(FrontierOptions{})).execution.schedule, PipelineSchedule::interleaved);
+  p.plan.interleave = 4; // 8 does not
+  EXPECT_EQ(replay_obstacle(p), "interleaving whose pp x interleave does not divide the layers");
+  p.plan.interleave = 1;
+  p.plan.tp_2d = 2;
+  EXPECT_EQ(replay_obstacle(p), "2-D tensor parallelism (the simulator has one TP axis)");
+  p.feasible = false;
+  EXPECT_EQ(replay_obstacle(p), "infeasible");
+  EXPECT_THROW((void)frontier_scenario(p, resolve_hardware(FrontierOptions{})), InternalError);
+}
+
+TEST(FrontierScenario, TheSearchedBaselinePointReplaysItsPlan) {
+  // 1e24 FLOP: the search's plan, whole. Its GPUs are the scenario's, and a replica's
+  // microbatch is the plan's tokens per microbatch, rounded.
+  FrontierPoint point = frontier_point(Flop(1e24), FrontierOptions{}, false);
+  ASSERT_EQ(replay_obstacle(point), "");
+  Scenario s = frontier_scenario(point, resolve_hardware(FrontierOptions{}));
+  EXPECT_EQ(s.execution.gpus(), std::lround(point.plan.gpus()));
+  EXPECT_EQ(s.model.seq_len, std::lround(point.times.tokens_per_microbatch));
+  EXPECT_EQ(s.model.d_model, std::lround(point.shape.layer.d_model));
+  const auto& t = std::get<topo::FatTreeParams>(s.system.topology.params);
+  EXPECT_EQ(t.nodes * t.gpus_per_node, s.execution.gpus());
 }
 
 TEST(FrontierOptions, DurationsReadMonthsDaysAndSeconds) {

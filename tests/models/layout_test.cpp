@@ -97,5 +97,17 @@ TEST(Layout, NodeBlocksSplitAGroupByNode) {
   EXPECT_EQ(node_block(GroupSpan{0, 3, 8}, 8), 1); // stride 3 does not divide the node
 }
 
+TEST(Layout, TheFrontiersNestedOrderSpansTheInnerGroupsToo) {
+  // tp_2d 2 innermost, then tp_1d 4, ep 2, pp 3, the replicas outermost, on 96 GPUs: a tp_1d
+  // group with its tp_2d groups spans 2 x 4 = 8 consecutive ranks, an EP group 16, a
+  // pipeline 48, the replicas all 96.
+  NestedSpans s = nested_spans(2, 4, 2, 3, 96);
+  EXPECT_EQ(s.tp_2d, 2);
+  EXPECT_EQ(s.tp_1d, 8);
+  EXPECT_EQ(s.ep, 16);
+  EXPECT_EQ(s.pp, 48);
+  EXPECT_EQ(s.dp, 96);
+}
+
 } // namespace
 } // namespace trainsim

@@ -54,5 +54,18 @@ TEST(PipelinePath, TwoStage1F1BPaysOneSendPerMicrobatch) {
   }
 }
 
+TEST(PipelinePath, UniformStagesTakeTheSlotCountOfStageTimes) {
+  // pipeline_slots() is the closed form of the free-send longest path for equal passes:
+  // (8 + 3) x 3 s for 1F1B and GPipe, (8 + 3/2) x 3 s interleaved (test above); one
+  // microbatch through 4 stages takes 4 stage times, even with 4 chunks (1 + 3/4 < 4).
+  EXPECT_EQ(pipeline_slots(8, 4), 11.0);
+  EXPECT_EQ(pipeline_slots(8, 4, 2), 9.5);
+  for (PipelineSchedule s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b})
+    EXPECT_DOUBLE_EQ(last(pipeline_finish(s, 8, 1, uniform(4), Seconds(0))), pipeline_slots(8, 4) * 3.0);
+  EXPECT_DOUBLE_EQ(last(pipeline_finish(PipelineSchedule::interleaved, 8, 2, uniform(4, 2), Seconds(0))),
+                   pipeline_slots(8, 4, 2) * 3.0);
+  EXPECT_EQ(pipeline_slots(1, 4, 4), 4.0);
+}
+
 } // namespace
 } // namespace trainsim

@@ -123,9 +123,9 @@ TEST(ComputeKeys, GpuFiguresOverrideThePreset) {
 TEST(ComputeKeys, GpuFiguresAreChecked) {
   EXPECT_EQ(error_of(gpu_with("sms: 0")), "s.yaml: system.gpu.sms = '0': must be greater than zero");
   EXPECT_EQ(error_of(gpu_with("gemm_peak: 400TFLOPS")),
-            "s.yaml: system.gpu.gemm_peak = '400TFLOPS': exceeds the peak (312 TFLOP/s): it is what GEMMs achieve of it");
+            "s.yaml: system.gpu.gemm_peak = '400 TFLOP/s': exceeds the peak (312 TFLOP/s): it is what GEMMs achieve of it");
   EXPECT_EQ(error_of(gpu_with("flash_attention: 1PFLOPS")),
-            "s.yaml: system.gpu.flash_attention = '1PFLOPS': exceeds the peak (312 TFLOP/s)");
+            "s.yaml: system.gpu.flash_attention = '1 PFLOP/s': exceeds the peak (312 TFLOP/s)");
   EXPECT_EQ(error_of(gpu_with("hbm_efficiency: 1.5")),
             "s.yaml: system.gpu.hbm_efficiency = '1.5': is a fraction of hbm_bandwidth and cannot exceed 1");
   EXPECT_EQ(error_of(gpu_with("hbm_efficiency: 0")), "s.yaml: system.gpu.hbm_efficiency = '0': must be greater than zero");

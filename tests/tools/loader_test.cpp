@@ -55,6 +55,14 @@ TEST(Loader, AcceptsTheValidScenario) {
   EXPECT_DOUBLE_EQ(loaded.scenario.system.gpu.hbm_capacity.value(), 80e9);
 }
 
+TEST(Loader, HoldsTheTopologySectionAsItsTypedSpec) {
+  LoadedScenario loaded = parse_scenario(kValid, "s.yaml");
+  const topo::TopologySpec& t = loaded.scenario.system.topology;
+  // kValid: a fat-tree of 2 nodes with 400 Gb/s = 50 GB/s NICs, every other key at its default.
+  EXPECT_EQ(t, topo::TopologySpec(topo::FatTreeParams{.nodes = 2, .nic_bandwidth = BytesPerSecond(50e9)}));
+  EXPECT_EQ(t.given.at("nic_bandwidth"), "400Gbps"); // as written, for the reports
+}
+
 TEST(Loader, UnknownKeysGetASuggestion) {
   EXPECT_EQ(error_of(with(kValid, "d_ff:", "d_fff:")),
             "s.yaml: model.d_fff = '4096': unknown key (did you mean 'd_ff'?)");

@@ -1,5 +1,5 @@
 // What runs write for people and programs: the trace, the per-link CSV, the HTML report,
-// comparisons and sweeps; and the one-line errors of their bad inputs.
+// and the one-line errors of their bad inputs (compare and sweep: compare_sweep_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,11 +16,9 @@
 #include "models/layout.hpp"
 #include "sim/program.hpp"
 #include "sim/simulation.hpp"
-#include "tools/commands/compare_command.hpp"
 #include "tools/formats/html_report.hpp"
 #include "tools/formats/run_outputs.hpp"
 #include "tools/io/scenario_loader.hpp"
-#include "tools/commands/sweep_command.hpp"
 #include "tools/formats/trace_writer.hpp"
 
 #include "cli_fixtures.hpp"
@@ -112,11 +110,11 @@ TEST(Trace, MainTrackDurationsAddUpToEachGpusFinishTime) {
 }
 
 TEST(Trace, InterleavedWithOverlappedGradientsKeepsBackgroundOnItsOwnTrack) {
-  std::string text = read_text(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml");
+  ScenarioTree tree = ScenarioTree::parse(read_text(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"), "interleaved.yaml");
   for (auto [key, value] : {std::pair{"execution.schedule", "interleaved"}, {"execution.interleave", "2"},
                             {"execution.dp_overlap", "true"}, {"execution.zero", "1"}})
-    text = with_value(text, key, value);
-  LoadedScenario l = parse_scenario(text, "interleaved.yaml");
+    tree.set(key, value);
+  LoadedScenario l = tree.load();
   sim::SimResult r = sim::simulate(l.scenario, l.topology, {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
   std::string json = trace_of(l, r);
   expect_main_tracks_tile_each_step(nlohmann::json::parse(json), r);
@@ -303,147 +301,5 @@ TEST(Report, MissingResultIsAnInputError) {
                           ": no result.json here (write one with: trainsim run SCENARIO --out DIR)\n");
 }
 
-// --- compare -------------------------------------------------------------------------------------
-
-std::string default_path() { return TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"; }
-
-// The default scenario with its leaves 2:1 oversubscribed, as a second system to compare.
-fs::path oversubscribed(const fs::path& dir) {
-  std::string text = with_value(read_text(default_path()), "system.topology.oversubscription", "2");
-  std::ofstream(dir / "oversubscribed.yaml") << text;
-  return dir / "oversubscribed.yaml";
-}
-
-TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
-  auto dir = temp_dir("compare");
-  std::string args = default_path() + " " + oversubscribed(dir).string() + " -j 2";
-  CliOutput csv = trainsim("compare --format csv " + args, Streams::stdout_only);
-  ASSERT_EQ(csv.exit_code, 0) << csv.text;
-  std::istringstream lines(csv.text);
-  std::string header, a, b, extra;
-  std::getline(lines, header), std::getline(lines, a), std::getline(lines, b);
-  EXPECT_EQ(header.rfind("scenario,gpus,step_time_s,mfu,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,bubble_s,", 0), 0u);
-  EXPECT_EQ(a.rfind("default,64,", 0), 0u);
-  EXPECT_EQ(b.rfind("oversubscribed,64,", 0), 0u);
-  EXPECT_FALSE(std::getline(lines, extra));
-  CliOutput md = trainsim("compare --format markdown " + args);
-  EXPECT_NE(md.text.find("| scenario | GPUs | step time | MFU |"), std::string::npos) << md.text;
-  EXPECT_NE(md.text.find("| oversubscribed | 64 |"), std::string::npos) << md.text;
-  CliOutput text = trainsim("compare " + args);
-  EXPECT_NE(text.text.find("busiest tier"), std::string::npos) << text.text;
-}
-
-TEST(Compare, BadScenarioFailsBeforeSimulating) {
-  CliOutput out = trainsim("compare " + default_path() + " /nonexistent.yaml");
-  EXPECT_EQ(out.exit_code, 2);
-  EXPECT_EQ(out.text, "trainsim: /nonexistent.yaml: cannot read the scenario file: No such file or directory\n");
-}
-
-// --- sweep ---------------------------------------------------------------------------------------
-
-TEST(Sweep, SetParsesKeyAndValues) {
-  SweepAxis axis = parse_set("execution.dp=2,4");
-  EXPECT_EQ(axis.key, "execution.dp");
-  EXPECT_EQ(axis.values, (std::vector<std::string>{"2", "4"}));
-  EXPECT_THROW(parse_set("execution.dp"), InputError);
-  EXPECT_THROW(parse_set("execution.dp="), InputError);
-  EXPECT_THROW(parse_set("execution.dp=2,,4"), InputError);
-}
-
-TEST(Sweep, ShardsAreEveryNthVariant) {
-  EXPECT_EQ(shard_indices("1/3", 7), (std::vector<size_t>{1, 4}));
-  EXPECT_EQ(shard_indices("", 3), (std::vector<size_t>{0, 1, 2}));
-  for (const char* bad : {"3/3", "-1/2", "1/0", "1/2x", "a/b", "1"}) {
-    try {
-      shard_indices(bad, 4);
-      ADD_FAILURE() << bad;
-    } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()),
-                std::string("command line: --shard = '") + bad + "': expected I/N with 0 <= I < N, e.g. 0/4");
-    }
-  }
-}
-
-TEST(Sweep, UnknownKeyNamesTheSetAndSuggests) {
-  CliOutput out = trainsim("sweep " + default_path() + " --set execution.dpp=2,4");
-  EXPECT_EQ(out.exit_code, 2);
-  EXPECT_EQ(out.text, "trainsim: command line: --set execution.dpp=2: " + default_path() +
-                          ": execution.dpp = '2': unknown key (did you mean 'dp'?)\n");
-}
-
-TEST(Sweep, ShardsMergeIntoTheWholeGrid) {
-  auto dir = temp_dir("sweep");
-  std::string grid = "sweep " + default_path() +
-                     " --set execution.collective=ring,tree --set system.topology.oversubscription=1,2 -j 2";
-  ASSERT_EQ(trainsim(grid + " -o " + (dir / "all.csv").string()).exit_code, 0);
-  ASSERT_EQ(trainsim(grid + " --shard 1/2 -o " + (dir / "b.csv").string()).exit_code, 0);
-  ASSERT_EQ(trainsim(grid + " --shard 0/2 -o " + (dir / "a.csv").string()).exit_code, 0);
-  CliOutput merged = trainsim("sweep merge " + (dir / "b.csv").string() + " " + (dir / "a.csv").string() + " -o " +
-                              (dir / "merged.csv").string());
-  ASSERT_EQ(merged.exit_code, 0) << merged.text;
-  std::string all = read_text(dir / "all.csv");
-  EXPECT_EQ(read_text(dir / "merged.csv"), all);
-  // 2 x 2 variants, first --set outermost: ring/1, ring/2, tree/1, tree/2.
-  EXPECT_NE(all.find("\n2,tree,1,64,"), std::string::npos) << all;
-  CliOutput twice = trainsim("sweep merge " + (dir / "a.csv").string() + " " + (dir / "a.csv").string());
-  EXPECT_EQ(twice.exit_code, 2);
-  EXPECT_NE(twice.text.find("variant 0 appears twice"), std::string::npos) << twice.text;
-}
-
-TEST(Sweep, UnwritableOutputFailsBeforeRunningWithExitCodeFive) {
-  CliOutput out = trainsim("sweep " + default_path() + " --set execution.collective=ring -o /proc/trainsim/s.csv");
-  EXPECT_EQ(out.exit_code, 5);
-  EXPECT_EQ(out.text, "trainsim: -o /proc/trainsim/s.csv: cannot write the file\n");
-}
-
-// --zip pairs the i-th values; without it the grid, first --set outermost (2 x 2 = 4 rows).
-TEST(Sweep, ZipPairsTheIthValuesOfEverySet) {
-  std::vector<SweepAxis> axes{{"system.topology.nodes", {"8", "16"}}, {"execution.dp", {"4", "8"}}};
-  using Points = std::vector<std::vector<std::string>>;
-  EXPECT_EQ(sweep_points(axes, true), (Points{{"8", "4"}, {"16", "8"}}));
-  EXPECT_EQ(sweep_points(axes, false), (Points{{"8", "4"}, {"8", "8"}, {"16", "4"}, {"16", "8"}}));
-  EXPECT_EQ(sweep_points({}, true), (Points{{}})); // no --set: the scenario itself
-}
-
-TEST(Sweep, ZipOfListsOfDifferentLengthsIsOneLine) {
-  CliOutput out = trainsim("sweep " + default_path() +
-                           " --set system.topology.nodes=8,16 --set execution.dp=4,8,16 --zip");
-  EXPECT_EQ(out.exit_code, 2);
-  EXPECT_EQ(out.text, "trainsim: command line: --zip needs as many values in every --set: system.topology.nodes "
-                      "has 2, execution.dp has 3\n");
-}
-
-// The README's sweep line, run as written from a directory laid out like the repository
-// (build/trainsim and scenarios/), so the example cannot rot. It changes the GPU count, so
-// it must vary dp with it (--zip): each of its variants has to load and simulate.
-TEST(Sweep, ReadmeExampleRunsAsWritten) {
-  std::istringstream readme(read_text(TRAINSIM_SOURCE_DIR "/README.md"));
-  std::string line;
-  while (std::getline(readme, line) && line.find("trainsim sweep ") == std::string::npos) {}
-  ASSERT_NE(line.find("./build/trainsim sweep "), std::string::npos) << "no sweep example in README.md";
-  auto dir = temp_dir("readme_sweep");
-  fs::create_directories(dir / "build");
-  fs::create_symlink(TRAINSIM_BINARY, dir / "build" / "trainsim");
-  fs::create_directory_symlink(TRAINSIM_SOURCE_DIR "/scenarios", dir / "scenarios");
-  std::string command = "cd " + dir.string() + " && " + line.substr(line.find("./build/trainsim"));
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  auto out = line.find(" -o ");
-  ASSERT_NE(out, std::string::npos) << "the example writes its CSV with -o: " << line;
-  std::istringstream csv(read_text(dir / line.substr(out + 4, line.find(' ', out + 4) - out - 4)));
-  std::string row;
-  int rows = 0;
-  std::getline(csv, row); // header
-  while (std::getline(csv, row)) {
-    ++rows;
-    EXPECT_EQ(row.back(), ',') << "the error column must be empty: " << row;
-  }
-  EXPECT_GE(rows, 2) << line;
-}
-
-TEST(Sweep, WithValueSetsNestedKeys) {
-  std::string text = with_value("a:\n  b: 1\n", "a.c", "400Gbps");
-  EXPECT_NE(text.find("c: 400Gbps"), std::string::npos) << text;
-  EXPECT_NE(text.find("b: 1"), std::string::npos) << text;
-}
 
 } // namespace

@@ -7,15 +7,18 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "tools/io/output_file.hpp"
+#include "tools/io/provenance.hpp"
 #include "models/error.hpp"
 #include "tools/commands/validate_command.hpp"
 #include "tools/io/scenario_loader.hpp"
 #include "tools/study/validate_scenarios.hpp"
+#include "tools/study/validation.hpp"
 
 #include "cli_fixtures.hpp"
 #include "tests/support/scratch_dir.hpp"
@@ -28,6 +31,21 @@ TEST(ValidateTest, ExactCasesMatchTheBoundWithin2Percent) {
     EXPECT_GE(c.simulated_s, c.bound_s * (1 - 1e-6)) << c.name;
     EXPECT_LE(std::abs(c.error()), 0.02) << c.name << ": " << c.note;
   }
+}
+
+TEST(ValidateTest, TheSmallestFrontierPointReplaysAsItsScenario) {
+  // validate's frontier check at 1e24 FLOP: the plan the closed form chose (168 GPUs, dp 28 x
+  // tp 6, docs/closed-form.md) replayed through frontier_scenario(). The simulator runs TP
+  // collectives after their kernels and overlaps the DP all-reduce with the last backward
+  // only, so its step is longer than the closed form's, never shorter.
+  std::vector<std::string> skipped;
+  std::vector<FrontierCheck> checks = frontier_checks(true, skipped);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_TRUE(skipped.empty());
+  EXPECT_EQ(checks[0].gpus, 168);
+  EXPECT_EQ(checks[0].plan, "dp28 tp6 pp1 m32");
+  EXPECT_GE(checks[0].step_sim_s, checks[0].step_closed_s);
+  EXPECT_LE(checks[0].simulated_mfu, checks[0].closed_form_utilization);
 }
 
 TEST(ValidateTest, NoScenarioIsBelowTheBound) {
@@ -112,25 +130,34 @@ TEST(ValidateTest, OnlyInputErrorsRejectARandomScenario) {
   EXPECT_TRUE(accepted([] { return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"); }).has_value());
 }
 
-// The full run's 200 random scenarios, loaded (not simulated) the way bound_checks loads
-// them: every one the generator proposes is accepted or refused by the loader's rules, none
+// The full run's 200 random scenarios, built (not simulated) the way bound_checks builds
+// them: every one the generator proposes is accepted or refused by the scenario rules, none
 // fails otherwise.
 TEST(ValidateTest, RandomScenariosAreAcceptedOrRefusedByTheRules) {
   ValidateOptions o;
   int accepted = 0, generated = 0;
+  std::set<std::string> generators;
   for (int i = 0; accepted < o.random_scenarios && i < 20 * o.random_scenarios; ++i, ++generated) {
-    std::string text = random_scenario_text(o.seed, i);
     std::optional<LoadedScenario> loaded;
-    ASSERT_NO_THROW(loaded = validation::accepted([&] { return parse_scenario(text, "random/" + std::to_string(i)); }))
-        << text;
+    ASSERT_NO_THROW(loaded = validation::accepted([&] { return build_scenario(random_scenario(o.seed, i)); }))
+        << "random/" << i;
     accepted += loaded ? 1 : 0;
+    if (loaded) generators.insert(loaded->scenario.system.topology.generator);
   }
   EXPECT_EQ(accepted, o.random_scenarios) << "of " << generated;
+  // Each of the generator's four fabrics among the accepted (dragonfly was refused until its
+  // scenarios stopped giving it a `nodes` key it does not take).
+  EXPECT_EQ(generators, (std::set<std::string>{"dragonfly", "fat-tree", "rail-optimized", "torus"}));
 }
 
+// The same (seed, index) gives the same scenario; another index, another one.
 TEST(ValidateTest, RandomScenariosAreDeterministic) {
-  EXPECT_EQ(random_scenario_text(7, 3), random_scenario_text(7, 3));
-  EXPECT_NE(random_scenario_text(7, 3), random_scenario_text(7, 4));
+  auto text = [](int index) {
+    Scenario s = random_scenario(7, index);
+    return provenance_json(s).dump();
+  };
+  EXPECT_EQ(text(3), text(3));
+  EXPECT_NE(text(3), text(4));
 }
 
 } // namespace

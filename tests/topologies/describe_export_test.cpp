@@ -10,16 +10,17 @@
 #include "route_check.hpp"
 #include "tests/support/scratch_dir.hpp"
 #include "topologies/export.hpp"
-#include "topologies/registry.hpp"
+#include "topologies/spec.hpp"
 
 namespace trainsim::topo {
 namespace {
 
 using test::params;
+using test::spec;
 
 TEST(Describe, PrintsCountsTiersBisectionDiameterOversubscription) {
   // 2 nodes x 8 GPUs on leaves of 8 NICs at 2:1 -> 2 leaves, 4 spines.
-  auto t = build_topology(params({{"generator", "fat-tree"}, {"nodes", "2"}, {"leaf_down_ports", "8"},
+  auto t = build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"leaf_down_ports", "8"},
                                   {"oversubscription", "2"}}));
   std::ostringstream out;
   describe(t, out);
@@ -40,7 +41,7 @@ TEST(Describe, PrintsCountsTiersBisectionDiameterOversubscription) {
 }
 
 TEST(Export, DotNamesEveryVertexAndLink) {
-  auto t = build_topology(params({{"generator", "torus"}, {"dims", "2x2"}}));
+  auto t = build_topology(spec({{"generator", "torus"}, {"dims", "2x2"}}));
   std::ostringstream out;
   export_dot(t, out);
   std::string dot = out.str();
@@ -59,7 +60,7 @@ TEST(Export, DotRendersWithGraphviz) {
   auto path = dir / "fat_tree.dot";
   std::ofstream(path) << [] {
     std::ostringstream out;
-    export_dot(build_topology(params({{"generator", "fat-tree"}, {"nodes", "2"}, {"leaf_down_ports", "8"}})), out);
+    export_dot(build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"leaf_down_ports", "8"}})), out);
     return out.str();
   }();
   std::string command = "dot -Tsvg '" + path.string() + "' -o /dev/null 2>&1";
@@ -67,7 +68,7 @@ TEST(Export, DotRendersWithGraphviz) {
 }
 
 TEST(Export, UnknownFormatSuggestsOne) {
-  auto t = build_topology(params({{"generator", "torus"}, {"dims", "2x2"}}));
+  auto t = build_topology(spec({{"generator", "torus"}, {"dims", "2x2"}}));
   std::ostringstream out;
   EXPECT_EQ(test::error_of([&] { export_topology(t, "graphm", out); }),
             "command line: --format = 'graphm': unknown export format (dot, graphml or json) (did you mean 'graphml'?)");

@@ -4,7 +4,7 @@
 // then topologies/doc/render.sh.
 #include "route_check.hpp"
 #include "topologies/export.hpp"
-#include "topologies/registry.hpp"
+#include "topologies/spec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -46,7 +46,7 @@ TEST(DocPictures, DotFilesMatchTheExporter) {
   bool update = std::getenv("TRAINSIM_UPDATE_DOCS") != nullptr;
   for (const auto& example : examples()) {
     std::ostringstream dot;
-    export_dot(build_topology(test::params(example.params)), dot);
+    export_dot(build_topology(test::spec(example.params)), dot);
     if (update) std::ofstream(doc_path(example.file)) << dot.str();
     std::ifstream in(doc_path(example.file));
     std::stringstream committed;

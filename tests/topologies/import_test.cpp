@@ -12,7 +12,7 @@
 #include "topologies/describe.hpp"
 #include "topologies/export.hpp"
 #include "topologies/fat_tree.hpp"
-#include "topologies/registry.hpp"
+#include "topologies/spec.hpp"
 #include "topologies/shortest_path.hpp"
 #include "topologies/torus.hpp"
 
@@ -162,19 +162,19 @@ TEST(Import, FileGeneratorResolvesThePathAgainstTheScenario) {
   trainsim::testing::ScratchDir dir("import_test");
   std::ofstream(dir / "two.csv") << kTwoNodesCsv;
   Params params((dir / "scenario.yaml").string(), "system.topology", {{"generator", "file"}, {"path", "two.csv"}});
-  auto t = build_topology(params);
+  auto t = build_topology(parse_topology(params));
   EXPECT_EQ(t.gpu_count(), 4);
   Params missing((dir / "scenario.yaml").string(), "system.topology", {{"generator", "file"}, {"path", "none.csv"}});
-  EXPECT_EQ(error_of([&] { build_topology(missing); }), (dir / "none.csv").string() + ": cannot open the topology file");
+  EXPECT_EQ(error_of([&] { build_topology(parse_topology(missing)); }), (dir / "none.csv").string() + ": cannot open the topology file");
   Params format((dir / "scenario.yaml").string(), "system.topology", {{"generator", "file"}, {"path", "two.txt"}});
-  EXPECT_EQ(error_of([&] { build_topology(format); }),
+  EXPECT_EQ(error_of([&] { (void)parse_topology(format); }),
             (dir / "scenario.yaml").string() +
                 ": system.topology.format = '': unknown graph format 'txt' (graphml, json or csv; set format when the "
                 "extension says none of these)");
 }
 
 TEST(Import, ShortestPathRouterCachesOnlyUsedSources) {
-  auto t = build_topology(test::params({{"generator", "torus"}, {"dims", "4x4"}}));
+  auto t = build_topology(test::spec({{"generator", "torus"}, {"dims", "4x4"}}));
   std::stringstream file;
   export_json(t, file);
   ImportParams options;

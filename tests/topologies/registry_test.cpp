@@ -1,4 +1,5 @@
 #include "topologies/registry.hpp"
+#include "topologies/spec.hpp"
 
 #include "route_check.hpp"
 
@@ -22,9 +23,9 @@ TEST(Registry, EveryGeneratorHasAUniqueNameAndOneLineDescription) {
 
 TEST(Registry, GeneratorsWithoutRequiredKeysBuildFromDefaults) {
   // dgx-h100: 32 nodes x 8; nvl72: one 72-GPU rack; dragonfly: 9 groups x 4 routers x 1 node x 8.
-  EXPECT_EQ(build_topology(test::params({{"generator", "dgx-h100"}})).gpu_count(), 256);
-  EXPECT_EQ(build_topology(test::params({{"generator", "nvl72"}})).gpu_count(), 72);
-  EXPECT_EQ(build_topology(test::params({{"generator", "dragonfly"}})).gpu_count(), 288);
+  EXPECT_EQ(build_topology(test::spec({{"generator", "dgx-h100"}})).gpu_count(), 256);
+  EXPECT_EQ(build_topology(test::spec({{"generator", "nvl72"}})).gpu_count(), 72);
+  EXPECT_EQ(build_topology(test::spec({{"generator", "dragonfly"}})).gpu_count(), 288);
 }
 
 TEST(Registry, EveryGeneratorCountsItsGpusWithoutBuilding) {
@@ -37,11 +38,12 @@ TEST(Registry, EveryGeneratorCountsItsGpusWithoutBuilding) {
                                                   {{"generator", "nvl72"}, {"nodes", "2"}},
                                                   {{"generator", "dragonfly"}, {"groups", "3"}, {"routers_per_group", "2"}},
                                                   {{"generator", "torus"}, {"dims", "3x2x2"}}}) {
-    std::optional<double> counted = topology_gpu_count(test::params(kv));
+    TopologySpec spec = test::spec(kv); // parsed once: counted and built from the same values
+    std::optional<TopologySize> counted = topology_size(spec);
     ASSERT_TRUE(counted.has_value()) << kv.begin()->second;
-    EXPECT_EQ(*counted, build_topology(test::params(kv)).gpu_count()) << kv.begin()->second;
+    EXPECT_EQ(counted->gpus, build_topology(spec).gpu_count()) << kv.begin()->second;
   }
-  EXPECT_FALSE(topology_gpu_count(test::params({{"generator", "file"}, {"path", "g.json"}})).has_value());
+  EXPECT_FALSE(topology_size(test::spec({{"generator", "file"}, {"path", "g.json"}})).has_value());
 }
 
 TEST(Registry, EveryGeneratorCountsItsVerticesAndLinksWithoutBuilding) {
@@ -61,31 +63,32 @@ TEST(Registry, EveryGeneratorCountsItsVerticesAndLinksWithoutBuilding) {
            {{"generator", "torus"}, {"dims", "5x2x1"}},
            {{"generator", "torus"}, {"dims", "4x3"}}}) {
     std::string what = kv.at("generator") + (kv.contains("nodes") ? " nodes " + kv.at("nodes") : "");
-    std::optional<TopologySize> size = topology_size(test::params(kv));
+    TopologySpec spec = test::spec(kv);
+    std::optional<TopologySize> size = topology_size(spec);
     ASSERT_TRUE(size.has_value()) << what;
-    Topology t = build_topology(test::params(kv));
+    Topology t = build_topology(spec);
     EXPECT_EQ(size->gpus, t.gpu_count()) << what;
     EXPECT_EQ(size->vertices, static_cast<double>(boost::num_vertices(t.graph()))) << what;
     EXPECT_EQ(size->links, t.link_count()) << what;
   }
-  EXPECT_FALSE(topology_size(test::params({{"generator", "file"}, {"path", "g.json"}})).has_value());
+  EXPECT_FALSE(topology_size(test::spec({{"generator", "file"}, {"path", "g.json"}})).has_value());
 }
 
-TEST(Registry, CountingChecksTheParametersAsBuildingDoes) {
-  EXPECT_EQ(test::error_of([] { (void)topology_size(test::params({{"generator", "fat-tree"}, {"nodes", "2"}, {"tiers", "4"}})); }),
+TEST(Registry, ParsingChecksTheParametersBeforeAnythingIsCounted) {
+  EXPECT_EQ(test::error_of([] { (void)test::spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"tiers", "4"}}); }),
             "s.yaml: system.topology.tiers = '4': must be 2 or 3");
-  EXPECT_EQ(test::error_of([] { (void)topology_size(test::params({{"generator", "torus"}, {"dims", "4x4"}, {"dimz", "2"}})); }),
+  EXPECT_EQ(test::error_of([] { (void)test::spec({{"generator", "torus"}, {"dims", "4x4"}, {"dimz", "2"}}); }),
             "s.yaml: system.topology.dimz = '2': unknown key (did you mean 'dims'?)");
 }
 
 TEST(Registry, RequiredKeysAreNamed) {
-  EXPECT_EQ(test::error_of([] { build_topology(test::params({{"generator", "fat-tree"}})); }),
+  EXPECT_EQ(test::error_of([] { build_topology(test::spec({{"generator", "fat-tree"}})); }),
             "s.yaml: system.topology.nodes = '': is missing");
-  EXPECT_EQ(test::error_of([] { build_topology(test::params({{"generator", "torus"}})); }),
+  EXPECT_EQ(test::error_of([] { build_topology(test::spec({{"generator", "torus"}})); }),
             "s.yaml: system.topology.dims = '': is missing");
-  EXPECT_EQ(test::error_of([] { build_topology(test::params({{"generator", "file"}})); }),
+  EXPECT_EQ(test::error_of([] { build_topology(test::spec({{"generator", "file"}})); }),
             "s.yaml: system.topology.path = '': is missing");
-  EXPECT_EQ(test::error_of([] { build_topology(test::params({})); }),
+  EXPECT_EQ(test::error_of([] { build_topology(test::spec({})); }),
             "s.yaml: system.topology.generator = '': is missing");
 }
 

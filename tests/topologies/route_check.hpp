@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/params.hpp"
+#include "topologies/spec.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim::topo::test {
@@ -14,6 +15,9 @@ namespace trainsim::topo::test {
 inline Params params(std::map<std::string, std::string> values) {
   return Params("s.yaml", "system.topology", std::move(values));
 }
+
+/// The section `values` parsed, as the loader parses a scenario's.
+inline TopologySpec spec(std::map<std::string, std::string> values) { return parse_topology(params(std::move(values))); }
 
 template <class F>
 std::string error_of(F&& f) {

@@ -3,7 +3,7 @@
 #include "route_check.hpp"
 #include "topologies/describe.hpp"
 #include "topologies/dragonfly.hpp"
-#include "topologies/registry.hpp"
+#include "topologies/spec.hpp"
 #include "topologies/torus.hpp"
 
 #include <map>
@@ -16,9 +16,10 @@ namespace {
 using test::check_all_routes;
 using test::error_of;
 using test::params;
+using test::spec;
 
 TEST(Torus, FourByFourCountsBisectionAndDiameter) {
-  auto t = build_topology(params({{"generator", "torus"}, {"dims", "4x4"}}));
+  auto t = build_topology(spec({{"generator", "torus"}, {"dims", "4x4"}}));
   auto d = summarize(t);
   EXPECT_EQ(d.gpus, 16);
   EXPECT_EQ(d.links, 32); // 16 GPUs x 2 dimensions, one + link each
@@ -31,14 +32,14 @@ TEST(Torus, FourByFourCountsBisectionAndDiameter) {
 
 TEST(Torus, RingsOfTwoAndThreeHaveNoDuplicateLinks) {
   // 2x3x4 = 24 GPUs: rings of 2 have 1 link (12 rings), of 3 have 3 (8 rings), of 4 have 4 (6 rings).
-  auto t = build_topology(params({{"generator", "torus"}, {"dims", "2x3x4"}}));
+  auto t = build_topology(spec({{"generator", "torus"}, {"dims", "2x3x4"}}));
   EXPECT_EQ(t.link_count(), 12 + 24 + 24);
   EXPECT_EQ(summarize(t).diameter, 1 + 1 + 2);
   EXPECT_EQ(check_all_routes(t, false), "");
 }
 
 TEST(Torus, DimensionOrderTakesTheShorterWayRound) {
-  auto t = build_topology(params({{"generator", "torus"}, {"dims", "2x3x4"}}));
+  auto t = build_topology(spec({{"generator", "torus"}, {"dims", "2x3x4"}}));
   // rank = x0 + 2 * (x1 + 3 * x2); (1, 2, 3) is rank 23. x0: +1; x1: 0 -> 2 is one step back;
   // x2: 0 -> 3 is one step back.
   std::vector<Hop> hops;
@@ -51,7 +52,7 @@ TEST(Torus, DimensionOrderTakesTheShorterWayRound) {
 
 TEST(Torus, HalfWayRoundGoesBothWays) {
   // On a ring of 8, 0 -> 4 is 4 hops either way; over many pairs both directions are used.
-  auto t = build_topology(params({{"generator", "torus"}, {"dims", "8x8"}}));
+  auto t = build_topology(spec({{"generator", "torus"}, {"dims", "8x8"}}));
   int plus = 0, minus = 0;
   std::vector<Hop> hops;
   for (int s = 0; s < 64; ++s) {
@@ -68,12 +69,12 @@ TEST(Torus, HalfWayRoundGoesBothWays) {
 }
 
 TEST(Torus, BadDims) {
-  EXPECT_EQ(error_of([] { build_topology(params({{"generator", "torus"}, {"dims", "4x"}})); }),
+  EXPECT_EQ(error_of([] { build_topology(spec({{"generator", "torus"}, {"dims", "4x"}})); }),
             "s.yaml: system.topology.dims = '4x': must be sizes >= 1 joined by 'x', e.g. 4x4x4");
-  EXPECT_EQ(error_of([] { build_topology(params({{"generator", "torus"}, {"dims", "4x4x4x4"}})); }),
+  EXPECT_EQ(error_of([] { build_topology(spec({{"generator", "torus"}, {"dims", "4x4x4x4"}})); }),
             "s.yaml: system.topology.dims = '4x4x4x4': must have 2 or 3 dimensions");
   EXPECT_EQ(error_of([] {
-              build_topology(params({{"generator", "torus"}, {"dims", "4x4"}, {"link_bandwidth", "0GBps"}}));
+              build_topology(spec({{"generator", "torus"}, {"dims", "4x4"}, {"link_bandwidth", "0GBps"}}));
             }),
             "s.yaml: system.topology.link_bandwidth = '0GBps': must be greater than zero");
 }
@@ -81,7 +82,7 @@ TEST(Torus, BadDims) {
 Topology small_dragonfly() {
   // 5 groups of 2 routers with 2 global links each: 4 ports per group = one link per pair of
   // groups. One 2-GPU node per router: 20 GPUs.
-  return build_topology(params({{"generator", "dragonfly"}, {"groups", "5"}, {"routers_per_group", "2"},
+  return build_topology(spec({{"generator", "dragonfly"}, {"groups", "5"}, {"routers_per_group", "2"},
                                 {"global_links", "2"}, {"gpus_per_node", "2"}}));
 }
 
@@ -120,7 +121,7 @@ TEST(Dragonfly, EcmpSpreadsFlowsOverParallelGlobalLinks) {
   // 3 groups of 4 routers x 4 global links: 16 ports per group over 2 other groups = 8 parallel
   // links per pair. 2 nodes of 2 GPUs per router: 48 GPUs; the 48 x 32 inter-group flows
   // (~192 per link) fall on the 24 global links.
-  auto t = build_topology(params({{"generator", "dragonfly"}, {"groups", "3"}, {"routers_per_group", "4"},
+  auto t = build_topology(spec({{"generator", "dragonfly"}, {"groups", "3"}, {"routers_per_group", "4"},
                                   {"global_links", "4"}, {"nodes_per_router", "2"}, {"gpus_per_node", "2"}}));
   EXPECT_EQ(t.gpu_count(), 48);
   EXPECT_EQ(check_all_routes(t, false), "");
@@ -141,7 +142,7 @@ TEST(Dragonfly, EcmpSpreadsFlowsOverParallelGlobalLinks) {
 
 TEST(Dragonfly, GroupsMustShareGlobalLinksEvenly) {
   EXPECT_EQ(error_of([] {
-              build_topology(params({{"generator", "dragonfly"}, {"groups", "4"}, {"routers_per_group", "2"},
+              build_topology(spec({{"generator", "dragonfly"}, {"groups", "4"}, {"routers_per_group", "2"},
                                      {"global_links", "2"}}));
             }),
             "s.yaml: system.topology.groups = '4': groups - 1 must divide routers_per_group x global_links = 4 "

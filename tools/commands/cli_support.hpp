@@ -5,6 +5,8 @@
 // (an unknown command or flag, a missing argument) are exit code 1 (docs/errors.md).
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -15,6 +17,36 @@
 #include <CLI/CLI.hpp>
 
 namespace trainsim::cli {
+
+/// What a subcommand's callback picks to run once parsing succeeded.
+using Command = std::function<int()>;
+
+/// A subcommand and the options its flags fill in.
+template <class Options>
+struct Subcommand {
+  CLI::App* app;
+  Options& options;
+};
+
+/// Adds the subcommand `name` with options of its own, which its callback keeps alive: once
+/// it is parsed, `command` becomes `run(options)`.
+template <class Options>
+Subcommand<Options> add_command(CLI::App& parent, Command& command, const std::string& name,
+                                const std::string& description, int (*run)(const Options&)) {
+  auto options = std::make_shared<Options>();
+  CLI::App* app = parent.add_subcommand(name, description);
+  app->callback([options, run, &command] { command = [options, run] { return run(*options); }; });
+  return {app, *options};
+}
+
+/// The same for a subcommand (e.g. `topo describe`) of `parent` that shares its options.
+template <class Options>
+CLI::App* add_command(CLI::App& parent, std::shared_ptr<Options> options, Command& command, const std::string& name,
+                      const std::string& description, int (*run)(const Options&)) {
+  CLI::App* app = parent.add_subcommand(name, description);
+  app->callback([options, run, &command] { command = [options, run] { return run(*options); }; });
+  return app;
+}
 
 /// A command-line usage error that CLI11 does not detect itself (unknown command); exit code 1.
 class UsageError : public std::runtime_error {

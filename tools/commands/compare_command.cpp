@@ -1,4 +1,9 @@
 #include "tools/commands/compare_command.hpp"
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/commands/cli_support.hpp"
 #include "tools/formats/text.hpp"
 
 #include <algorithm>
@@ -128,6 +133,13 @@ int compare_command(const CompareOptions& o) {
   print_comparison(std::cout, inputs, results, o.format);
   bool failed = std::any_of(results.begin(), results.end(), [](const VariantResult& r) { return !r.error.empty(); });
   return failed ? static_cast<int>(ExitCode::simulation) : 0;
+}
+
+void add_compare_command(CLI::App& app, cli::Command& command) {
+  auto [cmd, c] = cli::add_command<CompareOptions>(app, command, "compare", "the same workload on several systems or topologies, side by side", compare_command);
+  cmd->add_option("scenarios", c.scenarios, "scenario files")->required();
+  cli::add_choice(*cmd, "--format", c.format, {"text", "markdown", "csv"}, "text (default), markdown or csv");
+  cli::add_number(*cmd, "-j,--jobs", c.jobs, "scenarios simulated at a time (default: one per processor)");
 }
 
 } // namespace trainsim

@@ -2,6 +2,8 @@
 // simulated side by side (fast mode, in parallel processes), as a text, markdown or CSV table.
 #pragma once
 
+#include "tools/commands/cli_support.hpp"
+
 #include <ostream>
 #include <string>
 #include <vector>
@@ -32,5 +34,8 @@ struct ComparedInput {
 /// then what each scenario was and the trainsim version (CSV: as columns of the same rows).
 void print_comparison(std::ostream& out, const std::vector<ComparedInput>& inputs,
                       const std::vector<VariantResult>& results, const std::string& format);
+
+/// Registers `compare` and its options on the command line; parsing it sets `command`.
+void add_compare_command(CLI::App& app, cli::Command& command);
 
 } // namespace trainsim

@@ -1,6 +1,8 @@
 // `trainsim frontier`: the paper's utilization vs training-compute frontier, no simulation.
 #pragma once
 
+#include "tools/commands/cli_support.hpp"
+
 #include <string>
 
 #include "models/frontier.hpp"
@@ -15,5 +17,8 @@ struct FrontierCommandOptions {
   std::string out_dir = "frontier";
 };
 int frontier_command(const FrontierCommandOptions& options);
+
+/// Registers `frontier` and its options on the command line; parsing it sets `command`.
+void add_frontier_command(CLI::App& app, cli::Command& command);
 
 } // namespace trainsim

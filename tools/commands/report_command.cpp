@@ -5,6 +5,11 @@
 #include <iostream>
 #include <sstream>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/commands/cli_support.hpp"
 #include "models/error.hpp"
 #include "sim/log.hpp"
 #include "tools/formats/html_report.hpp"
@@ -71,6 +76,13 @@ int report_command(const ReportOptions& o) {
   logger("trainsim.report")->info("report of {} written to {}", o.result_dir, out_path);
   std::cout << out_path << "\n";
   return 0;
+}
+
+void add_report_command(CLI::App& app, cli::Command& command) {
+  auto [cmd, r] = cli::add_command<ReportOptions>(app, command, "report", "one self-contained HTML page from a trainsim run --out directory", report_command);
+  cmd->add_option("result_dir", r.result_dir, "directory with result.json (and trace.json, links.csv, frontier.svg)")
+      ->required();
+  cmd->add_option("-o,--out", r.out, "HTML file to write (default: RESULT_DIR/report.html)");
 }
 
 } // namespace trainsim

@@ -3,6 +3,8 @@
 // (from `trainsim frontier --out`).
 #pragma once
 
+#include "tools/commands/cli_support.hpp"
+
 #include <string>
 
 namespace trainsim {
@@ -15,5 +17,8 @@ struct ReportOptions {
 /// Returns the exit code; throws InputError when result.json is missing or malformed,
 /// Error(ExitCode::io) when the page cannot be written.
 int report_command(const ReportOptions& options);
+
+/// Registers `report` and its options on the command line; parsing it sets `command`.
+void add_report_command(CLI::App& app, cli::Command& command);
 
 } // namespace trainsim

@@ -7,6 +7,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/commands/cli_support.hpp"
 #include "models/error.hpp"
 #include "models/closed_form.hpp"
 #include "tools/study/evaluate.hpp"
@@ -89,6 +94,25 @@ int run_command(const RunOptions& options) {
   if (options.json) std::cout << json.dump(2) << "\n";
   else print_report(std::cout, s, loaded.topology, summary, info);
   return 0;
+}
+
+void add_run_command(CLI::App& app, cli::Command& command) {
+  auto [cmd, run] = cli::add_command<RunOptions>(app, command, "run", "simulate one training step of a scenario and report it", run_command);
+  cmd->add_option("scenario", run.scenario, "scenario file (default: scenarios/default.yaml)");
+  cmd->add_option("-o,--out", run.out_dir,
+                  "directory for result.json, links.csv and trace.json (what trainsim report reads)");
+  cli::add_choice(*cmd, "--fidelity", run.fidelity,
+                  {{"fast", sim::Fidelity::fast}, {"fine", sim::Fidelity::fine}},
+                  "fast (default: merged flows) or fine (every algorithm step)");
+  cmd->add_flag("--json", run.json, "print result.json instead of the text report");
+  RunOptions* target = &run;
+  cmd->add_flag_callback("--no-link-stats", [target] { target->link_stats = false; },
+                         "do not record the bytes each link carries");
+  cmd->add_option("--trace", run.trace_file, "write a Chrome trace-event / Perfetto timeline JSON");
+  cmd->add_option("--trace-ranks", run.trace_ranks,
+                  "ranks to trace: all, pipeline:K, node:N, stage:S, R, A-B, comma-separated (default: all, or "
+                  "pipeline 0 when all would exceed ~100 MB)");
+  cmd->add_option("--links", run.links_csv, "write per-link bytes, busy time and utilization as CSV");
 }
 
 } // namespace trainsim

@@ -1,6 +1,8 @@
 // `trainsim run`: load a scenario, simulate one training step, report it.
 #pragma once
 
+#include "tools/commands/cli_support.hpp"
+
 #include <string>
 
 #include "sim/collectives.hpp"
@@ -24,5 +26,8 @@ int run_command(const RunOptions& options);
 /// The scenario `trainsim run` uses when none is given: default.yaml of the scenarios folder
 /// found at run time (tools/io/data_dir.hpp).
 std::string default_scenario_path();
+
+/// Registers `run` and its options on the command line; parsing it sets `command`.
+void add_run_command(CLI::App& app, cli::Command& command);
 
 } // namespace trainsim

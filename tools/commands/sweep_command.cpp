@@ -1,4 +1,9 @@
 #include "tools/commands/sweep_command.hpp"
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/commands/cli_support.hpp"
 #include "tools/formats/text.hpp"
 
 #include <algorithm>
@@ -7,8 +12,6 @@
 #include <iostream>
 #include <map>
 #include <sstream>
-
-#include <yaml-cpp/yaml.h>
 
 #include "models/error.hpp"
 #include "sim/log.hpp"
@@ -30,7 +33,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 struct Variant {
   std::vector<std::string> values; ///< one per axis
-  std::string yaml;
+  ScenarioTree tree;
 };
 
 // The grid, first --set outermost, so rows read like nested loops.
@@ -60,12 +63,12 @@ std::vector<std::vector<std::string>> zipped(const std::vector<SweepAxis>& axes)
   return rows;
 }
 
-std::string read_file(const std::string& path) {
+ScenarioTree read_tree(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "cannot read the scenario file");
   std::stringstream ss;
   ss << in.rdbuf();
-  return ss.str();
+  return ScenarioTree::parse(ss.str(), path);
 }
 
 std::string set_text(const std::vector<SweepAxis>& axes, const std::vector<std::string>& values) {
@@ -75,15 +78,14 @@ std::string set_text(const std::vector<SweepAxis>& axes, const std::vector<std::
   return text;
 }
 
-// The variant's scenario text; a loader error comes back naming the --set that caused it.
-Variant make_variant(const SweepOptions& o, const std::string& base, const std::vector<SweepAxis>& axes,
+// The variant's tree, checked by loading it; a loader error comes back naming the --set
+// that caused it.
+Variant make_variant(const ScenarioTree& base, const std::vector<SweepAxis>& axes,
                      const std::vector<std::string>& values) {
   Variant v{values, base};
   try {
-    for (size_t i = 0; i < axes.size(); ++i) v.yaml = with_value(v.yaml, axes[i].key, values[i]);
-    parse_scenario(v.yaml, o.scenario);
-  } catch (const YAML::Exception& e) {
-    throw InputError("command line", set_text(axes, values) + ": cannot set it in " + o.scenario + ": " + e.msg);
+    for (size_t i = 0; i < axes.size(); ++i) v.tree.set(axes[i].key, values[i]);
+    (void)v.tree.load();
   } catch (const InputError& e) {
     throw InputError("command line", set_text(axes, values) + ": " + e.what());
   }
@@ -150,31 +152,19 @@ std::vector<size_t> shard_indices(const std::string& shard, size_t count) {
   return out;
 }
 
-std::string with_value(const std::string& yaml, const std::string& key, const std::string& value) {
-  YAML::Node root = YAML::Load(yaml);
-  std::vector<std::string> path = split(key, '.');
-  // One Node per level: assigning to a Node variable would rebind it, not set the value.
-  std::vector<YAML::Node> chain{root};
-  for (size_t i = 0; i + 1 < path.size(); ++i) chain.push_back(chain.back()[path[i]]);
-  chain.back()[path.back()] = YAML::Load(value);
-  YAML::Emitter out;
-  out << root;
-  return out.c_str();
-}
-
 int sweep_command(const SweepOptions& o) {
   std::vector<SweepAxis> axes;
   for (const auto& s : o.sets) axes.push_back(parse_set(s));
   auto points = sweep_points(axes, o.zip);
-  std::string base = read_file(o.scenario);
+  ScenarioTree base = read_tree(o.scenario);
   std::vector<size_t> mine = shard_indices(o.shard, points.size());
   Sink sink(o.out);
   std::vector<Variant> variants;
-  for (size_t k : mine) variants.push_back(make_variant(o, base, axes, points[k])); // all checked before any runs
+  for (size_t k : mine) variants.push_back(make_variant(base, axes, points[k])); // all checked before any runs
   logger("trainsim.sweep")->info("{} of {} variants in this shard", variants.size(), points.size());
   std::vector<std::function<VariantResult()>> tasks;
   for (const Variant& v : variants)
-    tasks.push_back([&v, &o] { return run_variant(parse_scenario(v.yaml, o.scenario)); });
+    tasks.push_back([&v] { return run_variant(v.tree.load()); });
   std::vector<VariantResult> results = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
   sink.stream() << header(axes) << "\n";
   for (size_t i = 0; i < variants.size(); ++i) sink.stream() << row(mine[i], variants[i], results[i]) << "\n";
@@ -213,6 +203,29 @@ int sweep_merge_command(const MergeOptions& o) {
   for (const auto& [index, line] : rows) sink.stream() << line << "\n";
   sink.close();
   return 0;
+}
+
+void add_sweep_command(CLI::App& app, cli::Command& command) {
+  auto sweep_options = std::make_shared<SweepOptions>(); // the callbacks keep it alive
+  auto& s = *sweep_options;
+  auto* cmd = app.add_subcommand(
+      "sweep", "every combination of --set values (or, with --zip, their pairs), one CSV row per variant");
+  cmd->add_option("scenario", s.scenario, "scenario file");
+  cmd->add_option("--set", s.sets, "KEY=V1,V2,...: a dotted scenario key and its values (repeat for a grid)");
+  cmd->add_flag("--zip", s.zip, "pair the i-th values of every --set (lists of one length) instead of the grid");
+  cli::add_number(*cmd, "-j,--jobs", s.jobs, "variants simulated at a time (default: one per processor)");
+  cmd->add_option("--shard", s.shard, "I/N: run only variants I, I+N, I+2N, ... (0 <= I < N)");
+  cmd->add_option("-o,--out", s.out, "CSV file (default: standard output)");
+  auto [merge, m] = cli::add_command<MergeOptions>(*cmd, command, "merge",
+                                                   "join the CSVs of the shards of one sweep, in grid order",
+                                                   sweep_merge_command);
+  merge->add_option("inputs", m.inputs, "shard CSV files")->required();
+  merge->add_option("-o,--out", m.out, "CSV file (default: standard output)");
+  cmd->callback([cmd, sweep_options, &command] {
+    if (cmd->got_subcommand("merge")) return;
+    if (sweep_options->scenario.empty()) throw CLI::RequiredError("scenario");
+    command = [sweep_options] { return sweep_command(*sweep_options); };
+  });
 }
 
 } // namespace trainsim

@@ -6,6 +6,8 @@
 // share a grid; `trainsim sweep merge` joins their CSVs into the unsharded file.
 #pragma once
 
+#include "tools/commands/cli_support.hpp"
+
 #include <string>
 #include <vector>
 
@@ -43,7 +45,7 @@ std::vector<std::vector<std::string>> sweep_points(const std::vector<SweepAxis>&
 /// The variant indices of shard "I/N" out of `count`: I, I + N, I + 2N, ...
 std::vector<size_t> shard_indices(const std::string& shard, size_t count);
 
-/// The scenario text with `key` (dotted) set to `value`.
-std::string with_value(const std::string& yaml, const std::string& key, const std::string& value);
+/// Registers `sweep` and its options on the command line; parsing it sets `command`.
+void add_sweep_command(CLI::App& app, cli::Command& command);
 
 } // namespace trainsim

@@ -4,13 +4,17 @@
 #include <iostream>
 #include <sstream>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/commands/cli_support.hpp"
 #include "models/error.hpp"
 #include "tools/io/output_file.hpp"
 #include "tools/commands/run_command.hpp"
 #include "tools/io/scenario_loader.hpp"
 #include "topologies/describe.hpp"
 #include "topologies/export.hpp"
-#include "topologies/registry.hpp"
 
 namespace trainsim {
 namespace {
@@ -41,6 +45,20 @@ int topo_export_command(const TopoOptions& options) {
   }
   write_text_file(options.out, text.str(), "--out");
   return 0;
+}
+
+void add_topo_command(CLI::App& app, cli::Command& command) {
+  auto options = std::make_shared<TopoOptions>(); // describe and export share it; their callbacks keep it alive
+  auto* cmd = app.add_subcommand("topo", "describe or export a scenario's topology graph");
+  cmd->require_subcommand(1);
+  auto* describe = cli::add_command(*cmd, options, command, "describe", "GPUs, switches, links per tier, bisection, diameter",
+                                    topo_describe_command);
+  describe->add_option("scenario", options->scenario, "scenario file (default: scenarios/default.yaml)");
+  auto* exporter =
+      cli::add_command(*cmd, options, command, "export", "the graph as Graphviz DOT, GraphML or JSON", topo_export_command);
+  exporter->add_option("scenario", options->scenario, "scenario file (default: scenarios/default.yaml)");
+  exporter->add_option("--format", options->format, "dot, graphml or json")->capture_default_str();
+  exporter->add_option("-o,--out", options->out, "file to write (default: standard output)");
 }
 
 } // namespace trainsim

@@ -1,4 +1,9 @@
 #include "tools/commands/validate_command.hpp"
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/commands/cli_support.hpp"
 #include "tools/formats/text.hpp"
 
 #include <cstdio>
@@ -46,6 +51,16 @@ int validate_command(const ValidateOptions& options) {
   if (!ok)
     std::cerr << "trainsim: validate: an acceptance criterion failed; see " << (dir / "validation.md").string() << "\n";
   return ok ? 0 : validation_failed_exit_code;
+}
+
+void add_validate_command(CLI::App& app, cli::Command& command) {
+  auto [cmd, v] = cli::add_command<ValidateOptions>(app, command, "validate", "the simulator against the closed form, alpha-beta and published runs", validate_command);
+  cmd->add_option("-o,--out", v.out_dir,
+                  "directory for validation.md and validation.json (default: a new validation-YYYYmmdd-HHMMSS "
+                  "in the current directory)");
+  cmd->add_flag("--quick", v.quick, "the CTest-sized subset, with the cheapest published run");
+  cmd->add_option("--scenarios", v.scenarios_dir,
+                  "the scenarios folder to check (default: $TRAINSIM_DATA_DIR/scenarios, else scenarios/ beside the program)");
 }
 
 } // namespace trainsim

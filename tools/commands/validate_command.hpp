@@ -2,6 +2,8 @@
 // acceptance criterion and writes validation.md and validation.json.
 #pragma once
 
+#include "tools/commands/cli_support.hpp"
+
 #include "tools/study/validation.hpp"
 
 namespace trainsim {
@@ -13,5 +15,8 @@ inline constexpr int validation_failed_exit_code = 6;
 /// writes out_dir/validation.md and validation.json; 0 when every acceptance criterion holds,
 /// else validation_failed_exit_code. The output directory is checked before anything runs.
 int validate_command(const ValidateOptions& options);
+
+/// Registers `validate` and its options on the command line; parsing it sets `command`.
+void add_validate_command(CLI::App& app, cli::Command& command);
 
 } // namespace trainsim

@@ -28,7 +28,7 @@ std::string csv_row(const std::string& curve, const FrontierPoint& p) {
   // An infeasible level names what bounds its fastest plan (the reason says more).
   // append(), not "literal" + string: the latter trips GCC 12's false -Wrestrict.
   row.append(",").append(six_digits(p.step_budget.value())).append(",").append(p.times.binding).append(",");
-  row += std::to_string(p.shape.layers) + "," + six_digits(p.shape.d_model) + "," + six_digits(p.shape.total_params) + "," +
+  row += std::to_string(p.shape.layers) + "," + six_digits(p.shape.layer.d_model) + "," + six_digits(p.shape.total_params) + "," +
          six_digits(p.shape.batch_tokens) + "," + six_digits(p.shape.steps) + "," + csv_field(p.reason);
   return row + "\n";
 }
@@ -49,7 +49,7 @@ nlohmann::json times_json(const PlanTimes& t) {
 
 nlohmann::json shape_json(const ModelShape& s) {
   return {{"active_params", s.active_params}, {"total_params", s.total_params}, {"layers", s.layers},
-          {"d_model", s.d_model}, {"d_ff", s.d_ff}, {"experts", s.experts}, {"top_k", s.top_k},
+          {"d_model", s.layer.d_model}, {"d_ff", s.layer.d_ff}, {"experts", s.layer.experts}, {"top_k", s.layer.top_k},
           {"tokens", s.tokens}, {"batch_tokens", s.batch_tokens}, {"steps", s.steps}};
 }
 
@@ -75,7 +75,7 @@ nlohmann::json curve_json(const FrontierCurve& c) {
           {"latency_wall_flop", optional_flop(c.latency_wall)}, {"points", points}};
 }
 
-nlohmann::json options_json(const FrontierOptions& o, const Hardware& hw) {
+nlohmann::json options_json(const FrontierOptions& o, const FrontierHardware& hw) {
   return {{"gpu", o.gpu},
           {"duration_s", o.duration.value()},
           {"tokens_per_param", o.tokens_per_param},
@@ -92,16 +92,16 @@ nlohmann::json options_json(const FrontierOptions& o, const Hardware& hw) {
           {"max_tp_2d", o.max_tp_2d},
           {"knee_fraction", o.knee_fraction},
           {"hardware",
-           {{"peak_flop_per_s", hw.peak.value()},
-            {"efficiency", hw.efficiency},
-            {"hbm_bandwidth_bytes_per_s", hw.hbm_bandwidth.value()},
-            {"hbm_capacity_bytes", hw.hbm_capacity.value()},
-            {"kernel_latency_s", hw.kernel_latency.value()},
-            {"nvlink_domain", hw.nvlink_domain},
-            {"nvlink_bandwidth_bytes_per_s", hw.nvlink_bandwidth.value()},
-            {"network_bandwidth_bytes_per_s", hw.network_bandwidth.value()},
-            {"nvlink_latency_s", hw.nvlink_latency.value()},
-            {"network_latency_s", hw.network_latency.value()}}}};
+           {{"peak_flop_per_s", hw.gpu.peak.value()},
+            {"efficiency", hw.gpu.matmul_efficiency},
+            {"hbm_bandwidth_bytes_per_s", hw.gpu.hbm_bandwidth.value()},
+            {"hbm_capacity_bytes", hw.gpu.hbm_capacity.value()},
+            {"kernel_latency_s", hw.gpu.kernel_latency.value()},
+            {"nvlink_domain", hw.fabric.domain},
+            {"nvlink_bandwidth_bytes_per_s", hw.fabric.nvlink.bandwidth.value()},
+            {"network_bandwidth_bytes_per_s", hw.fabric.network.bandwidth.value()},
+            {"nvlink_latency_s", hw.fabric.nvlink.alpha.value()},
+            {"network_latency_s", hw.fabric.network.alpha.value()}}}};
 }
 
 } // namespace

@@ -21,4 +21,16 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string row = "|";
+  for (const std::string& cell : cells) row.append(" ").append(cell).append(" |");
+  return row + "\n";
+}
+
+std::string markdown_header(const std::vector<std::string>& columns) {
+  std::string rule = "|";
+  for (size_t i = 0; i < columns.size(); ++i) rule += "---|";
+  return markdown_row(columns) + rule + "\n";
+}
+
 } // namespace trainsim

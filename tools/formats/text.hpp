@@ -1,8 +1,9 @@
 // Number and field formatting shared by every output format: one printf-style formatter,
-// one percentage, one CSV field quoting.
+// one percentage, one CSV field quoting, one markdown table row.
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace trainsim {
 
@@ -19,5 +20,11 @@ std::string csv_number(double value);
 /// A CSV field (RFC 4180): quoted, with quotes doubled, only when it holds a comma, a quote
 /// or a newline.
 std::string csv_field(const std::string& text);
+
+/// One row of a markdown table: "| a | b |\n".
+std::string markdown_row(const std::vector<std::string>& cells);
+
+/// A markdown table's header row and its "|---|" rule.
+std::string markdown_header(const std::vector<std::string>& columns);
 
 } // namespace trainsim

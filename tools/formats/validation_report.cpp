@@ -39,11 +39,11 @@ std::string exact_section(const ValidationReport& r) {
   std::string out = "## 1. Exact cases: simulation against the closed form\n\n"
                     "Scenarios where no two flows share a link (TP inside one NVSwitch node; DP and PP groups use GPU k "
                     "of each node, hence NIC k, and every node hangs off one leaf, a crossbar) and there is no overlap "
-                    "choice: the simulated step should equal the closed-form bound. Criterion: within 2%.\n\n"
-                    "| case | GPUs | split | simulated (ms) | bound (ms) | error | note |\n|---|---|---|---|---|---|---|\n";
+                    "choice: the simulated step should equal the closed-form bound. Criterion: within 2%.\n\n" +
+                    markdown_header({"case", "GPUs", "split", "simulated (ms)", "bound (ms)", "error", "note"});
   for (const ExactCase& c : r.exact)
-    out += "| " + c.name + " | " + std::to_string(c.gpus) + " | " + c.parallelism + " | " + ms(c.simulated_s) + " | " +
-           ms(c.bound_s) + " | " + pct(c.error()) + " | " + c.note + " |\n";
+    out += markdown_row({c.name, std::to_string(c.gpus), c.parallelism, ms(c.simulated_s), ms(c.bound_s),
+                         pct(c.error()), c.note});
   return out + "\nWorst error over the exact cases: **" + pct(worst_exact(r)) + "**.\n\n";
 }
 
@@ -61,12 +61,12 @@ std::string bound_section(const ValidationReport& r) {
   out += "Violations: **" + std::to_string(violations(r)) + "** of " + std::to_string(r.bounds.size()) +
          "; smallest simulated / bound: " + formatted("%.6f", worst) + "; more than 10% above the bound: " +
          std::to_string(above) + ".\n\n";
-  out += "| scenario | GPUs | features | simulated (ms) | bound (ms) | sim / bound | blame (when > 1.1) |\n"
-         "|---|---|---|---|---|---|---|\n";
+  out += markdown_header({"scenario", "GPUs", "features", "simulated (ms)", "bound (ms)", "sim / bound",
+                          "blame (when > 1.1)"});
   for (const BoundCheck& c : r.bounds)
-    out += "| " + c.name + " | " + std::to_string(c.gpus) + " | " + c.features + " | " + ms(c.simulated_s) + " | " +
-           ms(c.bound_s) + " | " + formatted("%.4f", c.ratio()) + (c.violates() ? " **VIOLATION**" : "") + " | " +
-           (c.violates() ? "**below the bound**" : c.blame) + " |\n";
+    out += markdown_row({c.name, std::to_string(c.gpus), c.features, ms(c.simulated_s), ms(c.bound_s),
+                         formatted("%.4f", c.ratio()) + (c.violates() ? " **VIOLATION**" : ""),
+                         c.violates() ? "**below the bound**" : c.blame});
   return out + "\n";
 }
 
@@ -81,13 +81,13 @@ std::string collective_section(const ValidationReport& r) {
                     "= n / t; busbw = algbw x 2(p-1)/p (all-reduce) or (p-1)/p (the others). Fine mode up to 64 ranks, "
                     "fast mode above (identical without contention). What ran: the all-reduces up to 100000 ranks "
                     "(hierarchical: 12500 nodes of 8), reduce-scatter and all-gather (the all-reduce's halves) up to "
-                    "4096, the pairwise all-to-all (p - 1 flows per rank) up to 512.\n\n"
-                    "| algorithm | op | ranks | graph | mode | simulated (ms) | alpha-beta (ms) | error | algbw (GB/s) | "
-                    "busbw (GB/s) |\n|---|---|---|---|---|---|---|---|---|---|\n";
+                    "4096, the pairwise all-to-all (p - 1 flows per rank) up to 512.\n\n" +
+                    markdown_header({"algorithm", "op", "ranks", "graph", "mode", "simulated (ms)",
+                                     "alpha-beta (ms)", "error", "algbw (GB/s)", "busbw (GB/s)"});
   for (const CollectiveCheck& c : r.collectives)
-    out += "| " + c.algorithm + " | " + c.op + " | " + std::to_string(c.ranks) + " | " + c.graph + " | " + c.fidelity +
-           " | " + ms(c.simulated_s) + " | " + ms(c.formula_s) + (c.exact_formula ? "" : " (approx.)") + " | " +
-           pct(c.error()) + " | " + gbps(c.algbw) + " | " + gbps(c.busbw) + " |\n";
+    out += markdown_row({c.algorithm, c.op, std::to_string(c.ranks), c.graph, c.fidelity, ms(c.simulated_s),
+                         ms(c.formula_s) + (c.exact_formula ? "" : " (approx.)"), pct(c.error()), gbps(c.algbw),
+                         gbps(c.busbw)});
   return out + "\nWorst error against an exact formula: **" + pct(worst_collective(r)) + "**.\n\n";
 }
 
@@ -99,13 +99,14 @@ std::string published_section(const ValidationReport& r) {
                     formatted("%.2f", r.options.matmul_efficiency) +
                     "** of peak. Predicted MFU = model FLOP / (GPUs x peak x simulated step), HFU the same with the "
                     "recomputed work, each compared in the run's own convention. The scenario files under "
-                    "scenarios/validation/ list what we had to assume.\n\n| run | GPUs | published | predicted | error (points) | bound's MFU ceiling | step (s) | "
-                    "source and accounting |\n|---|---|---|---|---|---|---|---|\n";
+                    "scenarios/validation/ list what we had to assume.\n\n" +
+                    markdown_header({"run", "GPUs", "published", "predicted", "error (points)", "bound's MFU ceiling",
+                                     "step (s)", "source and accounting"});
   for (const PublishedCheck& c : r.published)
-    out += "| " + c.name + " | " + std::to_string(c.gpus) + " | " + formatted("%.1f%%", 100 * c.published_mfu) + " | " +
-           formatted("%.1f%%", 100 * c.predicted_mfu) + " | " + formatted("%+.1f", 100 * c.error()) + " | " +
-           formatted("%.1f%%", 100 * c.bound_mfu) + " | " + formatted("%.2f", c.step_s) + " | " + c.source + "; " + c.assumptions +
-           " |\n";
+    out += markdown_row({c.name, std::to_string(c.gpus), formatted("%.1f%%", 100 * c.published_mfu),
+                         formatted("%.1f%%", 100 * c.predicted_mfu), formatted("%+.1f", 100 * c.error()),
+                         formatted("%.1f%%", 100 * c.bound_mfu), formatted("%.2f", c.step_s),
+                         c.source + "; " + c.assumptions});
   return out + "\n";
 }
 
@@ -118,15 +119,15 @@ std::string frontier_section(const ValidationReport& r) {
                     "step. The closed form takes the max of its terms (compute, memory, network, latency) and of the "
                     "pipeline and the DP all-reduce, as the paper does; the simulator runs TP collectives after their "
                     "kernels, and with gradient accumulation it can overlap the DP all-reduce only with the last "
-                    "microbatch's backward. So it is expected to be slower, by about its tp_comm and dp_comm shares.\n\n"
-                    "| training FLOP | plan | GPUs | closed-form utilization | simulated MFU | closed-form step (s) | "
-                    "simulated step (s) | closed form's binding term | simulated step, by category |\n"
-                    "|---|---|---|---|---|---|---|---|---|\n";
+                    "microbatch's backward. So it is expected to be slower, by about its tp_comm and dp_comm shares.\n\n" +
+                    markdown_header({"training FLOP", "plan", "GPUs", "closed-form utilization", "simulated MFU",
+                                     "closed-form step (s)", "simulated step (s)", "closed form's binding term",
+                                     "simulated step, by category"});
   for (const FrontierCheck& c : r.frontier)
-    out += "| " + formatted("%.3g", c.compute_flop) + " | " + c.plan + " | " + std::to_string(c.gpus) + " | " +
-           formatted("%.1f%%", 100 * c.closed_form_utilization) + " | " + formatted("%.1f%%", 100 * c.simulated_mfu) + " | " +
-           formatted("%.3g", c.step_closed_s) + " | " + formatted("%.3g", c.step_sim_s) + " | " + c.note + " | " + c.breakdown +
-           " |\n";
+    out += markdown_row({formatted("%.3g", c.compute_flop), c.plan, std::to_string(c.gpus),
+                         formatted("%.1f%%", 100 * c.closed_form_utilization),
+                         formatted("%.1f%%", 100 * c.simulated_mfu), formatted("%.3g", c.step_closed_s),
+                         formatted("%.3g", c.step_sim_s), c.note, c.breakdown});
   if (!r.skipped.empty()) out += "\nNot replayed:\n\n";
   for (const std::string& s : r.skipped) out += "- " + s + "\n";
   return out + "\n";
@@ -193,10 +194,9 @@ std::string today() {
 std::string validation_markdown(const ValidationReport& r, const std::string& command) {
   std::string out = "# Validation\n\nGenerated by `" + command + "` on " + today() + " in " + formatted("%.0f", r.wall_s) +
                     " s wall (" + (r.options.quick ? "quick subset" : "full suite") +
-                    "). Do not edit by hand; rerun the command.\n\n"
-                    "| criterion | verdict | result |\n|---|---|---|\n";
-  for (const Verdict& v : verdicts(r))
-    out += "| " + v.criterion + " | " + (v.pass ? "pass" : "**FAIL**") + " | " + v.figure + " |\n";
+                    "). Do not edit by hand; rerun the command.\n\n" +
+                    markdown_header({"criterion", "verdict", "result"});
+  for (const Verdict& v : verdicts(r)) out += markdown_row({v.criterion, v.pass ? "pass" : "**FAIL**", v.figure});
   return out + "\n" + findings_section(r) + exact_section(r) + bound_section(r) + collective_section(r) +
          published_section(r) + frontier_section(r);
 }

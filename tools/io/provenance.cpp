@@ -2,8 +2,10 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 
 #include "tools/io/version.hpp"
+#include "topologies/spec.hpp"
 
 namespace trainsim {
 namespace {
@@ -46,9 +48,12 @@ Json gpu_json(const GpuSpec& g) {
           {"hbm_efficiency", g.hbm_efficiency}};
 }
 
-Json topology_json(const Params& topology) {
+// Every key, given or left at its default, alphabetical as result.json has always listed them.
+Json topology_json(const topo::TopologySpec& topology) {
+  std::map<std::string, std::string> sorted;
+  for (const topo::TopologySetting& s : topo::topology_settings(topology)) sorted[s.key] = s.text;
   Json j = Json::object();
-  for (const auto& [key, value] : topology.resolved()) j[key] = value;
+  for (const auto& [key, text] : sorted) j[key] = text;
   return j;
 }
 
@@ -72,12 +77,6 @@ Json execution_json(const ExecutionSpec& e) {
           {"optimizer_bytes_per_param", e.optimizer_bytes_per_param.value()}};
 }
 
-std::string generator_of(const Scenario& s) {
-  auto resolved = s.system.topology.resolved();
-  auto it = resolved.find("generator");
-  return it == resolved.end() ? "" : it->second;
-}
-
 } // namespace
 
 std::string input_hash(std::string_view text) {
@@ -93,7 +92,7 @@ nlohmann::ordered_json provenance_json(const Scenario& s) {
   return {{"trainsim", version()},
           {"input", {{"file", s.file}, {"hash", s.input_hash}}},
           {"gpu_preset", s.system.gpu.preset.empty() ? "none" : s.system.gpu.preset},
-          {"topology", generator_of(s)},
+          {"topology", s.system.topology.generator},
           {"scenario",
            {{"model", model_json(s.model)},
             {"system", {{"gpu", gpu_json(s.system.gpu)}, {"topology", topology}}},
@@ -102,12 +101,12 @@ nlohmann::ordered_json provenance_json(const Scenario& s) {
 
 std::string hardware_line(const Scenario& s) {
   std::string params;
-  for (const auto& [key, value] : s.system.topology.values())
+  for (const auto& [key, value] : s.system.topology.given) // as written, not the parsed values
     if (key != "generator") params += (params.empty() ? "" : ", ") + key + " " + value;
   const std::string& preset = s.system.gpu.preset;
   std::string gpu = preset.empty() ? "a GPU given in code" : preset == "custom" ? "a custom GPU" : preset;
   if (s.system.gpu.name != preset) gpu += " (" + s.system.gpu.name + ")";
-  return gpu + " on " + generator_of(s) + " (" + params +
+  return gpu + " on " + s.system.topology.generator + " (" + params +
          "; other keys at their defaults)";
 }
 

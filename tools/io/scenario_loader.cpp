@@ -3,25 +3,23 @@
 #include <algorithm>
 #include <cmath>
 #include <new>
-#include <cerrno>
 #include <cstring>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
+#include <variant>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
 #include "models/hardware_presets.hpp"
 #include "models/plausibility.hpp"
+#include "models/scenario_rules.hpp"
 #include "models/collectives.hpp"
 #include "sim/log.hpp"
-#include "tools/io/provenance.hpp"
-#include "tools/io/scenario_checks.hpp"
+#include "tools/io/scenario_reader.hpp"
 #include "tools/io/spec_readers.hpp"
-#include "topologies/registry.hpp"
+#include "topologies/spec.hpp"
 
 namespace trainsim {
 namespace {
@@ -142,16 +140,21 @@ void warn_implausible_gpu(const Params& p, const GpuSpec& g) {
   warn_if_implausible(p, "kernel_latency", Plausible::kernel_latency, g.kernel_latency.value());
 }
 
-// Every generator names its link figures <what>_bandwidth and <what>_latency.
-void warn_implausible_links(const Params& topology) {
-  for (const auto& [key, text] : topology.values()) {
-    try {
-      if (key.ends_with("_bandwidth"))
-        warn_if_implausible(topology, key, Plausible::link_bandwidth, parse_bandwidth(text).value());
-      if (key.ends_with("_latency")) warn_if_implausible(topology, key, Plausible::link_latency, parse_seconds(text).value());
-    } catch (const std::invalid_argument&) {
-      // not a value of that unit: the generator has rejected it, or ignores the key
-    }
+// The link figures the section gave, typed by the spec (the defaults are real machines'), with
+// their text as written. Alphabetical, as the section lists its keys, whatever order the
+// generator reads them in.
+void warn_implausible_links(const topo::TopologySpec& topology, const std::string& file) {
+  std::vector<topo::TopologySetting> settings = topo::topology_settings(topology);
+  std::sort(settings.begin(), settings.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  for (const topo::TopologySetting& s : settings) {
+    if (!s.given) continue;
+    std::string problem;
+    if (const auto* bandwidth = std::get_if<BytesPerSecond>(&s.quantity))
+      problem = implausibility(Plausible::link_bandwidth, bandwidth->value());
+    if (const auto* latency = std::get_if<Seconds>(&s.quantity))
+      problem = implausibility(Plausible::link_latency, latency->value());
+    if (!problem.empty())
+      logger("trainsim.input")->warn("{}: system.topology.{} = '{}': {}; using it anyway", file, s.key, s.text, problem);
   }
 }
 
@@ -177,26 +180,19 @@ GpuSpec read_gpu(const Section& system, const std::string& file) {
   return g;
 }
 
-/// A collective algorithm name that exists and supports every op it will be asked for.
-std::string read_collective(const Params& p, const std::string& key, const std::string& fallback,
-                            const std::vector<CollectiveOp>& ops) {
+/// A collective algorithm name from the catalogue; what it must support is a scenario rule.
+std::string read_collective(const Params& p, const std::string& key, const std::string& fallback) {
   std::string name = p.get_or<std::string>(key, fallback);
-  const CollectiveInfo* algorithm = find_collective(name);
-  if (algorithm == nullptr) p.fail(key, "is not a collective algorithm" + did_you_mean(name, collective_names()));
-  for (CollectiveOp op : ops)
-    if (!algorithm->supports(op)) p.fail(key, "has no " + to_string(op) + ", which this execution needs");
+  if (find_collective(name) == nullptr)
+    p.fail(key, "is not a collective algorithm" + did_you_mean(name, collective_names()));
   return name;
 }
 
 void read_collectives(const Params& p, ExecutionSpec& e) {
-  const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
-  const std::vector<CollectiveOp> whole{CollectiveOp::all_reduce};
-  std::string shared = p.get_or<std::string>("collective", "ring"); // shorthand for tp and dp
-  e.tp_collective = read_collective(p, p.has("tp_collective") ? "tp_collective" : "collective", shared,
-                                    e.sequence_parallel ? halves : whole);
-  e.dp_collective = read_collective(p, p.has("dp_collective") ? "dp_collective" : "collective", shared,
-                                    e.zero >= 1 ? halves : whole);
-  e.ep_collective = read_collective(p, "ep_collective", e.ep_collective, {CollectiveOp::all_to_all});
+  std::string shared = read_collective(p, "collective", "ring"); // shorthand for tp and dp
+  e.tp_collective = read_collective(p, "tp_collective", shared);
+  e.dp_collective = read_collective(p, "dp_collective", shared);
+  e.ep_collective = read_collective(p, "ep_collective", e.ep_collective);
 }
 
 void read_schedule(const Params& p, ExecutionSpec& e) {
@@ -205,54 +201,28 @@ void read_schedule(const Params& p, ExecutionSpec& e) {
                        {"gpipe", PipelineSchedule::gpipe},
                        {"interleaved", PipelineSchedule::interleaved}});
   e.interleave = p.get_positive_or("interleave", e.interleave);
-  if (e.schedule != PipelineSchedule::interleaved && e.interleave != 1)
-    p.fail("interleave", "needs schedule: interleaved");
-  if (e.schedule == PipelineSchedule::interleaved && e.microbatches() % e.pp != 0)
-    p.fail("schedule", "interleaved needs the microbatches per pipeline (" + std::to_string(e.microbatches()) +
-                           ") to be a multiple of pp (" + std::to_string(e.pp) + ")");
 }
 
-// The schedule and the programs count a pipeline's passes in ints, and hold one entry per
-// pass; beyond this they would overflow (2^32 sequences over dp 1) long before they fit in
-// memory. The memory guard refuses far fewer, on most machines, with the estimate.
-constexpr double kMaxPipelinePasses = 1e8;
-
-void check_pipeline_passes(const Params& p, const ExecutionSpec& e) {
-  double passes = static_cast<double>(e.microbatches()) * e.chunks();
-  if (passes <= kMaxPipelinePasses) return;
-  p.fail("global_batch", "gives " + std::to_string(e.microbatches()) + " microbatches per pipeline" +
-                             (e.chunks() > 1 ? " x " + std::to_string(e.chunks()) + " chunks" : "") +
-                             " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
-}
-
-ExecutionSpec read_execution(const Params& p, const ModelSpec& model) {
+ExecutionSpec read_execution(const Params& p) {
   ExecutionSpec e;
   e.dp = p.get_positive_or("dp", e.dp);
   e.tp = p.get_positive_or("tp", e.tp);
   e.pp = p.get_positive_or("pp", e.pp);
   e.ep = p.get_positive_or("ep", e.ep);
-  if (static_cast<double>(e.dp) * e.tp * e.pp > static_cast<double>(topo::kMaxGpus))
-    p.fail("dp", "gives dp x tp x pp = " + std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " +
-                     std::to_string(e.pp) + " GPUs, more than the " + std::to_string(topo::kMaxGpus) + " supported");
   e.global_batch = p.get_positive<long>("global_batch");
   e.micro_batch = p.get_positive_or("micro_batch", e.micro_batch);
-  // Divided before multiplied: dp x micro_batch may not fit in a long.
-  if (e.micro_batch > e.global_batch / e.dp || e.global_batch % (static_cast<long>(e.dp) * e.micro_batch) != 0)
-    p.fail("global_batch", "does not divide into dp x micro_batch = " + std::to_string(e.dp) + " x " +
-                               std::to_string(e.micro_batch) + " sequences per microbatch round");
   read_schedule(p, e);
-  check_pipeline_passes(p, e);
   e.sequence_parallel = p.get_or("sequence_parallel", e.sequence_parallel);
   e.zero = p.get_or("zero", e.zero);
-  if (e.zero < 0 || e.zero > 3) p.fail("zero", "must be 0, 1, 2 or 3");
-  e.recompute = read_recompute(p, model);
+  e.recompute = read_recompute(p);
   e.dp_overlap = p.get_or("dp_overlap", e.dp_overlap);
   e.dp_bucket = p.get_positive_or("dp_bucket", e.dp_bucket);
-  if (e.dp % e.ep != 0) p.fail("ep", "must divide dp (" + std::to_string(e.dp) + ")");
   read_collectives(p, e);
   p.reject_unknown();
   return e;
 }
+
+} // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   YAML::Node root;
@@ -266,9 +236,9 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   return root;
 }
 
-Scenario read_scenario(const std::string& text, const std::string& file) {
+Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   const std::vector<std::string> parts{"model", "system", "execution"};
-  Section top = read_section(parse_yaml(text, file), file, "", parts);
+  Section top = read_section(root, file, "", parts);
   (void)top.values.get_or<std::string>("description", "");
   top.values.reject_unknown(parts);
   Scenario s;
@@ -277,10 +247,15 @@ Scenario read_scenario(const std::string& text, const std::string& file) {
   Section system = read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
   system.values.reject_unknown({"gpu", "topology"});
   s.system.gpu = read_gpu(system, file);
-  s.system.topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
-  s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values, s.model);
+  Params topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
+  s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
+  // The only reading of the section's keys: everything after takes the typed spec. After the
+  // execution section, in the order the file is read; the rules across keys come after.
+  s.system.topology = topo::parse_topology(topology);
   return s;
 }
+
+namespace {
 
 // The guard's estimate can be wrong, and TRAINSIM_FORCE skips it: running out of memory
 // while building is still a refusal, not an internal error.
@@ -298,30 +273,17 @@ topo::Topology build(const Scenario& s, const std::optional<topo::TopologySize>&
 
 } // namespace
 
-LoadedScenario parse_scenario(const std::string& text, const std::string& file, const LoadOptions& options) {
-  Scenario s = read_scenario(text, file);
-  s.input_hash = input_hash(text);
+LoadedScenario build_scenario(Scenario s, const LoadOptions& options) {
   // Counted, checked and priced before the graph is built: a fabric of millions of GPUs
   // would otherwise allocate gigabytes only to be refused (fuzz_scenario found a 4.56M-GPU
   // torus; a 10M-GPU fat-tree took 20 s and 7 GB). Imported files are known once read.
   std::optional<topo::TopologySize> size = topo::topology_size(s.system.topology);
-  warn_implausible_links(s.system.topology);
-  if (size) check_gpu_total(s.execution, size->gpus, file);
-  check_fit(s);
+  warn_implausible_links(s.system.topology, s.file);
+  check_scenario(s, size ? std::optional<double>(size->gpus) : std::nullopt);
   if (size) check_resources(s, *size, options.footprint, options.guard);
   topo::Topology topology = build(s, size);
-  check_gpu_total(s.execution, topology.gpu_count(), file);
+  check_gpu_total(s, topology.gpu_count());
   return {std::move(s), std::move(topology)};
-}
-
-LoadedScenario load_scenario(const std::string& path, const LoadOptions& options) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) throw InputError(path, "is a directory, not a scenario file");
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "cannot read the scenario file: " + std::string(std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_scenario(text.str(), path, options);
 }
 
 } // namespace trainsim

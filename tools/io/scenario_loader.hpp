@@ -4,6 +4,7 @@
 // would not fit in memory is refused (Error, ExitCode::resources) before anything is built.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "models/scenario.hpp"
@@ -24,9 +25,35 @@ struct LoadOptions {
   GuardParams guard;
 };
 
+/// Checks the scenario's rules (models/scenario_rules.hpp), refuses what would not fit in
+/// memory, then builds its topology. Scenarios made in code (validation, the frontier,
+/// tests) come in here; a file comes in through load_scenario().
+LoadedScenario build_scenario(Scenario scenario, const LoadOptions& options = {});
+
+/// Reads the file, parses it (ScenarioTree) and builds it (build_scenario).
 LoadedScenario load_scenario(const std::string& path, const LoadOptions& options = {});
 
 /// Same as load_scenario, from text already in memory (`file` names it in messages).
 LoadedScenario parse_scenario(const std::string& text, const std::string& file, const LoadOptions& options = {});
+
+/// A scenario file's parsed YAML tree, which `sweep --set` edits key by key before it is read:
+/// overrides change the tree, never the text. Copies are independent.
+class ScenarioTree {
+public:
+  static ScenarioTree parse(const std::string& text, const std::string& file);
+  /// Sets the dotted key ("execution.dp") to `value`, read as YAML ("4", "400Gbps", "[1, 2]"),
+  /// creating the sections it names. InputError when the path runs through a value.
+  void set(const std::string& dotted_key, const std::string& value);
+  /// The tree as YAML text (what a variant's provenance hash is computed from).
+  [[nodiscard]] std::string text() const;
+  [[nodiscard]] Scenario read() const;
+  [[nodiscard]] LoadedScenario load(const LoadOptions& options = {}) const;
+
+private:
+  struct Tree;
+  std::shared_ptr<const Tree> tree_; // copy on write: set() clones it first
+  std::string file_;
+  std::string hash_; ///< of the text the tree was parsed from, until the first set()
+};
 
 } // namespace trainsim

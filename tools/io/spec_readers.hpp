@@ -38,8 +38,7 @@ ModelSpec read_model(const Params& p);
 /// `p` keeps its other keys for the caller.
 GpuSpec read_gpu_figures(const Params& p, GpuSpec g);
 
-/// `execution.recompute`: false/none, true/full or selective; selective needs the per-operator
-/// model, which alone tells the attention core from the rest of the layer.
-Recompute read_recompute(const Params& p, const ModelSpec& model);
+/// `execution.recompute`: false/none, true/full or selective.
+Recompute read_recompute(const Params& p);
 
 } // namespace trainsim

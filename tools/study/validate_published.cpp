@@ -50,33 +50,11 @@ std::vector<Published> published_runs() {
 }
 
 std::string plan_text(const ParallelPlan& p) {
-  return "dp" + std::to_string(static_cast<long>(p.dp)) + " tp" + std::to_string(p.tp_1d) +
-         (p.tp_2d > 1 ? "x" + std::to_string(p.tp_2d) : "") + " pp" + std::to_string(p.pp) + " m" +
-         std::to_string(p.microbatches);
+  std::string text = "dp" + std::to_string(static_cast<long>(p.dp)) + " tp" + std::to_string(p.tp_1d);
+  if (p.tp_2d > 1) text.append("x").append(std::to_string(p.tp_2d)); // append(): GCC 12 -Wrestrict
+  return text.append(" pp").append(std::to_string(p.pp)).append(" m").append(std::to_string(p.microbatches));
 }
 
-// The paper's MLP-only model with the plan's split, on H100 nodes on a fat-tree (the
-// frontier's hardware: NVLink inside a node, 400 Gb/s per GPU across).
-validation::ScenarioSpec frontier_scenario(const FrontierPoint& point) {
-  const ModelShape& m = point.shape;
-  const ParallelPlan& p = point.plan;
-  long dp = std::lround(p.dp), gpus = std::lround(p.gpus());
-  long tokens = std::lround(point.times.tokens_per_microbatch);
-  validation::ScenarioSpec s;
-  s.description = "frontier point";
-  s.model = "kind: mlp\n  layers: " + std::to_string(m.layers) + "\n  d_model: " + std::to_string(std::lround(m.d_model)) +
-            "\n  d_ff: " + std::to_string(std::lround(m.d_ff)) + "\n  seq_len: " + std::to_string(tokens) + "\n";
-  // As close to the closed form's assumptions as the simulator goes: TP on NVLink (8-GPU
-  // nodes when a TP group fits in one evenly, else nodes of one TP group, e.g. 6), every GPU
-  // its own uncontended NIC (rail-optimized: DP and PP rings stay on their rail), and the DP
-  // all-reduce overlapped with the backward pass (here: the last microbatch's).
-  long gpn = 8 % p.tp_1d == 0 && gpus % 8 == 0 ? 8 : p.tp_1d;
-  s.topology = "    generator: rail-optimized\n    nodes: " + std::to_string(gpus / gpn) + "\n    gpus_per_node: " +
-               std::to_string(gpn) + "\n";
-  s.execution = "  dp: " + std::to_string(dp) + "\n  tp: " + std::to_string(p.tp_1d) + "\n  pp: " + std::to_string(p.pp) +
-                "\n  global_batch: " + std::to_string(dp * p.microbatches) + "\n  zero: 1\n  dp_overlap: true\n";
-  return s;
-}
 
 // "compute 70%, dp_comm 18%, tp_comm 10%": the simulated step's categories over 5% of it.
 std::string shares(const StepSummary& s) {
@@ -125,18 +103,24 @@ std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>&
   options.max_flop = Flop(quick ? 1e24 : 1e26);
   options.max_tp_2d = 1; // the simulator has one TP axis: ask for the best plan it can replay
   FrontierCurve dense = frontier_curve(options, false);
+  FrontierHardware hw = resolve_hardware(options);
   std::vector<FrontierCheck> out;
   for (const FrontierPoint& point : dense.points) {
     const ParallelPlan& p = point.plan;
     char what[64];
     std::snprintf(what, sizeof what, "frontier %.3g FLOP (%s)", point.shape.compute.value(), plan_text(p).c_str());
-    if (!point.feasible || p.gpus() > 16384 || p.tp_2d > 1 || p.interleave > 1) {
-      skipped.push_back(std::string(what) + ": " + (!point.feasible ? "infeasible" : p.gpus() > 16384 ? "over 16384 GPUs" : "2-D TP or interleaving, not simulated"));
+    std::string obstacle = replay_obstacle(point);
+    if (obstacle.empty() && p.gpus() > 16384) obstacle = "over 16384 GPUs";
+    if (obstacle.empty() && p.interleave > 1) obstacle = "interleaving, not simulated here";
+    if (!obstacle.empty()) {
+      skipped.push_back(std::string(what) + ": " + obstacle);
       continue;
     }
     std::optional<LoadedScenario> loaded;
     try {
-      loaded = parse_scenario(frontier_scenario(point).render(), what);
+      Scenario replay = frontier_scenario(point, hw);
+      replay.file = what;
+      loaded = build_scenario(std::move(replay));
     } catch (const Error& e) { // e.g. the plan's memory estimate differs from the loader's
       skipped.push_back(std::string(what) + ": the scenario loader refused it: " + e.what());
       continue;

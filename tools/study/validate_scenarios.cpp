@@ -5,28 +5,51 @@
 #include <filesystem>
 #include <optional>
 #include <random>
-#include <sstream>
+#include <utility>
 
 #include "sim/log.hpp"
 
 #include "models/error.hpp"
+#include "models/hardware_presets.hpp"
 #include "models/workload.hpp"
 #include "tools/study/evaluate.hpp"
 #include "tools/study/validation.hpp"
 
 namespace trainsim::validation {
 
-std::string ScenarioSpec::render() const {
-  std::string gpu_lines;
-  std::istringstream in(gpu);
-  for (std::string line; std::getline(in, line);) gpu_lines += "    " + line + "\n";
-  return "description: " + description + "\nmodel:\n  " + model + "system:\n" +
-         (gpu_lines.empty() ? "" : "  gpu:\n" + gpu_lines) + "  topology:\n" + topology + "execution:\n" + execution;
+Scenario make_scenario(std::string label, ModelSpec model, topo::TopologySpec topology, ExecutionSpec execution) {
+  Scenario s;
+  s.file = std::move(label);
+  s.model = std::move(model);
+  s.system.gpu = find_gpu_preset("h100-sxm")->gpu; // as a file without system.gpu
+  s.system.topology = std::move(topology);
+  s.execution = std::move(execution);
+  return s;
 }
 
-std::string one_leaf_fat_tree(int nodes, int gpus_per_node) {
-  return "    generator: fat-tree\n    nodes: " + std::to_string(nodes) + "\n    gpus_per_node: " +
-         std::to_string(gpus_per_node) + "\n    leaf_down_ports: " + std::to_string(nodes * gpus_per_node) + "\n";
+ModelSpec mlp_block(int layers, long d_ff) {
+  ModelSpec m;
+  m.kind = ModelKind::mlp;
+  m.layers = layers;
+  m.d_model = 4096;
+  m.d_ff = d_ff;
+  m.seq_len = 2048;
+  return m;
+}
+
+topo::TopologySpec one_leaf_fat_tree(int nodes, int gpus_per_node) {
+  topo::FatTreeParams p;
+  p.nodes = nodes;
+  p.gpus_per_node = gpus_per_node;
+  p.leaf_down_ports = nodes * gpus_per_node;
+  return p;
+}
+
+ExecutionSpec grid(int dp, int tp, int pp, long global_batch) {
+  ExecutionSpec e;
+  e.dp = dp, e.tp = tp, e.pp = pp;
+  e.global_batch = global_batch;
+  return e;
 }
 
 Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity, bool link_stats) {
@@ -51,47 +74,49 @@ std::optional<LoadedScenario> accepted(const std::function<LoadedScenario()>& pa
 namespace trainsim {
 namespace {
 
-using validation::ScenarioSpec;
+using validation::grid;
+using validation::make_scenario;
+using validation::mlp_block;
+using validation::one_leaf_fat_tree;
 
-const char* kTransformer = "kind: transformer\n  layers: 8\n  d_model: 4096\n  d_ff: 16384\n  heads: 32\n"
-                           "  seq_len: 2048\n";
-
-std::string grid(int dp, int tp, int pp, long global_batch) {
-  return "  dp: " + std::to_string(dp) + "\n  tp: " + std::to_string(tp) + "\n  pp: " + std::to_string(pp) +
-         "\n  global_batch: " + std::to_string(global_batch) + "\n";
+// 8 transformer layers of d_model 4096 (32 heads of 128) on sequences of 2048 tokens.
+ModelSpec transformer() {
+  ModelSpec m = mlp_block();
+  m.kind = ModelKind::transformer;
+  m.heads = 32;
+  return m;
 }
 
-struct ExactSpec {
-  std::string name;
-  ScenarioSpec spec;
-};
+ExecutionSpec with_ep(ExecutionSpec e, int ep) {
+  e.ep = ep;
+  return e;
+}
 
-std::vector<ExactSpec> exact_specs(bool quick) {
-  using validation::one_leaf_fat_tree;
-  ScenarioSpec mlp;
-  std::vector<ExactSpec> out;
-  auto add = [&](std::string name, std::string model, std::string topology, std::string execution) {
-    ScenarioSpec s{name, std::move(model), "", std::move(topology), std::move(execution)};
-    out.push_back({std::move(name), std::move(s)});
+// Each case's scenario, named by its file label.
+std::vector<Scenario> exact_specs(bool quick) {
+  const ModelSpec mlp = mlp_block(), kTransformer = transformer();
+  std::vector<Scenario> out;
+  auto add = [&](const std::string& name, const ModelSpec& model, topo::TopologySpec topology, ExecutionSpec e) {
+    out.push_back(make_scenario(name, model, std::move(topology), e));
   };
   // DP: one GPU per node on one leaf; each ring neighbour pair has its own NICs.
-  add("dp-only 8", mlp.model, one_leaf_fat_tree(8, 1), grid(8, 1, 1, 16));
+  add("dp-only 8", mlp, one_leaf_fat_tree(8, 1), grid(8, 1, 1, 16));
   // TP: one NVSwitch node; each GPU's NVLink carries one ring flow each way.
   add("tp-only 8", kTransformer, one_leaf_fat_tree(1, 8), grid(1, 8, 1, 4));
   // PP: a chain of 8 single-GPU nodes, 8 microbatches under 1F1B; every stage has one layer.
-  add("pp-only 8", mlp.model, one_leaf_fat_tree(8, 1), grid(1, 1, 8, 8));
+  add("pp-only 8", mlp, one_leaf_fat_tree(8, 1), grid(1, 1, 8, 8));
   // Mixed: TP inside a node; DP and PP groups use GPU k of each node, hence NIC k.
   add("mixed 64 (tp8 dp4 pp2)", kTransformer, one_leaf_fat_tree(8, 8), grid(4, 8, 2, 16));
   // EP: one GPU per node, so every all-to-all pair crosses nodes, each over its own NICs.
-  add("ep-only 8", "kind: mlp\n  layers: 8\n  d_model: 4096\n  d_ff: 4096\n  experts: 8\n  seq_len: 2048\n",
-      one_leaf_fat_tree(8, 1), grid(8, 1, 1, 16) + "  ep: 8\n");
+  ModelSpec experts = mlp_block(8, 4096);
+  experts.experts = 8;
+  add("ep-only 8", experts, one_leaf_fat_tree(8, 1), with_ep(grid(8, 1, 1, 16), 8));
   if (quick) return out;
-  add("dp-only 1024", mlp.model, one_leaf_fat_tree(1024, 1), grid(1024, 1, 1, 2048));
-  add("pp-only 64", "kind: mlp\n  layers: 64\n  d_model: 4096\n  d_ff: 16384\n  seq_len: 2048\n",
-      one_leaf_fat_tree(64, 1), grid(1, 1, 64, 64));
+  add("dp-only 1024", mlp, one_leaf_fat_tree(1024, 1), grid(1024, 1, 1, 2048));
+  add("pp-only 64", mlp_block(64), one_leaf_fat_tree(64, 1), grid(1, 1, 64, 64));
   add("mixed 1024 (tp8 dp32 pp4)", kTransformer, one_leaf_fat_tree(128, 8), grid(32, 8, 4, 256));
   add("mixed 16384 (tp8 dp256 pp8)", kTransformer, one_leaf_fat_tree(2048, 8), grid(256, 8, 8, 2048));
-  add("dp-only 16384", mlp.model, one_leaf_fat_tree(16384, 1), grid(16384, 1, 1, 16384));
+  add("dp-only 16384", mlp, one_leaf_fat_tree(16384, 1), grid(16384, 1, 1, 16384));
   return out;
 }
 
@@ -108,8 +133,7 @@ std::string features(const Scenario& sc) {
   if (e.recompute != Recompute::none) out += " recompute " + to_string(e.recompute);
   if (e.sequence_parallel) out += " sp";
   if (e.zero > 0) out += " zero" + std::to_string(e.zero);
-  const Params& t = sc.system.topology;
-  return out + ", " + (t.has("generator") ? t.values().at("generator") : std::string("topology"));
+  return out + ", " + sc.system.topology.generator;
 }
 
 BoundCheck check_bound(const LoadedScenario& loaded, std::string name) {
@@ -137,79 +161,90 @@ private:
   std::mt19937_64 rng_;
 };
 
-std::string random_topology(Draw& d, int gpus) {
+topo::TopologySpec random_topology(Draw& d, int gpus) {
   int kind = d.below(4);
   if (kind == 2) { // torus: one GPU per chip, 2 or 3 power-of-two rings
     int k = 0;
     while ((1 << k) < gpus) ++k;
     int a = 1 + d.below(k - 2), b = 1 + d.below(k - a - 1), c = k - a - b; // a, b >= 1; c >= 0
-    std::string dims = std::to_string(1 << a) + "x" + std::to_string(1 << b) + (c > 0 ? "x" + std::to_string(1 << c) : "");
-    return "    generator: torus\n    dims: " + dims + "\n";
+    topo::TorusParams t;
+    t.dims = {1 << a, 1 << b};
+    if (c > 0) t.dims.push_back(1 << c);
+    return t;
   }
   int gpn = std::min(gpus, d.one_of({1, 2, 4, 8}));
-  std::string common = "    nodes: " + std::to_string(gpus / gpn) + "\n    gpus_per_node: " + std::to_string(gpn) + "\n";
   if (kind == 3) { // dragonfly: (groups - 1) must divide routers x global links = 8
-    int groups = d.one_of({2, 3, 5, 9}), routers = 4;
-    int per_router = std::max(1, (gpus / gpn + groups * routers - 1) / (groups * routers));
-    return "    generator: dragonfly\n" + common + "    groups: " + std::to_string(groups) +
-           "\n    routers_per_group: 4\n    global_links: 2\n    nodes_per_router: " + std::to_string(per_router) + "\n";
+    topo::DragonflyParams f;
+    f.node.gpus_per_node = gpn;
+    f.groups = d.one_of({2, 3, 5, 9});
+    f.routers_per_group = 4;
+    f.global_links = 2;
+    f.nodes_per_router = std::max(1, (gpus / gpn + f.groups * 4 - 1) / (f.groups * 4));
+    return f;
   }
-  int ports = d.one_of({4, 8, 16, 32});
-  return std::string("    generator: ") + (kind == 0 ? "fat-tree" : "rail-optimized") + "\n" + common +
-         "    leaf_down_ports: " + std::to_string(ports) + "\n    oversubscription: " +
-         std::to_string(d.one_of({1, 2, 4})) + "\n";
+  topo::FatTreeParams f;
+  f.nodes = gpus / gpn;
+  f.gpus_per_node = gpn;
+  f.leaf_down_ports = d.one_of({4, 8, 16, 32});
+  f.oversubscription = d.one_of({1, 2, 4});
+  f.rail_optimized = kind == 1;
+  return f;
 }
 
-std::string random_model(Draw& d, bool moe) {
-  long dm = d.one_of({1024L, 2048L, 4096L});
-  bool transformer = d.chance(2);
-  std::string out = std::string("kind: ") + (transformer ? "transformer" : "mlp") + "\n  layers: " +
-                    std::to_string(d.one_of({8, 16, 32})) + "\n  d_model: " + std::to_string(dm) + "\n  d_ff: " +
-                    std::to_string(4 * dm) + "\n  seq_len: " + std::to_string(d.one_of({512, 1024, 2048})) + "\n";
-  if (transformer) out += "  heads: " + std::to_string(dm / 128) + "\n";
-  if (moe) out += "  experts: 8\n  top_k: " + std::to_string(d.one_of({1, 2})) + "\n";
-  return out;
+ModelSpec random_model(Draw& d, bool moe) {
+  ModelSpec m;
+  m.d_model = d.one_of({1024L, 2048L, 4096L});
+  m.kind = d.chance(2) ? ModelKind::transformer : ModelKind::mlp;
+  m.seq_len = d.one_of({512, 1024, 2048}); // drawn before the layers, as the YAML text did
+  m.layers = d.one_of({8, 16, 32});
+  m.d_ff = 4 * m.d_model;
+  if (m.kind == ModelKind::transformer) m.heads = static_cast<int>(m.d_model / 128);
+  if (moe) m.experts = 8, m.top_k = d.one_of({1, 2});
+  return m;
 }
 
-std::string random_execution(Draw& d, int gpus, bool moe) {
+ExecutionSpec random_execution(Draw& d, int gpus, bool moe) {
   int tp = std::min(gpus, d.one_of({1, 2, 4, 8}));
   int pp = std::min(gpus / tp, d.one_of({1, 2, 4, 8}));
   int dp = gpus / (tp * pp);
   int schedule = pp > 1 ? d.below(3) : 0;
   long m = schedule == 2 ? pp * d.one_of({1L, 2L}) : d.one_of({1L, 2L, 4L, 8L});
   long micro = d.one_of({1L, 2L});
-  std::string out = grid(dp, tp, pp, dp * micro * m) + "  micro_batch: " + std::to_string(micro) + "\n";
-  out += std::string("  schedule: ") + (schedule == 0 ? "1f1b" : schedule == 1 ? "gpipe" : "interleaved") + "\n";
-  if (schedule == 2) out += "  interleave: 2\n";
-  if (d.chance(4)) out += "  recompute: true\n";
-  if (tp > 1 && d.chance(4)) out += "  sequence_parallel: true\n";
-  if (d.chance(3)) out += "  zero: " + std::to_string(1 + d.below(3)) + "\n";
-  if (moe) out += "  ep: " + std::to_string(std::min(dp, d.one_of({2, 4, 8}))) + "\n";
-  return out;
+  ExecutionSpec e = grid(dp, tp, pp, dp * micro * m);
+  e.micro_batch = micro;
+  e.schedule = schedule == 0 ? PipelineSchedule::one_f_one_b
+               : schedule == 1 ? PipelineSchedule::gpipe
+                               : PipelineSchedule::interleaved;
+  if (schedule == 2) e.interleave = 2;
+  if (d.chance(4)) e.recompute = Recompute::full;
+  if (tp > 1 && d.chance(4)) e.sequence_parallel = true;
+  if (d.chance(3)) e.zero = 1 + d.below(3);
+  if (moe) e.ep = std::min(dp, d.one_of({2, 4, 8}));
+  return e;
 }
 
 } // namespace
 
-std::string random_scenario_text(unsigned long long seed, int index) {
+Scenario random_scenario(unsigned long long seed, int index) {
   // One generator per scenario, seeded from (seed, index): scenario i does not depend on how
   // many words the ones before it drew.
   Draw d(seed * 0x9E3779B97F4A7C15ULL + static_cast<unsigned long long>(index));
   int gpus = 1 << (3 + d.below(7)); // 8 .. 512
   bool moe = d.chance(5);
-  ScenarioSpec s;
-  s.description = "random scenario " + std::to_string(index);
-  s.model = random_model(d, moe);
-  s.topology = random_topology(d, gpus);
-  s.execution = random_execution(d, gpus, moe);
-  return s.render();
+  ModelSpec model = random_model(d, moe);
+  topo::TopologySpec topology = random_topology(d, gpus);
+  ExecutionSpec execution = random_execution(d, gpus, moe);
+  return make_scenario("random/" + std::to_string(index), model, std::move(topology), execution);
 }
 
 std::vector<ExactCase> exact_cases(bool quick) {
   std::vector<ExactCase> out;
-  for (const ExactSpec& spec : exact_specs(quick)) {
-    LoadedScenario loaded = parse_scenario(spec.spec.render(), "exact: " + spec.name);
+  for (Scenario& scenario : exact_specs(quick)) {
+    std::string name = scenario.file;
+    scenario.file = "exact: " + name;
+    LoadedScenario loaded = build_scenario(std::move(scenario));
     validation::Measured m = validation::measure(loaded);
-    ExactCase c{spec.name, parallelism(loaded.scenario.execution), loaded.scenario.execution.gpus(),
+    ExactCase c{name, parallelism(loaded.scenario.execution), loaded.scenario.execution.gpus(),
                 m.result.step_time.value(), m.bound.step_time.value(), ""};
     if (std::abs(c.error()) > 0.02) c.note = validation::blame(m);
     out.push_back(c);
@@ -236,7 +271,7 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
   for (int i = 0, accepted = 0; accepted < wanted && i < 20 * wanted; ++i) {
     ++generated;
     std::optional<LoadedScenario> loaded = validation::accepted(
-        [&] { return parse_scenario(random_scenario_text(o.seed, i), "random/" + std::to_string(i)); });
+        [&] { return build_scenario(random_scenario(o.seed, i)); });
     if (!loaded) {
       ++rejected;
       continue;

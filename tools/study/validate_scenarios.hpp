@@ -1,4 +1,4 @@
-// Helpers shared by the validation sections: scenario text built from a few parameters, and
+// Helpers shared by the validation sections: scenarios made in code from a few parameters, and
 // one simulation measured against its bound.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "models/closed_form.hpp"
+#include "models/topology_spec.hpp"
 #include "sim/simulation.hpp"
 #include "tools/formats/report.hpp"
 #include "tools/study/evaluate.hpp"
@@ -14,19 +15,19 @@
 
 namespace trainsim::validation {
 
-/// The parts of a scenario the suite varies; render() writes the YAML that parse_scenario reads.
-struct ScenarioSpec {
-  std::string description = "validation case";
-  std::string model = "kind: mlp\n  layers: 8\n  d_model: 4096\n  d_ff: 16384\n  seq_len: 2048\n";
-  std::string gpu;      ///< extra system.gpu lines, e.g. "matmul_efficiency: 0.8\n"
-  std::string topology; ///< the system.topology lines after "generator"
-  std::string execution;
-  [[nodiscard]] std::string render() const;
-};
+/// A scenario made in code, named `label` in messages, on the H100 SXM preset (as a file
+/// without system.gpu says). build_scenario() checks and builds it as it does a file.
+Scenario make_scenario(std::string label, ModelSpec model, topo::TopologySpec topology, ExecutionSpec execution);
+
+/// The paper's MLP block: d_model 4096 on sequences of 2048 tokens.
+ModelSpec mlp_block(int layers = 8, long d_ff = 16384);
 
 /// A fat-tree whose nodes all hang off one leaf: every GPU has its own NIC and the leaf is a
 /// crossbar, so flows between distinct GPU pairs never share a link.
-std::string one_leaf_fat_tree(int nodes, int gpus_per_node);
+topo::TopologySpec one_leaf_fat_tree(int nodes, int gpus_per_node);
+
+/// dp x tp x pp with `global_batch` sequences, everything else at its default.
+ExecutionSpec grid(int dp, int tp, int pp, long global_batch);
 
 using Measured = Evaluation;
 

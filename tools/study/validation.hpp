@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/scenario.hpp"
+
 namespace trainsim {
 
 struct ValidateOptions {
@@ -89,9 +91,10 @@ std::vector<CollectiveCheck> collective_checks(bool quick);
 std::vector<PublishedCheck> published_checks(const ValidateOptions& options);
 std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped);
 
-/// The YAML text of random scenario `index` of the stream seeded with `seed`; deterministic
-/// across platforms (std::mt19937_64 and our own mapping to ranges).
-std::string random_scenario_text(unsigned long long seed, int index);
+/// Random scenario `index` of the stream seeded with `seed`, named "random/INDEX"; deterministic
+/// across platforms (std::mt19937_64 and our own mapping to ranges). It may break the rules:
+/// the generator proposes, build_scenario() decides.
+Scenario random_scenario(unsigned long long seed, int index);
 
 ValidationReport run_validation(const ValidateOptions& options);
 

@@ -1,0 +1,103 @@
+// A frontier point as a scenario `trainsim run` replays (frontier_scenario): the MLP-block
+// model at the point's shape, the GPU the frontier priced, the plan as an execution, on a
+// generated topology as close to the frontier's two tiers as a generator comes.
+#include "models/frontier.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "models/check.hpp"
+
+namespace trainsim {
+namespace {
+
+// The scenario precisions (tools/io/scenario_loader.cpp) by their bytes per word.
+const char* precision_of(Bytes word) {
+  if (word == Bytes(4)) return "fp32";
+  if (word == Bytes(2)) return "bf16";
+  if (word == Bytes(1)) return "fp8";
+  return nullptr;
+}
+
+std::string name_of(const FrontierPoint& point) {
+  char name[48];
+  std::snprintf(name, sizeof name, "frontier-%s-%.3g", point.shape.layer.experts > 1 ? "moe" : "dense",
+                point.shape.compute.value());
+  return name;
+}
+
+// The MLP blocks at the point's shape. d_model and d_ff were kept real so that N is exact; a
+// scenario has whole ones. One sequence per microbatch, as long as the tokens the plan gives a
+// replica's microbatch.
+ModelSpec model_of(const FrontierPoint& point) {
+  const LayerShape& l = point.shape.layer;
+  ModelSpec m;
+  m.name = name_of(point);
+  m.kind = ModelKind::mlp;
+  m.layers = point.shape.layers;
+  m.d_model = std::lround(l.d_model);
+  m.d_ff = std::lround(l.d_ff);
+  m.seq_len = std::lround(point.times.tokens_per_microbatch);
+  m.experts = l.experts;
+  m.top_k = l.top_k;
+  m.bytes_per_word = l.bytes_per_word;
+  m.precision = precision_of(l.bytes_per_word);
+  return m;
+}
+
+// The plan, with the frontier's memory baseline (ZeRO-1) and the DP all-reduce started during
+// the last backward pass, as close as the simulator comes to the paper's overlap of it.
+ExecutionSpec execution_of(const FrontierPoint& point) {
+  const ParallelPlan& p = point.plan;
+  ExecutionSpec e;
+  e.dp = static_cast<int>(std::lround(p.dp));
+  e.tp = p.tp_1d;
+  e.pp = p.pp;
+  e.ep = p.ep;
+  e.global_batch = static_cast<long>(e.dp) * p.microbatches;
+  e.micro_batch = 1;
+  e.schedule = p.interleave > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
+  e.interleave = p.interleave;
+  e.zero = 1;
+  e.dp_overlap = true;
+  e.optimizer_bytes_per_param = point.shape.optimizer_bytes_per_param;
+  return e;
+}
+
+} // namespace
+
+topo::TopologySpec frontier_topology(const ParallelPlan& p, const FrontierHardware& hw) {
+  long gpus = std::lround(p.gpus()), domain = hw.fabric.domain;
+  long per_node = domain % p.tp_1d == 0 && gpus % domain == 0 ? domain : p.tp_1d;
+  topo::FatTreeParams f;
+  f.rail_optimized = true;
+  f.nodes = static_cast<int>(gpus / per_node);
+  f.gpus_per_node = static_cast<int>(per_node);
+  f.nvlink_bandwidth = hw.fabric.nvlink.bandwidth;
+  f.nic_bandwidth = hw.fabric.network.bandwidth;
+  return f;
+}
+
+std::string replay_obstacle(const FrontierPoint& point) {
+  const ParallelPlan& p = point.plan;
+  if (!point.feasible) return "infeasible";
+  if (p.tp_2d > 1) return "2-D tensor parallelism (the simulator has one TP axis)";
+  if (p.interleave > 1 && point.shape.layers % (p.pp * p.interleave) != 0)
+    return "interleaving whose pp x interleave does not divide the layers";
+  if (precision_of(point.shape.layer.bytes_per_word) == nullptr) return "no scenario precision has its word size";
+  return "";
+}
+
+Scenario frontier_scenario(const FrontierPoint& point, const FrontierHardware& hw) {
+  TRAINSIM_CHECK(replay_obstacle(point).empty(), "frontier_scenario() of a point it cannot replay");
+  Scenario s;
+  s.file = name_of(point);
+  s.model = model_of(point);
+  s.system.gpu = hw.gpu;
+  s.system.topology = frontier_topology(point.plan, hw);
+  s.execution = execution_of(point);
+  return s;
+}
+
+} // namespace trainsim

@@ -1,0 +1,186 @@
+#include "models/scenario_rules.hpp"
+
+#include <cstdio>
+#include <type_traits>
+#include <string>
+#include <vector>
+
+#include "models/collectives.hpp"
+#include "models/error.hpp"
+#include "models/workload.hpp"
+
+namespace trainsim {
+namespace {
+
+// Integers print as a scenario file writes them, so the value in a message is the one the
+// user typed.
+template <class T>
+std::string text(T v) {
+  if constexpr (std::is_same_v<T, bool>)
+    return v ? "true" : "false";
+  else
+    return std::to_string(v);
+}
+
+std::string whole(double n) {
+  char out[32];
+  std::snprintf(out, sizeof out, "%.15g", n);
+  return out;
+}
+
+std::string grid_of(const ExecutionSpec& e) {
+  return std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " + std::to_string(e.pp);
+}
+
+// One scenario's rules, each naming its key under a section ("execution.dp").
+struct Rules {
+  const Scenario& s;
+
+  [[noreturn]] void broken(const std::string& key, const std::string& value, const std::string& problem) const {
+    throw InputError(s.file, key, value, problem);
+  }
+  template <class T>
+  void positive(const char* key, T v) const {
+    if (v <= 0) broken(key, text(v), "must be greater than zero");
+  }
+};
+
+void check_model(const Rules& r) {
+  const ModelSpec& m = r.s.model;
+  r.positive("model.layers", m.layers);
+  r.positive("model.d_model", m.d_model);
+  r.positive("model.d_ff", m.d_ff);
+  r.positive("model.heads", m.heads);
+  r.positive("model.seq_len", m.seq_len);
+  r.positive("model.experts", m.experts);
+  r.positive("model.top_k", m.top_k);
+  if (m.top_k > m.experts)
+    r.broken("model.top_k", text(m.top_k), "exceeds the number of experts (" + text(m.experts) + ")");
+  if (m.kind == ModelKind::transformer && m.d_model % m.heads != 0)
+    r.broken("model.heads", text(m.heads), "must divide d_model (" + text(m.d_model) + ")");
+}
+
+// The per-operator model's parts: grouped-query attention, the vocabulary, selective
+// recomputation and the GPU figures it prices with (docs/compute-model.md).
+void check_compute(const Rules& r) {
+  const ModelSpec& m = r.s.model;
+  const GpuSpec& g = r.s.system.gpu;
+  bool transformer = m.kind == ModelKind::transformer;
+  if (transformer && (m.kv_heads < 0 || (m.kv_heads > 0 && m.heads % m.kv_heads != 0)))
+    r.broken("model.kv_heads", text(m.kv_heads), "must divide heads (" + text(m.heads) + ")");
+  if (m.vocab < 0) r.broken("model.vocab", text(m.vocab), "must not be negative (0: no embedding or LM head)");
+  if (m.compute == ComputeModel::roofline && m.vocab > 0)
+    r.broken("model.vocab", text(m.vocab), "needs compute: operators (the roofline prices the layers only)");
+  if (r.s.execution.recompute == Recompute::selective && !m.per_operator())
+    r.broken("execution.recompute", to_string(r.s.execution.recompute),
+             "selective needs a transformer priced per operator (model.compute: operators)");
+  if (g.gemm_peak > g.peak)
+    r.broken("system.gpu.gemm_peak", format(g.gemm_peak),
+             "exceeds the peak (" + format(g.peak) + "): it is what GEMMs achieve of it");
+  for (const FlopPerSecond& rate : g.flash_attention.d128)
+    if (rate > g.peak) r.broken("system.gpu.flash_attention", format(rate), "exceeds the peak (" + format(g.peak) + ")");
+}
+
+void check_degrees(const Rules& r) {
+  const ExecutionSpec& e = r.s.execution;
+  r.positive("execution.dp", e.dp);
+  r.positive("execution.tp", e.tp);
+  r.positive("execution.pp", e.pp);
+  r.positive("execution.ep", e.ep);
+  if (static_cast<double>(e.dp) * e.tp * e.pp > static_cast<double>(kMaxGpus))
+    r.broken("execution.dp", text(e.dp),
+             "gives dp x tp x pp = " + grid_of(e) + " GPUs, more than the " + text(kMaxGpus) + " supported");
+}
+
+void check_batch(const Rules& r) {
+  const ExecutionSpec& e = r.s.execution;
+  r.positive("execution.global_batch", e.global_batch);
+  r.positive("execution.micro_batch", e.micro_batch);
+  // Divided before multiplied: dp x micro_batch may not fit in a long.
+  if (e.micro_batch > e.global_batch / e.dp || e.global_batch % (static_cast<long>(e.dp) * e.micro_batch) != 0)
+    r.broken("execution.global_batch", text(e.global_batch),
+             "does not divide into dp x micro_batch = " + text(e.dp) + " x " + text(e.micro_batch) +
+                 " sequences per microbatch round");
+}
+
+void check_schedule(const Rules& r) {
+  const ExecutionSpec& e = r.s.execution;
+  r.positive("execution.interleave", e.interleave);
+  if (e.schedule != PipelineSchedule::interleaved && e.interleave != 1)
+    r.broken("execution.interleave", text(e.interleave), "needs schedule: interleaved");
+  if (e.schedule == PipelineSchedule::interleaved && e.microbatches() % e.pp != 0)
+    r.broken("execution.schedule", to_string(e.schedule),
+             "interleaved needs the microbatches per pipeline (" + text(e.microbatches()) +
+                 ") to be a multiple of pp (" + text(e.pp) + ")");
+  double passes = static_cast<double>(e.microbatches()) * e.chunks();
+  if (passes > kMaxPipelinePasses)
+    r.broken("execution.global_batch", text(e.global_batch),
+             "gives " + text(e.microbatches()) + " microbatches per pipeline" +
+                 (e.chunks() > 1 ? " x " + text(e.chunks()) + " chunks" : "") +
+                 " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
+}
+
+void check_collective(const Rules& r, const char* key, const std::string& name, const std::vector<CollectiveOp>& ops) {
+  const CollectiveInfo* algorithm = find_collective(name);
+  if (algorithm == nullptr)
+    r.broken(key, name, "is not a collective algorithm" + did_you_mean(name, collective_names()));
+  for (CollectiveOp op : ops)
+    if (!algorithm->supports(op)) r.broken(key, name, "has no " + to_string(op) + ", which this execution needs");
+}
+
+void check_sharding(const Rules& r) {
+  const ExecutionSpec& e = r.s.execution;
+  if (e.zero < 0 || e.zero > 3) r.broken("execution.zero", text(e.zero), "must be 0, 1, 2 or 3");
+  if (e.dp_bucket <= Bytes(0)) r.broken("execution.dp_bucket", format(e.dp_bucket), "must be greater than zero");
+  if (e.dp % e.ep != 0) r.broken("execution.ep", text(e.ep), "must divide dp (" + text(e.dp) + ")");
+  const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
+  const std::vector<CollectiveOp> whole_reduce{CollectiveOp::all_reduce};
+  check_collective(r, "execution.tp_collective", e.tp_collective, e.sequence_parallel ? halves : whole_reduce);
+  check_collective(r, "execution.dp_collective", e.dp_collective, e.zero >= 1 ? halves : whole_reduce);
+  check_collective(r, "execution.ep_collective", e.ep_collective, {CollectiveOp::all_to_all});
+}
+
+void check_fit(const Rules& r) {
+  const ExecutionSpec& e = r.s.execution;
+  const ModelSpec& m = r.s.model;
+  if (e.pp > m.layers) r.broken("execution.pp", text(e.pp), "exceeds the model's " + text(m.layers) + " layers");
+  if (e.schedule == PipelineSchedule::interleaved && m.layers % (e.pp * e.interleave) != 0)
+    r.broken("execution.interleave", text(e.interleave),
+             "pp x interleave = " + text(e.pp * e.interleave) + " must divide the model's " + text(m.layers) +
+                 " layers");
+  if (m.experts % e.ep != 0)
+    r.broken("execution.ep", text(e.ep), "must divide the model's " + text(m.experts) + " experts");
+  if (m.kind == ModelKind::transformer && m.heads % e.tp != 0)
+    r.broken("execution.tp", text(e.tp), "must divide the model's " + text(m.heads) + " attention heads");
+  MemoryUse use = memory_per_gpu(m, e);
+  const GpuSpec& gpu = r.s.system.gpu;
+  if (use.total() > gpu.hbm_capacity)
+    r.broken("system.gpu.hbm_capacity", format(gpu.hbm_capacity),
+             "too small: dp x tp x pp = " + grid_of(e) + " needs " + format(use.total()) + " per GPU (weights " +
+                 format(use.weights) + ", gradients " + format(use.gradients) + ", optimizer " +
+                 format(use.optimizer) + ", activations " + format(use.activations) + ")");
+}
+
+} // namespace
+
+void check_gpu_total(const Scenario& s, double topology_gpus) {
+  const ExecutionSpec& e = s.execution;
+  double grid = static_cast<double>(e.dp) * e.tp * e.pp; // e.gpus() overflows an int first
+  if (grid == topology_gpus) return;
+  throw InputError(s.file, "execution.dp x tp x pp", grid_of(e) + " = " + whole(grid),
+                   "must equal the topology's " + whole(topology_gpus) + " GPUs");
+}
+
+void check_scenario(const Scenario& s, std::optional<double> topology_gpus) {
+  Rules rules{s};
+  check_model(rules);
+  check_compute(rules);
+  check_degrees(rules);
+  check_batch(rules);
+  check_schedule(rules);
+  check_sharding(rules);
+  if (topology_gpus) check_gpu_total(s, *topology_gpus);
+  check_fit(rules);
+}
+
+} // namespace trainsim

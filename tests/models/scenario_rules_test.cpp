@@ -1,0 +1,80 @@
+// The scenario rules over values: a Scenario made in code is refused with the same one-line
+// messages a file gets from the loader (tests/tools/loader_test.cpp checks the file side).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "models/error.hpp"
+#include "models/scenario_rules.hpp"
+
+namespace trainsim {
+namespace {
+
+// 8 layers of d_model 1024 on 8 GPUs (dp 2, tp 2, pp 2), 8 sequences in microbatches of 1:
+// 8 / (2 x 1) = 4 microbatches per pipeline, a multiple of pp.
+Scenario small() {
+  Scenario s;
+  s.file = "code.yaml";
+  s.model.layers = 8;
+  s.model.d_model = 1024;
+  s.model.d_ff = 4096;
+  s.model.heads = 8;
+  s.model.seq_len = 512;
+  s.execution.dp = 2;
+  s.execution.tp = 2;
+  s.execution.pp = 2;
+  s.execution.global_batch = 8;
+  return s;
+}
+
+std::string refusal(const Scenario& s, std::optional<double> gpus = 8) {
+  try {
+    check_scenario(s, gpus);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(ScenarioRules, AValidScenarioPasses) { EXPECT_EQ(refusal(small()), "accepted"); }
+
+TEST(ScenarioRules, EachBrokenRuleNamesItsKeyAndValue) {
+  Scenario s = small();
+  s.execution.dp = 0;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.dp = '0': must be greater than zero");
+  s = small();
+  s.execution.ep = 4; // dp 2 is not a multiple of 4
+  EXPECT_EQ(refusal(s), "code.yaml: execution.ep = '4': must divide dp (2)");
+  s = small();
+  s.execution.global_batch = 6; // 6 sequences do not split into rounds of dp 2 x 4
+  s.execution.micro_batch = 4;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.global_batch = '6': does not divide into dp x micro_batch = 2 x 4 "
+                        "sequences per microbatch round");
+  s = small();
+  s.execution.zero = 1; // ZeRO-1 needs a reduce-scatter, which the double binary tree lacks
+  s.execution.dp_collective = "tree";
+  EXPECT_EQ(refusal(s), "code.yaml: execution.dp_collective = 'tree': has no reduce-scatter, which this execution needs");
+  s = small();
+  s.execution.tp_collective = "rign";
+  EXPECT_EQ(refusal(s), "code.yaml: execution.tp_collective = 'rign': is not a collective algorithm (did you mean "
+                        "'ring'?)");
+  s = small();
+  s.model.heads = 3; // 1024 / 3 is not whole
+  EXPECT_EQ(refusal(s), "code.yaml: model.heads = '3': must divide d_model (1024)");
+}
+
+TEST(ScenarioRules, TheGridMustEqualTheTopologysGpusWhenKnown) {
+  EXPECT_EQ(refusal(small(), 16), "code.yaml: execution.dp x tp x pp = '2 x 2 x 2 = 8': must equal the topology's "
+                                  "16 GPUs");
+  EXPECT_EQ(refusal(small(), std::nullopt), "accepted"); // an imported file's count comes later
+}
+
+TEST(ScenarioRules, FitIsCheckedAfterTheGrid) {
+  Scenario s = small();
+  s.execution.pp = 16; // more stages than the 8 layers; the grid 2 x 2 x 16 = 64 is given
+  s.execution.global_batch = 32;
+  EXPECT_EQ(refusal(s, 64), "code.yaml: execution.pp = '16': exceeds the model's 8 layers");
+}
+
+} // namespace
+} // namespace trainsim

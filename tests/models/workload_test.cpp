@@ -1,0 +1,106 @@
+// The shared cost basis (models/workload.hpp) in the real-valued form the frontier prices
+// from: passes and layers, two TP axes, fractional tokens, parameters by reduction group.
+#include "models/workload.hpp"
+
+#include <gtest/gtest.h>
+
+namespace trainsim {
+namespace {
+
+// d = 1000, d_ff = 4000, BF16, one expert, 10 tokens per microbatch: round numbers.
+LayerShape mlp_block() {
+  LayerShape l;
+  l.kind = ModelKind::mlp;
+  l.d_model = 1000;
+  l.d_ff = 4000;
+  return l;
+}
+
+GpuShare share(double tokens, int tp_1d, int tp_2d = 1, int ep = 1) { return {tokens, tp_1d, tp_2d, ep}; }
+
+TEST(Workload, MlpCostScalesWithPassesAndLayers) {
+  // tp 2. One forward through one layer: 2 matmuls x 2 FLOP x 10 tokens x 1000 x 4000 / 2
+  // = 8e7 FLOP. HBM: weights 2 x 1000 x 4000 words x 2 B / 2 = 8e6 B; activations, up reads
+  // 10 x 1000 and writes 10 x 4000, down the reverse: 1e5 words x 2 B / 2 = 1e5 B.
+  LayerShape l = mlp_block();
+  KernelCost one = mlp_cost(l, share(10, 2));
+  EXPECT_DOUBLE_EQ(one.flop.value(), 8e7);
+  EXPECT_DOUBLE_EQ(one.hbm.value(), 8.1e6);
+  // Forward + backward (3 passes) through 5 layers: 15 x 8e7 FLOP; every pass reads the
+  // weights again: 15 x 8e6 + 15 x 1e5 B.
+  KernelCost stage = mlp_cost(l, share(10, 2), 3, 5);
+  EXPECT_DOUBLE_EQ(stage.flop.value(), 1.2e9);
+  EXPECT_DOUBLE_EQ(stage.hbm.value(), 1.215e8);
+  // layer_costs() prices one forward of one layer the same way.
+  EXPECT_EQ(layer_costs(l, share(10, 2)).mlp.flop, one.flop);
+  // At 1e12 FLOP/s x 0.5 sustained, 1.2e9 FLOP take 2.4 ms; 1.215e8 B at 1e12 B/s 121.5 us.
+  GpuSpec gpu;
+  gpu.peak = FlopPerSecond(1e12), gpu.matmul_efficiency = 0.5, gpu.hbm_bandwidth = BytesPerSecond(1e12);
+  EXPECT_DOUBLE_EQ(compute_time(stage.flop, gpu).value(), 2.4e-3);
+  EXPECT_DOUBLE_EQ(hbm_time(stage.hbm, gpu).value(), 1.215e-4);
+}
+
+TEST(Workload, TwoTensorParallelAxesSplitEveryMatrixByTheirProduct) {
+  // N_K = 2 x N_J = 4 splits each matrix 8 ways, like one axis of 8: 4 x 10 x 4e6 / 8 = 2e7
+  // FLOP, 2 x 4e6 x 2 B / 8 = 2e6 B of weights; the per-GPU costs do not tell the axes apart.
+  LayerShape l = mlp_block();
+  LayerCosts two_axes = layer_costs(l, share(10, 2, 4)), one_axis = layer_costs(l, share(10, 8));
+  EXPECT_DOUBLE_EQ(two_axes.mlp.flop.value(), 2e7);
+  EXPECT_EQ(two_axes.mlp.flop, one_axis.mlp.flop);
+  EXPECT_EQ(two_axes.mlp.hbm, one_axis.mlp.hbm);
+  EXPECT_DOUBLE_EQ(two_axes.params, 1e6);
+  EXPECT_EQ(two_axes.tp_allreduces, 1);
+}
+
+TEST(Workload, ParametersByTheGroupThatReducesThem) {
+  // Transformer, 8 experts over ep 4, tp 2, 3 layers. Attention 4 x 1000^2 = 4e6 per layer,
+  // / 2 x 3 = 6e6, dense; 8 / 4 = 2 experts x 2 x 1000 x 4000 = 1.6e7 per layer, / 2 x 3 =
+  // 2.4e7, reduced over the dp / ep ranks holding them.
+  LayerShape l = mlp_block();
+  l.kind = ModelKind::transformer;
+  l.experts = 8;
+  GpuParams p = params_on_gpu(l, share(10, 2, 1, 4), 3);
+  EXPECT_DOUBLE_EQ(p.dense, 6e6);
+  EXPECT_DOUBLE_EQ(p.experts, 2.4e7);
+  // ep 1: every DP rank holds all 8 experts, so they are reduced over DP with the attention:
+  // 6e6 + 3 x 8 x 8e6 / 2 = 1.02e8.
+  GpuParams replicated = params_on_gpu(l, share(10, 2), 3);
+  EXPECT_DOUBLE_EQ(replicated.dense, 1.02e8);
+  EXPECT_DOUBLE_EQ(replicated.experts, 0.0);
+}
+
+TEST(Workload, MemoryOfAFractionalShare) {
+  // The frontier's search prices 2.5 tokens per microbatch: 2 layers, 3 microbatches in
+  // flight, ZeRO-1 over dp 4. Params 2 x 2 x 1000 x 4000 = 1.6e7: weights and gradients
+  // 3.2e7 B each, optimizer 12 x 1.6e7 / 4 = 4.8e7 B; activations (input and hidden)
+  // 2.5 x (1000 + 2 x 4000) x 2 B x 2 layers x 3 = 2.7e5 B.
+  StageResidency r;
+  r.layers = 2, r.in_flight = 3, r.dp = 4, r.zero = 1;
+  MemoryUse use = memory_use(mlp_block(), share(2.5, 1), r);
+  EXPECT_DOUBLE_EQ(use.weights.value(), 3.2e7);
+  EXPECT_DOUBLE_EQ(use.gradients.value(), 3.2e7);
+  EXPECT_DOUBLE_EQ(use.optimizer.value(), 4.8e7);
+  EXPECT_DOUBLE_EQ(use.activations.value(), 2.7e5);
+  EXPECT_DOUBLE_EQ(use.total().value(), 1.1227e8);
+}
+
+TEST(Workload, ZeroShardsExpertStateOverTheRanksHoldingIt) {
+  // MLP block of 8 experts over ep 4 on dp 8, ZeRO-2, one layer, tp 1: the GPU holds 2
+  // experts x 8e6 = 1.6e7 parameters, and only dp / ep = 2 ranks hold the same two, so
+  // gradients are 1.6e7 x 2 B / 2 = 1.6e7 B and the optimizer 12 x 1.6e7 / 2 = 9.6e7 B (not
+  // / 8, which would assume every DP rank held them). Weights are not sharded: 3.2e7 B.
+  LayerShape l = mlp_block();
+  l.experts = 8;
+  StageResidency r;
+  r.dp = 8, r.zero = 2, r.in_flight = 0;
+  MemoryUse moe = memory_use(l, share(10, 1, 1, 4), r);
+  EXPECT_DOUBLE_EQ(moe.weights.value(), 3.2e7);
+  EXPECT_DOUBLE_EQ(moe.gradients.value(), 1.6e7);
+  EXPECT_DOUBLE_EQ(moe.optimizer.value(), 9.6e7);
+  // A transformer's attention (4e6 parameters) stays dense, over all 8: 12 x 4e6 / 8 = 6e6 B more.
+  l.kind = ModelKind::transformer;
+  EXPECT_DOUBLE_EQ(memory_use(l, share(10, 1, 1, 4), r).optimizer.value(), 9.6e7 + 6e6);
+}
+
+} // namespace
+} // namespace trainsim

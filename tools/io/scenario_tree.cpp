@@ -1,0 +1,74 @@
+// A scenario from its file to a LoadedScenario: read the text, parse it into a tree, let
+// sweeps edit the tree, read the tree into a Scenario (scenario_loader.cpp) and build it.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "models/error.hpp"
+#include "tools/io/provenance.hpp"
+#include "tools/io/scenario_loader.hpp"
+#include "tools/io/scenario_reader.hpp"
+
+namespace trainsim {
+
+struct ScenarioTree::Tree {
+  YAML::Node root;
+};
+
+ScenarioTree ScenarioTree::parse(const std::string& text, const std::string& file) {
+  ScenarioTree t;
+  t.tree_ = std::make_shared<const Tree>(Tree{parse_yaml(text, file)});
+  t.file_ = file;
+  t.hash_ = input_hash(text);
+  return t;
+}
+
+void ScenarioTree::set(const std::string& dotted_key, const std::string& value) {
+  auto copy = std::make_shared<Tree>(Tree{YAML::Clone(tree_->root)});
+  std::vector<std::string> path;
+  std::stringstream parts(dotted_key);
+  for (std::string part; std::getline(parts, part, '.');) path.push_back(part);
+  try {
+    // One Node per level: assigning to a Node variable would rebind it, not set the value.
+    std::vector<YAML::Node> chain{copy->root};
+    for (size_t i = 0; i + 1 < path.size(); ++i) chain.push_back(chain.back()[path[i]]);
+    chain.back()[path.back()] = YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    throw InputError(file_, dotted_key, value, "cannot set it: " + e.msg);
+  }
+  tree_ = std::move(copy);
+  hash_.clear();
+}
+
+std::string ScenarioTree::text() const {
+  YAML::Emitter out;
+  out << tree_->root;
+  return out.c_str();
+}
+
+Scenario ScenarioTree::read() const {
+  Scenario s = read_scenario(tree_->root, file_);
+  s.input_hash = hash_.empty() ? input_hash(text()) : hash_;
+  return s;
+}
+
+LoadedScenario ScenarioTree::load(const LoadOptions& options) const { return build_scenario(read(), options); }
+
+LoadedScenario parse_scenario(const std::string& text, const std::string& file, const LoadOptions& options) {
+  return ScenarioTree::parse(text, file).load(options);
+}
+
+LoadedScenario load_scenario(const std::string& path, const LoadOptions& options) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) throw InputError(path, "is a directory, not a scenario file");
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "cannot read the scenario file: " + std::string(std::strerror(errno)));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), path, options);
+}
+
+} // namespace trainsim
