@@ -29,8 +29,10 @@ double quantized(const GemmShape& g, Tile t, double sms) {
 template <class Y, size_t N>
 double interpolate(const std::array<double, N>& xs, const std::array<Y, N>& ys, double v) {
   auto at = [&](size_t i) {
-    if constexpr (std::is_arithmetic_v<Y>) return ys[i];
-    else return ys[i].value();
+    if constexpr (std::is_arithmetic_v<Y>)
+      return ys[i];
+    else
+      return ys[i].value();
   };
   if (v <= xs.front()) return at(0);
   if (v >= xs.back()) return at(N - 1);
@@ -74,19 +76,23 @@ FlopPerSecond attention_rate(double head_dim, double seq_len, const GpuSpec& gpu
   if (!r.known()) return gemm_ceiling(gpu);
   // Measured at head dimensions 64 and 128 only: beyond them the nearer row is used.
   double low = row_at(r.d64, seq_len), high = row_at(r.d128, seq_len);
-  return FlopPerSecond(interpolate(std::array<double, 2>{64, 128}, std::array<double, 2>{low, high}, head_dim));
+  return FlopPerSecond(
+      interpolate(std::array<double, 2>{64, 128}, std::array<double, 2>{low, high}, head_dim));
 }
 
 BytesPerSecond sustained_hbm(const GpuSpec& gpu) { return gpu.hbm_bandwidth * gpu.hbm_efficiency; }
 
 KernelTime operator_time(const Operator& op, const GpuSpec& gpu) {
-  TRAINSIM_CHECK(op.count >= 1.0 || op.kind != OperatorKind::gemm, std::string("operator ") + op.name + " has no kernel");
+  TRAINSIM_CHECK(op.count >= 1.0 || op.kind != OperatorKind::gemm,
+                 std::string("operator ") + op.name + " has no kernel");
   switch (op.kind) {
   case OperatorKind::gemm:
-    return priced(op.flop / (gemm_ceiling(gpu) * gemm_efficiency(op.gemm, gpu)), op.bytes, op.count, gpu);
+    return priced(op.flop / (gemm_ceiling(gpu) * gemm_efficiency(op.gemm, gpu)), op.bytes, op.count,
+                  gpu);
   case OperatorKind::attention:
     return priced(op.flop / attention_rate(op.head_dim, op.seq_len, gpu), op.bytes, op.count, gpu);
-  case OperatorKind::memory: return priced(Seconds(0), op.bytes, op.count, gpu);
+  case OperatorKind::memory:
+    return priced(Seconds(0), op.bytes, op.count, gpu);
   }
   return {};
 }

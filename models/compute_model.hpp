@@ -21,7 +21,9 @@ struct KernelTime {
     return *this;
   }
   friend KernelTime operator+(KernelTime a, const KernelTime& b) { return a += b; }
-  friend KernelTime operator*(const KernelTime& a, double k) { return {a.compute * k, a.hbm * k, a.overhead * k}; }
+  friend KernelTime operator*(const KernelTime& a, double k) {
+    return {a.compute * k, a.hbm * k, a.overhead * k};
+  }
 };
 
 /// The GEMM rate on large, well-shaped matrices: gemm_peak, or peak x matmul_efficiency when

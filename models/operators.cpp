@@ -14,9 +14,9 @@ struct Dims {
   double q = 0;           ///< query (and attention output) width: heads x d_head / tp
   double kv = 0;          ///< key and value width each: kv_heads x d_head / tp
   double head_dim = 0, seq = 0;
-  double ff = 0;          ///< d_ff / tp
-  double w = 0;           ///< bytes per word
-  double routed = 0;      ///< expert inputs: T x top_k
+  double ff = 0;     ///< d_ff / tp
+  double w = 0;      ///< bytes per word
+  double routed = 0; ///< expert inputs: T x top_k
   double local_experts = 1;
 };
 
@@ -61,8 +61,8 @@ Operator memory(const char* name, double bytes) {
 
 // Y = X W forward, and its two gradients: dX = dY W^T (m x k outputs, summing over n) and
 // dW = X^T dY (k x n outputs, summing over the m tokens). Same FLOP, different shapes.
-void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g, double count, double w,
-            BlockOperators& b) {
+void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g, double count,
+            double w, BlockOperators& b) {
   b.forward.push_back(gemm(name, g, count, w));
   b.backward.push_back(gemm(dgrad, {g.m, g.k, g.n}, count, w));
   b.backward.push_back(gemm(wgrad, {g.k, g.n, g.m}, count, w));
@@ -135,15 +135,19 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
   // GeLU (with fc1's bias fused) reads its input and writes its output; backward reads the
   // input and the output gradient and writes the input gradient. SwiGLU reads gate and up
   // and writes their product; backward reads both and the gradient, writes two gradients.
-  b.forward.push_back(memory(m.gated_mlp ? "swiglu" : "bias_gelu", (m.gated_mlp ? 3.0 : 2.0) * hidden));
-  b.backward.push_back(memory(m.gated_mlp ? "swiglu_grad" : "bias_gelu_grad", (m.gated_mlp ? 5.0 : 3.0) * hidden));
+  b.forward.push_back(
+      memory(m.gated_mlp ? "swiglu" : "bias_gelu", (m.gated_mlp ? 3.0 : 2.0) * hidden));
+  b.backward.push_back(
+      memory(m.gated_mlp ? "swiglu_grad" : "bias_gelu_grad", (m.gated_mlp ? 5.0 : 3.0) * hidden));
   linear("fc2", "fc2_dgrad", "fc2_wgrad", {per_expert, x.d, x.ff}, x.local_experts, x.w, b);
   residual(x, m, b);
   return b;
 }
 
 // Full recomputation runs the block's forward again before its backward.
-void recompute_forward(BlockOperators& b) { b.backward.insert(b.backward.begin(), b.forward.begin(), b.forward.end()); }
+void recompute_forward(BlockOperators& b) {
+  b.backward.insert(b.backward.begin(), b.forward.begin(), b.forward.end());
+}
 
 } // namespace
 
@@ -198,7 +202,8 @@ Operator optimizer_operator(double params, const ModelSpec& m, const ExecutionSp
 double embedding_params(const ModelSpec& m, const ExecutionSpec& e) {
   if (m.vocab <= 0) return 0.0;
   double d = static_cast<double>(m.d_model);
-  return static_cast<double>(m.vocab) * d / e.tp + (m.rotary ? 0.0 : static_cast<double>(m.seq_len) * d);
+  return static_cast<double>(m.vocab) * d / e.tp +
+         (m.rotary ? 0.0 : static_cast<double>(m.seq_len) * d);
 }
 
 double head_params(const ModelSpec& m, const ExecutionSpec& e) {

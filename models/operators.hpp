@@ -25,10 +25,10 @@ struct GemmShape {
 struct Operator {
   const char* name = "";
   OperatorKind kind = OperatorKind::memory;
-  GemmShape gemm;      ///< gemm: the shape of one kernel
-  double count = 1;    ///< identical kernels (a GEMM per local expert), each with its own launch
-  Flop flop;           ///< of all `count` kernels: 2 m n k per GEMM; attention as executed (causal half)
-  Bytes bytes;         ///< HBM read + written by all `count` kernels
+  GemmShape gemm;   ///< gemm: the shape of one kernel
+  double count = 1; ///< identical kernels (a GEMM per local expert), each with its own launch
+  Flop flop;   ///< of all `count` kernels: 2 m n k per GEMM; attention as executed (causal half)
+  Bytes bytes; ///< HBM read + written by all `count` kernels
   double head_dim = 0; ///< attention: what its measured rate depends on
   double seq_len = 0;
 };

@@ -45,11 +45,13 @@ LayerTimes layer_times(const Scenario& s) {
 }
 
 BlockTime embedding_time(const Scenario& s) {
-  return s.model.per_operator() ? priced(embedding_operators(s.model, s.execution), s.system.gpu) : BlockTime{};
+  return s.model.per_operator() ? priced(embedding_operators(s.model, s.execution), s.system.gpu)
+                                : BlockTime{};
 }
 
 BlockTime head_time(const Scenario& s) {
-  return s.model.per_operator() ? priced(head_operators(s.model, s.execution), s.system.gpu) : BlockTime{};
+  return s.model.per_operator() ? priced(head_operators(s.model, s.execution), s.system.gpu)
+                                : BlockTime{};
 }
 
 KernelTime optimizer_time(const Scenario& s, int stage) {
@@ -65,14 +67,17 @@ KernelTime optimizer_time(const Scenario& s, int stage) {
 
 StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
   Flop model = model_flop_per_step(m, e);
-  double layer_passes = static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch) * m.layers;
+  double layer_passes =
+      static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch) * m.layers;
   LayerCosts c = layer_costs(m, e);
   Flop recomputed;
-  if (e.recompute == Recompute::full) recomputed = (c.attention.flop + c.mlp.flop) * (e.tp * layer_passes);
+  if (e.recompute == Recompute::full)
+    recomputed = (c.attention.flop + c.mlp.flop) * (e.tp * layer_passes);
   if (e.recompute == Recompute::selective && m.kind == ModelKind::transformer) {
     // The attention core's forward, counted in full as in `model`: 4 s d_model per token.
     double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);
-    recomputed = Flop(4.0 * tokens * static_cast<double>(m.seq_len) * static_cast<double>(m.d_model) * layer_passes);
+    recomputed = Flop(4.0 * tokens * static_cast<double>(m.seq_len) *
+                      static_cast<double>(m.d_model) * layer_passes);
   }
   return {model, model + recomputed};
 }

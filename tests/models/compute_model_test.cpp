@@ -50,8 +50,10 @@ TEST(Operators, GemmsHaveTheirShapesAfterTheTensorParallelSplit) {
   EXPECT_EQ(qkv.gemm.n, 16);
   EXPECT_EQ(qkv.gemm.k, 8);
   EXPECT_EQ(qkv.flop.value(), 1024);
-  double forward = flop_of_kind(layer.attention.forward, OperatorKind::gemm) + flop_of_kind(layer.mlp.forward, OperatorKind::gemm);
-  double backward = flop_of_kind(layer.attention.backward, OperatorKind::gemm) + flop_of_kind(layer.mlp.backward, OperatorKind::gemm);
+  double forward = flop_of_kind(layer.attention.forward, OperatorKind::gemm) +
+                   flop_of_kind(layer.mlp.forward, OperatorKind::gemm);
+  double backward = flop_of_kind(layer.attention.backward, OperatorKind::gemm) +
+                    flop_of_kind(layer.mlp.backward, OperatorKind::gemm);
   EXPECT_EQ(forward, 5632);
   EXPECT_EQ(backward, 2 * 5632);
   // The weight gradient of fc1 is d_model x d_ff outputs summed over the 4 tokens.
@@ -79,12 +81,14 @@ TEST(Operators, RecomputationRunsForwardWorkAgain) {
   LayerOperators plain = layer_operators(tiny(), e);
   e.recompute = Recompute::selective; // the attention core's forward again: +256
   LayerOperators selective = layer_operators(tiny(), e);
-  EXPECT_EQ(flop_of(selective.attention.backward).value(), flop_of(plain.attention.backward).value() + 256);
+  EXPECT_EQ(flop_of(selective.attention.backward).value(),
+            flop_of(plain.attention.backward).value() + 256);
   EXPECT_EQ(flop_of(selective.mlp.backward).value(), flop_of(plain.mlp.backward).value());
   e.recompute = Recompute::full; // every forward kernel again
   LayerOperators full = layer_operators(tiny(), e);
   EXPECT_EQ(full.mlp.backward.size(), plain.mlp.backward.size() + plain.mlp.forward.size());
-  EXPECT_EQ(bytes_of(full.mlp.backward).value(), (bytes_of(plain.mlp.backward) + bytes_of(plain.mlp.forward)).value());
+  EXPECT_EQ(bytes_of(full.mlp.backward).value(),
+            (bytes_of(plain.mlp.backward) + bytes_of(plain.mlp.forward)).value());
 }
 
 TEST(Operators, MemoryBoundKernelsMoveTheirActivations) {
@@ -164,11 +168,12 @@ TEST(ComputeModel, AttentionRateInterpolatesTheMeasuredTable) {
   // d64 row 10, 20, ..., 60 TFLOP/s at s = 512 ... 16384; d128 row twice that.
   GpuSpec g = table_gpu();
   EXPECT_DOUBLE_EQ(attention_rate(64, 512, g).value(), 10e12);
-  EXPECT_DOUBLE_EQ(attention_rate(64, 724.0773439350247, g).value(), 15e12); // 2^9.5: halfway in log2
-  EXPECT_DOUBLE_EQ(attention_rate(64, 100, g).value(), 10e12);               // held below 512
-  EXPECT_DOUBLE_EQ(attention_rate(64, 1e6, g).value(), 60e12);               // and above 16384
-  EXPECT_DOUBLE_EQ(attention_rate(96, 2048, g).value(), 45e12);              // halfway between 30 and 60
-  EXPECT_DOUBLE_EQ(attention_rate(160, 2048, g).value(), 60e12);             // held at d128
+  EXPECT_DOUBLE_EQ(attention_rate(64, 724.0773439350247, g).value(),
+                   15e12);                                       // 2^9.5: halfway in log2
+  EXPECT_DOUBLE_EQ(attention_rate(64, 100, g).value(), 10e12);   // held below 512
+  EXPECT_DOUBLE_EQ(attention_rate(64, 1e6, g).value(), 60e12);   // and above 16384
+  EXPECT_DOUBLE_EQ(attention_rate(96, 2048, g).value(), 45e12);  // halfway between 30 and 60
+  EXPECT_DOUBLE_EQ(attention_rate(160, 2048, g).value(), 60e12); // held at d128
   // Without a table, attention runs at the GEMM ceiling: 989 TFLOP/s x 0.8.
   EXPECT_DOUBLE_EQ(attention_rate(64, 512, GpuSpec{}).value(), 989e12 * 0.8);
 }

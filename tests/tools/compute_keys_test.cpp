@@ -32,8 +32,12 @@ std::string with(std::string text, const std::string& from, const std::string& t
   return text.replace(at, from.size(), to);
 }
 
-std::string model_with(const std::string& lines) { return with(kValid, "  seq_len: 1024\n", "  seq_len: 1024\n" + lines); }
-std::string gpu_with(const std::string& keys) { return with(kValid, "{preset: a100-sxm-80gb}", "{preset: a100-sxm-80gb, " + keys + "}"); }
+std::string model_with(const std::string& lines) {
+  return with(kValid, "  seq_len: 1024\n", "  seq_len: 1024\n" + lines);
+}
+std::string gpu_with(const std::string& keys) {
+  return with(kValid, "{preset: a100-sxm-80gb}", "{preset: a100-sxm-80gb, " + keys + "}");
+}
 std::string execution_with(const std::string& lines) { return kValid + lines; }
 
 std::string error_of(const std::string& text) {
@@ -61,52 +65,70 @@ TEST(ComputeKeys, DefaultsPriceATransformerPerOperatorWithoutAVocabulary) {
 }
 
 TEST(ComputeKeys, ModelKeysAreRead) {
-  Scenario s = parse_scenario(model_with("  kv_heads: 4\n  vocab: 51200\n  biases: false\n  dropout: false\n  rotary: true\n"),
-                              "s.yaml").scenario;
+  Scenario s =
+      parse_scenario(
+          model_with(
+              "  kv_heads: 4\n  vocab: 51200\n  biases: false\n  dropout: false\n  rotary: true\n"),
+          "s.yaml")
+          .scenario;
   EXPECT_EQ(s.model.kv_heads, 4);
   EXPECT_EQ(s.model.vocab, 51200);
   EXPECT_FALSE(s.model.biases);
   EXPECT_FALSE(s.model.dropout);
   EXPECT_TRUE(s.model.rotary);
-  EXPECT_EQ(parse_scenario(model_with("  compute: roofline\n"), "s.yaml").scenario.model.compute, ComputeModel::roofline);
+  EXPECT_EQ(parse_scenario(model_with("  compute: roofline\n"), "s.yaml").scenario.model.compute,
+            ComputeModel::roofline);
 }
 
 TEST(ComputeKeys, ModelKeysAreChecked) {
-  EXPECT_EQ(error_of(model_with("  kv_heads: 3\n")), "s.yaml: model.kv_heads = '3': must divide heads (16)");
-  EXPECT_EQ(error_of(model_with("  kv_heads: 0\n")), "s.yaml: model.kv_heads = '0': must be greater than zero");
+  EXPECT_EQ(error_of(model_with("  kv_heads: 3\n")),
+            "s.yaml: model.kv_heads = '3': must divide heads (16)");
+  EXPECT_EQ(error_of(model_with("  kv_heads: 0\n")),
+            "s.yaml: model.kv_heads = '0': must be greater than zero");
   EXPECT_EQ(error_of(model_with("  vocab: -1\n")),
             "s.yaml: model.vocab = '-1': must not be negative (0: no embedding or LM head)");
   EXPECT_EQ(error_of(model_with("  compute: roofln\n")),
-            "s.yaml: model.compute = 'roofln': must be one of operators, roofline (did you mean 'roofline'?)");
+            "s.yaml: model.compute = 'roofln': must be one of operators, roofline (did you mean "
+            "'roofline'?)");
   EXPECT_EQ(error_of(model_with("  compute: roofline\n  vocab: 100\n")),
-            "s.yaml: model.vocab = '100': needs compute: operators (the roofline prices the layers only)");
+            "s.yaml: model.vocab = '100': needs compute: operators (the roofline prices the layers "
+            "only)");
   std::string mlp = with(kValid, "kind: transformer", "kind: mlp");
   EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  compute: operators\n")),
-            "s.yaml: model.compute = 'operators': needs kind: transformer (the MLP-block model is priced as a roofline)");
+            "s.yaml: model.compute = 'operators': needs kind: transformer (the MLP-block model is "
+            "priced as a roofline)");
   EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  rotary: true\n")),
-            "s.yaml: model.rotary = 'true': applies to kind: transformer only (the MLP-block model has no such part)");
+            "s.yaml: model.rotary = 'true': applies to kind: transformer only (the MLP-block model "
+            "has no such part)");
 }
 
 TEST(ComputeKeys, RecomputeIsNoneFullOrSelective) {
   auto recompute = [](const std::string& v) {
-    return parse_scenario(execution_with("  recompute: " + v + "\n"), "s.yaml").scenario.execution.recompute;
+    return parse_scenario(execution_with("  recompute: " + v + "\n"), "s.yaml")
+        .scenario.execution.recompute;
   };
   EXPECT_EQ(recompute("true"), Recompute::full); // the spelling scenarios have always used
   EXPECT_EQ(recompute("full"), Recompute::full);
   EXPECT_EQ(recompute("false"), Recompute::none);
   EXPECT_EQ(recompute("selective"), Recompute::selective);
   EXPECT_EQ(error_of(execution_with("  recompute: selectve\n")),
-            "s.yaml: execution.recompute = 'selectve': must be one of none, full, selective, true, false (did you "
+            "s.yaml: execution.recompute = 'selectve': must be one of none, full, selective, true, "
+            "false (did you "
             "mean 'selective'?)");
   EXPECT_EQ(error_of(with(execution_with("  recompute: selective\n"), "  seq_len: 1024\n",
                           "  seq_len: 1024\n  compute: roofline\n")),
-            "s.yaml: execution.recompute = 'selective': selective needs a transformer priced per operator "
+            "s.yaml: execution.recompute = 'selective': selective needs a transformer priced per "
+            "operator "
             "(model.compute: operators)");
 }
 
 TEST(ComputeKeys, GpuFiguresOverrideThePreset) {
-  GpuSpec g = parse_scenario(gpu_with("sms: 100, gemm_peak: 250TFLOPS, flash_attention: 150TFLOPS, hbm_efficiency: 0.9"),
-                             "s.yaml").scenario.system.gpu;
+  GpuSpec g =
+      parse_scenario(
+          gpu_with(
+              "sms: 100, gemm_peak: 250TFLOPS, flash_attention: 150TFLOPS, hbm_efficiency: 0.9"),
+          "s.yaml")
+          .scenario.system.gpu;
   EXPECT_EQ(g.sms, 100);
   EXPECT_DOUBLE_EQ(g.gemm_peak.value(), 250e12);
   EXPECT_DOUBLE_EQ(g.flash_attention.d64[0].value(), 150e12); // one rate for every shape
@@ -121,14 +143,18 @@ TEST(ComputeKeys, GpuFiguresOverrideThePreset) {
 }
 
 TEST(ComputeKeys, GpuFiguresAreChecked) {
-  EXPECT_EQ(error_of(gpu_with("sms: 0")), "s.yaml: system.gpu.sms = '0': must be greater than zero");
+  EXPECT_EQ(error_of(gpu_with("sms: 0")),
+            "s.yaml: system.gpu.sms = '0': must be greater than zero");
   EXPECT_EQ(error_of(gpu_with("gemm_peak: 400TFLOPS")),
-            "s.yaml: system.gpu.gemm_peak = '400 TFLOP/s': exceeds the peak (312 TFLOP/s): it is what GEMMs achieve of it");
+            "s.yaml: system.gpu.gemm_peak = '400 TFLOP/s': exceeds the peak (312 TFLOP/s): it is "
+            "what GEMMs achieve of it");
   EXPECT_EQ(error_of(gpu_with("flash_attention: 1PFLOPS")),
             "s.yaml: system.gpu.flash_attention = '1 PFLOP/s': exceeds the peak (312 TFLOP/s)");
   EXPECT_EQ(error_of(gpu_with("hbm_efficiency: 1.5")),
-            "s.yaml: system.gpu.hbm_efficiency = '1.5': is a fraction of hbm_bandwidth and cannot exceed 1");
-  EXPECT_EQ(error_of(gpu_with("hbm_efficiency: 0")), "s.yaml: system.gpu.hbm_efficiency = '0': must be greater than zero");
+            "s.yaml: system.gpu.hbm_efficiency = '1.5': is a fraction of hbm_bandwidth and cannot "
+            "exceed 1");
+  EXPECT_EQ(error_of(gpu_with("hbm_efficiency: 0")),
+            "s.yaml: system.gpu.hbm_efficiency = '0': must be greater than zero");
 }
 
 } // namespace

@@ -5,7 +5,8 @@ namespace {
 
 Bytes word_size(const Params& p) {
   std::string precision = p.get_or<std::string>("precision", "bf16");
-  const std::vector<std::pair<std::string, double>> sizes{{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
+  const std::vector<std::pair<std::string, double>> sizes{
+      {"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
   for (const auto& [name, bytes] : sizes)
     if (name == precision) return Bytes(bytes);
   const std::vector<std::string> names{"fp32", "bf16", "fp16", "fp8"};
@@ -15,7 +16,8 @@ Bytes word_size(const Params& p) {
 // Keys that describe a transformer's layer; the MLP-block model has none of these parts.
 void reject_transformer_keys(const Params& p) {
   for (const char* key : {"kv_heads", "vocab", "biases", "dropout", "rotary"})
-    if (p.has(key)) p.fail(key, "applies to kind: transformer only (the MLP-block model has no such part)");
+    if (p.has(key))
+      p.fail(key, "applies to kind: transformer only (the MLP-block model has no such part)");
 }
 
 // Grouped-query attention, the vocabulary and the layer's parts (docs/compute-model.md).
@@ -33,8 +35,9 @@ void read_transformer_parts(const Params& p, ModelSpec& m) {
 // operators there is a key that does not apply, like the transformer's parts.
 void read_compute(const Params& p, ModelSpec& m) {
   bool transformer = m.kind == ModelKind::transformer;
-  m.compute = choose(p, "compute", transformer ? ComputeModel::operators : ComputeModel::roofline,
-                     {{"operators", ComputeModel::operators}, {"roofline", ComputeModel::roofline}});
+  m.compute =
+      choose(p, "compute", transformer ? ComputeModel::operators : ComputeModel::roofline,
+             {{"operators", ComputeModel::operators}, {"roofline", ComputeModel::roofline}});
   if (!transformer && m.compute == ComputeModel::operators)
     p.fail("compute", "needs kind: transformer (the MLP-block model is priced as a roofline)");
 }
@@ -49,31 +52,36 @@ void scale_rates(GpuSpec& g, double k) {
 
 } // namespace
 
-
 std::string listed(const std::vector<std::string>& names) {
   std::string list;
   for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
   return list;
 }
 
-std::string one_of(const std::vector<std::string>& names) { return "must be one of " + listed(names); }
+std::string one_of(const std::vector<std::string>& names) {
+  return "must be one of " + listed(names);
+}
 
 ModelSpec read_model(const Params& p) {
   ModelSpec m;
   m.name = p.get_or<std::string>("name", m.name);
-  m.kind = choose(p, "kind", ModelKind::transformer, {{"transformer", ModelKind::transformer}, {"mlp", ModelKind::mlp}});
+  m.kind = choose(p, "kind", ModelKind::transformer,
+                  {{"transformer", ModelKind::transformer}, {"mlp", ModelKind::mlp}});
   m.layers = p.get_positive<int>("layers");
   m.d_model = p.get_positive<long>("d_model");
   m.d_ff = p.get_positive<long>("d_ff");
-  m.heads = m.kind == ModelKind::transformer ? p.get_positive<int>("heads") : p.get_positive_or<int>("heads", 1);
+  m.heads = m.kind == ModelKind::transformer ? p.get_positive<int>("heads")
+                                             : p.get_positive_or<int>("heads", 1);
   m.seq_len = p.get_positive<long>("seq_len");
   m.experts = p.get_positive_or("experts", m.experts);
   m.top_k = p.get_positive_or("top_k", m.top_k);
   m.gated_mlp = p.get_or("gated_mlp", m.gated_mlp);
   m.bytes_per_word = word_size(p);
   m.precision = p.get_or<std::string>("precision", m.precision);
-  if (m.kind == ModelKind::transformer) read_transformer_parts(p, m);
-  else reject_transformer_keys(p);
+  if (m.kind == ModelKind::transformer)
+    read_transformer_parts(p, m);
+  else
+    reject_transformer_keys(p);
   read_compute(p, m);
   p.reject_unknown();
   return m;
@@ -87,7 +95,8 @@ GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
   g.hbm_bandwidth = p.get_positive_or("hbm_bandwidth", g.hbm_bandwidth);
   g.hbm_capacity = p.get_positive_or("hbm_capacity", g.hbm_capacity);
   g.kernel_latency = p.get_or("kernel_latency", g.kernel_latency);
-  if (g.matmul_efficiency > 1.0) p.fail("matmul_efficiency", "is a fraction of peak and cannot exceed 1");
+  if (g.matmul_efficiency > 1.0)
+    p.fail("matmul_efficiency", "is a fraction of peak and cannot exceed 1");
   if (g.kernel_latency.value() < 0) p.fail("kernel_latency", "must not be negative");
   // The per-operator model's figures (docs/compute-model.md).
   g.sms = p.get_positive_or("sms", g.sms);
@@ -98,15 +107,18 @@ GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
     g.flash_attention.d128.fill(rate);
   }
   g.hbm_efficiency = p.get_positive_or("hbm_efficiency", g.hbm_efficiency);
-  if (g.hbm_efficiency > 1.0) p.fail("hbm_efficiency", "is a fraction of hbm_bandwidth and cannot exceed 1");
+  if (g.hbm_efficiency > 1.0)
+    p.fail("hbm_efficiency", "is a fraction of hbm_bandwidth and cannot exceed 1");
   return g;
 }
 
 Recompute read_recompute(const Params& p) {
   std::string text = p.get_or<std::string>("recompute", "none");
   Recompute r = Recompute::none;
-  if (text == "true" || text == "yes" || text == "on" || text == "full") r = Recompute::full;
-  else if (text == "selective") r = Recompute::selective;
+  if (text == "true" || text == "yes" || text == "on" || text == "full")
+    r = Recompute::full;
+  else if (text == "selective")
+    r = Recompute::selective;
   else if (text != "false" && text != "no" && text != "off" && text != "none")
     p.fail("recompute", one_of({"none", "full", "selective", "true", "false"}) +
                             did_you_mean(text, {"none", "full", "selective"}));

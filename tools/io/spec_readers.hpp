@@ -1,6 +1,7 @@
 // Readers of the scenario's flat sections, shared by tools/io/scenario_loader.cpp: the model,
 // a GPU's figures (over a preset's or on their own) and the small helpers every section uses.
-// Each rejection is one InputError naming the file, the key and the value (docs/scenario-format.md).
+// Each rejection is one InputError naming the file, the key and the value
+// (docs/scenario-format.md).
 #pragma once
 
 #include <string>
@@ -20,7 +21,8 @@ std::string one_of(const std::vector<std::string>& names);
 
 /// The option `key` names, `fallback` when absent; any other text is rejected with the options.
 template <class Enum>
-Enum choose(const Params& p, const std::string& key, Enum fallback, const std::vector<std::pair<std::string, Enum>>& options) {
+Enum choose(const Params& p, const std::string& key, Enum fallback,
+            const std::vector<std::pair<std::string, Enum>>& options) {
   auto text = p.get_or<std::string>(key, "");
   if (text.empty()) return fallback;
   std::vector<std::string> names;
