@@ -52,8 +52,7 @@ void refused_cleanly(Parse parse) {
     parse();
   } catch (const InternalError&) {
     throw;
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
 }
 
 /// A scenario as text: must load with finite numbers, or fail with a trainsim::Error other than
@@ -72,7 +71,8 @@ inline void topology(std::string_view text, topo::GraphFormat format) {
   std::istringstream in{std::string(text)};
   topo::ImportParams options;
   options.route_cache_mib = 1; // the router is not exercised; keep the fuzzer's memory small
-  refused_cleanly([&] { expect_finite(topo::read_topology(in, format, "fuzz.topology", options)); });
+  refused_cleanly(
+      [&] { expect_finite(topo::read_topology(in, format, "fuzz.topology", options)); });
 }
 
 template <class Parse>
@@ -81,9 +81,9 @@ void one_unit(std::string_view text, Parse parse) {
     double v = parse(text).value();
     // A parse that succeeds must give a usable number: infinity from "1e308PB" would be
     // carried silently into every later computation.
-    if (!std::isfinite(v)) throw SilentWrongValue("'" + std::string(text) + "' parsed to a non-finite value");
-  } catch (const std::invalid_argument&) {
-  }
+    if (!std::isfinite(v))
+      throw SilentWrongValue("'" + std::string(text) + "' parsed to a non-finite value");
+  } catch (const std::invalid_argument&) {}
 }
 
 /// A quantity with a unit, through every unit parser.

@@ -5,6 +5,7 @@
 #include "fuzz/entry_points.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  trainsim::fuzz::topology({reinterpret_cast<const char*>(data), size}, trainsim::topo::GraphFormat::csv);
+  trainsim::fuzz::topology({reinterpret_cast<const char*>(data), size},
+                           trainsim::topo::GraphFormat::csv);
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "fuzz/entry_points.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  trainsim::fuzz::topology({reinterpret_cast<const char*>(data), size}, trainsim::topo::GraphFormat::graphml);
+  trainsim::fuzz::topology({reinterpret_cast<const char*>(data), size},
+                           trainsim::topo::GraphFormat::graphml);
   return 0;
 }

@@ -12,8 +12,10 @@
 
 namespace trainsim::detail {
 
-[[noreturn]] inline void check_failed(const char* file, int line, const char* condition, std::string_view why = {}) {
-  std::string message = "internal error: " + std::string(file) + ":" + std::to_string(line) + ": " + condition + " failed";
+[[noreturn]] inline void check_failed(const char* file, int line, const char* condition,
+                                      std::string_view why = {}) {
+  std::string message = "internal error: " + std::string(file) + ":" + std::to_string(line) + ": " +
+                        condition + " failed";
   if (!why.empty()) message += " (" + std::string(why) + ")";
   throw InternalError(message + "; please report it with the command line");
 }
@@ -23,7 +25,7 @@ namespace trainsim::detail {
 /// TRAINSIM_CHECK(condition) or TRAINSIM_CHECK(condition, why): throws InternalError naming
 /// the file, the line and the condition when `condition` is false. `why` (anything a
 /// std::string_view accepts) is evaluated only then.
-#define TRAINSIM_CHECK(condition, ...)                                                                           \
-  (static_cast<bool>(condition)                                                                                 \
-       ? static_cast<void>(0)                                                                                   \
-       : ::trainsim::detail::check_failed(__FILE__, __LINE__, #condition __VA_OPT__(, ) __VA_ARGS__))
+#define TRAINSIM_CHECK(condition, ...)                                                             \
+  (static_cast<bool>(condition) ? static_cast<void>(0)                                             \
+                                : ::trainsim::detail::check_failed(                                \
+                                      __FILE__, __LINE__, #condition __VA_OPT__(, ) __VA_ARGS__))

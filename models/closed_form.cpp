@@ -27,7 +27,8 @@ struct Split {
   }
 };
 Split operator*(Split s, double k) {
-  return {s.compute * k, s.hbm * k, s.latency * k, s.tp * k, s.ep * k, s.zero * k, s.dp * k, s.edp * k};
+  return {s.compute * k, s.hbm * k,  s.latency * k, s.tp * k,
+          s.ep * k,      s.zero * k, s.dp * k,      s.edp * k};
 }
 Split operator+(Split a, const Split& b) { return a += b; }
 
@@ -74,7 +75,8 @@ struct LayerSplit {
 // times with recomputation), each with its own launch, and the same collectives. ZeRO-3
 // gathers the layer's parameters over DP before each pass and reduce-scatters its gradients
 // after the backward. Collectives in the passes take the stage's cheapest group.
-LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric& f, TierNames& names) {
+LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric& f,
+                       TierNames& names) {
   const GpuSpec& gpu = s.system.gpu;
   const ExecutionSpec& e = s.execution;
   Split kernels = kernel(c.mlp, gpu);
@@ -122,13 +124,19 @@ Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f, Tie
   GradientBytes g = gradient_bytes(s, stage);
   double reduced = e.dp_overlap ? last_bucket_share(s, stage) : 1.0;
   int gathered = e.zero >= 1 ? 1 : 0;
-  int phases_of_all = e.dp_overlap ? gathered : 2, phases_of_share = e.dp_overlap ? 2 - gathered : 0;
-  // The simulator skips a reduction with nothing to reduce (an MLP whose every weight is an expert).
-  auto add = [&](Bytes bytes, int p, const std::vector<GroupTiers>& groups, Seconds Split::*into, std::string& tier) {
+  int phases_of_all = e.dp_overlap ? gathered : 2,
+      phases_of_share = e.dp_overlap ? 2 - gathered : 0;
+  // The simulator skips a reduction with nothing to reduce (an MLP whose every weight is an
+  // expert).
+  auto add = [&](Bytes bytes, int p, const std::vector<GroupTiers>& groups, Seconds Split::*into,
+                 std::string& tier) {
     if (bytes <= Bytes(0)) return;
     const std::string& alg = e.dp_collective;
-    CollectiveCost all = phases_of_all > 0 ? dearest(alg, phases_of_all, bytes, p, groups) : CollectiveCost{};
-    CollectiveCost share = phases_of_share > 0 ? dearest(alg, phases_of_share, bytes * reduced, p, groups) : CollectiveCost{};
+    CollectiveCost all =
+        phases_of_all > 0 ? dearest(alg, phases_of_all, bytes, p, groups) : CollectiveCost{};
+    CollectiveCost share = phases_of_share > 0
+                               ? dearest(alg, phases_of_share, bytes * reduced, p, groups)
+                               : CollectiveCost{};
     dp += split_of(all, into) + split_of(share, into);
     tier = all.transfer >= share.transfer ? all.tier : share.tier;
   };
@@ -137,7 +145,8 @@ Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f, Tie
   return dp;
 }
 
-std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs, const FabricSummary& fabric) {
+std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs,
+                                   const FabricSummary& fabric) {
   const ExecutionSpec& e = s.execution;
   std::vector<StageCost> stages;
   for (int j = 0; j < e.pp; ++j) {
@@ -156,15 +165,16 @@ std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs, c
 // The cheapest pipeline send of any stage: the schedule graph takes one time for all of them.
 Seconds send_time(const FabricSummary& fabric, Bytes activation) {
   Seconds best(std::numeric_limits<double>::infinity());
-  for (const StageFabric& f : fabric.stages) best = std::min(best, f.pp_send.alpha + activation / f.pp_send.bandwidth);
+  for (const StageFabric& f : fabric.stages)
+    best = std::min(best, f.pp_send.alpha + activation / f.pp_send.bandwidth);
   return best;
 }
 
 // The stage that finishes last once its gradient reduction is done, and how its time splits.
 struct Critical {
   int stage = 0;
-  Split busy;       ///< its own m x v forward and backward passes
-  Seconds bubble;   ///< the rest of its pipeline time: waiting for other stages and sends
+  Split busy;     ///< its own m x v forward and backward passes
+  Seconds bubble; ///< the rest of its pipeline time: waiting for other stages and sends
   Split dp;
   TierNames names;
   [[nodiscard]] Seconds total() const { return busy.total() + bubble + dp.total(); }
@@ -182,13 +192,16 @@ Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e
   Critical worst;
   for (size_t j = 0; j < st.size(); ++j) {
     Split busy = (st[j].forward + st[j].backward) * (static_cast<double>(m) * chunks);
-    Critical c{static_cast<int>(j), busy, std::max(Seconds(0), finish[j] - busy.total()), st[j].dp, st[j].names};
+    Critical c{static_cast<int>(j), busy, std::max(Seconds(0), finish[j] - busy.total()), st[j].dp,
+               st[j].names};
     if (j == 0 || c.total() > worst.total()) worst = c;
   }
   return worst;
 }
 
-BoundTerm term(std::string name, Seconds t, std::string why) { return {std::move(name), t, std::move(why)}; }
+BoundTerm term(std::string name, Seconds t, std::string why) {
+  return {std::move(name), t, std::move(why)};
+}
 
 // "EP all-to-alls 1.2 ms over leaf": the groups that moved bytes, largest first.
 struct NetworkPart {
@@ -204,7 +217,8 @@ std::vector<NetworkPart> network_parts(const Split& s, const TierNames& n) {
                                  {"dense gradients over DP", s.dp, n.dp},
                                  {"expert gradients over EDP", s.edp, n.edp}};
   std::erase_if(parts, [](const NetworkPart& p) { return p.time <= Seconds(0); });
-  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.time > b.time; });
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const auto& a, const auto& b) { return a.time > b.time; });
   return parts;
 }
 
@@ -212,20 +226,28 @@ std::string describe(const std::vector<NetworkPart>& parts, const char* none) {
   if (parts.empty()) return none;
   std::string out;
   for (const NetworkPart& p : parts)
-    out += (out.empty() ? "" : ", ") + std::string(p.what) + " " + format(p.time) + " over " + p.tier;
+    out +=
+        (out.empty() ? "" : ", ") + std::string(p.what) + " " + format(p.time) + " over " + p.tier;
   return out + ": bytes / the slowest tier the group crosses";
 }
 
 std::vector<BoundTerm> terms_of(const Critical& c, bool overlap) {
   return {
-      term("compute", c.busy.compute, "compute-bound kernels of the critical stage: FLOP / (peak x efficiency)"),
-      term("hbm", c.busy.hbm, "HBM-bound kernels of the critical stage: bytes / HBM bandwidth (weights + activations)"),
-      term("latency", c.busy.latency, "kernel launches + alpha per collective step (TP, EP, ZeRO-3), m microbatches"),
-      term("network", c.busy.network(), describe(network_parts(c.busy, c.names), "no collective traffic in the passes")),
-      term("pipeline_bubble", c.bubble, "the critical stage waiting: other stages' passes and the sends between them"),
+      term("compute", c.busy.compute,
+           "compute-bound kernels of the critical stage: FLOP / (peak x efficiency)"),
+      term(
+          "hbm", c.busy.hbm,
+          "HBM-bound kernels of the critical stage: bytes / HBM bandwidth (weights + activations)"),
+      term("latency", c.busy.latency,
+           "kernel launches + alpha per collective step (TP, EP, ZeRO-3), m microbatches"),
+      term("network", c.busy.network(),
+           describe(network_parts(c.busy, c.names), "no collective traffic in the passes")),
+      term("pipeline_bubble", c.bubble,
+           "the critical stage waiting: other stages' passes and the sends between them"),
       term("dp_allreduce", c.dp.total(),
-           std::string(overlap ? "after the last backward (the last bucket; earlier ones overlap it): "
-                               : "after the last backward (not overlapped): ") +
+           std::string(overlap
+                           ? "after the last backward (the last bucket; earlier ones overlap it): "
+                           : "after the last backward (not overlapped): ") +
                describe(network_parts(c.dp, c.names), "nothing to reduce")),
   };
 }
@@ -243,7 +265,8 @@ std::string tier_behind(const std::string& term_name, const Critical& c) {
 BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
   const ExecutionSpec& e = s.execution;
   if (f.stages.size() != static_cast<size_t>(e.pp))
-    throw Error(ExitCode::simulation, "internal: the fabric summary has " + std::to_string(f.stages.size()) +
+    throw Error(ExitCode::simulation, "internal: the fabric summary has " +
+                                          std::to_string(f.stages.size()) +
                                           " stages for pp = " + std::to_string(e.pp));
   LayerCosts costs = layer_costs(s.model, e);
   Seconds send = e.pp > 1 ? send_time(f, costs.pp_activation) : Seconds(0);
@@ -251,8 +274,10 @@ BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
   BoundResult r;
   r.terms = terms_of(worst, e.dp_overlap);
   r.step_time = worst.total();
-  r.limiting = std::max_element(r.terms.begin(), r.terms.end(),
-                                [](const BoundTerm& a, const BoundTerm& b) { return a.time < b.time; })->name;
+  r.limiting =
+      std::max_element(r.terms.begin(), r.terms.end(), [](const BoundTerm& a, const BoundTerm& b) {
+        return a.time < b.time;
+      })->name;
   r.limiting_tier = tier_behind(r.limiting, worst);
   r.critical_stage = worst.stage;
   r.microbatches = static_cast<double>(e.microbatches());
@@ -274,10 +299,11 @@ std::string format_bound(const BoundResult& b) {
                   t.explanation.c_str());
     out += line;
   }
-  std::snprintf(line, sizeof line,
-                "step time >= %s (limiting: %s; critical stage %d, %g microbatches; MFU <= %.1f%%)\n",
-                format(b.step_time).c_str(), limiting_text(b).c_str(), b.critical_stage, b.microbatches,
-                100.0 * b.mfu_upper_bound);
+  std::snprintf(
+      line, sizeof line,
+      "step time >= %s (limiting: %s; critical stage %d, %g microbatches; MFU <= %.1f%%)\n",
+      format(b.step_time).c_str(), limiting_text(b).c_str(), b.critical_stage, b.microbatches,
+      100.0 * b.mfu_upper_bound);
   return out + line;
 }
 

@@ -14,7 +14,7 @@ namespace trainsim {
 
 /// One additive part of the bound. The parts sum to BoundResult::step_time.
 struct BoundTerm {
-  std::string name;        ///< compute, hbm, latency, network, pipeline_bubble, dp_allreduce
+  std::string name; ///< compute, hbm, latency, network, pipeline_bubble, dp_allreduce
   Seconds time;
   std::string explanation; ///< one line: what was counted and where it comes from
 };
@@ -23,11 +23,12 @@ struct BoundResult {
   std::vector<BoundTerm> terms; ///< all terms, including zero ones, in a fixed order
   Seconds step_time;            ///< the lower bound: the sum of the terms
   std::string limiting;         ///< name of the largest term
-  std::string limiting_tier;    ///< the fabric tier behind it, when it is a communication term ("" otherwise)
-  int critical_stage = 0;       ///< the pipeline stage whose chain gives the bound
+  std::string
+      limiting_tier; ///< the fabric tier behind it, when it is a communication term ("" otherwise)
+  int critical_stage = 0; ///< the pipeline stage whose chain gives the bound
   double microbatches = 0;
-  Flop model_flop;              ///< model FLOP per step (for an MFU upper bound)
-  double mfu_upper_bound = 0;   ///< model_flop / (gpus x peak x step_time)
+  Flop model_flop;            ///< model FLOP per step (for an MFU upper bound)
+  double mfu_upper_bound = 0; ///< model_flop / (gpus x peak x step_time)
 };
 
 /// Lower bound on one training step of `scenario` on a fabric summarised by `fabric` (one
@@ -35,8 +36,8 @@ struct BoundResult {
 /// in order, one operation at a time (the simulator's replay), a ring phase costs at least
 /// (p-1)(alpha + n/(p B)) of its slowest neighbour pair, a pairwise all-to-all its rounds'
 /// alpha + (n/p) / B each, and the DP reduction starts after the stage's last backward (with
-/// dp_overlap, only its last bucket is counted). Exact, up to rounding, when no two flows share a link and every group of a
-/// stage crosses the same tiers.
+/// dp_overlap, only its last bucket is counted). Exact, up to rounding, when no two flows share a
+/// link and every group of a stage crosses the same tiers.
 BoundResult closed_form_bound(const Scenario& scenario, const FabricSummary& fabric);
 
 /// "network over leaf": the limiting term and, for a communication term, its tier.

@@ -10,10 +10,13 @@ CollectiveCost ring_half(Bytes n, int p, const Tier& t) {
   return {t.alpha * steps, (n / t.bandwidth) * (steps / p), t.name};
 }
 
-CollectiveCost operator*(CollectiveCost c, double k) { return {c.latency * k, c.transfer * k, c.tier}; }
+CollectiveCost operator*(CollectiveCost c, double k) {
+  return {c.latency * k, c.transfer * k, c.tier};
+}
 CollectiveCost operator+(CollectiveCost a, const CollectiveCost& b) {
   // The tier that moves the most time names the sum.
-  return {a.latency + b.latency, a.transfer + b.transfer, a.transfer >= b.transfer ? a.tier : b.tier};
+  return {a.latency + b.latency, a.transfer + b.transfer,
+          a.transfer >= b.transfer ? a.tier : b.tier};
 }
 
 CollectiveCost tree_floor(Bytes n, int p, const Tier& closest) {
@@ -22,8 +25,8 @@ CollectiveCost tree_floor(Bytes n, int p, const Tier& closest) {
 }
 
 template <class Better>
-CollectiveCost pick(std::string_view algorithm, int phases, Bytes n, int p, const std::vector<GroupTiers>& groups,
-                    Better better) {
+CollectiveCost pick(std::string_view algorithm, int phases, Bytes n, int p,
+                    const std::vector<GroupTiers>& groups, Better better) {
   CollectiveCost chosen = collective_cost(algorithm, phases, n, p, groups.front());
   for (size_t i = 1; i < groups.size(); ++i) {
     CollectiveCost c = collective_cost(algorithm, phases, n, p, groups[i]);
@@ -34,7 +37,8 @@ CollectiveCost pick(std::string_view algorithm, int phases, Bytes n, int p, cons
 
 } // namespace
 
-CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p, const GroupTiers& g) {
+CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p,
+                               const GroupTiers& g) {
   if (p <= 1) return {Seconds(0), Seconds(0), "none"};
   if (algorithm == "tree") return tree_floor(n, p, g.closest);
   if (algorithm == "hierarchical" && g.block > 1) {
@@ -44,11 +48,13 @@ CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, 
   return ring_half(n, p, g.ring) * phases;
 }
 
-CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p, const std::vector<GroupTiers>& groups) {
+CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p,
+                        const std::vector<GroupTiers>& groups) {
   return pick(algorithm, phases, n, p, groups, [](Seconds a, Seconds b) { return a < b; });
 }
 
-CollectiveCost dearest(std::string_view algorithm, int phases, Bytes n, int p, const std::vector<GroupTiers>& groups) {
+CollectiveCost dearest(std::string_view algorithm, int phases, Bytes n, int p,
+                       const std::vector<GroupTiers>& groups) {
   return pick(algorithm, phases, n, p, groups, [](Seconds a, Seconds b) { return a > b; });
 }
 

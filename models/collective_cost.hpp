@@ -28,7 +28,8 @@ struct CollectiveCost {
 ///   across nodes per half (a plain ring when the group does not split into node blocks);
 /// - tree (all-reduce only): at least 2 ceil(log2 p) steps of the closest pair's alpha and n
 ///   bytes into every rank at its bandwidth, a floor under the pipelined double binary tree.
-CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p, const GroupTiers& group);
+CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p,
+                               const GroupTiers& group);
 
 /// Alpha steps on the critical path of one half (reduce-scatter or all-gather) of `algorithm`
 /// over p members: p - 1 for a "ring", ceil(log2 p) for a "tree" (up or down it); 0 for p <= 1.
@@ -42,7 +43,9 @@ inline double half_steps(std::string_view algorithm, double p) {
 }
 
 /// Of a stage's groups, the one whose collective costs least or most.
-CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p, const std::vector<GroupTiers>& groups);
-CollectiveCost dearest(std::string_view algorithm, int phases, Bytes n, int p, const std::vector<GroupTiers>& groups);
+CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p,
+                        const std::vector<GroupTiers>& groups);
+CollectiveCost dearest(std::string_view algorithm, int phases, Bytes n, int p,
+                       const std::vector<GroupTiers>& groups);
 
 } // namespace trainsim

@@ -6,28 +6,39 @@ namespace trainsim {
 
 std::string to_string(CollectiveOp op) {
   switch (op) {
-  case CollectiveOp::all_reduce: return "all-reduce";
-  case CollectiveOp::reduce_scatter: return "reduce-scatter";
-  case CollectiveOp::all_gather: return "all-gather";
-  case CollectiveOp::all_to_all: return "all-to-all";
+  case CollectiveOp::all_reduce:
+    return "all-reduce";
+  case CollectiveOp::reduce_scatter:
+    return "reduce-scatter";
+  case CollectiveOp::all_gather:
+    return "all-gather";
+  case CollectiveOp::all_to_all:
+    return "all-to-all";
   }
   return "?";
 }
 
-bool CollectiveInfo::supports(CollectiveOp op) const { return std::find(ops.begin(), ops.end(), op) != ops.end(); }
+bool CollectiveInfo::supports(CollectiveOp op) const {
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
 
 const std::vector<CollectiveInfo>& collective_catalogue() {
   using enum CollectiveOp;
   static const std::vector<CollectiveInfo> all{
-      {"ring", "ring: reduce-scatter and all-gather in p-1 steps of n/p bytes to the next rank each",
+      {"ring",
+       "ring: reduce-scatter and all-gather in p-1 steps of n/p bytes to the next rank each",
        {all_reduce, reduce_scatter, all_gather}},
-      {"tree", "double binary tree (all-reduce only): halves reduced up and broadcast down two trees, pipelined",
+      {"tree",
+       "double binary tree (all-reduce only): halves reduced up and broadcast down two trees, "
+       "pipelined",
        {all_reduce}},
       {"hierarchical",
-       "ring reduce-scatter in each node, ring all-reduce across nodes, all-gather in each node; a plain ring within "
+       "ring reduce-scatter in each node, ring all-reduce across nodes, all-gather in each node; a "
+       "plain ring within "
        "one node or with one member per node",
        {all_reduce, reduce_scatter, all_gather}},
-      {"pairwise", "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
+      {"pairwise",
+       "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
        {all_to_all}},
   };
   return all;
@@ -45,6 +56,8 @@ std::vector<std::string> collective_names() {
   return names;
 }
 
-std::string default_collective(CollectiveOp op) { return op == CollectiveOp::all_to_all ? "pairwise" : "ring"; }
+std::string default_collective(CollectiveOp op) {
+  return op == CollectiveOp::all_to_all ? "pairwise" : "ring";
+}
 
 } // namespace trainsim

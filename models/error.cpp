@@ -8,11 +8,14 @@ namespace trainsim {
 namespace {
 
 // A line never shows an empty key path (" = '': ..."): without a key it names the value alone.
-std::string input_line(std::string_view file, std::string_view key, std::string_view value, std::string_view problem) {
+std::string input_line(std::string_view file, std::string_view key, std::string_view value,
+                       std::string_view problem) {
   std::ostringstream line;
   line << file << ": ";
-  if (!key.empty()) line << key << " = '" << value << "': ";
-  else if (!value.empty()) line << "'" << value << "': ";
+  if (!key.empty())
+    line << key << " = '" << value << "': ";
+  else if (!value.empty())
+    line << "'" << value << "': ";
   line << problem;
   return line.str();
 }
@@ -37,7 +40,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 } // namespace
 
-InputError::InputError(std::string_view file, std::string_view key, std::string_view value, std::string_view problem)
+InputError::InputError(std::string_view file, std::string_view key, std::string_view value,
+                       std::string_view problem)
     : Error(ExitCode::input, input_line(file, key, value, problem)) {}
 
 InputError::InputError(std::string_view file, std::string_view problem)

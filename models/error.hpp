@@ -33,7 +33,8 @@ private:
 /// A bad input value: "FILE: KEY = 'VALUE': PROBLEM".
 class InputError : public Error {
 public:
-  InputError(std::string_view file, std::string_view key, std::string_view value, std::string_view problem);
+  InputError(std::string_view file, std::string_view key, std::string_view value,
+             std::string_view problem);
   /// For problems that have no single key (e.g. an unreadable file): "FILE: PROBLEM".
   InputError(std::string_view file, std::string_view problem);
 };
@@ -46,7 +47,8 @@ public:
   explicit InternalError(const std::string& line) : Error(ExitCode::internal, line) {}
 };
 
-/// The closest candidate by edit distance ignoring case, or "" when none is plausibly a typo of `word`.
+/// The closest candidate by edit distance ignoring case, or "" when none is plausibly a typo of
+/// `word`.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 /// " (did you mean 'x'?)" or "" — ready to append to a message.

@@ -20,7 +20,8 @@ Tier tier_of(const PairCost& c) { return {c.latency, c.bandwidth, c.tier}; }
 
 // What every one of two groups offers at least: the smaller latency and the larger bandwidth.
 Tier most_favourable(const Tier& a, const Tier& b) {
-  return {std::min(a.alpha, b.alpha), std::max(a.bandwidth, b.bandwidth), a.bandwidth >= b.bandwidth ? a.name : b.name};
+  return {std::min(a.alpha, b.alpha), std::max(a.bandwidth, b.bandwidth),
+          a.bandwidth >= b.bandwidth ? a.name : b.name};
 }
 
 Tier least_favourable(const Tier& a, const Tier& b) {
@@ -28,13 +29,16 @@ Tier least_favourable(const Tier& a, const Tier& b) {
   return b_slower ? b : a;
 }
 
-Tier ring_tier(const GroupSpan& span, const PairCosts& pairs) { return tier_of(ring_cost(span, pairs).slowest); }
+Tier ring_tier(const GroupSpan& span, const PairCosts& pairs) {
+  return tier_of(ring_cost(span, pairs).slowest);
+}
 
 // The most favourable neighbour pair of a ring: least latency and most bandwidth of any pair.
 Tier closest_pair(const GroupSpan& g, const PairCosts& pairs) {
   if (g.size < 2) return tier_of(no_pair());
   Tier best = tier_of(pairs(g.member(0), g.member(1)));
-  for (int i = 1; i < g.size; ++i) best = most_favourable(best, tier_of(pairs(g.member(i), g.member(i + 1))));
+  for (int i = 1; i < g.size; ++i)
+    best = most_favourable(best, tier_of(pairs(g.member(i), g.member(i + 1))));
   return best;
 }
 
@@ -49,14 +53,15 @@ GroupTiers group_tiers(const GroupSpan& g, const PairCosts& pairs, int gpus_per_
       t.within = me == 0 ? ring_tier(block_of(g, t.block, me), pairs)
                          : most_favourable(t.within, ring_tier(block_of(g, t.block, me), pairs));
     if (me < t.block)
-      t.across = me == 0 ? ring_tier(across_blocks(g, t.block, me), pairs)
-                         : least_favourable(t.across, ring_tier(across_blocks(g, t.block, me), pairs));
+      t.across = me == 0
+                     ? ring_tier(across_blocks(g, t.block, me), pairs)
+                     : least_favourable(t.across, ring_tier(across_blocks(g, t.block, me), pairs));
   }
   return t;
 }
 
-std::vector<GroupTiers> over_groups(const Layout& layout, GroupKind kind, int stage, const PairCosts& pairs,
-                                    int gpus_per_node) {
+std::vector<GroupTiers> over_groups(const Layout& layout, GroupKind kind, int stage,
+                                    const PairCosts& pairs, int gpus_per_node) {
   std::vector<GroupTiers> out;
   for (const GroupSpan& span : layout.spans(kind, stage)) {
     GroupTiers t = group_tiers(span, pairs, gpus_per_node);
@@ -82,7 +87,8 @@ Tier pipeline_sends(const Layout& layout, int stage, const PairCosts& pairs) {
   Tier best{Seconds(kInfinity), BytesPerSecond(0), ""};
   int first = stage * layout.ranks_per_stage();
   for (int r = first; r < first + layout.ranks_per_stage(); ++r)
-    for (bool forward : {true, false}) best = most_favourable(best, tier_of(pairs(r, layout.pipeline_peer(r, forward))));
+    for (bool forward : {true, false})
+      best = most_favourable(best, tier_of(pairs(r, layout.pipeline_peer(r, forward))));
   return best;
 }
 
@@ -92,7 +98,9 @@ RingCost ring_cost(const GroupSpan& g, const PairCosts& pairs) {
   RingCost ring{no_pair(), Seconds(0), true};
   for (int i = 0; i < g.size && g.size > 1; ++i) {
     PairCost pair = pairs(g.member(i), g.member(i + 1));
-    if (i > 0) ring.uniform &= pair.bandwidth == ring.slowest.bandwidth && pair.latency == ring.slowest.latency;
+    if (i > 0)
+      ring.uniform &=
+          pair.bandwidth == ring.slowest.bandwidth && pair.latency == ring.slowest.latency;
     if (i == 0 || slower(pair, ring.slowest)) ring.slowest = pair;
     ring.max_latency = std::max(ring.max_latency, pair.latency);
   }

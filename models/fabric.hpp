@@ -60,7 +60,9 @@ struct TwoTierFabric {
   Tier network;
   /// The tier a group crosses when it and the groups nested inside it span `span` consecutive
   /// ranks (NestedSpans, models/layout.hpp): NVLink when they fit in one domain.
-  [[nodiscard]] const Tier& tier_for(double span) const { return span <= domain ? nvlink : network; }
+  [[nodiscard]] const Tier& tier_for(double span) const {
+    return span <= domain ? nvlink : network;
+  }
 };
 
 /// An all-to-all's p-1 rounds of n bytes: at least alpha + n x seconds_per_byte.
@@ -98,7 +100,8 @@ struct FabricSummary {
 
 /// Every stage's groups under `execution`'s layout, priced by `pairs`, on nodes of
 /// `gpus_per_node` consecutive ranks.
-FabricSummary summarize_fabric(const ExecutionSpec& execution, const PairCosts& pairs, int gpus_per_node);
+FabricSummary summarize_fabric(const ExecutionSpec& execution, const PairCosts& pairs,
+                               int gpus_per_node);
 
 /// An idealised fabric: ranks in the same domain of `domain` consecutive GPUs talk over
 /// `nvlink`, others over `network`.

@@ -31,14 +31,14 @@ enum class CollectiveLatency {
 
 /// Every assumption of the frontier, with the documented baseline as default.
 struct FrontierOptions {
-  std::string gpu = "h100";           ///< hardware preset (hardware_presets.hpp)
-  Seconds duration{7.776e6};          ///< wall-clock budget of the run: 3 months of 30 days
+  std::string gpu = "h100";  ///< hardware preset (hardware_presets.hpp)
+  Seconds duration{7.776e6}; ///< wall-clock budget of the run: 3 months of 30 days
   // Shape laws (paper-model.md "Model shape baseline").
-  double tokens_per_param = 20.0;     ///< D = 20 N (Chinchilla); C = 6 N D
-  double aspect_ratio = 129.25;       ///< d_model / L; 129.25 reproduces L = 120 at 1e25 FLOP
-  double ff_ratio = 5.0;              ///< d_ff / d_model; 5 folds attention into the MLP block
+  double tokens_per_param = 20.0;       ///< D = 20 N (Chinchilla); C = 6 N D
+  double aspect_ratio = 129.25;         ///< d_model / L; 129.25 reproduces L = 120 at 1e25 FLOP
+  double ff_ratio = 5.0;                ///< d_ff / d_model; 5 folds attention into the MLP block
   double batch_tokens_at_1e25 = 4.19e6; ///< critical batch law B = coeff (C / 1e25)^exponent
-  double batch_exponent = 1.0 / 6.0;  ///< larger = more aggressive batch scaling; in [0, 1)
+  double batch_exponent = 1.0 / 6.0;    ///< larger = more aggressive batch scaling; in [0, 1)
   // The MoE curve: E experts per layer, each token routed to top_k of them; N counts the
   // active parameters (C = 6 N_active D), so the total is E / top_k times larger.
   int experts = 8;
@@ -46,23 +46,23 @@ struct FrontierOptions {
   // Hardware, on top of the preset.
   std::optional<double> matmul_efficiency; ///< sustained fraction of peak; preset's (0.8) if unset
   std::optional<Seconds> kernel_latency;   ///< launch + sync per kernel; preset's (4 us) if unset
-  Seconds nvlink_latency{1e-6};       ///< per collective step inside a node: 2 hops x 0.5 us
-  Seconds network_latency{3e-6};      ///< per collective step across nodes: 6 hops x 0.5 us
-  double bandwidth_scale = 1.0;       ///< multiplies NVLink and network bandwidth
-  double latency_scale = 1.0;         ///< multiplies kernel, NVLink and network latencies
+  Seconds nvlink_latency{1e-6};            ///< per collective step inside a node: 2 hops x 0.5 us
+  Seconds network_latency{3e-6};           ///< per collective step across nodes: 6 hops x 0.5 us
+  double bandwidth_scale = 1.0;            ///< multiplies NVLink and network bandwidth
+  double latency_scale = 1.0;              ///< multiplies kernel, NVLink and network latencies
   CollectiveLatency collective = CollectiveLatency::tree;
-  double bytes_per_word = 2.0;        ///< BF16 weights, activations and gradients
+  double bytes_per_word = 2.0;             ///< BF16 weights, activations and gradients
   double optimizer_bytes_per_param = 12.0; ///< FP32 master + Adam moments, sharded over DP (ZeRO-1)
   // The sweep.
   Flop min_flop{1e24};
   Flop max_flop{1e32};
-  int points_per_decade = 4;          ///< quarter-decade steps
-  double knee_fraction = 0.8;         ///< the knee: utilization still >= this x sustained maximum
-  int max_interleave = 1;             ///< largest interleaved-pipeline chunk count searched; 1 = plain 1F1B,
-                                      ///< as in the issue's search space and the simulator's schedules
-  int max_tp_2d = 1 << 16;            ///< largest second TP axis searched; 1 = 1-D TP only, the plans
-                                      ///< the simulator can replay (trainsim validate uses it)
-  double max_gpus = 1e18;             ///< cluster size cap; effectively none (the wall is "any size")
+  int points_per_decade = 4;  ///< quarter-decade steps
+  double knee_fraction = 0.8; ///< the knee: utilization still >= this x sustained maximum
+  int max_interleave = 1;  ///< largest interleaved-pipeline chunk count searched; 1 = plain 1F1B,
+                           ///< as in the issue's search space and the simulator's schedules
+  int max_tp_2d = 1 << 16; ///< largest second TP axis searched; 1 = 1-D TP only, the plans
+                           ///< the simulator can replay (trainsim validate uses it)
+  double max_gpus = 1e18;  ///< cluster size cap; effectively none (the wall is "any size")
 };
 
 /// Throws InputError ("trainsim frontier: KEY = 'VALUE': PROBLEM") for the first bad knob.
@@ -91,9 +91,9 @@ struct ModelShape {
   /// An MLP block: d_model = sqrt(N / (2 ff_ratio L)) (not rounded, so that N stays exact),
   /// d_ff = ff_ratio x d_model, the experts and top_k of the curve, bytes_per_word.
   LayerShape layer;
-  double tokens = 0;        ///< D = tokens_per_param x N
-  double batch_tokens = 0;  ///< B, capped at D
-  double steps = 0;         ///< D / B
+  double tokens = 0;       ///< D = tokens_per_param x N
+  double batch_tokens = 0; ///< B, capped at D
+  double steps = 0;        ///< D / B
   Bytes optimizer_bytes_per_param{12.0};
 };
 ModelShape shape_for(Flop compute, const FrontierOptions& options, bool moe);
@@ -102,44 +102,46 @@ ModelShape shape_for(Flop compute, const FrontierOptions& options, bool moe);
 /// of an ExecutionSpec: dp is a real number while it bisects (whole once chosen), and tp_2d is
 /// the paper's second TP axis N_J, which no scenario has (frontier_scenario() needs it at 1).
 struct ParallelPlan {
-  double dp = 1;       ///< data-parallel replicas; the search returns a whole multiple of ep
-  int tp_1d = 1;       ///< N_K: Megatron axis, carries d_model-sized activations
-  int tp_2d = 1;       ///< N_J: second axis, carries d_ff-sized activations
+  double dp = 1; ///< data-parallel replicas; the search returns a whole multiple of ep
+  int tp_1d = 1; ///< N_K: Megatron axis, carries d_model-sized activations
+  int tp_2d = 1; ///< N_J: second axis, carries d_ff-sized activations
   int pp = 1;
   int ep = 1;
   int microbatches = 1;
-  int interleave = 1;  ///< virtual pipeline chunks per GPU (Megatron interleaving); divides the bubble
+  int interleave =
+      1; ///< virtual pipeline chunks per GPU (Megatron interleaving); divides the bubble
   [[nodiscard]] double gpus() const { return dp * tp_1d * tp_2d * pp; }
 };
 
 /// The times of one plan, per GPU per step, on the most loaded pipeline stage.
 struct PlanTimes {
   Seconds compute, hbm, nvlink, network, latency; ///< per microbatch on one stage
-  Seconds stage;           ///< max of the five above (the paper's overlap assumption)
-  Seconds pipeline;        ///< max(microbatches + (pp - 1) / interleave, pp) x stage
-  Seconds dp;              ///< gradient all-reduce, overlapped with the pipeline
-  Seconds step;            ///< max(pipeline, dp)
+  Seconds stage;                    ///< max of the five above (the paper's overlap assumption)
+  Seconds pipeline;                 ///< max(microbatches + (pp - 1) / interleave, pp) x stage
+  Seconds dp;                       ///< gradient all-reduce, overlapped with the pipeline
+  Seconds step;                     ///< max(pipeline, dp)
   double tokens_per_microbatch = 0; ///< per DP replica; must be >= 1
-  Bytes memory;            ///< HBM needed on one GPU
-  bool fits = true;        ///< memory <= capacity and tokens_per_microbatch >= 1
-  double utilization = 0;  ///< model FLOP / (GPUs x peak x step)
-  std::string binding;     ///< compute, hbm, nvlink, network, latency, pipeline_bubble, dp_network
+  Bytes memory;                     ///< HBM needed on one GPU
+  bool fits = true;                 ///< memory <= capacity and tokens_per_microbatch >= 1
+  double utilization = 0;           ///< model FLOP / (GPUs x peak x step)
+  std::string binding; ///< compute, hbm, nvlink, network, latency, pipeline_bubble, dp_network
 };
-PlanTimes evaluate_plan(const ModelShape& shape, const FrontierHardware& hw, const ParallelPlan& plan);
+PlanTimes evaluate_plan(const ModelShape& shape, const FrontierHardware& hw,
+                        const ParallelPlan& plan);
 
 struct FrontierPoint {
   ModelShape shape;
-  Seconds step_budget;     ///< duration / steps
+  Seconds step_budget; ///< duration / steps
   bool feasible = false;
-  std::string reason;      ///< why not, when infeasible
-  ParallelPlan plan;       ///< best plan; for an infeasible point, the fastest one tried
+  std::string reason; ///< why not, when infeasible
+  ParallelPlan plan;  ///< best plan; for an infeasible point, the fastest one tried
   PlanTimes times;
 };
 
 struct FrontierCurve {
-  std::string name;        ///< "dense" or "moe"
+  std::string name; ///< "dense" or "moe"
   std::vector<FrontierPoint> points;
-  double max_utilization = 0;          ///< the sustained maximum: efficiency of the GPU
+  double max_utilization = 0;           ///< the sustained maximum: efficiency of the GPU
   std::optional<Flop> utilization_knee; ///< largest C with utilization >= knee_fraction x max
   std::optional<Flop> latency_wall;     ///< largest C that finishes within the duration
 };

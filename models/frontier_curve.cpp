@@ -13,7 +13,8 @@ std::vector<Flop> compute_levels(const FrontierOptions& o) {
   std::vector<Flop> levels;
   double lo = std::log10(o.min_flop.value()), hi = std::log10(o.max_flop.value());
   int n = static_cast<int>(std::floor((hi - lo) * o.points_per_decade + 1e-9));
-  for (int i = 0; i <= n; ++i) levels.emplace_back(std::pow(10.0, lo + static_cast<double>(i) / o.points_per_decade));
+  for (int i = 0; i <= n; ++i)
+    levels.emplace_back(std::pow(10.0, lo + static_cast<double>(i) / o.points_per_decade));
   return levels;
 }
 
@@ -38,7 +39,8 @@ void find_knee(FrontierCurve& c, double threshold) {
 
 // The wall lies between the largest feasible grid point and the next one: bisect in log10(C).
 void find_wall(FrontierCurve& c, const FrontierOptions& o, bool moe) {
-  auto last = std::find_if(c.points.rbegin(), c.points.rend(), [](const FrontierPoint& p) { return p.feasible; });
+  auto last = std::find_if(c.points.rbegin(), c.points.rend(),
+                           [](const FrontierPoint& p) { return p.feasible; });
   if (last == c.points.rend()) return;
   double lo = std::log10(last->shape.compute.value()), hi = lo + 1.0 / o.points_per_decade;
   if (last == c.points.rbegin()) return void(c.latency_wall = last->shape.compute);

@@ -26,10 +26,13 @@ struct Placement {
 
 Placement place(const ParallelPlan& p, const TwoTierFabric& f) {
   NestedSpans s = nested_spans(p.tp_2d, p.tp_1d, p.ep, p.pp, p.gpus());
-  return {&f.tier_for(s.tp_2d), &f.tier_for(s.tp_1d), &f.tier_for(s.ep), &f.tier_for(s.pp), &f.tier_for(s.dp)};
+  return {&f.tier_for(s.tp_2d), &f.tier_for(s.tp_1d), &f.tier_for(s.ep), &f.tier_for(s.pp),
+          &f.tier_for(s.dp)};
 }
 
-std::string_view algorithm(CollectiveLatency c) { return c == CollectiveLatency::tree ? "tree" : "ring"; }
+std::string_view algorithm(CollectiveLatency c) {
+  return c == CollectiveLatency::tree ? "tree" : "ring";
+}
 
 // Latency of one phase (reduce-scatter or all-gather) of a collective over p ranks.
 Seconds phase_latency(double p, const Tier& tier, const FrontierHardware& hw) {
@@ -52,7 +55,9 @@ Stage stage_of(const ModelShape& s, const ParallelPlan& p) {
 // Bytes that cross each tier, per GPU.
 struct Traffic {
   Bytes nvlink, network;
-  void add(Bytes b, const Tier* tier, const TwoTierFabric& f) { (tier == &f.nvlink ? nvlink : network) += b; }
+  void add(Bytes b, const Tier* tier, const TwoTierFabric& f) {
+    (tier == &f.nvlink ? nvlink : network) += b;
+  }
 };
 
 // The paper's V = 2[IJ(N_K-1) + KJ(N_I-1) + IK(N_J-1)] for up (J=d, K=f) and down (J=f, K=d)
@@ -71,14 +76,16 @@ Traffic traffic(const ModelShape& s, const Stage& st, const ParallelPlan& p, con
   t.add(Bytes(per_layer * l.d_model * (p.tp_1d - 1)), pl.tp_1d, f);
   t.add(Bytes(per_layer * l.d_ff * (p.tp_2d - 1)), pl.tp_2d, f);
   t.add(Bytes(per_layer * l.d_model * (p.ep - 1) / p.ep), pl.ep, f);
-  if (p.pp > 1) t.add(Bytes(2.0 * p.interleave * st.share.tokens * l.d_model * word / tp), pl.pp, f);
+  if (p.pp > 1)
+    t.add(Bytes(2.0 * p.interleave * st.share.tokens * l.d_model * word / tp), pl.pp, f);
   return t;
 }
 
 // Serial path of one layer, forward + backward: 2 matmul kernels each way (weight gradients
 // are off the path), 2 collective phases per TP axis per matmul pair each way, and 2 EP
 // all-to-alls each way; plus one send per chunk boundary each way.
-Seconds latency_time(const Stage& st, const ParallelPlan& p, const Placement& pl, const FrontierHardware& hw) {
+Seconds latency_time(const Stage& st, const ParallelPlan& p, const Placement& pl,
+                     const FrontierHardware& hw) {
   Seconds layer = hw.gpu.kernel_latency * 4.0;
   layer += phase_latency(p.tp_1d, *pl.tp_1d, hw) * 4.0;
   layer += phase_latency(p.tp_2d, *pl.tp_2d, hw) * 4.0;
@@ -90,8 +97,8 @@ Seconds latency_time(const Stage& st, const ParallelPlan& p, const Placement& pl
 // Gradient all-reduce of the GPU's parameters over the R ranks that hold the same ones (an
 // MLP block's are all dense, R = dp, or with ep > 1 all experts, R = dp / ep):
 // 2 (R-1)/R x their bytes.
-Seconds dp_time(const GpuParams& params, const ParallelPlan& p, const Placement& pl, const FrontierHardware& hw,
-                double word) {
+Seconds dp_time(const GpuParams& params, const ParallelPlan& p, const Placement& pl,
+                const FrontierHardware& hw, double word) {
   double r = params.experts > 0 ? p.dp / p.ep : p.dp;
   Bytes bytes(2.0 * (r - 1.0) / r * params.total() * word);
   return bytes / pl.dp->bandwidth + phase_latency(r, *pl.dp, hw) * 2.0;
@@ -111,13 +118,17 @@ Bytes memory(const ModelShape& s, const Stage& st, const ParallelPlan& p) {
 
 std::string binding_of(const PlanTimes& t, int microbatches) {
   if (t.dp > t.pipeline) return "dp_network";
-  std::pair<Seconds, const char*> terms[] = {
-      {t.compute, "compute"}, {t.hbm, "hbm"}, {t.nvlink, "nvlink"}, {t.network, "network"}, {t.latency, "latency"}};
+  std::pair<Seconds, const char*> terms[] = {{t.compute, "compute"},
+                                             {t.hbm, "hbm"},
+                                             {t.nvlink, "nvlink"},
+                                             {t.network, "network"},
+                                             {t.latency, "latency"}};
   auto* top = std::max_element(std::begin(terms), std::end(terms),
                                [](const auto& a, const auto& b) { return a.first < b.first; });
   // A compute-bound stage that loses a fifth or more of the step to fill and drain is bound
   // by the pipeline bubble rather than by compute.
-  if (top->first == t.compute && t.pipeline > t.compute * microbatches * 1.25) return "pipeline_bubble";
+  if (top->first == t.compute && t.pipeline > t.compute * microbatches * 1.25)
+    return "pipeline_bubble";
   return top->second;
 }
 
@@ -137,7 +148,8 @@ PlanTimes evaluate_plan(const ModelShape& s, const FrontierHardware& hw, const P
   t.latency = latency_time(st, p, pl, hw);
   t.stage = std::max({t.compute, t.hbm, t.nvlink, t.network, t.latency});
   t.pipeline = t.stage * pipeline_slots(p.microbatches, p.pp, p.interleave);
-  t.dp = dp_time(params_on_gpu(s.layer, st.share, st.layers), p, pl, hw, s.layer.bytes_per_word.value());
+  t.dp = dp_time(params_on_gpu(s.layer, st.share, st.layers), p, pl, hw,
+                 s.layer.bytes_per_word.value());
   t.step = std::max(t.pipeline, t.dp);
   t.tokens_per_microbatch = st.share.tokens;
   t.memory = memory(s, st, p);

@@ -22,8 +22,8 @@ const char* precision_of(Bytes word) {
 
 std::string name_of(const FrontierPoint& point) {
   char name[48];
-  std::snprintf(name, sizeof name, "frontier-%s-%.3g", point.shape.layer.experts > 1 ? "moe" : "dense",
-                point.shape.compute.value());
+  std::snprintf(name, sizeof name, "frontier-%s-%.3g",
+                point.shape.layer.experts > 1 ? "moe" : "dense", point.shape.compute.value());
   return name;
 }
 
@@ -85,7 +85,8 @@ std::string replay_obstacle(const FrontierPoint& point) {
   if (p.tp_2d > 1) return "2-D tensor parallelism (the simulator has one TP axis)";
   if (p.interleave > 1 && point.shape.layers % (p.pp * p.interleave) != 0)
     return "interleaving whose pp x interleave does not divide the layers";
-  if (precision_of(point.shape.layer.bytes_per_word) == nullptr) return "no scenario precision has its word size";
+  if (precision_of(point.shape.layer.bytes_per_word) == nullptr)
+    return "no scenario precision has its word size";
   return "";
 }
 

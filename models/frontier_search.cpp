@@ -25,7 +25,8 @@ int next_degree(int n) {
 // worth of time to rounding.
 std::vector<int> pipeline_degrees(int layers) {
   std::vector<int> pp;
-  for (int n = 1; n <= layers; n = next_degree(n)) pp.push_back(n), pp.push_back((layers + n - 1) / n);
+  for (int n = 1; n <= layers; n = next_degree(n))
+    pp.push_back(n), pp.push_back((layers + n - 1) / n);
   std::sort(pp.begin(), pp.end());
   pp.erase(std::unique(pp.begin(), pp.end()), pp.end());
   return pp;
@@ -37,7 +38,8 @@ std::vector<int> pipeline_degrees(int layers) {
 // replicas and the most (one token per microbatch), after checking that the most suffice.
 class PlanSearch {
 public:
-  PlanSearch(const ModelShape& s, const FrontierHardware& hw, const FrontierOptions& o, Seconds budget)
+  PlanSearch(const ModelShape& s, const FrontierHardware& hw, const FrontierOptions& o,
+             Seconds budget)
       : s_(s), hw_(hw), o_(o), budget_(budget) {}
 
   void run() {
@@ -64,7 +66,8 @@ private:
   // most interleaving allowed: a bound that skips most deep pipelines without evaluating them.
   double bubble_bound(ParallelPlan p) const {
     p.interleave = std::max(1, std::min(o_.max_interleave, s_.layers / p.pp));
-    return hw_.gpu.matmul_efficiency * p.microbatches / pipeline_slots(p.microbatches, p.pp, p.interleave);
+    return hw_.gpu.matmul_efficiency * p.microbatches /
+           pipeline_slots(p.microbatches, p.pp, p.interleave);
   }
 
   PlanTimes at(ParallelPlan& p, double dp) {
@@ -78,7 +81,8 @@ private:
     if (found && !better_or_tied(bubble_bound(p))) return;
     try_degrees(p);
     if (p.pp == 1 || p.microbatches % p.pp != 0) return;
-    for (p.interleave = 2; p.interleave <= o_.max_interleave && p.interleave * p.pp <= s_.layers; p.interleave *= 2)
+    for (p.interleave = 2; p.interleave <= o_.max_interleave && p.interleave * p.pp <= s_.layers;
+         p.interleave *= 2)
       try_degrees(p);
   }
 
@@ -115,7 +119,9 @@ private:
 
   // Utilizations within 0.1% are ties, won by the smaller cluster (it runs closer to the
   // full duration instead of finishing early on more GPUs).
-  bool better_or_tied(double utilization) const { return utilization > best_times.utilization * (1.0 - kTie); }
+  bool better_or_tied(double utilization) const {
+    return utilization > best_times.utilization * (1.0 - kTie);
+  }
 
   // Fewer GPUs first; at the same count, less model parallelism (the simpler plan).
   static bool smaller(const ParallelPlan& a, const ParallelPlan& b) {
@@ -145,16 +151,20 @@ private:
 
 std::string describe(const ParallelPlan& p) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "dp %.4g x tp %d x %d x pp %d, ep %d, %d microbatches, interleave %d", p.dp,
+  std::snprintf(buf, sizeof buf,
+                "dp %.4g x tp %d x %d x pp %d, ep %d, %d microbatches, interleave %d", p.dp,
                 p.tp_1d, p.tp_2d, p.pp, p.ep, p.microbatches, p.interleave);
   return buf;
 }
 
-std::string infeasible_reason(const PlanSearch& search, const FrontierPoint& point, Seconds duration) {
-  if (!search.any_fits) return "no plan within max_gpus fits in HBM with at least one token per microbatch";
+std::string infeasible_reason(const PlanSearch& search, const FrontierPoint& point,
+                              Seconds duration) {
+  if (!search.any_fits)
+    return "no plan within max_gpus fits in HBM with at least one token per microbatch";
   const PlanTimes& t = search.fastest_times;
-  return "no plan finishes in " + format(duration) + ": the fastest (" + describe(search.fastest) + ") needs " +
-         format(t.step) + " per step, budget " + format(point.step_budget) + ", bound by " + t.binding;
+  return "no plan finishes in " + format(duration) + ": the fastest (" + describe(search.fastest) +
+         ") needs " + format(t.step) + " per step, budget " + format(point.step_budget) +
+         ", bound by " + t.binding;
 }
 
 } // namespace

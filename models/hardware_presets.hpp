@@ -14,9 +14,9 @@ namespace trainsim {
 /// One GPU model: its figures (GpuSpec, whose `name` and `preset` are the preset's name) and
 /// where they come from.
 struct GpuPreset {
-  std::string name;     ///< as written in a scenario, e.g. "a100-sxm-80gb"
-  std::string alias;    ///< the short name the frontier uses ("a100"), or ""
-  std::string source;   ///< one line: the datasheet each figure comes from
+  std::string name;   ///< as written in a scenario, e.g. "a100-sxm-80gb"
+  std::string alias;  ///< the short name the frontier uses ("a100"), or ""
+  std::string source; ///< one line: the datasheet each figure comes from
   GpuSpec gpu;
 };
 
@@ -31,11 +31,11 @@ std::vector<std::string> gpu_preset_names();
 
 struct HardwarePreset {
   std::string name;
-  std::string description;              ///< one line with the sources of the figures
-  GpuSpec gpu;                          ///< peak, sustained fraction, HBM, kernel latency
-  int nvlink_domain = 8;                ///< GPUs per NVLink/NVSwitch domain
-  BytesPerSecond nvlink_bandwidth{450e9};  ///< per GPU per direction
-  BytesPerSecond network_bandwidth{50e9};  ///< per GPU NIC per direction
+  std::string description;                ///< one line with the sources of the figures
+  GpuSpec gpu;                            ///< peak, sustained fraction, HBM, kernel latency
+  int nvlink_domain = 8;                  ///< GPUs per NVLink/NVSwitch domain
+  BytesPerSecond nvlink_bandwidth{450e9}; ///< per GPU per direction
+  BytesPerSecond network_bandwidth{50e9}; ///< per GPU NIC per direction
 };
 
 /// The preset called `name`; throws InputError naming `key` and suggesting a known name.

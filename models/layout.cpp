@@ -10,7 +10,9 @@ int node_block(const GroupSpan& g, int per_node) {
   return block;
 }
 
-GroupSpan block_of(const GroupSpan& g, int block, int me) { return {g.member(me - me % block), g.stride, block}; }
+GroupSpan block_of(const GroupSpan& g, int block, int me) {
+  return {g.member(me - me % block), g.stride, block};
+}
 
 GroupSpan across_blocks(const GroupSpan& g, int block, int me) {
   return {g.member(me % block), g.stride * block, g.size / block};
@@ -25,10 +27,14 @@ GroupSpan Layout::span(GroupKind kind, int r) const {
   Coords c = coords(r);
   int dp_base = r - c.dp * tp_; // DP member 0 of this rank's DP group
   switch (kind) {
-  case GroupKind::tp: return {r - c.tp, 1, tp_};
-  case GroupKind::dp: return {dp_base, tp_, dp_};
-  case GroupKind::ep: return {dp_base + (c.dp - c.dp % ep_) * tp_, tp_, ep_};
-  case GroupKind::edp: return {dp_base + (c.dp % ep_) * tp_, tp_ * ep_, dp_ / ep_};
+  case GroupKind::tp:
+    return {r - c.tp, 1, tp_};
+  case GroupKind::dp:
+    return {dp_base, tp_, dp_};
+  case GroupKind::ep:
+    return {dp_base + (c.dp - c.dp % ep_) * tp_, tp_, ep_};
+  case GroupKind::edp:
+    return {dp_base + (c.dp % ep_) * tp_, tp_ * ep_, dp_ / ep_};
   }
   return {r, 1, 1};
 }
@@ -36,10 +42,14 @@ GroupSpan Layout::span(GroupKind kind, int r) const {
 int Layout::index_in(GroupKind kind, int r) const {
   Coords c = coords(r);
   switch (kind) {
-  case GroupKind::tp: return c.tp;
-  case GroupKind::dp: return c.dp;
-  case GroupKind::ep: return c.dp % ep_;
-  case GroupKind::edp: return c.dp / ep_;
+  case GroupKind::tp:
+    return c.tp;
+  case GroupKind::dp:
+    return c.dp;
+  case GroupKind::ep:
+    return c.dp % ep_;
+  case GroupKind::edp:
+    return c.dp / ep_;
   }
   return 0;
 }

@@ -57,7 +57,9 @@ class Layout {
 public:
   explicit Layout(const ExecutionSpec& e) : tp_(e.tp), dp_(e.dp), pp_(e.pp), ep_(e.ep) {}
 
-  [[nodiscard]] Coords coords(int rank) const { return {rank % tp_, (rank / tp_) % dp_, rank / (tp_ * dp_)}; }
+  [[nodiscard]] Coords coords(int rank) const {
+    return {rank % tp_, (rank / tp_) % dp_, rank / (tp_ * dp_)};
+  }
   [[nodiscard]] int rank(Coords c) const { return c.tp + tp_ * (c.dp + dp_ * c.pp); }
 
   /// The group of `kind` that `rank` belongs to, and the rank's index in it.

@@ -24,13 +24,15 @@ Int parse_integer(const std::string& text) {
   Int v{};
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   constexpr auto kMax = static_cast<double>(std::numeric_limits<Int>::max());
-  if (ec == std::errc::result_out_of_range) out_of_range<Int>(text.front() == '-' ? -1.0 : 1.0, kMax);
+  if (ec == std::errc::result_out_of_range)
+    out_of_range<Int>(text.front() == '-' ? -1.0 : 1.0, kMax);
   if (ec == std::errc() && end == text.data() + text.size()) return v;
   // Accept integral values written in scientific notation ("1e6"), up to where a double
   // still holds every whole number exactly (2^53) and the type can hold them.
   double d = 0.0;
   auto [dend, dec] = std::from_chars(text.data(), text.data() + text.size(), d);
-  if (dec != std::errc() || dend != text.data() + text.size() || !std::isfinite(d) || d != std::floor(d))
+  if (dec != std::errc() || dend != text.data() + text.size() || !std::isfinite(d) ||
+      d != std::floor(d))
     throw std::invalid_argument("is not a whole number");
   constexpr double kLimit = std::min(kMax, 9007199254740992.0);
   if (std::fabs(d) > kLimit) out_of_range<Int>(d, kLimit);
@@ -53,22 +55,34 @@ bool parse_bool(const std::string& text) {
 
 template <class T>
 T parse_as(const std::string& text) {
-  if constexpr (std::is_same_v<T, std::string>) return text;
-  else if constexpr (std::is_same_v<T, bool>) return parse_bool(text);
-  else if constexpr (std::is_same_v<T, int>) return parse_integer<int>(text);
-  else if constexpr (std::is_same_v<T, long>) return parse_integer<long>(text);
-  else if constexpr (std::is_same_v<T, double>) return parse_real(text);
-  else if constexpr (std::is_same_v<T, Seconds>) return parse_seconds(text);
-  else if constexpr (std::is_same_v<T, Bytes>) return parse_bytes(text);
-  else if constexpr (std::is_same_v<T, BytesPerSecond>) return parse_bandwidth(text);
-  else if constexpr (std::is_same_v<T, FlopPerSecond>) return parse_flop_rate(text);
-  else if constexpr (std::is_same_v<T, Flop>) return parse_flop(text);
+  if constexpr (std::is_same_v<T, std::string>)
+    return text;
+  else if constexpr (std::is_same_v<T, bool>)
+    return parse_bool(text);
+  else if constexpr (std::is_same_v<T, int>)
+    return parse_integer<int>(text);
+  else if constexpr (std::is_same_v<T, long>)
+    return parse_integer<long>(text);
+  else if constexpr (std::is_same_v<T, double>)
+    return parse_real(text);
+  else if constexpr (std::is_same_v<T, Seconds>)
+    return parse_seconds(text);
+  else if constexpr (std::is_same_v<T, Bytes>)
+    return parse_bytes(text);
+  else if constexpr (std::is_same_v<T, BytesPerSecond>)
+    return parse_bandwidth(text);
+  else if constexpr (std::is_same_v<T, FlopPerSecond>)
+    return parse_flop_rate(text);
+  else if constexpr (std::is_same_v<T, Flop>)
+    return parse_flop(text);
 }
 
 template <class T>
 bool is_positive(const T& v) {
-  if constexpr (std::is_arithmetic_v<T>) return v > 0;
-  else return v.value() > 0.0;
+  if constexpr (std::is_arithmetic_v<T>)
+    return v > 0;
+  else
+    return v.value() > 0.0;
 }
 
 } // namespace
@@ -89,7 +103,8 @@ const std::string& Params::raw(std::string_view key) const {
     // A missing key next to an unknown one that looks like it is a typo: name the typo.
     for (const auto& [written, value] : values_)
       if (!known_.contains(written) && closest_match(written, {std::string(key)}) == key)
-        throw InputError(file_, qualified(written), value, "unknown key (did you mean '" + std::string(key) + "'?)");
+        throw InputError(file_, qualified(written), value,
+                         "unknown key (did you mean '" + std::string(key) + "'?)");
     fail(key, "is missing");
   }
   if (structured_.contains(it->first)) fail(key, "must be a single value, found " + it->second);
@@ -160,8 +175,8 @@ void Params::fail(std::string_view key, std::string_view problem) const {
 
 template std::string Params::get<std::string>(std::string_view) const;
 template bool Params::get<bool>(std::string_view) const;
-#define TRAINSIM_PARAMS_INSTANTIATE(T)                                                                                 \
-  template T Params::get<T>(std::string_view) const;                                                                   \
+#define TRAINSIM_PARAMS_INSTANTIATE(T)                                                             \
+  template T Params::get<T>(std::string_view) const;                                               \
   template T Params::get_positive<T>(std::string_view) const;
 TRAINSIM_PARAMS_INSTANTIATE(int)
 TRAINSIM_PARAMS_INSTANTIATE(long)

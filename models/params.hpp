@@ -77,7 +77,8 @@ private:
   std::map<std::string, std::string> values_;
   std::set<std::string> structured_;
   mutable std::set<std::string> known_;
-  mutable std::map<std::string, std::string> defaults_; ///< keys absent from values_, as their defaults
+  mutable std::map<std::string, std::string>
+      defaults_; ///< keys absent from values_, as their defaults
 };
 
 } // namespace trainsim

@@ -14,18 +14,23 @@ constexpr double kNotYet = -1.0;
 struct PassEnds {
   std::vector<std::vector<double>> forward, backward;
   PassEnds(int virtual_stages, int microbatches)
-      : forward(static_cast<size_t>(virtual_stages), std::vector<double>(static_cast<size_t>(microbatches), kNotYet)),
+      : forward(static_cast<size_t>(virtual_stages),
+                std::vector<double>(static_cast<size_t>(microbatches), kNotYet)),
         backward(forward) {}
-  double& at(bool fwd, int vs, int mb) { return (fwd ? forward : backward)[static_cast<size_t>(vs)][static_cast<size_t>(mb)]; }
+  double& at(bool fwd, int vs, int mb) {
+    return (fwd ? forward : backward)[static_cast<size_t>(vs)][static_cast<size_t>(mb)];
+  }
 };
 
 class Walk {
 public:
   Walk(PipelineSchedule schedule, int microbatches, int chunks, const PassTimes& pass, Seconds send)
-      : stages_(static_cast<int>(pass.forward.size())), chunks_(chunks), pass_(pass), send_(send.value()),
-        ends_(stages_ * chunks, microbatches), free_at_(static_cast<size_t>(stages_), 0.0),
-        done_at_(static_cast<size_t>(stages_), 0.0), next_(static_cast<size_t>(stages_), 0) {
-    for (int j = 0; j < stages_; ++j) order_.push_back(pipeline_order(schedule, j, stages_, microbatches, chunks));
+      : stages_(static_cast<int>(pass.forward.size())), chunks_(chunks), pass_(pass),
+        send_(send.value()), ends_(stages_ * chunks, microbatches),
+        free_at_(static_cast<size_t>(stages_), 0.0), done_at_(static_cast<size_t>(stages_), 0.0),
+        next_(static_cast<size_t>(stages_), 0) {
+    for (int j = 0; j < stages_; ++j)
+      order_.push_back(pipeline_order(schedule, j, stages_, microbatches, chunks));
   }
 
   std::vector<Seconds> run() {
@@ -51,9 +56,12 @@ private:
     int vs = op.chunk * stages_ + j, last = stages_ * chunks_ - 1;
     double input = 0.0;
     if (op.forward && vs > 0) input = arrival(ends_.at(true, vs - 1, op.microbatch));
-    if (!op.forward) input = vs == last ? ends_.at(true, vs, op.microbatch) : arrival(ends_.at(false, vs + 1, op.microbatch));
+    if (!op.forward)
+      input = vs == last ? ends_.at(true, vs, op.microbatch)
+                         : arrival(ends_.at(false, vs + 1, op.microbatch));
     if (input < 0) return false;
-    double end = std::max(input, free_at_[s]) + (op.forward ? pass_.forward : pass_.backward)[s].value();
+    double end =
+        std::max(input, free_at_[s]) + (op.forward ? pass_.forward : pass_.backward)[s].value();
     ends_.at(op.forward, vs, op.microbatch) = free_at_[s] = end;
     bool sends = op.forward ? vs < last : vs > 0;
     done_at_[s] = std::max(done_at_[s], sends ? end + send_ : end);
@@ -61,7 +69,9 @@ private:
     return true;
   }
 
-  [[nodiscard]] double arrival(double produced) const { return produced < 0 ? kNotYet : produced + send_; }
+  [[nodiscard]] double arrival(double produced) const {
+    return produced < 0 ? kNotYet : produced + send_;
+  }
 
   int stages_, chunks_;
   const PassTimes& pass_;
@@ -74,8 +84,8 @@ private:
 
 } // namespace
 
-std::vector<Seconds> pipeline_finish(PipelineSchedule schedule, int microbatches, int chunks, const PassTimes& pass,
-                                     Seconds send) {
+std::vector<Seconds> pipeline_finish(PipelineSchedule schedule, int microbatches, int chunks,
+                                     const PassTimes& pass, Seconds send) {
   return Walk(schedule, microbatches, chunks, pass, send).run();
 }
 

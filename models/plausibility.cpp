@@ -10,10 +10,10 @@ namespace {
 
 struct Range {
   Plausible what;
-  const char* noun;         ///< "implausibly high for <noun>"
-  double low;               ///< SI; 0 for no lower bound
+  const char* noun; ///< "implausibly high for <noun>"
+  double low;       ///< SI; 0 for no lower bound
   const char* low_text;
-  double high;              ///< SI
+  double high; ///< SI
   const char* high_text;
 };
 
@@ -36,10 +36,13 @@ constexpr std::array<Range, 6> kRanges{{
 } // namespace
 
 std::string implausibility(Plausible what, double si) {
-  const auto* r = std::find_if(kRanges.begin(), kRanges.end(), [what](const Range& x) { return x.what == what; });
+  const auto* r = std::find_if(kRanges.begin(), kRanges.end(),
+                               [what](const Range& x) { return x.what == what; });
   TRAINSIM_CHECK(r != kRanges.end(), "every Plausible has a range");
-  if (si > r->high) return std::string("implausibly high for ") + r->noun + " (> " + r->high_text + ")";
-  if (si < r->low) return std::string("implausibly low for ") + r->noun + " (< " + r->low_text + ")";
+  if (si > r->high)
+    return std::string("implausibly high for ") + r->noun + " (> " + r->high_text + ")";
+  if (si < r->low)
+    return std::string("implausibly low for ") + r->noun + " (< " + r->low_text + ")";
   return {};
 }
 

@@ -20,23 +20,23 @@ struct ModelSpec {
   ModelKind kind = ModelKind::transformer;
   int layers = 1;
   long d_model = 1;
-  long d_ff = 4;         ///< per expert
-  int heads = 1;         ///< attention heads (transformer only)
-  long seq_len = 1;      ///< tokens per sequence
-  int experts = 1;       ///< E; the model is sparse (MoE) when E > 1
-  int top_k = 1;         ///< experts each token is routed to
-  bool gated_mlp = false;///< SwiGLU-style: three d_model x d_ff matrices per expert instead of two
-  Bytes bytes_per_word{2.0}; ///< weights and activations (BF16)
+  long d_ff = 4;          ///< per expert
+  int heads = 1;          ///< attention heads (transformer only)
+  long seq_len = 1;       ///< tokens per sequence
+  int experts = 1;        ///< E; the model is sparse (MoE) when E > 1
+  int top_k = 1;          ///< experts each token is routed to
+  bool gated_mlp = false; ///< SwiGLU-style: three d_model x d_ff matrices per expert instead of two
+  Bytes bytes_per_word{2.0};      ///< weights and activations (BF16)
   std::string precision = "bf16"; ///< the number format bytes_per_word comes from
 };
 
 struct GpuSpec {
   std::string name = "h100";
-  FlopPerSecond peak{989e12};        ///< dense BF16
-  double matmul_efficiency = 0.8;    ///< sustained fraction of peak for matmuls
+  FlopPerSecond peak{989e12};     ///< dense BF16
+  double matmul_efficiency = 0.8; ///< sustained fraction of peak for matmuls
   BytesPerSecond hbm_bandwidth{3.35e12};
   Bytes hbm_capacity{80e9};
-  Seconds kernel_latency{4e-6};      ///< launch + sync per compute kernel
+  Seconds kernel_latency{4e-6}; ///< launch + sync per compute kernel
   /// The preset the figures start from (models/hardware_presets.hpp), before any override;
   /// "custom" when a scenario gives every figure itself, "" when built in code.
   std::string preset;
@@ -59,32 +59,38 @@ struct ExecutionSpec {
   int dp = 1;
   int tp = 1;
   int pp = 1;
-  int ep = 1;                 ///< expert parallelism inside the DP group; 1 = experts replicated
-  long global_batch = 1;      ///< sequences per step
-  long micro_batch = 1;       ///< sequences per microbatch
+  int ep = 1;            ///< expert parallelism inside the DP group; 1 = experts replicated
+  long global_batch = 1; ///< sequences per step
+  long micro_batch = 1;  ///< sequences per microbatch
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
-  int interleave = 1;         ///< virtual pipeline stages per GPU (schedule interleaved)
+  int interleave = 1;             ///< virtual pipeline stages per GPU (schedule interleaved)
   bool sequence_parallel = false; ///< TP all-reduces split into reduce-scatter + all-gather
-  int zero = 0;               ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
-  bool recompute = false;     ///< full activation recomputation: keep layer inputs only, redo forward in backward
-  bool dp_overlap = false;    ///< gradient collectives start during the last backward pass
-  Bytes dp_bucket{1e9};       ///< gradient bytes per DP collective when overlapping
+  int zero = 0; ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
+  bool recompute =
+      false; ///< full activation recomputation: keep layer inputs only, redo forward in backward
+  bool dp_overlap = false; ///< gradient collectives start during the last backward pass
+  Bytes dp_bucket{1e9};    ///< gradient bytes per DP collective when overlapping
   std::string tp_collective = "ring";
   std::string dp_collective = "ring";
   std::string ep_collective = "pairwise";
   Bytes optimizer_bytes_per_param{12.0}; ///< FP32 master weights + Adam moments
 
   [[nodiscard]] int gpus() const { return dp * tp * pp; }
-  [[nodiscard]] long microbatches() const { return global_batch / (static_cast<long>(dp) * micro_batch); }
+  [[nodiscard]] long microbatches() const {
+    return global_batch / (static_cast<long>(dp) * micro_batch);
+  }
   [[nodiscard]] bool shard_optimizer() const { return zero >= 1; }
   /// Model chunks (virtual pipeline stages) per GPU: `interleave` under the interleaved
   /// schedule, otherwise one.
-  [[nodiscard]] int chunks() const { return schedule == PipelineSchedule::interleaved ? interleave : 1; }
+  [[nodiscard]] int chunks() const {
+    return schedule == PipelineSchedule::interleaved ? interleave : 1;
+  }
 };
 
 struct Scenario {
-  std::string file;  ///< where it was loaded from, for messages
-  std::string input_hash; ///< of the text it was parsed from (tools/provenance); "" when built in code
+  std::string file; ///< where it was loaded from, for messages
+  std::string
+      input_hash; ///< of the text it was parsed from (tools/provenance); "" when built in code
   ModelSpec model;
   SystemSpec system;
   ExecutionSpec execution;

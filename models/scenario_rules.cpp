@@ -36,7 +36,8 @@ std::string grid_of(const ExecutionSpec& e) {
 struct Rules {
   const Scenario& s;
 
-  [[noreturn]] void broken(const std::string& key, const std::string& value, const std::string& problem) const {
+  [[noreturn]] void broken(const std::string& key, const std::string& value,
+                           const std::string& problem) const {
     throw InputError(s.file, key, value, problem);
   }
   template <class T>
@@ -55,7 +56,8 @@ void check_model(const Rules& r) {
   r.positive("model.experts", m.experts);
   r.positive("model.top_k", m.top_k);
   if (m.top_k > m.experts)
-    r.broken("model.top_k", text(m.top_k), "exceeds the number of experts (" + text(m.experts) + ")");
+    r.broken("model.top_k", text(m.top_k),
+             "exceeds the number of experts (" + text(m.experts) + ")");
   if (m.kind == ModelKind::transformer && m.d_model % m.heads != 0)
     r.broken("model.heads", text(m.heads), "must divide d_model (" + text(m.d_model) + ")");
 }
@@ -68,7 +70,8 @@ void check_degrees(const Rules& r) {
   r.positive("execution.ep", e.ep);
   if (static_cast<double>(e.dp) * e.tp * e.pp > static_cast<double>(kMaxGpus))
     r.broken("execution.dp", text(e.dp),
-             "gives dp x tp x pp = " + grid_of(e) + " GPUs, more than the " + text(kMaxGpus) + " supported");
+             "gives dp x tp x pp = " + grid_of(e) + " GPUs, more than the " + text(kMaxGpus) +
+                 " supported");
 }
 
 void check_batch(const Rules& r) {
@@ -76,7 +79,8 @@ void check_batch(const Rules& r) {
   r.positive("execution.global_batch", e.global_batch);
   r.positive("execution.micro_batch", e.micro_batch);
   // Divided before multiplied: dp x micro_batch may not fit in a long.
-  if (e.micro_batch > e.global_batch / e.dp || e.global_batch % (static_cast<long>(e.dp) * e.micro_batch) != 0)
+  if (e.micro_batch > e.global_batch / e.dp ||
+      e.global_batch % (static_cast<long>(e.dp) * e.micro_batch) != 0)
     r.broken("execution.global_batch", text(e.global_batch),
              "does not divide into dp x micro_batch = " + text(e.dp) + " x " + text(e.micro_batch) +
                  " sequences per microbatch round");
@@ -99,45 +103,53 @@ void check_schedule(const Rules& r) {
                  " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
 }
 
-void check_collective(const Rules& r, const char* key, const std::string& name, const std::vector<CollectiveOp>& ops) {
+void check_collective(const Rules& r, const char* key, const std::string& name,
+                      const std::vector<CollectiveOp>& ops) {
   const CollectiveInfo* algorithm = find_collective(name);
   if (algorithm == nullptr)
     r.broken(key, name, "is not a collective algorithm" + did_you_mean(name, collective_names()));
   for (CollectiveOp op : ops)
-    if (!algorithm->supports(op)) r.broken(key, name, "has no " + to_string(op) + ", which this execution needs");
+    if (!algorithm->supports(op))
+      r.broken(key, name, "has no " + to_string(op) + ", which this execution needs");
 }
 
 void check_sharding(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
   if (e.zero < 0 || e.zero > 3) r.broken("execution.zero", text(e.zero), "must be 0, 1, 2 or 3");
-  if (e.dp_bucket <= Bytes(0)) r.broken("execution.dp_bucket", format(e.dp_bucket), "must be greater than zero");
+  if (e.dp_bucket <= Bytes(0))
+    r.broken("execution.dp_bucket", format(e.dp_bucket), "must be greater than zero");
   if (e.dp % e.ep != 0) r.broken("execution.ep", text(e.ep), "must divide dp (" + text(e.dp) + ")");
   const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
   const std::vector<CollectiveOp> whole_reduce{CollectiveOp::all_reduce};
-  check_collective(r, "execution.tp_collective", e.tp_collective, e.sequence_parallel ? halves : whole_reduce);
-  check_collective(r, "execution.dp_collective", e.dp_collective, e.zero >= 1 ? halves : whole_reduce);
+  check_collective(r, "execution.tp_collective", e.tp_collective,
+                   e.sequence_parallel ? halves : whole_reduce);
+  check_collective(r, "execution.dp_collective", e.dp_collective,
+                   e.zero >= 1 ? halves : whole_reduce);
   check_collective(r, "execution.ep_collective", e.ep_collective, {CollectiveOp::all_to_all});
 }
 
 void check_fit(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
   const ModelSpec& m = r.s.model;
-  if (e.pp > m.layers) r.broken("execution.pp", text(e.pp), "exceeds the model's " + text(m.layers) + " layers");
+  if (e.pp > m.layers)
+    r.broken("execution.pp", text(e.pp), "exceeds the model's " + text(m.layers) + " layers");
   if (e.schedule == PipelineSchedule::interleaved && m.layers % (e.pp * e.interleave) != 0)
     r.broken("execution.interleave", text(e.interleave),
-             "pp x interleave = " + text(e.pp * e.interleave) + " must divide the model's " + text(m.layers) +
-                 " layers");
+             "pp x interleave = " + text(e.pp * e.interleave) + " must divide the model's " +
+                 text(m.layers) + " layers");
   if (m.experts % e.ep != 0)
     r.broken("execution.ep", text(e.ep), "must divide the model's " + text(m.experts) + " experts");
   if (m.kind == ModelKind::transformer && m.heads % e.tp != 0)
-    r.broken("execution.tp", text(e.tp), "must divide the model's " + text(m.heads) + " attention heads");
+    r.broken("execution.tp", text(e.tp),
+             "must divide the model's " + text(m.heads) + " attention heads");
   MemoryUse use = memory_per_gpu(m, e);
   const GpuSpec& gpu = r.s.system.gpu;
   if (use.total() > gpu.hbm_capacity)
     r.broken("system.gpu.hbm_capacity", format(gpu.hbm_capacity),
-             "too small: dp x tp x pp = " + grid_of(e) + " needs " + format(use.total()) + " per GPU (weights " +
-                 format(use.weights) + ", gradients " + format(use.gradients) + ", optimizer " +
-                 format(use.optimizer) + ", activations " + format(use.activations) + ")");
+             "too small: dp x tp x pp = " + grid_of(e) + " needs " + format(use.total()) +
+                 " per GPU (weights " + format(use.weights) + ", gradients " +
+                 format(use.gradients) + ", optimizer " + format(use.optimizer) + ", activations " +
+                 format(use.activations) + ")");
 }
 
 } // namespace

@@ -28,18 +28,20 @@ std::vector<PipelineOp> one_f_one_b(int warmup, int passes, auto&& pass) {
 
 } // namespace
 
-std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int stages, int microbatches,
-                                       int chunks) {
+std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int stages,
+                                       int microbatches, int chunks) {
   auto plain = [](int k, bool forward) { return PipelineOp{forward, k, 0}; };
   switch (schedule) {
-  case PipelineSchedule::gpipe: return one_f_one_b(microbatches, microbatches, plain);
+  case PipelineSchedule::gpipe:
+    return one_f_one_b(microbatches, microbatches, plain);
   case PipelineSchedule::one_f_one_b:
     return one_f_one_b(std::min(stages - stage - 1, microbatches), microbatches, plain);
   case PipelineSchedule::interleaved: {
     int passes = microbatches * chunks;
     int warmup = std::min((stages - stage - 1) * 2 + (chunks - 1) * stages, passes);
-    return one_f_one_b(warmup, passes,
-                       [&](int k, bool forward) { return interleaved_pass(k, forward, stages, chunks); });
+    return one_f_one_b(warmup, passes, [&](int k, bool forward) {
+      return interleaved_pass(k, forward, stages, chunks);
+    });
   }
   }
   return {};

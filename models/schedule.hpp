@@ -19,7 +19,7 @@ struct PipelineOp {
 /// then drains the remaining backwards. Interleaved (Megatron-LM): the same over m x chunks
 /// passes, microbatches taken in groups of `stages`, with 2(stages - s - 1) +
 /// (chunks - 1) stages warm-up passes; m must be a multiple of stages.
-std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int stages, int microbatches,
-                                       int chunks = 1);
+std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int stages,
+                                       int microbatches, int chunks = 1);
 
 } // namespace trainsim

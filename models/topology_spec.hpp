@@ -23,8 +23,9 @@ struct NodeParams {
   Seconds nvlink_latency{0.5e-6};         ///< per hop
   BytesPerSecond pcie_bandwidth{64e9};    ///< GPU <-> NIC (PCIe 5 x16)
   Seconds pcie_latency{0.5e-6};
-  BytesPerSecond nic_bandwidth{50e9};     ///< 400 Gb/s NDR per GPU; also used for switch-to-switch links
-  Seconds network_latency{0.5e-6};        ///< per network hop (cable + switch)
+  BytesPerSecond nic_bandwidth{
+      50e9};                       ///< 400 Gb/s NDR per GPU; also used for switch-to-switch links
+  Seconds network_latency{0.5e-6}; ///< per network hop (cable + switch)
 
   friend bool operator==(const NodeParams&, const NodeParams&) = default;
 };
@@ -39,13 +40,14 @@ struct FatTreeParams {
   Seconds nvlink_latency{0.5e-6};         ///< per hop
   BytesPerSecond pcie_bandwidth{64e9};    ///< GPU <-> NIC (PCIe 5 x16)
   Seconds pcie_latency{0.5e-6};
-  BytesPerSecond nic_bandwidth{50e9};     ///< 400 Gb/s NDR per GPU; switch-to-switch links too
-  Seconds network_latency{0.5e-6};        ///< per InfiniBand hop (cable + switch)
+  BytesPerSecond nic_bandwidth{50e9}; ///< 400 Gb/s NDR per GPU; switch-to-switch links too
+  Seconds network_latency{0.5e-6};    ///< per InfiniBand hop (cable + switch)
   int leaf_down_ports = 32;
-  double oversubscription = 1.0;          ///< down ports / up ports per leaf
-  int tiers = 2;                          ///< 2 (leaf/spine) or 3 (leaf/spine/core)
-  int radix = 0;                          ///< switch ports; 0 = unchecked (2 tiers only)
-  bool rail_optimized = false;            ///< NIC k of every node on rail leaf k (not a key: the generator says it)
+  double oversubscription = 1.0; ///< down ports / up ports per leaf
+  int tiers = 2;                 ///< 2 (leaf/spine) or 3 (leaf/spine/core)
+  int radix = 0;                 ///< switch ports; 0 = unchecked (2 tiers only)
+  bool rail_optimized =
+      false; ///< NIC k of every node on rail leaf k (not a key: the generator says it)
 
   [[nodiscard]] NodeParams node() const {
     return NodeParams{gpus_per_node, nvlink_bandwidth, nvlink_latency, pcie_bandwidth,
@@ -56,13 +58,13 @@ struct FatTreeParams {
 
 /// GPU nodes on dragonfly routers (topologies/dragonfly.hpp).
 struct DragonflyParams {
-  NodeParams node{};            ///< the node (defaults: DGX H100)
-  int groups = 9;               ///< g; the balanced maximum is routers_per_group * global_links + 1
-  int routers_per_group = 4;    ///< a
-  int global_links = 2;         ///< h per router; (groups - 1) must divide a * h
-  int nodes_per_router = 1;     ///< p; a router has p * gpus_per_node NIC ports
+  NodeParams node{};         ///< the node (defaults: DGX H100)
+  int groups = 9;            ///< g; the balanced maximum is routers_per_group * global_links + 1
+  int routers_per_group = 4; ///< a
+  int global_links = 2;      ///< h per router; (groups - 1) must divide a * h
+  int nodes_per_router = 1;  ///< p; a router has p * gpus_per_node NIC ports
   BytesPerSecond global_bandwidth{50e9}; ///< per direction per global link
-  Seconds global_latency{1e-6};           ///< per global hop (long optical cables)
+  Seconds global_latency{1e-6};          ///< per global hop (long optical cables)
 
   friend bool operator==(const DragonflyParams&, const DragonflyParams&) = default;
 };
@@ -78,7 +80,7 @@ struct TorusParams {
 
 /// A graph read from a file (topologies/import.hpp).
 struct ImportParams {
-  std::string path;            ///< a scenario's relative path is resolved against its folder when parsed
+  std::string path; ///< a scenario's relative path is resolved against its folder when parsed
   std::string format = "auto"; ///< graphml, json, csv, or auto (from the extension)
   int gpus_per_node = 0;       ///< NVLink domain size; 0 = inferred (GPUs per NVSwitch, else 1)
   int route_cache_mib = 256;   ///< memory for cached BFS trees (4 bytes per vertex per source)
@@ -94,7 +96,7 @@ struct TopologySpec {
   using Parameters = std::variant<FatTreeParams, DragonflyParams, TorusParams, ImportParams>;
 
   std::string generator = "fat-tree"; ///< the registered name (topologies/registry.hpp)
-  Parameters params;                   ///< the struct of that generator
+  Parameters params;                  ///< the struct of that generator
   /// The keys the section set, "generator" among them, each with its text as written: what
   /// reports list as given, apart from what was left at its default. Nothing parses it
   /// again. Empty for a spec made in code.
@@ -102,7 +104,8 @@ struct TopologySpec {
 
   TopologySpec() = default;
   // Implicit on purpose: code that builds a fabric passes the struct where a spec is expected.
-  TopologySpec(FatTreeParams p) : generator(p.rail_optimized ? "rail-optimized" : "fat-tree"), params(p) {}
+  TopologySpec(FatTreeParams p)
+      : generator(p.rail_optimized ? "rail-optimized" : "fat-tree"), params(p) {}
   TopologySpec(DragonflyParams p) : generator("dragonfly"), params(std::move(p)) {}
   TopologySpec(TorusParams p) : generator("torus"), params(std::move(p)) {}
   TopologySpec(ImportParams p) : generator("file"), params(std::move(p)) {}

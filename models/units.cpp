@@ -56,13 +56,16 @@ enum class Prefixes {
   fractions, ///< n, u, m (or none): seconds
 };
 
-bool allowed(const Prefix& p, Prefixes which) { return which == Prefixes::multiples ? p.factor >= 1.0 : p.factor < 1.0; }
+bool allowed(const Prefix& p, Prefixes which) {
+  return which == Prefixes::multiples ? p.factor >= 1.0 : p.factor < 1.0;
+}
 
 std::string allowed_list(Prefixes which) {
   std::string list;
   for (size_t length : {1, 2}) // decimal first, then binary: the table is ordered for matching
     for (const auto& p : kPrefixes)
-      if (allowed(p, which) && p.symbol.size() == length) list += (list.empty() ? "" : ", ") + std::string(p.symbol);
+      if (allowed(p, which) && p.symbol.size() == length)
+        list += (list.empty() ? "" : ", ") + std::string(p.symbol);
   return which == Prefixes::fractions ? list + " or none" : list;
 }
 
@@ -76,7 +79,8 @@ const Prefix* find_prefix(std::string_view symbol) {
 std::string other_case_hint(std::string_view text, std::string_view prefix, Prefixes which) {
   if (prefix.size() != 1) return {};
   char c = prefix.front();
-  char swapped = c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : static_cast<char>(c - 'A' + 'a');
+  char swapped =
+      c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : static_cast<char>(c - 'A' + 'a');
   const Prefix* other = find_prefix(std::string_view(&swapped, 1));
   if (other == nullptr || !allowed(*other, which)) return {};
   std::string fixed(text);
@@ -85,7 +89,7 @@ std::string other_case_hint(std::string_view text, std::string_view prefix, Pref
 }
 
 struct UnitSpec {
-  std::string_view name;     ///< in messages: "bandwidth takes the prefixes ..."
+  std::string_view name; ///< in messages: "bandwidth takes the prefixes ..."
   std::initializer_list<std::pair<std::string_view, double>> bases;
   std::string_view expected; ///< the units, in messages
   Prefixes prefixes;
@@ -104,30 +108,41 @@ double unit_factor(std::string_view unit, const UnitSpec& q, std::string_view te
     if (p != nullptr && refused == nullptr) refused = p, refused_symbol = prefix;
   }
   if (refused != nullptr)
-    throw std::invalid_argument("'" + std::string(text) + "': " + std::string(q.name) + " takes the prefixes " +
-                                allowed_list(q.prefixes) + ", not '" + std::string(refused_symbol) + "'" +
+    throw std::invalid_argument("'" + std::string(text) + "': " + std::string(q.name) +
+                                " takes the prefixes " + allowed_list(q.prefixes) + ", not '" +
+                                std::string(refused_symbol) + "'" +
                                 other_case_hint(text, refused_symbol, q.prefixes));
-  throw std::invalid_argument("'" + std::string(text) + "' has no valid unit (expected " + std::string(q.expected) + ")");
+  throw std::invalid_argument("'" + std::string(text) + "' has no valid unit (expected " +
+                              std::string(q.expected) + ")");
 }
 
 double parse_with(std::string_view text, const UnitSpec& q) {
   auto [number, unit] = split_number(text);
   if (unit.empty())
-    throw std::invalid_argument("'" + std::string(text) + "' needs a unit (" + std::string(q.expected) + ")");
+    throw std::invalid_argument("'" + std::string(text) + "' needs a unit (" +
+                                std::string(q.expected) + ")");
   double value = number * unit_factor(unit, q, text);
-  if (!std::isfinite(value)) throw std::invalid_argument("'" + std::string(text) + "' is out of range");
+  if (!std::isfinite(value))
+    throw std::invalid_argument("'" + std::string(text) + "' is out of range");
   return value;
 }
 
 std::string with_prefix(double value, std::string_view unit) {
-  static constexpr std::array<std::pair<double, const char*>, 9> steps{
-      {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1.0, ""}, {1e-3, "m"}, {1e-6, "u"}, {1e-9, "n"}}};
+  static constexpr std::array<std::pair<double, const char*>, 9> steps{{{1e15, "P"},
+                                                                        {1e12, "T"},
+                                                                        {1e9, "G"},
+                                                                        {1e6, "M"},
+                                                                        {1e3, "k"},
+                                                                        {1.0, ""},
+                                                                        {1e-3, "m"},
+                                                                        {1e-6, "u"},
+                                                                        {1e-9, "n"}}};
   double magnitude = std::fabs(value);
   for (auto [factor, symbol] : steps) {
     if (magnitude >= factor || factor == 1e-9) {
       char buffer[64];
-      std::snprintf(buffer, sizeof buffer, "%.3g %s%.*s", value / factor, symbol, static_cast<int>(unit.size()),
-                    unit.data());
+      std::snprintf(buffer, sizeof buffer, "%.3g %s%.*s", value / factor, symbol,
+                    static_cast<int>(unit.size()), unit.data());
       return buffer;
     }
   }
@@ -141,23 +156,29 @@ Seconds parse_seconds(std::string_view text) {
 }
 
 Bytes parse_bytes(std::string_view text) {
-  return Bytes(parse_with(text, {"a size", {{"B", 1.0}}, "B, kB, MB, GB, GiB, ...", Prefixes::multiples}));
+  return Bytes(
+      parse_with(text, {"a size", {{"B", 1.0}}, "B, kB, MB, GB, GiB, ...", Prefixes::multiples}));
 }
 
 BytesPerSecond parse_bandwidth(std::string_view text) {
-  return BytesPerSecond(parse_with(text, {"bandwidth",
-                                          {{"Bps", 1.0}, {"B/s", 1.0}, {"bps", 0.125}, {"b/s", 0.125}},
-                                          "Bps or bps with a prefix, e.g. 450GBps, 400Gbps",
-                                          Prefixes::multiples}));
+  return BytesPerSecond(
+      parse_with(text, {"bandwidth",
+                        {{"Bps", 1.0}, {"B/s", 1.0}, {"bps", 0.125}, {"b/s", 0.125}},
+                        "Bps or bps with a prefix, e.g. 450GBps, 400Gbps",
+                        Prefixes::multiples}));
 }
 
 FlopPerSecond parse_flop_rate(std::string_view text) {
-  return FlopPerSecond(parse_with(text, {"a compute rate", {{"FLOPS", 1.0}, {"FLOP/s", 1.0}, {"flops", 1.0}},
-                                         "FLOPS with a prefix, e.g. 989TFLOPS", Prefixes::multiples}));
+  return FlopPerSecond(parse_with(text, {"a compute rate",
+                                         {{"FLOPS", 1.0}, {"FLOP/s", 1.0}, {"flops", 1.0}},
+                                         "FLOPS with a prefix, e.g. 989TFLOPS",
+                                         Prefixes::multiples}));
 }
 
 Flop parse_flop(std::string_view text) {
-  return Flop(parse_with(text, {"compute", {{"FLOP", 1.0}, {"flop", 1.0}}, "FLOP, e.g. 1e25FLOP", Prefixes::multiples}));
+  return Flop(parse_with(
+      text,
+      {"compute", {{"FLOP", 1.0}, {"flop", 1.0}}, "FLOP, e.g. 1e25FLOP", Prefixes::multiples}));
 }
 
 std::string format(Seconds t) { return with_prefix(t.value(), "s"); }

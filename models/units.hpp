@@ -16,10 +16,20 @@ public:
   /// The value in SI base units of the quantity (s, B, FLOP, FLOP/s, B/s).
   [[nodiscard]] constexpr double value() const { return value_; }
 
-  constexpr Quantity& operator+=(Quantity o) { value_ += o.value_; return *this; }
-  constexpr Quantity& operator-=(Quantity o) { value_ -= o.value_; return *this; }
-  friend constexpr Quantity operator+(Quantity a, Quantity b) { return Quantity(a.value_ + b.value_); }
-  friend constexpr Quantity operator-(Quantity a, Quantity b) { return Quantity(a.value_ - b.value_); }
+  constexpr Quantity& operator+=(Quantity o) {
+    value_ += o.value_;
+    return *this;
+  }
+  constexpr Quantity& operator-=(Quantity o) {
+    value_ -= o.value_;
+    return *this;
+  }
+  friend constexpr Quantity operator+(Quantity a, Quantity b) {
+    return Quantity(a.value_ + b.value_);
+  }
+  friend constexpr Quantity operator-(Quantity a, Quantity b) {
+    return Quantity(a.value_ - b.value_);
+  }
   friend constexpr Quantity operator*(Quantity a, double k) { return Quantity(a.value_ * k); }
   friend constexpr Quantity operator*(double k, Quantity a) { return Quantity(a.value_ * k); }
   friend constexpr Quantity operator/(Quantity a, double k) { return Quantity(a.value_ / k); }
@@ -41,15 +51,21 @@ constexpr Seconds operator/(Bytes b, BytesPerSecond r) { return Seconds(b.value(
 constexpr Seconds operator/(Flop f, FlopPerSecond r) { return Seconds(f.value() / r.value()); }
 constexpr Bytes operator*(BytesPerSecond r, Seconds t) { return Bytes(r.value() * t.value()); }
 constexpr Flop operator*(FlopPerSecond r, Seconds t) { return Flop(r.value() * t.value()); }
-constexpr FlopPerSecond operator/(Flop f, Seconds t) { return FlopPerSecond(f.value() / t.value()); }
-constexpr BytesPerSecond operator/(Bytes b, Seconds t) { return BytesPerSecond(b.value() / t.value()); }
+constexpr FlopPerSecond operator/(Flop f, Seconds t) {
+  return FlopPerSecond(f.value() / t.value());
+}
+constexpr BytesPerSecond operator/(Bytes b, Seconds t) {
+  return BytesPerSecond(b.value() / t.value());
+}
 
 namespace literals {
 constexpr Seconds operator""_s(long double v) { return Seconds(static_cast<double>(v)); }
 constexpr Seconds operator""_us(long double v) { return Seconds(static_cast<double>(v) * 1e-6); }
 constexpr Bytes operator""_B(long double v) { return Bytes(static_cast<double>(v)); }
 constexpr Bytes operator""_GB(long double v) { return Bytes(static_cast<double>(v) * 1e9); }
-constexpr BytesPerSecond operator""_GBps(long double v) { return BytesPerSecond(static_cast<double>(v) * 1e9); }
+constexpr BytesPerSecond operator""_GBps(long double v) {
+  return BytesPerSecond(static_cast<double>(v) * 1e9);
+}
 } // namespace literals
 
 // Parsers accept a number followed by a unit, e.g. "2us", "80GB", "80GiB", "450GBps",

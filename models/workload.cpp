@@ -42,8 +42,14 @@ double expert_params_on_gpu(const LayerShape& l, const GpuShare& g, double layer
 } // namespace
 
 LayerShape layer_shape(const ModelSpec& m) {
-  return {m.kind,   static_cast<double>(m.d_model), static_cast<double>(m.d_ff), static_cast<double>(m.seq_len),
-          m.experts, m.top_k, m.gated_mlp, m.bytes_per_word};
+  return {m.kind,
+          static_cast<double>(m.d_model),
+          static_cast<double>(m.d_ff),
+          static_cast<double>(m.seq_len),
+          m.experts,
+          m.top_k,
+          m.gated_mlp,
+          m.bytes_per_word};
 }
 
 GpuShare gpu_share(const ModelSpec& m, const ExecutionSpec& e) {
@@ -57,7 +63,9 @@ KernelCost mlp_cost(const LayerShape& l, const GpuShare& g, double passes, doubl
   double up_matrices = l.gated_mlp ? 2.0 : 1.0, up_width = up_matrices * f;
   // Up (d x up_width) and down (d_ff x d), 2 FLOP per multiply-add each, summed as two
   // matmuls so that a forward rounds as it did when each was priced on its own.
-  auto matmul_flop = [&](double matrices) { return passes * 2.0 * routed * matrices * d * f / tp * layers; };
+  auto matmul_flop = [&](double matrices) {
+    return passes * 2.0 * routed * matrices * d * f / tp * layers;
+  };
   double flop = matmul_flop(up_matrices) + matmul_flop(1.0);
   double weights = passes * expert_params_on_gpu(l, g, layers) * w;
   double activations = passes * routed * ((d + up_width) + (f + d)) * w / tp * layers;
@@ -65,7 +73,8 @@ KernelCost mlp_cost(const LayerShape& l, const GpuShare& g, double passes, doubl
 }
 
 GpuParams params_on_gpu(const LayerShape& l, const GpuShare& g, double layers) {
-  double attention = layers * attention_params(l) / g.tp(), experts = expert_params_on_gpu(l, g, layers);
+  double attention = layers * attention_params(l) / g.tp(),
+         experts = expert_params_on_gpu(l, g, layers);
   if (g.ep == 1) return {attention + experts, 0.0};
   return {attention, experts};
 }
@@ -83,7 +92,9 @@ LayerCosts layer_costs(const LayerShape& l, const GpuShare& g) {
   return c;
 }
 
-LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) { return layer_costs(layer_shape(m), gpu_share(m, e)); }
+LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
+  return layer_costs(layer_shape(m), gpu_share(m, e));
+}
 
 GradientBytes gradient_bytes(const Scenario& s, int stage) {
   const ExecutionSpec& e = s.execution;
@@ -93,7 +104,9 @@ GradientBytes gradient_bytes(const Scenario& s, int stage) {
   return {word * p.dense, word * p.experts};
 }
 
-int stage_layers(int layers, int pp, int stage) { return layers / pp + (stage < layers % pp ? 1 : 0); }
+int stage_layers(int layers, int pp, int stage) {
+  return layers / pp + (stage < layers % pp ? 1 : 0);
+}
 
 int chunk_layers(const ModelSpec& m, const ExecutionSpec& e, int stage) {
   return e.chunks() > 1 ? m.layers / (e.pp * e.chunks()) : stage_layers(m.layers, e.pp, stage);
@@ -112,7 +125,9 @@ Flop model_flop_per_step(const ModelSpec& m, const ExecutionSpec& e) {
   return Flop(3.0 * per_microbatch * microbatches * m.layers);
 }
 
-Seconds compute_time(Flop flop, const GpuSpec& gpu) { return flop / (gpu.peak * gpu.matmul_efficiency); }
+Seconds compute_time(Flop flop, const GpuSpec& gpu) {
+  return flop / (gpu.peak * gpu.matmul_efficiency);
+}
 
 Seconds hbm_time(Bytes bytes, const GpuSpec& gpu) { return bytes / gpu.hbm_bandwidth; }
 
@@ -157,7 +172,8 @@ MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   double microbatches = static_cast<double>(e.microbatches());
   StageResidency r;
   r.layers = stage_layers(m.layers, e.pp, 0);
-  r.in_flight = e.schedule == PipelineSchedule::gpipe ? microbatches : std::min<double>(e.pp, microbatches);
+  r.in_flight =
+      e.schedule == PipelineSchedule::gpipe ? microbatches : std::min<double>(e.pp, microbatches);
   r.dp = e.dp;
   r.zero = e.zero;
   r.optimizer_bytes_per_param = e.optimizer_bytes_per_param;
@@ -167,9 +183,12 @@ MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
 
 std::string to_string(PipelineSchedule s) {
   switch (s) {
-  case PipelineSchedule::gpipe: return "gpipe";
-  case PipelineSchedule::one_f_one_b: return "1f1b";
-  case PipelineSchedule::interleaved: return "interleaved";
+  case PipelineSchedule::gpipe:
+    return "gpipe";
+  case PipelineSchedule::one_f_one_b:
+    return "1f1b";
+  case PipelineSchedule::interleaved:
+    return "interleaved";
   }
   return "?";
 }

@@ -14,10 +14,10 @@ namespace trainsim {
 struct LayerShape {
   ModelKind kind = ModelKind::transformer;
   double d_model = 1;
-  double d_ff = 4;      ///< per expert
-  double seq_len = 1;   ///< the attention's sequence (transformer only)
+  double d_ff = 4;    ///< per expert
+  double seq_len = 1; ///< the attention's sequence (transformer only)
   int experts = 1;
-  int top_k = 1;        ///< experts each token visits
+  int top_k = 1; ///< experts each token visits
   bool gated_mlp = false;
   Bytes bytes_per_word{2.0};
 };
@@ -49,10 +49,10 @@ struct KernelCost {
 struct LayerCosts {
   KernelCost attention; ///< zero for ModelKind::mlp
   KernelCost mlp;
-  Bytes tp_allreduce;   ///< size of each tensor all-reduced over the TP group (tokens x d_model)
-  int tp_allreduces = 0;///< all-reduces per layer per direction
-  Bytes pp_activation;  ///< one activation (or its gradient) crossing a stage boundary
-  double params = 0;    ///< parameters of this layer held by this GPU
+  Bytes tp_allreduce;    ///< size of each tensor all-reduced over the TP group (tokens x d_model)
+  int tp_allreduces = 0; ///< all-reduces per layer per direction
+  Bytes pp_activation;   ///< one activation (or its gradient) crossing a stage boundary
+  double params = 0;     ///< parameters of this layer held by this GPU
   double active_params = 0; ///< parameters one token touches in this layer, per GPU
 };
 
@@ -63,7 +63,8 @@ LayerCosts layer_costs(const ModelSpec& model, const ExecutionSpec& exec);
 /// two: input and weight gradients) through the MLP blocks of `layers` layers on one GPU.
 /// Every pass reads the GPU's expert weights once; each matmul reads its input and writes its
 /// output. layer_costs().mlp is one forward pass through one layer.
-KernelCost mlp_cost(const LayerShape& layer, const GpuShare& share, double passes = 1, double layers = 1);
+KernelCost mlp_cost(const LayerShape& layer, const GpuShare& share, double passes = 1,
+                    double layers = 1);
 
 /// Parameters one GPU holds for `layers` layers, by the group that reduces their gradients:
 /// dense ones over DP (attention; the experts too when ep = 1, as every DP rank then holds all
@@ -121,7 +122,8 @@ struct StageResidency {
   Bytes optimizer_bytes_per_param{12.0};
   bool recompute = false;
 };
-MemoryUse memory_use(const LayerShape& layer, const GpuShare& share, const StageResidency& residency);
+MemoryUse memory_use(const LayerShape& layer, const GpuShare& share,
+                     const StageResidency& residency);
 
 /// HBM needed on the most loaded GPU (pipeline stage 0, which holds the most layers and,
 /// under 1F1B, the most microbatches in flight).

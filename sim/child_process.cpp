@@ -50,9 +50,11 @@ struct Running {
 
 Running start(const std::function<std::string()>& task, size_t index) {
   int fds[2];
-  if (::pipe(fds) != 0) throw Error(ExitCode::simulation, std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (::pipe(fds) != 0)
+    throw Error(ExitCode::simulation, std::string("cannot create a pipe: ") + std::strerror(errno));
   pid_t pid = ::fork();
-  if (pid < 0) throw Error(ExitCode::simulation, std::string("cannot fork: ") + std::strerror(errno));
+  if (pid < 0)
+    throw Error(ExitCode::simulation, std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::close(fds[0]);
     child(task, fds[1]);
@@ -74,7 +76,8 @@ std::string read_everything(int fd) {
 }
 
 std::string describe_exit(int wait_status) {
-  if (WIFSIGNALED(wait_status)) return "simulation process killed by signal " + std::to_string(WTERMSIG(wait_status));
+  if (WIFSIGNALED(wait_status))
+    return "simulation process killed by signal " + std::to_string(WTERMSIG(wait_status));
   return "simulation process exited with status " + std::to_string(WEXITSTATUS(wait_status));
 }
 
@@ -85,19 +88,21 @@ ChildResult<std::string> finish(const Running& r) {
   ::waitpid(r.pid, &wait_status, 0);
   int status = 0;
   size_t length = 0;
-  if (bytes.size() < sizeof status + sizeof length) return {std::nullopt, ExitCode::simulation, describe_exit(wait_status)};
+  if (bytes.size() < sizeof status + sizeof length)
+    return {std::nullopt, ExitCode::simulation, describe_exit(wait_status)};
   std::memcpy(&status, bytes.data(), sizeof status);
   std::memcpy(&length, bytes.data() + sizeof status, sizeof length);
   std::string payload = bytes.substr(sizeof status + sizeof length);
-  if (payload.size() != length) return {std::nullopt, ExitCode::simulation, describe_exit(wait_status)};
+  if (payload.size() != length)
+    return {std::nullopt, ExitCode::simulation, describe_exit(wait_status)};
   if (status != 0) return {std::nullopt, static_cast<ExitCode>(status), std::move(payload)};
   return {std::move(payload), ExitCode::simulation, ""};
 }
 
 } // namespace
 
-std::vector<ChildResult<std::string>> run_in_children(const std::vector<std::function<std::string()>>& tasks,
-                                                     int jobs) {
+std::vector<ChildResult<std::string>>
+run_in_children(const std::vector<std::function<std::string()>>& tasks, int jobs) {
   std::vector<ChildResult<std::string>> results(tasks.size());
   std::deque<Running> running;
   size_t next = 0;

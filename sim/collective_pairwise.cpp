@@ -22,7 +22,8 @@ namespace sg4 = simgrid::s4u;
 // nobody would receive (fine mode deadlocked on 16-way EP).
 class Pairwise final : public CollectiveAlgorithm {
 protected:
-  void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
+  void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count,
+                 const CollectiveEnv& env) const override {
     const std::vector<const Inboxes*>& rounds = rounds_of(g, *env.mailboxes);
     double chunk = bytes.value() / g.size;
     if (count > 1) sg4::this_actor::sleep_for(round_latencies(g, env) * (count - 1));
@@ -47,10 +48,12 @@ private:
   /// and Mailboxes instance: building the names on every call would allocate in the hot path.
   const std::vector<const Inboxes*>& rounds_of(const Group& g, Mailboxes& mailboxes) const {
     for (const Entry& e : cache_)
-      if (e.mailboxes == &mailboxes && e.channel == g.channel && e.rounds.size() == static_cast<size_t>(g.size))
+      if (e.mailboxes == &mailboxes && e.channel == g.channel &&
+          e.rounds.size() == static_cast<size_t>(g.size))
         return e.rounds;
     Entry& e = cache_.emplace_back(Entry{&mailboxes, g.channel, {nullptr}});
-    for (int k = 1; k < g.size; ++k) e.rounds.push_back(&mailboxes.channel(g.channel + ".a2a" + std::to_string(k)));
+    for (int k = 1; k < g.size; ++k)
+      e.rounds.push_back(&mailboxes.channel(g.channel + ".a2a" + std::to_string(k)));
     return e.rounds;
   }
 

@@ -18,7 +18,10 @@ CollectiveOutcome simulate_collective(const topo::Topology& topology, const Coll
     Counters counters;
     GroupPaths paths(topo::pair_costs(topology));
     auto algorithm = make_collective(call.algorithm);
-    CollectiveEnv env{.fidelity = call.fidelity, .mailboxes = &mailboxes, .topology = &topology, .paths = &paths,
+    CollectiveEnv env{.fidelity = call.fidelity,
+                      .mailboxes = &mailboxes,
+                      .topology = &topology,
+                      .paths = &paths,
                       .counters = &counters};
     CollectiveOutcome out;
     const GroupSpan& g = call.group;
@@ -28,8 +31,9 @@ CollectiveOutcome simulate_collective(const topo::Topology& topology, const Coll
         if (i >= callers) return;
         CollectiveEnv mine = env;
         mine.rank = g.member(i);
-        algorithm->run_repeated(call.op, make_group(g.base, g.stride, g.size, i, call.channel, topology), call.bytes,
-                                call.count, mine);
+        algorithm->run_repeated(call.op,
+                                make_group(g.base, g.stride, g.size, i, call.channel, topology),
+                                call.bytes, call.count, mine);
         out.finish = std::max(out.finish, Seconds(sg4::Engine::get_clock()));
         out.returned += 1;
       });

@@ -11,12 +11,12 @@
 namespace trainsim::sim {
 
 struct CollectiveCall {
-  std::string algorithm = "ring";  ///< a name of collective_names()
+  std::string algorithm = "ring"; ///< a name of collective_names()
   CollectiveOp op = CollectiveOp::all_reduce;
-  Bytes bytes;                     ///< per rank, as CollectiveAlgorithm::run() takes it
+  Bytes bytes; ///< per rank, as CollectiveAlgorithm::run() takes it
   Fidelity fidelity = Fidelity::fast;
-  GroupSpan group;                 ///< the members, each on its own GPU (rank = host)
-  int count = 1;                   ///< run_repeated()'s count: back-to-back calls
+  GroupSpan group; ///< the members, each on its own GPU (rank = host)
+  int count = 1;   ///< run_repeated()'s count: back-to-back calls
   /// How many members (the first ones) call it; the others never arrive, which deadlocks the
   /// collective (the deadlock report's tests). -1: all of them.
   int callers = -1;

@@ -28,7 +28,8 @@ void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env,
 
 } // namespace
 
-sg4::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env, double rate) {
+sg4::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env,
+                  double rate) {
   env.counters->comms += 1;
   if (env.traffic != nullptr) env.traffic->add(env.rank, to_rank, bytes);
   auto size = static_cast<uint64_t>(std::llround(bytes));
@@ -48,7 +49,9 @@ RingView ring_of(const Group& g, const Inboxes& inboxes) {
   return RingView{&inboxes, g.rank(), g.member(g.me + 1), g.hop_latency, g.span()};
 }
 
-int ring_steps(CollectiveOp op, int size) { return op == CollectiveOp::all_reduce ? 2 * (size - 1) : size - 1; }
+int ring_steps(CollectiveOp op, int size) {
+  return op == CollectiveOp::all_reduce ? 2 * (size - 1) : size - 1;
+}
 
 void ring_rounds(const RingView& ring, int steps, double chunk, const CollectiveEnv& env) {
   if (steps < 1) return;
@@ -74,7 +77,8 @@ namespace {
 class Ring final : public CollectiveAlgorithm {
 protected:
   // count rings back to back are count x steps rounds of the same chunk size.
-  void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
+  void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count,
+                 const CollectiveEnv& env) const override {
     ring_rounds(ring_of(g, env.mailboxes->channel(g.channel)), ring_steps(op, g.size) * count,
                 bytes.value() / g.size, env);
   }

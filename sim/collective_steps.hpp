@@ -17,18 +17,18 @@ namespace trainsim::sim::detail {
 using Inboxes = Channel; // indexed by rank, mailboxes created on first use
 
 /// Posts `bytes` to `to_rank`'s inbox and counts the comm; `rate` > 0 caps its bandwidth (B/s).
-simgrid::s4u::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env,
-                           double rate = 0);
+simgrid::s4u::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes,
+                           const CollectiveEnv& env, double rate = 0);
 /// Posts a receive on `my_rank`'s inbox.
 simgrid::s4u::CommPtr receive(const Inboxes& inboxes, int my_rank);
 
 /// A ring of members on one channel: this rank sends to `next` and receives from its predecessor.
 struct RingView {
   const Inboxes* inboxes = nullptr;
-  int me = 0;           ///< this rank
-  int next = 0;         ///< the rank this one sends to
-  Seconds hop_latency;  ///< path latency from me to next
-  GroupSpan members;    ///< the whole ring, member i sending to member i + 1
+  int me = 0;          ///< this rank
+  int next = 0;        ///< the rank this one sends to
+  Seconds hop_latency; ///< path latency from me to next
+  GroupSpan members;   ///< the whole ring, member i sending to member i + 1
 };
 
 /// The group's own ring (member me -> me + 1) on `inboxes`.

@@ -42,9 +42,11 @@ namespace {
 namespace sg4 = simgrid::s4u;
 
 constexpr double kChunkBytes = 1024.0 * 1024.0; ///< pipeline chunk target (NCCL uses ~0.5-1 MiB)
-constexpr int kMaxChunks = 64;                   ///< caps fine mode's step count (and its latency)
+constexpr int kMaxChunks = 64;                  ///< caps fine mode's step count (and its latency)
 
-int chunks(double half) { return std::clamp(static_cast<int>(std::ceil(half / kChunkBytes)), 1, kMaxChunks); }
+int chunks(double half) {
+  return std::clamp(static_cast<int>(std::ceil(half / kChunkBytes)), 1, kMaxChunks);
+}
 
 // ---- The binary tree on positions 0..p-1 (NCCL's ncclGetBtree) ----
 
@@ -101,11 +103,11 @@ int member_at(int pos, int t, int p) {
 enum Channel { up0, up1, down }; // receiver's view: from child 0, from child 1, from parent
 
 struct Stream {
-  int peer = 0;      ///< member index of the other end
+  int peer = 0; ///< member index of the other end
   bool sending = false;
   int tree = 0;
   Channel channel = down;
-  int start = 0;     ///< first step
+  int start = 0; ///< first step
 };
 
 /// Appends this member's streams in tree `t` (see the file comment for the step rule).
@@ -150,7 +152,8 @@ Shape shape_of(int p, int c) {
       streams[s.sending] += 1;
       for (int k = 0; k < c; ++k) load[s.sending][static_cast<size_t>(s.start + k)] += 1;
     }
-    for (size_t s = 0; s < busiest.size(); ++s) busiest[s] = std::max({busiest[s], load[0][s], load[1][s]});
+    for (size_t s = 0; s < busiest.size(); ++s)
+      busiest[s] = std::max({busiest[s], load[0][s], load[1][s]});
     shape.most_streams = std::max({shape.most_streams, streams[0], streams[1]});
   }
   for (int k : busiest) shape.sum_busiest += k;
@@ -165,7 +168,8 @@ struct Latency {
 
 class Tree final : public CollectiveAlgorithm {
 protected:
-  void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count, const CollectiveEnv& env) const override {
+  void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count,
+                 const CollectiveEnv& env) const override {
     auto inboxes = channels_.get(g.channel, *env.mailboxes);
     std::vector<Stream> streams = streams_of(g.me, g.size);
     double half = bytes.value() / 2;
@@ -176,7 +180,8 @@ protected:
     Latency alpha = path_latency(g, c, *env.topology);
     sg4::this_actor::sleep_for(std::max(0.0, count * alpha.pipeline - alpha.slowest_edge));
     double flow = half * shape.sum_busiest / (c * shape.most_streams);
-    post_all(g, streams, inboxes, [](const Stream&) { return true; }, flow * count, env);
+    post_all(
+        g, streams, inboxes, [](const Stream&) { return true; }, flow * count, env);
   }
 
 private:
@@ -188,23 +193,26 @@ private:
 
   /// Posts the selected streams' comms of `bytes` each and waits for them all.
   template <class Pick>
-  static void post_all(const Group& g, const std::vector<Stream>& streams, const Channels& all, Pick pick, double bytes,
-                       const CollectiveEnv& env) {
+  static void post_all(const Group& g, const std::vector<Stream>& streams, const Channels& all,
+                       Pick pick, double bytes, const CollectiveEnv& env) {
     sg4::CommPtr comms[12];
     size_t n = 0;
     for (const Stream& s : streams) {
       if (!pick(s)) continue;
       const Inboxes& inboxes = inboxes_of(all, s);
-      comms[n++] = s.sending ? send(inboxes, g.member(s.peer), bytes, env) : receive(inboxes, g.rank());
+      comms[n++] =
+          s.sending ? send(inboxes, g.member(s.peer), bytes, env) : receive(inboxes, g.rank());
     }
     for (size_t i = 0; i < n; ++i) comms[i]->wait();
   }
 
-  static void pipeline(const Group& g, const std::vector<Stream>& streams, const Channels& all, int c, double chunk,
-                       const CollectiveEnv& env) {
+  static void pipeline(const Group& g, const std::vector<Stream>& streams, const Channels& all,
+                       int c, double chunk, const CollectiveEnv& env) {
     int steps = 2 * height_of(0, g.size) + c - 1;
     for (int step = 0; step < steps; ++step)
-      post_all(g, streams, all, [&](const Stream& s) { return s.start <= step && step < s.start + c; }, chunk, env);
+      post_all(
+          g, streams, all, [&](const Stream& s) { return s.start <= step && step < s.start + c; },
+          chunk, env);
   }
 
   /// Fine mode's latency for this rank: its chunks climb to the root and come back, one
@@ -215,7 +223,8 @@ private:
     for (int t = 0; t < 2; ++t) {
       Latency l;
       for (int pos = position(g.me, t, g.size); pos != 0; pos = parent_of(pos, g.size)) {
-        int from = g.member(member_at(pos, t, g.size)), to = g.member(member_at(parent_of(pos, g.size), t, g.size));
+        int from = g.member(member_at(pos, t, g.size)),
+            to = g.member(member_at(parent_of(pos, g.size), t, g.size));
         double a = topology.path_latency(from, to).value();
         l.pipeline += 2 * a;
         l.slowest_edge = std::max(l.slowest_edge, a);

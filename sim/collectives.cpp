@@ -31,7 +31,8 @@ const RingCost& GroupPaths::ring(const GroupSpan& span) {
   return it->second;
 }
 
-Group make_group(int base, int stride, int size, int me, std::string channel, const topo::Topology& topology) {
+Group make_group(int base, int stride, int size, int me, std::string channel,
+                 const topo::Topology& topology) {
   Group g{base, stride, size, me, std::move(channel), Seconds()};
   if (size > 1) g.hop_latency = topology.path_latency(g.member(me), g.member(me + 1));
   return g;

@@ -39,7 +39,8 @@ using trainsim::CollectiveOp; // the catalogue's operations (models/collectives.
 /// scheduling round per rank, while each actor creating its own and its peers' is parallel.
 class Channel {
 public:
-  Channel(std::string name, int ranks) : name_(std::move(name)), boxes_(static_cast<size_t>(ranks), nullptr) {}
+  Channel(std::string name, int ranks)
+      : name_(std::move(name)), boxes_(static_cast<size_t>(ranks), nullptr) {}
   simgrid::s4u::Mailbox* operator[](size_t rank) const;
   [[nodiscard]] const std::string& name() const { return name_; }
 
@@ -68,9 +69,9 @@ struct Group {
   int base = 0;
   int stride = 1;
   int size = 1;
-  int me = 0;           ///< this rank's index in the group
-  std::string channel;  ///< mailbox channel of this group's messages (e.g. "tp", "dp")
-  Seconds hop_latency;  ///< path latency from this rank to member me + 1 (set by make_group)
+  int me = 0;          ///< this rank's index in the group
+  std::string channel; ///< mailbox channel of this group's messages (e.g. "tp", "dp")
+  Seconds hop_latency; ///< path latency from this rank to member me + 1 (set by make_group)
 
   [[nodiscard]] GroupSpan span() const { return {base, stride, size}; }
   [[nodiscard]] int member(int i) const { return span().member(i); }
@@ -78,7 +79,8 @@ struct Group {
 };
 
 /// A group with hop_latency filled in from the topology's route to the next member.
-Group make_group(int base, int stride, int size, int me, std::string channel, const topo::Topology& topology);
+Group make_group(int base, int stride, int size, int me, std::string channel,
+                 const topo::Topology& topology);
 
 /// Each ring's neighbour pairs (topologies/group_paths), computed once per group and shared
 /// by its members: a ring of p members costs p routes, not p per member.
@@ -97,7 +99,8 @@ struct CollectiveEnv {
   Fidelity fidelity = Fidelity::fast;
   Mailboxes* mailboxes = nullptr;
   const topo::Topology* topology = nullptr;
-  GroupPaths* paths = nullptr; ///< when set, fast mode paces rings whose pairs differ (collective_steps.hpp)
+  GroupPaths* paths =
+      nullptr; ///< when set, fast mode paces rings whose pairs differ (collective_steps.hpp)
   Counters* counters = nullptr;
   class Traffic* traffic = nullptr; ///< when set, every send is counted for link statistics
   int rank = -1;                    ///< the rank whose actor runs the collective (the sender)
@@ -114,7 +117,8 @@ public:
   }
   /// `count` identical collectives back to back, as fast mode folds the per-layer ones of a
   /// pipeline pass. A group of one has nothing to do; fine mode runs the calls one by one.
-  void run_repeated(CollectiveOp op, const Group& group, Bytes bytes, int count, const CollectiveEnv& env) const {
+  void run_repeated(CollectiveOp op, const Group& group, Bytes bytes, int count,
+                    const CollectiveEnv& env) const {
     if (group.size < 2) return;
     if (env.fidelity == Fidelity::fine) {
       for (int i = 0; i < count; ++i) run_calls(op, group, bytes, 1, env);

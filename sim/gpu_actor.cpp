@@ -34,17 +34,20 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
     : scenario(s), platform(p), fidelity(f), layout(s.execution),
       tp_collective(make_collective(s.execution.tp_collective)),
       dp_collective(make_collective(s.execution.dp_collective)),
-      ep_collective(make_collective(s.execution.ep_collective)), mailboxes(s.execution.gpus()), paths(topo::pair_costs(p.topology())),
-      pp_forward(mailboxes.channel("ppf")), pp_backward(mailboxes.channel("ppb")) {
+      ep_collective(make_collective(s.execution.ep_collective)), mailboxes(s.execution.gpus()),
+      paths(topo::pair_costs(p.topology())), pp_forward(mailboxes.channel("ppf")),
+      pp_backward(mailboxes.channel("ppb")) {
   for (int stage = 0; stage < s.execution.pp; ++stage)
     programs.push_back(stage_program(s, stage, f == Fidelity::fast));
 }
 
 namespace {
 
-Group group_of(const Layout& layout, GroupKind kind, int rank, std::string channel, const topo::Topology& t) {
+Group group_of(const Layout& layout, GroupKind kind, int rank, std::string channel,
+               const topo::Topology& t) {
   GroupSpan span = layout.span(kind, rank);
-  return make_group(span.base, span.stride, span.size, layout.index_in(kind, rank), std::move(channel), t);
+  return make_group(span.base, span.stride, span.size, layout.index_in(kind, rank),
+                    std::move(channel), t);
 }
 
 } // namespace
@@ -53,8 +56,13 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
                    std::vector<TraceEvent>* trace)
     : plan_(plan), rank_(rank), at_(plan.layout.coords(rank)), stats_(stats), trace_(trace) {
   const topo::Topology& t = plan.platform.topology();
-  env_ = {.fidelity = plan.fidelity, .mailboxes = &plan.mailboxes, .topology = &t, .paths = &plan.paths,
-          .counters = &counters, .traffic = plan.traffic, .rank = rank};
+  env_ = {.fidelity = plan.fidelity,
+          .mailboxes = &plan.mailboxes,
+          .topology = &t,
+          .paths = &plan.paths,
+          .counters = &counters,
+          .traffic = plan.traffic,
+          .rank = rank};
   const Layout& l = plan.layout;
   tp_ = group_of(l, GroupKind::tp, rank, "tp", t);
   dp_ = group_of(l, GroupKind::dp, rank, "dp", t);
@@ -78,10 +86,13 @@ namespace {
 
 TraceEvent::Kind trace_kind(GroupKind group) {
   switch (group) {
-  case GroupKind::tp: return TraceEvent::Kind::tp;
-  case GroupKind::ep: return TraceEvent::Kind::ep;
+  case GroupKind::tp:
+    return TraceEvent::Kind::tp;
+  case GroupKind::ep:
+    return TraceEvent::Kind::ep;
   case GroupKind::dp:
-  case GroupKind::edp: return TraceEvent::Kind::dp;
+  case GroupKind::edp:
+    return TraceEvent::Kind::dp;
   }
   return TraceEvent::Kind::dp;
 }
@@ -92,18 +103,22 @@ void GpuActor::execute(const Op& op) {
   double start = now();
   switch (op.kind) {
   case OpKind::compute:
-    timed(stats_[Category::compute], [&] { sg4::this_actor::execute(op.duration.value() * plan_.platform.speed()); });
+    timed(stats_[Category::compute],
+          [&] { sg4::this_actor::execute(op.duration.value() * plan_.platform.speed()); });
     env_.counters->execs += 1;
     return record(op, TraceEvent::Kind::compute, start, now());
   case OpKind::collective:
     timed(category(op.group), [&] { run_collective(op); });
     return record(op, trace_kind(op.group), start, now());
-  case OpKind::start_collective: return start_collective(op);
+  case OpKind::start_collective:
+    return start_collective(op);
   case OpKind::wait_collectives:
     timed(stats_[Category::dp_comm], [&] { wait_collectives(); });
     return record(op, TraceEvent::Kind::dp, start, now());
-  case OpKind::recv: return receive(op);
-  case OpKind::send: return send(op);
+  case OpKind::recv:
+    return receive(op);
+  case OpKind::send:
+    return send(op);
   case OpKind::wait_sends:
     timed(stats_[Category::pp_comm], [&] { wait_sends(); });
     return record(op, TraceEvent::Kind::pp_send_wait, start, now());
@@ -112,8 +127,8 @@ void GpuActor::execute(const Op& op) {
 
 void GpuActor::record(const Op& op, TraceEvent::Kind kind, double start, double end) const {
   if (trace_ == nullptr || end <= start) return;
-  trace_->push_back({kind, op.forward, static_cast<std::int16_t>(op.chunk), rank_, op.microbatch, op.layer, op.count,
-                     start, end, op.bytes.value()});
+  trace_->push_back({kind, op.forward, static_cast<std::int16_t>(op.chunk), rank_, op.microbatch,
+                     op.layer, op.count, start, end, op.bytes.value()});
 }
 
 void GpuActor::run_collective(const Op& op) {
@@ -140,30 +155,40 @@ void GpuActor::wait_collectives() {
 
 const Group& GpuActor::group(GroupKind kind) const {
   switch (kind) {
-  case GroupKind::tp: return tp_;
-  case GroupKind::dp: return dp_;
-  case GroupKind::ep: return ep_;
-  case GroupKind::edp: return edp_;
+  case GroupKind::tp:
+    return tp_;
+  case GroupKind::dp:
+    return dp_;
+  case GroupKind::ep:
+    return ep_;
+  case GroupKind::edp:
+    return edp_;
   }
   return tp_;
 }
 
 const CollectiveAlgorithm& GpuActor::algorithm(GroupKind kind) const {
   switch (kind) {
-  case GroupKind::tp: return *plan_.tp_collective;
-  case GroupKind::ep: return *plan_.ep_collective;
+  case GroupKind::tp:
+    return *plan_.tp_collective;
+  case GroupKind::ep:
+    return *plan_.ep_collective;
   case GroupKind::dp:
-  case GroupKind::edp: return *plan_.dp_collective;
+  case GroupKind::edp:
+    return *plan_.dp_collective;
   }
   return *plan_.tp_collective;
 }
 
 Seconds& GpuActor::category(GroupKind kind) {
   switch (kind) {
-  case GroupKind::tp: return stats_[Category::tp_comm];
-  case GroupKind::ep: return stats_[Category::ep_comm];
+  case GroupKind::tp:
+    return stats_[Category::tp_comm];
+  case GroupKind::ep:
+    return stats_[Category::ep_comm];
   case GroupKind::dp:
-  case GroupKind::edp: return stats_[Category::dp_comm];
+  case GroupKind::edp:
+    return stats_[Category::dp_comm];
   }
   return stats_[Category::dp_comm];
 }
@@ -191,7 +216,8 @@ void GpuActor::receive(const Op& op) {
   double waited = now() - posted;
   post_receive(op.forward);
   // A receive posted early may have completed before this rank came to wait for it.
-  double moving = std::clamp(comm->get_finish_time() - std::max(posted, comm->get_start_time()), 0.0, waited);
+  double moving =
+      std::clamp(comm->get_finish_time() - std::max(posted, comm->get_start_time()), 0.0, waited);
   stats_[Category::pp_comm] += Seconds(moving);
   stats_[Category::bubble] += Seconds(waited - moving);
   record(op, TraceEvent::Kind::bubble, posted, now() - moving);

@@ -29,12 +29,12 @@ struct StepPlan {
   Layout layout;
   std::vector<Program> programs; ///< by pipeline stage
   std::unique_ptr<CollectiveAlgorithm> tp_collective, dp_collective, ep_collective;
-  mutable Mailboxes mailboxes;   ///< filled lazily as channels are first used
-  mutable GroupPaths paths;      ///< each ring's neighbour pairs, computed on first use
+  mutable Mailboxes mailboxes; ///< filled lazily as channels are first used
+  mutable GroupPaths paths;    ///< each ring's neighbour pairs, computed on first use
   const Channel& pp_forward;
   const Channel& pp_backward;
-  Progress* progress = nullptr;  ///< optional
-  std::vector<bool> traced;      ///< by rank: record its ops as trace events
+  Progress* progress = nullptr;     ///< optional
+  std::vector<bool> traced;         ///< by rank: record its ops as trace events
   class Traffic* traffic = nullptr; ///< optional: bytes sent, for link statistics
 };
 

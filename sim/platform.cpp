@@ -22,8 +22,8 @@ public:
 
   void add_channel_links(std::vector<sg4::Link*> links) { channels_ = std::move(links); }
 
-  void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst, routing::Route* into,
-                       double* latency) override {
+  void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst,
+                       routing::Route* into, double* latency) override {
     hops_.clear();
     topology_.route(static_cast<int>(src->id()), static_cast<int>(dst->id()), hops_);
     for (auto hop : hops_) {
@@ -70,13 +70,18 @@ Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu)
   auto* zone = new GraphZone(topology); // owned by the engine once created
   sg4::NetZone* iface = zone->get_iface();
   hosts_.reserve(static_cast<size_t>(topology.gpu_count()));
-  for (int r = 0; r < topology.gpu_count(); ++r) hosts_.push_back(iface->create_host("gpu" + std::to_string(r), speed_));
+  for (int r = 0; r < topology.gpu_count(); ++r)
+    hosts_.push_back(iface->create_host("gpu" + std::to_string(r), speed_));
   std::vector<sg4::Link*> channels;
   channels.reserve(2 * static_cast<size_t>(topology.link_count()));
   for (int id = 0; id < topology.link_count(); ++id) {
     double bandwidth = topology.link(id).bandwidth.value();
     for (const char* direction : {"f", "r"})
-      channels.push_back(iface->create_link(std::string("l").append(std::to_string(id)).append(direction), bandwidth)->seal());
+      channels.push_back(
+          iface
+              ->create_link(std::string("l").append(std::to_string(id)).append(direction),
+                            bandwidth)
+              ->seal());
   }
   channels_ = channels;
   zone->add_channel_links(std::move(channels));

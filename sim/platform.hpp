@@ -24,7 +24,9 @@ class Platform {
 public:
   Platform(const topo::Topology& topology, const GpuSpec& gpu);
 
-  [[nodiscard]] simgrid::s4u::Host* host(int rank) const { return hosts_[static_cast<size_t>(rank)]; }
+  [[nodiscard]] simgrid::s4u::Host* host(int rank) const {
+    return hosts_[static_cast<size_t>(rank)];
+  }
   /// GPU compute speed in FLOP/s: the sustained rate, so an exec of F FLOP takes F / speed.
   [[nodiscard]] double speed() const { return speed_; }
   [[nodiscard]] const topo::Topology& topology() const { return topology_; }

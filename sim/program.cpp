@@ -7,22 +7,32 @@
 namespace trainsim::sim {
 namespace {
 
-Op compute(Seconds t) { return {OpKind::compute, GroupKind::tp, CollectiveOp::all_reduce, true, 1, t, Bytes()}; }
-Op collective(GroupKind g, CollectiveOp c, Bytes b) { return {OpKind::collective, g, c, true, 1, Seconds(), b}; }
-Op transfer(OpKind k, bool forward, Bytes b) { return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b}; }
+Op compute(Seconds t) {
+  return {OpKind::compute, GroupKind::tp, CollectiveOp::all_reduce, true, 1, t, Bytes()};
+}
+Op collective(GroupKind g, CollectiveOp c, Bytes b) {
+  return {OpKind::collective, g, c, true, 1, Seconds(), b};
+}
+Op transfer(OpKind k, bool forward, Bytes b) {
+  return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
+}
 
 /// Builds one stage's ops; each member is one part of the step.
 class Builder {
 public:
   Builder(const Scenario& s, int stage)
       : s_(s), e_(s.execution), stage_(stage), costs_(layer_costs(s.model, s.execution)),
-        attention_(s.model.kind == ModelKind::transformer ? kernel_time(costs_.attention, s.system.gpu) : Seconds()),
+        attention_(s.model.kind == ModelKind::transformer
+                       ? kernel_time(costs_.attention, s.system.gpu)
+                       : Seconds()),
         mlp_(kernel_time(costs_.mlp, s.system.gpu)) {}
 
   Program build() {
     int chunks = e_.chunks();
-    auto order = pipeline_order(e_.schedule, stage_, e_.pp, static_cast<int>(e_.microbatches()), chunks);
-    std::vector<int> backwards_left(static_cast<size_t>(chunks), static_cast<int>(e_.microbatches()));
+    auto order =
+        pipeline_order(e_.schedule, stage_, e_.pp, static_cast<int>(e_.microbatches()), chunks);
+    std::vector<int> backwards_left(static_cast<size_t>(chunks),
+                                    static_cast<int>(e_.microbatches()));
     for (const PipelineOp& pass : order) {
       bool last_backward = !pass.forward && --backwards_left[static_cast<size_t>(pass.chunk)] == 0;
       size_t first = program_.size();
@@ -41,25 +51,31 @@ public:
 
 private:
   [[nodiscard]] bool first_virtual(int chunk) const { return stage_ == 0 && chunk == 0; }
-  [[nodiscard]] bool last_virtual(int chunk) const { return stage_ == e_.pp - 1 && chunk == e_.chunks() - 1; }
+  [[nodiscard]] bool last_virtual(int chunk) const {
+    return stage_ == e_.pp - 1 && chunk == e_.chunks() - 1;
+  }
   [[nodiscard]] int layers(int /*chunk*/) const { return chunk_layers(s_.model, e_, stage_); }
   [[nodiscard]] bool moe() const { return e_.ep > 1; }
   [[nodiscard]] Bytes layer_gradients() const { return s_.model.bytes_per_word * costs_.params; }
   [[nodiscard]] Bytes dispatch_bytes() const { return costs_.tp_allreduce * s_.model.top_k; }
 
   void forward(int chunk) {
-    if (!first_virtual(chunk)) program_.push_back(transfer(OpKind::recv, true, costs_.pp_activation));
+    if (!first_virtual(chunk))
+      program_.push_back(transfer(OpKind::recv, true, costs_.pp_activation));
     for (int l = 0; l < layers(chunk); ++l) tagged(l, [&] { layer(true); });
-    if (!last_virtual(chunk)) program_.push_back(transfer(OpKind::send, true, costs_.pp_activation));
+    if (!last_virtual(chunk))
+      program_.push_back(transfer(OpKind::send, true, costs_.pp_activation));
   }
 
   void backward(int chunk, bool last) {
-    if (!last_virtual(chunk)) program_.push_back(transfer(OpKind::recv, false, costs_.pp_activation));
+    if (!last_virtual(chunk))
+      program_.push_back(transfer(OpKind::recv, false, costs_.pp_activation));
     for (int l = 0; l < layers(chunk); ++l) {
       tagged(layers(chunk) - 1 - l, [&] { layer(false); });
       if (last && e_.dp_overlap) bucket(l + 1 == layers(chunk));
     }
-    if (!first_virtual(chunk)) program_.push_back(transfer(OpKind::send, false, costs_.pp_activation));
+    if (!first_virtual(chunk))
+      program_.push_back(transfer(OpKind::send, false, costs_.pp_activation));
   }
 
   /// Runs `body` and marks the ops it added as belonging to layer `l` of the chunk.
@@ -74,7 +90,8 @@ private:
   // all-reduce becomes a reduce-scatter after the block and an all-gather before the next.
   // Backward runs the blocks in reverse, each as two kernels (input and weight gradients).
   void layer(bool fwd) {
-    if (e_.zero >= 3) program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_gradients()));
+    if (e_.zero >= 3)
+      program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_gradients()));
     std::vector<std::vector<Op>> blocks;
     if (s_.model.kind == ModelKind::transformer) blocks.push_back(block(attention_, false));
     blocks.push_back(block(mlp_, moe()));
@@ -89,18 +106,26 @@ private:
         if (op.kind == OpKind::compute && !fwd) op.duration = op.duration * backward_kernels;
         program_.push_back(op);
       }
-    if (e_.zero >= 3 && !fwd) program_.push_back(collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients()));
+    if (e_.zero >= 3 && !fwd)
+      program_.push_back(
+          collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients()));
   }
 
   [[nodiscard]] std::vector<Op> block(Seconds kernel, bool experts) const {
     std::vector<Op> ops;
     bool tp = e_.tp > 1;
-    if (tp && e_.sequence_parallel) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
-    if (experts) ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
+    if (tp && e_.sequence_parallel)
+      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
+    if (experts)
+      ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
     ops.push_back(compute(kernel));
-    if (experts) ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
-    if (tp) ops.push_back(collective(GroupKind::tp, e_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
-                                     costs_.tp_allreduce));
+    if (experts)
+      ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
+    if (tp)
+      ops.push_back(
+          collective(GroupKind::tp,
+                     e_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
+                     costs_.tp_allreduce));
     return ops;
   }
 
@@ -124,8 +149,10 @@ private:
     CollectiveOp op = e_.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
     double expert_share = moe() ? expert_fraction() : 0.0;
     std::vector<Op> ops;
-    if (e_.dp > 1 && expert_share < 1.0) ops.push_back(collective(GroupKind::dp, op, bytes * (1.0 - expert_share)));
-    if (e_.dp / e_.ep > 1 && expert_share > 0.0) ops.push_back(collective(GroupKind::edp, op, bytes * expert_share));
+    if (e_.dp > 1 && expert_share < 1.0)
+      ops.push_back(collective(GroupKind::dp, op, bytes * (1.0 - expert_share)));
+    if (e_.dp / e_.ep > 1 && expert_share > 0.0)
+      ops.push_back(collective(GroupKind::edp, op, bytes * expert_share));
     return ops;
   }
 
@@ -179,7 +206,8 @@ void fold_run(Program::const_iterator begin, Program::const_iterator end, Progra
       total.duration += it->duration;
       continue;
     }
-    auto same = std::find_if(collectives.begin(), collectives.end(), [&](const Op& c) { return same_collective(c, *it); });
+    auto same = std::find_if(collectives.begin(), collectives.end(),
+                             [&](const Op& c) { return same_collective(c, *it); });
     if (same == collectives.end()) {
       collectives.push_back(*it);
       collectives.back().layer = -1;

@@ -18,8 +18,9 @@ void Progress::report() {
   last_print_ = now;
   double fraction = static_cast<double>(done_) / static_cast<double>(total_);
   double eta = fraction > 0 ? elapsed.count() * (1 - fraction) / fraction : 0;
-  std::fprintf(stderr, "%ssimulating: %5.1f %% of ops, %.0f s elapsed, about %.0f s left%s", terminal_ ? "\r" : "",
-               100 * fraction, elapsed.count(), eta, terminal_ ? "   " : "\n");
+  std::fprintf(stderr, "%ssimulating: %5.1f %% of ops, %.0f s elapsed, about %.0f s left%s",
+               terminal_ ? "\r" : "", 100 * fraction, elapsed.count(), eta,
+               terminal_ ? "   " : "\n");
   std::fflush(stderr);
   printed_ = true;
 }

@@ -10,7 +10,8 @@ namespace trainsim::sim {
 class Progress {
 public:
   /// `total` ops in the whole simulation; nothing is printed before `quiet_for` has passed.
-  explicit Progress(std::uint64_t total, std::chrono::duration<double> quiet_for = std::chrono::seconds(3));
+  explicit Progress(std::uint64_t total,
+                    std::chrono::duration<double> quiet_for = std::chrono::seconds(3));
   void tick() {
     if (++done_ % 4096 == 0) report();
   }

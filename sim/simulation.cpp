@@ -49,7 +49,9 @@ private:
   void remember(const sg4::Comm& c, const char* verb) {
     if (c.get_mailbox() == nullptr) return; // no rendezvous: it cannot wait for a missing peer
     auto& list = pending_[sg4::this_actor::get_pid()];
-    std::erase_if(list, [](const Pending& p) { return p.comm->get_state() == sg4::Activity::State::FINISHED; });
+    std::erase_if(list, [](const Pending& p) {
+      return p.comm->get_state() == sg4::Activity::State::FINISHED;
+    });
     if (list.size() == kKeep) list.erase(list.begin());
     list.push_back({sg4::CommPtr(const_cast<sg4::Comm*>(&c)), verb});
   }
@@ -65,12 +67,16 @@ private:
   }
   std::string describe() const {
     std::vector<sg4::ActorPtr> blocked = sg4::Engine::get_instance()->get_all_actors();
-    std::sort(blocked.begin(), blocked.end(), [](const auto& a, const auto& b) { return a->get_pid() < b->get_pid(); });
-    std::string line = "simulation deadlocked: " + std::to_string(blocked.size()) + " of " + std::to_string(created_) +
+    std::sort(blocked.begin(), blocked.end(),
+              [](const auto& a, const auto& b) { return a->get_pid() < b->get_pid(); });
+    std::string line = "simulation deadlocked: " + std::to_string(blocked.size()) + " of " +
+                       std::to_string(created_) +
                        " actors wait forever (a collective or transfer whose peers never arrive): ";
     constexpr size_t kShown = 6; // one line, even at 100k ranks
-    for (size_t i = 0; i < std::min(blocked.size(), kShown); ++i) line += (i ? ", " : "") + waiting_on(*blocked[i]);
-    if (blocked.size() > kShown) line += ", and " + std::to_string(blocked.size() - kShown) + " more";
+    for (size_t i = 0; i < std::min(blocked.size(), kShown); ++i)
+      line += (i ? ", " : "") + waiting_on(*blocked[i]);
+    if (blocked.size() > kShown)
+      line += ", and " + std::to_string(blocked.size() - kShown) + " more";
     return line;
   }
 
@@ -143,8 +149,6 @@ SimResult decode(std::string_view in) {
   return r;
 }
 
-
-
 std::uint64_t total_ops(const StepPlan& plan) {
   std::uint64_t per_pipeline = 0;
   for (const Program& p : plan.programs) per_pipeline += p.size();
@@ -168,11 +172,12 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
                        GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters,
                                 plan.traced[static_cast<size_t>(r)] ? &result.trace : nullptr));
   auto log = logger("trainsim.sim");
-  log->debug("{} actors, {} program ops per pipeline", scenario.execution.gpus(), total_ops(plan) / scenario.execution.gpus() * scenario.execution.pp);
+  log->debug("{} actors, {} program ops per pipeline", scenario.execution.gpus(),
+             total_ops(plan) / scenario.execution.gpus() * scenario.execution.pp);
   sg4::Engine::get_instance()->run();
   progress.finish();
-  log->debug("engine done at {} s simulated: {} execs, {} comms", sg4::Engine::get_clock(), result.counters.execs,
-             result.counters.comms);
+  log->debug("engine done at {} s simulated: {} execs, {} comms", sg4::Engine::get_clock(),
+             result.counters.execs, result.counters.comms);
   for (const RankStats& s : result.ranks) result.step_time = std::max(result.step_time, s.finish);
   if (options.link_stats) result.channel_bytes = traffic.channel_bytes(platform.topology());
   return result;
@@ -180,7 +185,8 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
 
 } // namespace
 
-SimResult simulate(const Scenario& scenario, const topo::Topology& topology, const SimOptions& options) {
+SimResult simulate(const Scenario& scenario, const topo::Topology& topology,
+                   const SimOptions& options) {
   return decode(run_isolated(topology, scenario.system.gpu, [&](Platform& platform) {
     return encode(run_step(scenario, platform, options));
   }));

@@ -16,15 +16,16 @@ namespace trainsim::sim {
 
 struct SimOptions {
   Fidelity fidelity = Fidelity::fast;
-  bool progress = false;  ///< a progress line with an ETA on stderr after a few seconds
-  bool link_stats = true; ///< record the bytes each link direction carries
+  bool progress = false;          ///< a progress line with an ETA on stderr after a few seconds
+  bool link_stats = true;         ///< record the bytes each link direction carries
   std::vector<int> trace_ranks{}; ///< ranks whose every op is recorded as a TraceEvent
 };
 
 /// Simulates one step of `scenario` on `topology`, which must have at least
 /// scenario.execution.gpus() GPUs. Throws trainsim::Error (ExitCode::simulation) if the
 /// simulation cannot complete.
-SimResult simulate(const Scenario& scenario, const topo::Topology& topology, const SimOptions& options = {});
+SimResult simulate(const Scenario& scenario, const topo::Topology& topology,
+                   const SimOptions& options = {});
 
 class Platform;
 

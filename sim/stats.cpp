@@ -2,8 +2,9 @@
 
 namespace trainsim::sim {
 
-std::vector<std::pair<Category, Seconds>> mean_breakdown(std::vector<RankStats>::const_iterator begin,
-                                                         std::vector<RankStats>::const_iterator end, Seconds step) {
+std::vector<std::pair<Category, Seconds>>
+mean_breakdown(std::vector<RankStats>::const_iterator begin,
+               std::vector<RankStats>::const_iterator end, Seconds step) {
   RankStats total;
   double n = 0;
   for (auto it = begin; it != end; ++it, ++n) {

@@ -17,7 +17,7 @@ struct RankStats {
   /// Simulated time charged to each category (sim/category.hpp); idle stays zero here: it
   /// is the step's end minus `finish`, known only once every rank has finished.
   std::array<Seconds, kCategories.size()> time{};
-  Seconds finish;  ///< when this rank finished its step
+  Seconds finish; ///< when this rank finished its step
 
   Seconds& operator[](Category c) { return time[index(c)]; }
   Seconds operator[](Category c) const { return time[index(c)]; }
@@ -25,8 +25,9 @@ struct RankStats {
 
 /// The mean over `ranks` of each category, idle included (`step` minus the mean finish), in
 /// kCategories' order: a breakdown that adds up to `step`.
-std::vector<std::pair<Category, Seconds>> mean_breakdown(std::vector<RankStats>::const_iterator begin,
-                                                         std::vector<RankStats>::const_iterator end, Seconds step);
+std::vector<std::pair<Category, Seconds>>
+mean_breakdown(std::vector<RankStats>::const_iterator begin,
+               std::vector<RankStats>::const_iterator end, Seconds step);
 
 struct Counters {
   long execs = 0;
@@ -36,7 +37,16 @@ struct Counters {
 
 /// What a traced rank was doing from `start` to `end` (simulated seconds).
 struct TraceEvent {
-  enum class Kind : std::uint8_t { compute, tp, dp, ep, pp_transfer, bubble, pp_send_wait, dp_background };
+  enum class Kind : std::uint8_t {
+    compute,
+    tp,
+    dp,
+    ep,
+    pp_transfer,
+    bubble,
+    pp_send_wait,
+    dp_background
+  };
   Kind kind = Kind::compute;
   bool forward = true;
   std::int16_t chunk = 0;
@@ -45,7 +55,7 @@ struct TraceEvent {
   std::int32_t layer = -1;      ///< -1 when the op covers all of the pass's layers (fast mode)
   std::int32_t count = 1;       ///< collectives folded into this event
   double start = 0, end = 0;
-  double bytes = 0;             ///< per collective, or per pipeline message
+  double bytes = 0; ///< per collective, or per pipeline message
 };
 
 struct SimResult {

@@ -7,8 +7,10 @@ namespace trainsim::sim {
 void Traffic::add(int from, int to, double bytes) {
   auto& peers = sent_[static_cast<size_t>(from)];
   auto it = std::find_if(peers.begin(), peers.end(), [to](const auto& p) { return p.first == to; });
-  if (it == peers.end()) peers.emplace_back(to, bytes);
-  else it->second += bytes;
+  if (it == peers.end())
+    peers.emplace_back(to, bytes);
+  else
+    it->second += bytes;
 }
 
 std::vector<double> Traffic::channel_bytes(const topo::Topology& topology) const {

@@ -26,8 +26,9 @@ using trainsim::ExitCode;
 namespace cli = trainsim::cli;
 
 // The exit codes that belong to the program, not to a command (docs/errors.md).
-constexpr int usage_exit_code = 1;     // an unknown command or flag, a missing argument
-constexpr int internal_exit_code = static_cast<int>(ExitCode::internal); // a bug: EX_SOFTWARE of sysexits.h
+constexpr int usage_exit_code = 1; // an unknown command or flag, a missing argument
+constexpr int internal_exit_code =
+    static_cast<int>(ExitCode::internal); // a bug: EX_SOFTWARE of sysexits.h
 
 using cli::Command;
 
@@ -40,10 +41,12 @@ constexpr AddCommand kCommands[] = {trainsim::add_run_command,      trainsim::ad
                                     trainsim::add_compare_command,  trainsim::add_sweep_command};
 
 void add_help(CLI::App& app, std::vector<std::string>& topic, Command& command) {
-  auto* cmd =
-      app.add_subcommand("help", "a command's options: trainsim help COMMAND (e.g. help run, help topo export)");
+  auto* cmd = app.add_subcommand(
+      "help", "a command's options: trainsim help COMMAND (e.g. help run, help topo export)");
   cmd->add_option("command", topic, "the command");
-  cmd->callback([&app, &topic, &command] { command = [&app, &topic] { return cli::help_command(app, topic); }; });
+  cmd->callback([&app, &topic, &command] {
+    command = [&app, &topic] { return cli::help_command(app, topic); };
+  });
 }
 
 // A CLI11 error as one line. Values of known options are bad input (exit code 2), like every
@@ -60,19 +63,24 @@ int parse_failure(const CLI::App& app, const CLI::ParseError& e) {
 } // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"trainsim: discrete-event simulation of distributed training steps on GPU clusters", "trainsim"};
+  CLI::App app{"trainsim: discrete-event simulation of distributed training steps on GPU clusters",
+               "trainsim"};
   app.require_subcommand(1);
   // Set before the commands are added: they inherit the help flag and the formatter.
   app.set_help_flag("-h,--help", "print this help and exit");
   app.get_formatter()->label("Subcommands", "Commands");
   app.get_formatter()->label("SUBCOMMAND", "COMMAND");
   app.get_formatter()->label("Positionals", "Arguments");
-  app.set_version_flag("--version", "trainsim " + trainsim::version(), "print trainsim's version and exit");
-  app.footer("Exit codes: 0 success, 1 usage, 2 bad input, 3 simulation failed, 4 refused (too big for this "
-             "machine), 5 cannot write an output, 6 a validation criterion failed, 70 internal error "
-             "(docs/errors.md).");
+  app.set_version_flag("--version", "trainsim " + trainsim::version(),
+                       "print trainsim's version and exit");
+  app.footer(
+      "Exit codes: 0 success, 1 usage, 2 bad input, 3 simulation failed, 4 refused (too big for "
+      "this "
+      "machine), 5 cannot write an output, 6 a validation criterion failed, 70 internal error "
+      "(docs/errors.md).");
   std::string log_level = "warn";
-  app.parse_complete_callback([&log_level] { spdlog::set_level(spdlog::level::from_str(log_level)); });
+  app.parse_complete_callback(
+      [&log_level] { spdlog::set_level(spdlog::level::from_str(log_level)); });
   Command command;
   for (AddCommand add : kCommands) add(app, command);
   std::vector<std::string> help_topic;

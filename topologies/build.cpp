@@ -33,7 +33,8 @@ void check_gpu_count(const Params& context, const char* key, double gpus) {
 
 void check_link_count(const Params& context, const char* key, double links) {
   if (links > kMaxLinks)
-    context.fail(key, "gives " + format_count(links) + " links, more than the " + format_count(kMaxLinks) + " supported");
+    context.fail(key, "gives " + format_count(links) + " links, more than the " +
+                          format_count(kMaxLinks) + " supported");
 }
 
 NodeLayout add_nodes(Graph& g, const NodeParams& p, int nodes) {
@@ -45,8 +46,8 @@ NodeLayout add_nodes(Graph& g, const NodeParams& p, int nodes) {
   l.first_nic = add_vertices(g, VertexKind::nic, 0, l.gpus);
   for (int r = 0; r < l.gpus; ++r) {
     auto gpu = static_cast<Vertex>(r);
-    add_link(g, gpu, l.first_nvswitch + static_cast<Vertex>(r / p.gpus_per_node), p.nvlink_bandwidth,
-             p.nvlink_latency, Tier::nvlink);
+    add_link(g, gpu, l.first_nvswitch + static_cast<Vertex>(r / p.gpus_per_node),
+             p.nvlink_bandwidth, p.nvlink_latency, Tier::nvlink);
     add_link(g, gpu, l.first_nic + gpu, p.pcie_bandwidth, p.pcie_latency, Tier::host);
   }
   return l;

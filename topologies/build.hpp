@@ -33,21 +33,24 @@ NodeLayout add_nodes(Graph& g, const NodeParams& p, int nodes);
 inline Hop hop(int id, Vertex from, Vertex to) { return Hop{id, from < to}; }
 
 /// GPU -> NVSwitch -> GPU inside one node.
-inline void route_in_node(const NodeLayout& n, int gpus_per_node, int src, int dst, std::vector<Hop>& out) {
+inline void route_in_node(const NodeLayout& n, int gpus_per_node, int src, int dst,
+                          std::vector<Hop>& out) {
   Vertex nvswitch = n.first_nvswitch + static_cast<Vertex>(src / gpus_per_node);
   out.push_back(hop(2 * src, static_cast<Vertex>(src), nvswitch));
   out.push_back(hop(2 * dst, nvswitch, static_cast<Vertex>(dst)));
 }
 
 /// GPU -> NIC -> first switch `sw`, over the NIC's uplink `nic_link`.
-inline void route_up(const NodeLayout& n, int rank, int nic_link, Vertex sw, std::vector<Hop>& out) {
+inline void route_up(const NodeLayout& n, int rank, int nic_link, Vertex sw,
+                     std::vector<Hop>& out) {
   Vertex nic = n.first_nic + static_cast<Vertex>(rank);
   out.push_back(hop(2 * rank + 1, static_cast<Vertex>(rank), nic));
   out.push_back(hop(nic_link, nic, sw));
 }
 
 /// Switch `sw` -> NIC -> GPU: the mirror of route_up.
-inline void route_down(const NodeLayout& n, int rank, int nic_link, Vertex sw, std::vector<Hop>& out) {
+inline void route_down(const NodeLayout& n, int rank, int nic_link, Vertex sw,
+                       std::vector<Hop>& out) {
   Vertex nic = n.first_nic + static_cast<Vertex>(rank);
   out.push_back(hop(nic_link, sw, nic));
   out.push_back(hop(2 * rank + 1, nic, static_cast<Vertex>(rank)));

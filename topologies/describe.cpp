@@ -14,9 +14,10 @@ namespace {
 using FlowTraits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
 using FlowGraph = boost::adjacency_list<
     boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-    boost::property<boost::edge_capacity_t, double,
-                    boost::property<boost::edge_residual_capacity_t, double,
-                                    boost::property<boost::edge_reverse_t, FlowTraits::edge_descriptor>>>>;
+    boost::property<
+        boost::edge_capacity_t, double,
+        boost::property<boost::edge_residual_capacity_t, double,
+                        boost::property<boost::edge_reverse_t, FlowTraits::edge_descriptor>>>>;
 
 // One directed arc with capacity `capacity` and its zero-capacity reverse, as max-flow wants.
 void add_arc(FlowGraph& f, size_t from, size_t to, double capacity) {
@@ -35,7 +36,8 @@ void count_vertices(const Topology& t, Description& d) {
     if (p.kind == VertexKind::nvswitch) ++d.nvswitches;
     if (p.kind == VertexKind::nic) ++d.nics;
     if (p.kind != VertexKind::net_switch) continue;
-    if (d.switches_per_level.size() <= static_cast<size_t>(p.level)) d.switches_per_level.resize(p.level + 1);
+    if (d.switches_per_level.size() <= static_cast<size_t>(p.level))
+      d.switches_per_level.resize(p.level + 1);
     ++d.switches_per_level[static_cast<size_t>(p.level)];
   }
 }
@@ -60,7 +62,8 @@ void count_links(const Topology& t, Description& d) {
 // BFS distance. Exact (one BFS per GPU) up to ~2e8 steps; beyond, a double sweep gives a bound.
 void measure_diameter(const Topology& t, Description& d) {
   const Graph& g = t.graph();
-  double work = static_cast<double>(t.gpu_count()) * static_cast<double>(boost::num_vertices(g) + boost::num_edges(g));
+  double work = static_cast<double>(t.gpu_count()) *
+                static_cast<double>(boost::num_vertices(g) + boost::num_edges(g));
   d.diameter_exact = work <= 2e8;
   auto farthest_gpu = [&](int from) {
     auto distance = hop_distances(g, t.gpu_vertex(from));
@@ -84,8 +87,10 @@ double measure_oversubscription(const Topology& t) {
     for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) {
       const auto& w = g[boost::target(e, g)];
       bool is_switch = w.kind == VertexKind::net_switch;
-      if (is_switch && w.level > g[v].level) up += g[e].bandwidth.value();
-      else if (!is_switch || w.level < g[v].level) down += g[e].bandwidth.value(); // same level: neither
+      if (is_switch && w.level > g[v].level)
+        up += g[e].bandwidth.value();
+      else if (!is_switch || w.level < g[v].level)
+        down += g[e].bandwidth.value(); // same level: neither
     }
     if (up > 0 && down > 0) worst = std::max(worst, down / up);
   }
@@ -107,7 +112,8 @@ BytesPerSecond rank_halves_cut(const Topology& t) {
   double unlimited = 1e300;
   int half = t.gpu_count() / 2;
   for (int r = 0; r < 2 * half; ++r)
-    r < half ? add_arc(f, source, t.gpu_vertex(r), unlimited) : add_arc(f, t.gpu_vertex(r), sink, unlimited);
+    r < half ? add_arc(f, source, t.gpu_vertex(r), unlimited)
+             : add_arc(f, t.gpu_vertex(r), sink, unlimited);
   return BytesPerSecond(boost::push_relabel_max_flow(f, source, sink));
 }
 
@@ -134,8 +140,8 @@ Description summarize(const Topology& t) {
 void describe(const Topology& t, std::ostream& out) {
   Description d = summarize(t);
   static const char* const level_names[] = {"router", "leaf", "spine", "core"};
-  out << "gpus: " << d.gpus << " (" << d.nodes << (d.nodes == 1 ? " node" : " nodes") << " x " << d.gpus_per_node
-      << " per NVLink domain)\n";
+  out << "gpus: " << d.gpus << " (" << d.nodes << (d.nodes == 1 ? " node" : " nodes") << " x "
+      << d.gpus_per_node << " per NVLink domain)\n";
   out << "nvswitches: " << d.nvswitches << "\nnics: " << d.nics << "\nswitches:";
   bool any = false;
   for (size_t level = 0; level < d.switches_per_level.size(); ++level) {
@@ -147,7 +153,8 @@ void describe(const Topology& t, std::ostream& out) {
   out << (any ? "\n" : " 0\n") << "links: " << d.links << "\n";
   for (const auto& s : d.tiers) {
     out << "  " << to_string(s.tier) << ": " << s.links << " x "
-        << (s.slowest == s.fastest ? format(s.slowest) : format(s.slowest) + " to " + format(s.fastest))
+        << (s.slowest == s.fastest ? format(s.slowest)
+                                   : format(s.slowest) + " to " + format(s.fastest))
         << " (total " << format(s.capacity) << " per direction)\n";
   }
   const char* how = d.measured ? " (measured: max-flow between rank halves)" : "";

@@ -13,14 +13,14 @@ namespace trainsim::topo {
 struct TierStats {
   Tier tier = Tier::nvlink;
   int links = 0;
-  BytesPerSecond capacity;   ///< sum over the tier's links, per direction
-  BytesPerSecond slowest;    ///< the tier's smallest link bandwidth
-  BytesPerSecond fastest;    ///< the tier's largest link bandwidth
+  BytesPerSecond capacity; ///< sum over the tier's links, per direction
+  BytesPerSecond slowest;  ///< the tier's smallest link bandwidth
+  BytesPerSecond fastest;  ///< the tier's largest link bandwidth
 };
 
 struct Description {
   int gpus = 0;
-  int gpus_per_node = 1;      ///< NVLink domain size
+  int gpus_per_node = 1; ///< NVLink domain size
   int nodes = 0;
   int nvswitches = 0;
   int nics = 0;
@@ -31,7 +31,7 @@ struct Description {
   int diameter = 0;           ///< most links on a GPU-to-GPU route
   bool diameter_exact = true; ///< false: a lower bound (large imported graphs)
   double oversubscription = 1.0;
-  bool measured = false;      ///< figures measured on the graph rather than known from the structure
+  bool measured = false; ///< figures measured on the graph rather than known from the structure
 };
 
 /// Counts in O(V + E); for imported graphs also measures (see docs/topologies.md for costs).

@@ -33,7 +33,8 @@ struct DragonflyLayout {
     return first_local_link + group * (routers * (routers - 1) / 2) + pair;
   }
   [[nodiscard]] int global_id(int group, int other, int copy) const {
-    return global_link[static_cast<size_t>((group * (groups - 1) + relative(group, other)) * parallel + copy)];
+    return global_link[static_cast<size_t>(
+        (group * (groups - 1) + relative(group, other)) * parallel + copy)];
   }
 };
 
@@ -42,12 +43,16 @@ public:
   explicit DragonflyRouter(DragonflyLayout layout) : l_(std::move(layout)) {}
 
   void route(const Topology&, int src, int dst, std::vector<Hop>& out) const override {
-    if (src / l_.gpus_per_node == dst / l_.gpus_per_node) return route_in_node(l_.nodes, l_.gpus_per_node, src, dst, out);
+    if (src / l_.gpus_per_node == dst / l_.gpus_per_node)
+      return route_in_node(l_.nodes, l_.gpus_per_node, src, dst, out);
     int rs = l_.router_of(src), rd = l_.router_of(dst);
     route_up(l_.nodes, src, l_.first_nic_link + src, router(rs), out);
     int gs = l_.group_of(rs), gd = l_.group_of(rd);
-    if (gs == gd) local(rs, rd, out);
-    else across(rs, rd, gs, gd, static_cast<int>(flow_hash(src, dst) % static_cast<unsigned>(l_.parallel)), out);
+    if (gs == gd)
+      local(rs, rd, out);
+    else
+      across(rs, rd, gs, gd,
+             static_cast<int>(flow_hash(src, dst) % static_cast<unsigned>(l_.parallel)), out);
     route_down(l_.nodes, dst, l_.first_nic_link + dst, router(rd), out);
   }
 
@@ -72,10 +77,12 @@ void add_global_links(Graph& g, const DragonflyParams& p, DragonflyLayout& l) {
     for (int j = i + 1; j < l.groups; ++j)
       for (int c = 0; c < l.parallel; ++c) {
         int id = add_link(g, l.first_router + static_cast<Vertex>(l.gateway(i, j, c)),
-                          l.first_router + static_cast<Vertex>(l.gateway(j, i, c)), p.global_bandwidth,
-                          p.global_latency, Tier::global);
-        l.global_link[static_cast<size_t>((i * (l.groups - 1) + DragonflyLayout::relative(i, j)) * l.parallel + c)] = id;
-        l.global_link[static_cast<size_t>((j * (l.groups - 1) + DragonflyLayout::relative(j, i)) * l.parallel + c)] = id;
+                          l.first_router + static_cast<Vertex>(l.gateway(j, i, c)),
+                          p.global_bandwidth, p.global_latency, Tier::global);
+        l.global_link[static_cast<size_t>(
+            (i * (l.groups - 1) + DragonflyLayout::relative(i, j)) * l.parallel + c)] = id;
+        l.global_link[static_cast<size_t>(
+            (j * (l.groups - 1) + DragonflyLayout::relative(j, i)) * l.parallel + c)] = id;
       }
 }
 
@@ -85,8 +92,9 @@ void add_routers(Graph& g, const DragonflyParams& p, DragonflyLayout& l) {
   l.first_router = add_vertices(g, VertexKind::net_switch, 0, routers);
   l.first_nic_link = static_cast<int>(boost::num_edges(g));
   for (int r = 0; r < l.nodes.gpus; ++r)
-    add_link(g, l.nodes.first_nic + static_cast<Vertex>(r), l.first_router + static_cast<Vertex>(l.router_of(r)),
-             p.node.nic_bandwidth, p.node.network_latency, Tier::leaf);
+    add_link(g, l.nodes.first_nic + static_cast<Vertex>(r),
+             l.first_router + static_cast<Vertex>(l.router_of(r)), p.node.nic_bandwidth,
+             p.node.network_latency, Tier::leaf);
   l.first_local_link = static_cast<int>(boost::num_edges(g));
   for (int grp = 0; grp < l.groups; ++grp)
     for (int x = 0; x < l.routers; ++x)
@@ -105,8 +113,10 @@ FabricFacts facts_of(const DragonflyParams& p, const DragonflyLayout& l) {
   if (l.nodes.nodes == 1) return FabricFacts{p.node.nvlink_bandwidth * half, 2, 1.0};
   double bisection = half * std::min(p.node.nic_bandwidth, p.node.pcie_bandwidth).value();
   double ga = std::floor(l.groups / 2.0), ra = std::floor(l.routers / 2.0);
-  if (l.groups > 1) bisection = std::min(bisection, ga * (l.groups - ga) * l.parallel * p.global_bandwidth.value());
-  else if (l.routers > 1) bisection = std::min(bisection, ra * (l.routers - ra) * p.node.nic_bandwidth.value());
+  if (l.groups > 1)
+    bisection = std::min(bisection, ga * (l.groups - ga) * l.parallel * p.global_bandwidth.value());
+  else if (l.routers > 1)
+    bisection = std::min(bisection, ra * (l.routers - ra) * p.node.nic_bandwidth.value());
   f.bisection = BytesPerSecond(bisection);
   int routers = l.groups * l.routers;
   f.diameter = routers == 1 ? 4 : l.groups == 1 ? 5 : l.routers == 1 ? 5 : 7;
@@ -135,12 +145,15 @@ const std::vector<Field<DragonflyParams>>& fields() {
 void check(const Params& context, const DragonflyParams& p) {
   check_fields(context, fields(), p); // a struct made in code was not checked while read
   check_gpu_count(context, "groups",
-                  static_cast<double>(p.groups) * p.routers_per_group * p.nodes_per_router * p.node.gpus_per_node);
+                  static_cast<double>(p.groups) * p.routers_per_group * p.nodes_per_router *
+                      p.node.gpus_per_node);
   double a = p.routers_per_group, routers = a * p.groups;
-  check_link_count(context, "routers_per_group", routers * (a - 1) / 2 + routers * p.global_links / 2);
+  check_link_count(context, "routers_per_group",
+                   routers * (a - 1) / 2 + routers * p.global_links / 2);
   int ports = p.routers_per_group * p.global_links;
   if (p.groups > 1 && ports % (p.groups - 1) != 0)
-    context.fail("groups", "groups - 1 must divide routers_per_group x global_links = " + std::to_string(ports) +
+    context.fail("groups", "groups - 1 must divide routers_per_group x global_links = " +
+                               std::to_string(ports) +
                                " (every pair of groups gets the same number of global links)");
 }
 
@@ -152,7 +165,9 @@ DragonflyParams parse_dragonfly(const Params& section) {
   return p;
 }
 
-std::vector<TopologySetting> dragonfly_settings(const DragonflyParams& p) { return settings_of(fields(), p); }
+std::vector<TopologySetting> dragonfly_settings(const DragonflyParams& p) {
+  return settings_of(fields(), p);
+}
 
 TopologySize dragonfly_size(const DragonflyParams& p) {
   check(code_context("DragonflyParams"), p);
@@ -160,8 +175,10 @@ TopologySize dragonfly_size(const DragonflyParams& p) {
   double gpus = nodes * p.node.gpus_per_node, a = p.routers_per_group, routers = a * p.groups;
   double parallel = p.groups > 1 ? a * p.global_links / (p.groups - 1) : 0.0;
   double pairs = static_cast<double>(p.groups) * (p.groups - 1) / 2;
-  // per GPU an NVLink, a host and a NIC link; a clique of local links per group; global links per pair of groups
-  return {gpus, 2 * gpus + nodes + routers, 3 * gpus + p.groups * a * (a - 1) / 2 + pairs * parallel};
+  // per GPU an NVLink, a host and a NIC link; a clique of local links per group; global links per
+  // pair of groups
+  return {gpus, 2 * gpus + nodes + routers,
+          3 * gpus + p.groups * a * (a - 1) / 2 + pairs * parallel};
 }
 
 Topology build_dragonfly(const DragonflyParams& p) {
@@ -177,7 +194,8 @@ Topology build_dragonfly(const DragonflyParams& p) {
   l.nodes = add_nodes(*g, p.node, p.groups * p.routers_per_group * p.nodes_per_router);
   add_routers(*g, p, l);
   FabricFacts facts = facts_of(p, l);
-  return Topology(std::move(g), std::make_unique<DragonflyRouter>(std::move(l)), p.node.gpus_per_node, facts);
+  return Topology(std::move(g), std::make_unique<DragonflyRouter>(std::move(l)),
+                  p.node.gpus_per_node, facts);
 }
 
 } // namespace trainsim::topo

@@ -12,23 +12,34 @@ namespace {
 
 const char* dot_style(const VertexProps& p) {
   switch (p.kind) {
-  case VertexKind::gpu: return "shape=box, style=filled, fillcolor=\"#76b900\"";
-  case VertexKind::nvswitch: return "shape=hexagon, style=filled, fillcolor=\"#b3d98c\"";
-  case VertexKind::nic: return "shape=ellipse, style=filled, fillcolor=\"#dddddd\"";
-  case VertexKind::net_switch: return "shape=box, style=\"rounded,filled\", fillcolor=\"#8ab4f8\"";
+  case VertexKind::gpu:
+    return "shape=box, style=filled, fillcolor=\"#76b900\"";
+  case VertexKind::nvswitch:
+    return "shape=hexagon, style=filled, fillcolor=\"#b3d98c\"";
+  case VertexKind::nic:
+    return "shape=ellipse, style=filled, fillcolor=\"#dddddd\"";
+  case VertexKind::net_switch:
+    return "shape=box, style=\"rounded,filled\", fillcolor=\"#8ab4f8\"";
   }
   return "";
 }
 
 const char* dot_colour(Tier tier) {
   switch (tier) {
-  case Tier::nvlink: return "#4d8a00";
-  case Tier::host: return "#888888";
-  case Tier::leaf: return "#1a73e8";
-  case Tier::spine: return "#8430ce";
-  case Tier::core: return "#d93025";
-  case Tier::direct: return "#e37400";
-  case Tier::global: return "#d01884";
+  case Tier::nvlink:
+    return "#4d8a00";
+  case Tier::host:
+    return "#888888";
+  case Tier::leaf:
+    return "#1a73e8";
+  case Tier::spine:
+    return "#8430ce";
+  case Tier::core:
+    return "#d93025";
+  case Tier::direct:
+    return "#e37400";
+  case Tier::global:
+    return "#d01884";
   }
   return "black";
 }
@@ -49,14 +60,22 @@ void dot_ranks(const Topology& t, std::ostream& out) {
   for (int level = 1; level <= 3; ++level) {
     std::string members;
     for (auto v : boost::make_iterator_range(boost::vertices(g)))
-      if (g[v].kind == VertexKind::net_switch && g[v].level == level) members.append(" ").append(dot_id(t, v)).append(";"); // not " " + ...: GCC 12's false -Wrestrict
+      if (g[v].kind == VertexKind::net_switch && g[v].level == level)
+        members.append(" ")
+            .append(dot_id(t, v))
+            .append(";"); // not " " + ...: GCC 12's false -Wrestrict
     if (!members.empty()) out << "  { rank=same;" << members << " }\n";
   }
 }
 
 std::string xml_escape(const std::string& text) {
   std::string out;
-  for (char c : text) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;" : std::string(1, c);
+  for (char c : text)
+    out += c == '<'   ? "&lt;"
+           : c == '>' ? "&gt;"
+           : c == '&' ? "&amp;"
+           : c == '"' ? "&quot;"
+                      : std::string(1, c);
   return out;
 }
 
@@ -71,7 +90,8 @@ bool has_switches(const Graph& g) {
 
 void export_dot(const Topology& t, std::ostream& out) {
   const Graph& g = t.graph();
-  out << "graph topology {\n  " << (has_switches(g) ? "rankdir=BT" : "layout=neato; mode=KK; overlap=false") << ";\n";
+  out << "graph topology {\n  "
+      << (has_switches(g) ? "rankdir=BT" : "layout=neato; mode=KK; overlap=false") << ";\n";
   out << "  node [fontname=\"Helvetica\", fontsize=10];\n";
   for (auto v : boost::make_iterator_range(boost::vertices(g)))
     out << "  " << dot_id(t, v) << " [" << dot_style(g[v]) << "];\n";
@@ -98,15 +118,17 @@ void export_graphml(const Topology& t, std::ostream& out) {
          "  <graph id=\"topology\" edgedefault=\"undirected\">\n"
       << "    <data key=\"gpn\">" << t.gpus_per_node() << "</data>\n";
   for (auto v : boost::make_iterator_range(boost::vertices(g)))
-    out << "    <node id=\"" << xml_escape(t.vertex_name(v)) << "\"><data key=\"kind\">" << to_string(g[v].kind)
-        << "</data><data key=\"level\">" << g[v].level << "</data></node>\n";
+    out << "    <node id=\"" << xml_escape(t.vertex_name(v)) << "\"><data key=\"kind\">"
+        << to_string(g[v].kind) << "</data><data key=\"level\">" << g[v].level
+        << "</data></node>\n";
   out.precision(17);
   for (int id = 0; id < t.link_count(); ++id) {
     auto [a, b] = t.link_ends(id);
     const LinkProps& l = t.link(id);
-    out << "    <edge id=\"e" << id << "\" source=\"" << xml_escape(t.vertex_name(a)) << "\" target=\""
-        << xml_escape(t.vertex_name(b)) << "\"><data key=\"bw\">" << l.bandwidth.value() << "</data><data key=\"lat\">"
-        << l.latency.value() << "</data><data key=\"tier\">" << to_string(l.tier) << "</data></edge>\n";
+    out << "    <edge id=\"e" << id << "\" source=\"" << xml_escape(t.vertex_name(a))
+        << "\" target=\"" << xml_escape(t.vertex_name(b)) << "\"><data key=\"bw\">"
+        << l.bandwidth.value() << "</data><data key=\"lat\">" << l.latency.value()
+        << "</data><data key=\"tier\">" << to_string(l.tier) << "</data></edge>\n";
   }
   out << "  </graph>\n</graphml>\n";
 }
@@ -116,7 +138,8 @@ void export_json(const Topology& t, std::ostream& out) {
   nlohmann::json doc{{"gpus_per_node", t.gpus_per_node()}};
   auto& vertices = doc["vertices"] = nlohmann::json::array();
   for (auto v : boost::make_iterator_range(boost::vertices(g)))
-    vertices.push_back({{"name", t.vertex_name(v)}, {"kind", to_string(g[v].kind)}, {"level", g[v].level}});
+    vertices.push_back(
+        {{"name", t.vertex_name(v)}, {"kind", to_string(g[v].kind)}, {"level", g[v].level}});
   auto& links = doc["links"] = nlohmann::json::array();
   for (int id = 0; id < t.link_count(); ++id) {
     auto [a, b] = t.link_ends(id);
@@ -135,7 +158,8 @@ void export_topology(const Topology& t, std::string_view format, std::ostream& o
   if (format == "graphml") return export_graphml(t, out);
   if (format == "json") return export_json(t, out);
   throw InputError("command line", "--format", format,
-                   "unknown export format (dot, graphml or json)" + did_you_mean(format, {"dot", "graphml", "json"}));
+                   "unknown export format (dot, graphml or json)" +
+                       did_you_mean(format, {"dot", "graphml", "json"}));
 }
 
 } // namespace trainsim::topo

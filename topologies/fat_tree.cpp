@@ -15,10 +15,10 @@ struct ClosLayout {
   NodeLayout nodes;
   int gpus_per_node = 1;
   bool rail = false;
-  int down = 1;            ///< NIC ports per leaf
-  int up = 0;              ///< uplinks per leaf = spines per pod; 0 with a single leaf
+  int down = 1; ///< NIC ports per leaf
+  int up = 0;   ///< uplinks per leaf = spines per pod; 0 with a single leaf
   int leaves = 1;
-  int pod_leaves = 1;      ///< leaves per pod (all leaves with 2 tiers)
+  int pod_leaves = 1; ///< leaves per pod (all leaves with 2 tiers)
   int pods = 1;
   int cores_per_plane = 0; ///< 0 unless 3 tiers with more than one pod
   Vertex first_leaf = 0, first_spine = 0, first_core = 0;
@@ -38,7 +38,8 @@ public:
   explicit ClosRouter(ClosLayout layout) : l_(layout) {}
 
   void route(const Topology&, int src, int dst, std::vector<Hop>& out) const override {
-    if (src / l_.gpus_per_node == dst / l_.gpus_per_node) return route_in_node(l_.nodes, l_.gpus_per_node, src, dst, out);
+    if (src / l_.gpus_per_node == dst / l_.gpus_per_node)
+      return route_in_node(l_.nodes, l_.gpus_per_node, src, dst, out);
     int leaf_s = l_.leaf_of(src), leaf_d = l_.leaf_of(dst);
     up_to_leaf(src, leaf_s, out);
     if (leaf_s != leaf_d) across(leaf_s, leaf_d, flow_hash(src, dst), out);
@@ -60,17 +61,24 @@ private:
     int spine_s = l_.spine(pod_s, plane), spine_d = l_.spine(pod_d, plane);
     out.push_back(hop(leaf_link(leaf_s, plane), leaf_vertex(leaf_s), spine_vertex(spine_s)));
     if (pod_s != pod_d) {
-      int core = plane * l_.cores_per_plane + static_cast<int>((h / static_cast<unsigned>(l_.up)) %
-                                                                static_cast<unsigned>(l_.cores_per_plane));
+      int core =
+          plane * l_.cores_per_plane + static_cast<int>((h / static_cast<unsigned>(l_.up)) %
+                                                        static_cast<unsigned>(l_.cores_per_plane));
       Vertex core_v = l_.first_core + static_cast<Vertex>(core);
       out.push_back(hop(core_link(spine_s, core), spine_vertex(spine_s), core_v));
       out.push_back(hop(core_link(spine_d, core), core_v, spine_vertex(spine_d)));
     }
     out.push_back(hop(leaf_link(leaf_d, plane), spine_vertex(spine_d), leaf_vertex(leaf_d)));
   }
-  [[nodiscard]] Vertex leaf_vertex(int leaf) const { return l_.first_leaf + static_cast<Vertex>(leaf); }
-  [[nodiscard]] Vertex spine_vertex(int spine) const { return l_.first_spine + static_cast<Vertex>(spine); }
-  [[nodiscard]] int leaf_link(int leaf, int plane) const { return l_.first_spine_link + leaf * l_.up + plane; }
+  [[nodiscard]] Vertex leaf_vertex(int leaf) const {
+    return l_.first_leaf + static_cast<Vertex>(leaf);
+  }
+  [[nodiscard]] Vertex spine_vertex(int spine) const {
+    return l_.first_spine + static_cast<Vertex>(spine);
+  }
+  [[nodiscard]] int leaf_link(int leaf, int plane) const {
+    return l_.first_spine_link + leaf * l_.up + plane;
+  }
   [[nodiscard]] int core_link(int spine, int core) const {
     return l_.first_core_link + spine * l_.cores_per_plane + core % l_.cores_per_plane;
   }
@@ -82,16 +90,20 @@ private:
 // unless the generator has a default node count.
 std::vector<Field<FatTreeParams>> make_fields(bool nodes_required) {
   using P = FatTreeParams;
-  std::vector<Field<P>> f{field("nodes", nodes_required ? Rule::required : Rule::positive, &P::nodes)};
-  add_node_fields<P>(f, [](const char* key, Rule rule, auto member) { return field(key, rule, member); });
-  f.insert(f.end(), {field("leaf_down_ports", Rule::positive, &P::leaf_down_ports),
-                     field("oversubscription", Rule::positive, &P::oversubscription),
-                     field("tiers", Rule::any, &P::tiers), field("radix", Rule::not_negative, &P::radix)});
+  std::vector<Field<P>> f{
+      field("nodes", nodes_required ? Rule::required : Rule::positive, &P::nodes)};
+  add_node_fields<P>(
+      f, [](const char* key, Rule rule, auto member) { return field(key, rule, member); });
+  f.insert(f.end(),
+           {field("leaf_down_ports", Rule::positive, &P::leaf_down_ports),
+            field("oversubscription", Rule::positive, &P::oversubscription),
+            field("tiers", Rule::any, &P::tiers), field("radix", Rule::not_negative, &P::radix)});
   return f;
 }
 
 const std::vector<Field<FatTreeParams>>& fields(bool nodes_required) {
-  static const std::vector<Field<FatTreeParams>> required = make_fields(true), optional = make_fields(false);
+  static const std::vector<Field<FatTreeParams>> required = make_fields(true),
+                                                 optional = make_fields(false);
   return nodes_required ? required : optional;
 }
 
@@ -99,19 +111,22 @@ void check_ports(const Params& context, const FatTreeParams& p) {
   check_fields(context, fields(true), p); // a struct made in code was not checked while read
   check_gpu_count(context, "nodes", static_cast<double>(p.nodes) * p.gpus_per_node);
   if (p.tiers != 2 && p.tiers != 3) context.fail("tiers", "must be 2 or 3");
-  if (p.leaf_down_ports < p.oversubscription) context.fail("oversubscription", "leaves a leaf with no uplink");
-  if (p.tiers == 3 && p.radix < 2) context.fail("radix", "a 3-tier Clos needs the switch radix (at least 2)");
+  if (p.leaf_down_ports < p.oversubscription)
+    context.fail("oversubscription", "leaves a leaf with no uplink");
+  if (p.tiers == 3 && p.radix < 2)
+    context.fail("radix", "a 3-tier Clos needs the switch radix (at least 2)");
   int up = static_cast<int>(std::floor(p.leaf_down_ports / p.oversubscription));
   if (p.radix > 0 && p.leaf_down_ports + up > p.radix)
-    context.fail("radix", "is smaller than a leaf's " + std::to_string(p.leaf_down_ports) + " down + " +
-                              std::to_string(up) + " up ports");
+    context.fail("radix", "is smaller than a leaf's " + std::to_string(p.leaf_down_ports) +
+                              " down + " + std::to_string(up) + " up ports");
 }
 
 // Node vertices (GPU, NIC, NVSwitch) and links (NVLink, host, leaf) as add_nodes and
 // add_switches make them, plus the switches and their uplinks.
 TopologySize size_of(const FatTreeParams& p, const ClosLayout& l) {
   double gpus = static_cast<double>(p.nodes) * p.gpus_per_node;
-  double spines = static_cast<double>(l.pods) * l.up, cores = static_cast<double>(l.up) * l.cores_per_plane;
+  double spines = static_cast<double>(l.pods) * l.up,
+         cores = static_cast<double>(l.up) * l.cores_per_plane;
   double links = 3.0 * gpus + static_cast<double>(l.leaves) * l.up + spines * l.cores_per_plane;
   return {gpus, 2.0 * gpus + p.nodes + l.leaves + spines + cores, links};
 }
@@ -125,18 +140,19 @@ ClosLayout plan(const FatTreeParams& p, const Params& context) {
   l.rail = p.rail_optimized;
   l.down = p.leaf_down_ports;
   int gpus = p.nodes * p.gpus_per_node;
-  l.leaves = l.rail ? (p.nodes + l.down - 1) / l.down * p.gpus_per_node : (gpus + l.down - 1) / l.down;
+  l.leaves =
+      l.rail ? (p.nodes + l.down - 1) / l.down * p.gpus_per_node : (gpus + l.down - 1) / l.down;
   l.up = l.leaves > 1 ? static_cast<int>(std::floor(p.leaf_down_ports / p.oversubscription)) : 0;
   l.pod_leaves = p.tiers == 3 ? std::max(1, p.radix / 2) : l.leaves;
   l.pods = (l.leaves + l.pod_leaves - 1) / l.pod_leaves;
   l.cores_per_plane = l.pods > 1 ? p.radix / 2 : 0;
   if (p.radix > 0 && p.tiers == 2 && l.leaves > p.radix)
-    context.fail("nodes", "needs " + std::to_string(l.leaves) + " leaves, more than a radix-" + std::to_string(p.radix) +
-         " spine connects (use tiers: 3)");
+    context.fail("nodes", "needs " + std::to_string(l.leaves) + " leaves, more than a radix-" +
+                              std::to_string(p.radix) + " spine connects (use tiers: 3)");
   check_link_count(context, "oversubscription", size_of(p, l).links);
   if (p.tiers == 3 && l.pods > p.radix)
-    context.fail("nodes", "needs " + std::to_string(l.pods) + " pods, more than a radix-" + std::to_string(p.radix) +
-         " core connects (raise radix)");
+    context.fail("nodes", "needs " + std::to_string(l.pods) + " pods, more than a radix-" +
+                              std::to_string(p.radix) + " core connects (raise radix)");
   return l;
 }
 
@@ -149,18 +165,20 @@ void add_switches(Graph& g, const FatTreeParams& p, ClosLayout& l) {
   Seconds lat = p.network_latency;
   l.first_leaf_link = static_cast<int>(boost::num_edges(g));
   for (int r = 0; r < l.nodes.gpus; ++r)
-    add_link(g, l.nodes.first_nic + static_cast<Vertex>(r), l.first_leaf + static_cast<Vertex>(l.leaf_of(r)), bw,
-             lat, Tier::leaf);
+    add_link(g, l.nodes.first_nic + static_cast<Vertex>(r),
+             l.first_leaf + static_cast<Vertex>(l.leaf_of(r)), bw, lat, Tier::leaf);
   l.first_spine_link = static_cast<int>(boost::num_edges(g));
   for (int leaf = 0; leaf < l.leaves; ++leaf)
     for (int j = 0; j < l.up; ++j)
       add_link(g, l.first_leaf + static_cast<Vertex>(leaf),
-               l.first_spine + static_cast<Vertex>(l.spine(l.pod_of(leaf), j)), bw, lat, Tier::spine);
+               l.first_spine + static_cast<Vertex>(l.spine(l.pod_of(leaf), j)), bw, lat,
+               Tier::spine);
   l.first_core_link = static_cast<int>(boost::num_edges(g));
   for (int s = 0; s < spines && l.cores_per_plane > 0; ++s)
     for (int c = 0; c < l.cores_per_plane; ++c)
       add_link(g, l.first_spine + static_cast<Vertex>(s),
-               l.first_core + static_cast<Vertex>((s % l.up) * l.cores_per_plane + c), bw, lat, Tier::core);
+               l.first_core + static_cast<Vertex>((s % l.up) * l.cores_per_plane + c), bw, lat,
+               Tier::core);
 }
 
 // Bisection: the smallest per-direction capacity among the tier cuts (half the GPUs' NICs,
@@ -191,7 +209,9 @@ FatTreeParams parse_fat_tree(const Params& section, FatTreeParams defaults, bool
   return p;
 }
 
-TopologySize fat_tree_size(const FatTreeParams& p) { return size_of(p, plan(p, code_context("FatTreeParams"))); }
+TopologySize fat_tree_size(const FatTreeParams& p) {
+  return size_of(p, plan(p, code_context("FatTreeParams")));
+}
 
 Topology build_fat_tree(const FatTreeParams& p) {
   ClosLayout l = plan(p, code_context("FatTreeParams"));
@@ -201,7 +221,9 @@ Topology build_fat_tree(const FatTreeParams& p) {
   return Topology(std::move(g), std::make_unique<ClosRouter>(l), p.gpus_per_node, facts_of(p, l));
 }
 
-std::vector<TopologySetting> fat_tree_settings(const FatTreeParams& p) { return settings_of(fields(true), p); }
+std::vector<TopologySetting> fat_tree_settings(const FatTreeParams& p) {
+  return settings_of(fields(true), p);
+}
 
 // One DGX SuperPOD scalable unit: 32 DGX H100 nodes, 8 rail leaves of 64 ports (32 down, 32 up).
 FatTreeParams dgx_h100_defaults() {
@@ -216,7 +238,7 @@ FatTreeParams nvl72_defaults() {
   FatTreeParams p;
   p.gpus_per_node = 72;
   p.nvlink_bandwidth = BytesPerSecond(900e9); // NVLink 5: 18 links x 50 GB/s per direction
-  p.leaf_down_ports = 36; // two leaves per rack, each a 72-port switch at 1:1
+  p.leaf_down_ports = 36;                     // two leaves per rack, each a 72-port switch at 1:1
   p.radix = 72;
   return p;
 }

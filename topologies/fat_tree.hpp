@@ -38,7 +38,8 @@ std::vector<TopologySetting> fat_tree_settings(const FatTreeParams& p);
 /// One DGX SuperPOD scalable unit: DGX H100 nodes (8 GPUs, 450 GB/s NVLink, 8 x 400 Gb/s
 /// NICs), rail-optimized on radix-64 switches; nodes defaults to 32.
 FatTreeParams dgx_h100_defaults();
-/// GB200 NVL72 racks: 72-GPU NVLink domains at 900 GB/s, one 400 Gb/s NIC per GPU; nodes defaults to 1.
+/// GB200 NVL72 racks: 72-GPU NVLink domains at 900 GB/s, one 400 Gb/s NIC per GPU; nodes defaults
+/// to 1.
 FatTreeParams nvl72_defaults();
 
 } // namespace trainsim::topo

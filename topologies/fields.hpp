@@ -26,8 +26,9 @@ enum class Rule {
 template <class P>
 struct Field {
   std::string key;
-  std::function<void(const Params& section, P& p)> read;        ///< p's value is the default
-  std::function<void(const Params& context, const P& p)> check; ///< fails as reading that value would
+  std::function<void(const Params& section, P& p)> read; ///< p's value is the default
+  std::function<void(const Params& context, const P& p)>
+      check; ///< fails as reading that value would
   std::function<std::optional<TopologySetting>(const P& p)> setting;
 };
 
@@ -38,8 +39,10 @@ namespace field_detail {
 
 template <class T>
 double sign_of(const T& v) {
-  if constexpr (std::is_arithmetic_v<T>) return static_cast<double>(v);
-  else return v.value();
+  if constexpr (std::is_arithmetic_v<T>)
+    return static_cast<double>(v);
+  else
+    return v.value();
 }
 
 template <class T>
@@ -79,7 +82,9 @@ Field<P> field_at(std::string key, Rule rule, At at) {
             auto& value = at(p);
             value = read_value(section, key, rule, value);
           },
-          [key, rule, at](const Params& context, const P& p) { check_value(context, key, rule, at(p)); },
+          [key, rule, at](const Params& context, const P& p) {
+            check_value(context, key, rule, at(p));
+          },
           [key, at](const P& p) { return std::optional(setting_of(key, at(p))); }};
 }
 
@@ -88,14 +93,15 @@ Field<P> field_at(std::string key, Rule rule, At at) {
 /// The key `key` for the member `member` of P.
 template <class P, class T>
 Field<P> field(std::string key, Rule rule, T P::*member) {
-  return field_detail::field_at<P>(std::move(key), rule, [member](auto& p) -> auto& { return p.*member; });
+  return field_detail::field_at<P>(
+      std::move(key), rule, [member](auto& p) -> auto& { return p.*member; });
 }
 
 /// The key `key` for the member `member` of P's NodeParams `node`.
 template <class P, class T>
 Field<P> field(std::string key, Rule rule, NodeParams P::*node, T NodeParams::*member) {
-  return field_detail::field_at<P>(std::move(key), rule,
-                                   [node, member](auto& p) -> auto& { return (p.*node).*member; });
+  return field_detail::field_at<P>(
+      std::move(key), rule, [ node, member ](auto& p) -> auto& { return (p.*node).*member; });
 }
 
 /// The node keys (docs/topologies.md, "Node keys") in the order they are read, appended to

@@ -23,8 +23,8 @@ bool is_plain_number(const std::string& text, double& value) {
 
 // A bare number is in SI units (B/s, s); otherwise the text carries its unit ("400Gbps").
 template <class Q>
-Q quantity(const std::string& text, Q (*parse)(std::string_view), const std::string& file, const RawLink& l,
-           const char* key) {
+Q quantity(const std::string& text, Q (*parse)(std::string_view), const std::string& file,
+           const RawLink& l, const char* key) {
   double v = 0;
   Q q;
   try {
@@ -33,7 +33,8 @@ Q quantity(const std::string& text, Q (*parse)(std::string_view), const std::str
     throw InputError(file, l.where + " " + key, text, e.what());
   }
   // from_chars reads "inf" and "nan", and JSON numbers can overflow: neither is a link.
-  if (!std::isfinite(q.value())) throw InputError(file, l.where + " " + key, text, "is not a finite number");
+  if (!std::isfinite(q.value()))
+    throw InputError(file, l.where + " " + key, text, "is not a finite number");
   return q;
 }
 
@@ -56,13 +57,16 @@ VertexProps infer_kind(const RawVertex& v, const std::string& file) {
     names.push_back(kind);
   }
   if (!v.kind.empty())
-    throw InputError(file, "vertex '" + v.name + "' kind", v.kind, "unknown kind" + did_you_mean(v.kind, names));
+    throw InputError(file, "vertex '" + v.name + "' kind", v.kind,
+                     "unknown kind" + did_you_mean(v.kind, names));
   return VertexProps{VertexKind::net_switch, v.level >= 0 ? v.level : 1, 0}; // an unnamed switch
 }
 
 Tier infer_tier(const Graph& g, Vertex a, Vertex b) {
   VertexKind ka = g[a].kind, kb = g[b].kind;
-  auto either = [&](VertexKind x, VertexKind y) { return (ka == x && kb == y) || (ka == y && kb == x); };
+  auto either = [&](VertexKind x, VertexKind y) {
+    return (ka == x && kb == y) || (ka == y && kb == x);
+  };
   if (either(VertexKind::gpu, VertexKind::nvswitch)) return Tier::nvlink;
   if (either(VertexKind::gpu, VertexKind::nic)) return Tier::host;
   if (either(VertexKind::gpu, VertexKind::gpu)) return Tier::direct;
@@ -82,7 +86,8 @@ Tier parse_tier(const std::string& text, const std::string& file, const RawLink&
 }
 
 // GPU ranks: the numbers of "gpuN" names when they are exactly 0..N-1, else appearance order.
-std::vector<size_t> gpu_order(const std::vector<RawVertex>& vertices, const std::vector<VertexProps>& props) {
+std::vector<size_t> gpu_order(const std::vector<RawVertex>& vertices,
+                              const std::vector<VertexProps>& props) {
   std::vector<size_t> gpus;
   for (size_t i = 0; i < vertices.size(); ++i)
     if (props[i].kind == VertexKind::gpu) gpus.push_back(i);
@@ -124,7 +129,8 @@ private:
     for (const auto& l : raw_.links)
       for (const auto* name : {&l.a, &l.b}) {
         if (index_.contains(*name)) continue;
-        if (declared) throw InputError(file_, l.where, *name, "names a vertex that is not declared");
+        if (declared)
+          throw InputError(file_, l.where, *name, "names a vertex that is not declared");
         index_.emplace(*name, raw_.vertices.size());
         raw_.vertices.push_back(RawVertex{*name, "", -1});
       }
@@ -147,9 +153,11 @@ private:
     Vertex a = vertex_of_[index_.at(l.a)], b = vertex_of_[index_.at(l.b)];
     if (a == b) throw InputError(file_, l.where, l.a, "links a vertex to itself");
     auto bw = quantity<BytesPerSecond>(l.bandwidth, &parse_bandwidth, file_, l, "bandwidth");
-    if (!(bw.value() > 0)) throw InputError(file_, l.where + " bandwidth", l.bandwidth, "must be greater than zero");
+    if (!(bw.value() > 0))
+      throw InputError(file_, l.where + " bandwidth", l.bandwidth, "must be greater than zero");
     auto lat = quantity<Seconds>(l.latency, &parse_seconds, file_, l, "latency");
-    if (lat.value() < 0) throw InputError(file_, l.where + " latency", l.latency, "must not be negative");
+    if (lat.value() < 0)
+      throw InputError(file_, l.where + " latency", l.latency, "must not be negative");
     Tier tier = l.tier.empty() ? infer_tier(*g_, a, b) : parse_tier(l.tier, file_, l);
     add_link(*g_, a, b, bw, lat, tier);
   }
@@ -197,16 +205,20 @@ GraphFormat graph_format(const ImportParams& options, const Params* section) {
   if (f == "graphml") return GraphFormat::graphml;
   if (f == "json") return GraphFormat::json;
   if (f == "csv") return GraphFormat::csv;
-  std::string problem = "unknown graph format '" + f + "'" + did_you_mean(f, {"graphml", "json", "csv"}) +
+  std::string problem = "unknown graph format '" + f + "'" +
+                        did_you_mean(f, {"graphml", "json", "csv"}) +
                         " (graphml, json or csv; set format when the extension says none of these)";
   if (section) section->fail("format", problem);
   throw InputError(options.path, problem);
 }
 
-void check_connected(const Graph& g, const std::string& file, const std::vector<std::string>& names) {
+void check_connected(const Graph& g, const std::string& file,
+                     const std::vector<std::string>& names) {
   auto n = boost::num_vertices(g);
   if (n == 0 || g[0].kind != VertexKind::gpu) throw InputError(file, "has no GPU");
-  auto name = [&](Vertex v) { return v < names.size() ? names[v] : to_string(g[v].kind) + std::to_string(g[v].index); };
+  auto name = [&](Vertex v) {
+    return v < names.size() ? names[v] : to_string(g[v].kind) + std::to_string(g[v].index);
+  };
   for (auto v : boost::make_iterator_range(boost::vertices(g)))
     if (g[v].kind == VertexKind::gpu && boost::out_degree(v, g) == 0)
       throw InputError(file, name(v) + " has no link: no route reaches it");
@@ -220,11 +232,14 @@ void check_connected(const Graph& g, const std::string& file, const std::vector<
       if (!seen[w]) seen[w] = 1, stack.push_back(w);
   }
   for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-    if (!seen[v]) throw InputError(file, "the graph is disconnected: " + name(v) + " is not reachable from " + name(0));
+    if (!seen[v])
+      throw InputError(file, "the graph is disconnected: " + name(v) + " is not reachable from " +
+                                 name(0));
   }
 }
 
-Topology read_topology(std::istream& in, GraphFormat format, const std::string& file, const ImportParams& options) {
+Topology read_topology(std::istream& in, GraphFormat format, const std::string& file,
+                       const ImportParams& options) {
   RawGraph raw = read_raw(in, format, file);
   int declared_gpn = options.gpus_per_node > 0 ? options.gpus_per_node : raw.gpus_per_node;
   Assembler assembler(std::move(raw), file);
@@ -233,8 +248,10 @@ Topology read_topology(std::istream& in, GraphFormat format, const std::string& 
   int gpus = count_gpus(*g);
   int gpn = declared_gpn > 0 ? declared_gpn : infer_gpus_per_node(*g, gpus);
   if (gpus % gpn != 0)
-    throw InputError(file, "gpus_per_node", std::to_string(gpn), "does not divide the " + std::to_string(gpus) + " GPUs");
-  auto router = std::make_unique<ShortestPathRouter>(static_cast<size_t>(options.route_cache_mib) << 20);
+    throw InputError(file, "gpus_per_node", std::to_string(gpn),
+                     "does not divide the " + std::to_string(gpus) + " GPUs");
+  auto router =
+      std::make_unique<ShortestPathRouter>(static_cast<size_t>(options.route_cache_mib) << 20);
   Topology topology(std::move(g), std::move(router), gpn);
   topology.set_vertex_names(assembler.names()); // reports and exports keep the file's names
   return topology;

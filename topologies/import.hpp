@@ -40,7 +40,8 @@ std::vector<TopologySetting> import_settings(const ImportParams& p);
 GraphFormat graph_format(const ImportParams& options, const Params* section = nullptr);
 
 /// Reads a graph from `in`; `file` names it in messages.
-Topology read_topology(std::istream& in, GraphFormat format, const std::string& file, const ImportParams& options = {});
+Topology read_topology(std::istream& in, GraphFormat format, const std::string& file,
+                       const ImportParams& options = {});
 /// Opens options.path and reads it.
 Topology import_topology(const ImportParams& options);
 /// The `file` generator's build: checks `options` (messages name "ImportParams"), then imports.
@@ -49,6 +50,7 @@ Topology build_imported(const ImportParams& options);
 /// Checks that every GPU has a link and every vertex is reachable from GPU 0; throws
 /// InputError(file, ...) naming the first offender by `names` (vertex id -> name in the file),
 /// or by its kind and index where `names` has none.
-void check_connected(const Graph& graph, const std::string& file, const std::vector<std::string>& names = {});
+void check_connected(const Graph& graph, const std::string& file,
+                     const std::vector<std::string>& names = {});
 
 } // namespace trainsim::topo

@@ -37,25 +37,29 @@ RawGraph read_csv(std::istream& in, const std::string& file) {
     if (f.size() != 4 && f.size() != 5)
       throw InputError(file, "line " + std::to_string(number), text,
                        "expected 4 or 5 fields: a,b,bandwidth,latency[,tier]");
-    raw.links.push_back(RawLink{f[0], f[1], f[2], f[3], f.size() == 5 ? f[4] : "", "line " + std::to_string(number)});
+    raw.links.push_back(RawLink{f[0], f[1], f[2], f[3], f.size() == 5 ? f[4] : "",
+                                "line " + std::to_string(number)});
   }
   return raw;
 }
 
 // ---- JSON: {"gpus_per_node": 8, "vertices": [{"name", "kind", "level"}], "links": [{"a", "b",
 // "bandwidth", "latency", "tier"}]}; numbers are SI, strings carry units.
-std::string json_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+std::string json_text(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
 
-void reject_unknown_keys(const nlohmann::json& object, const std::vector<std::string>& known, const std::string& file,
-                         const std::string& where) {
+void reject_unknown_keys(const nlohmann::json& object, const std::vector<std::string>& known,
+                         const std::string& file, const std::string& where) {
   if (!object.is_object()) throw InputError(file, where, object.dump(), "must be an object");
   for (const auto& [key, value] : object.items())
     if (std::find(known.begin(), known.end(), key) == known.end())
-      throw InputError(file, where + "." + key, json_text(value), "unknown key" + did_you_mean(key, known));
+      throw InputError(file, where + "." + key, json_text(value),
+                       "unknown key" + did_you_mean(key, known));
 }
 
-std::string json_field(const nlohmann::json& object, const char* key, const std::string& file, const std::string& where,
-                       bool required) {
+std::string json_field(const nlohmann::json& object, const char* key, const std::string& file,
+                       const std::string& where, bool required) {
   if (!object.contains(key)) {
     if (required) throw InputError(file, where + "." + key, "", "is missing");
     return "";
@@ -64,14 +68,16 @@ std::string json_field(const nlohmann::json& object, const char* key, const std:
 }
 
 void read_json_vertices(const nlohmann::json& vertices, const std::string& file, RawGraph& raw) {
-  if (!vertices.is_array()) throw InputError(file, "vertices", json_text(vertices), "must be an array");
+  if (!vertices.is_array())
+    throw InputError(file, "vertices", json_text(vertices), "must be an array");
   for (size_t i = 0; i < vertices.size(); ++i) {
     const auto& v = vertices[i];
     std::string where = "vertices[" + std::to_string(i) + "]";
     reject_unknown_keys(v, {"name", "kind", "level"}, file, where);
-    int level = v.contains("level") ? whole_number(json_text(v["level"]), 0, file, where + ".level") : -1;
-    raw.vertices.push_back(
-        RawVertex{json_field(v, "name", file, where, true), json_field(v, "kind", file, where, false), level});
+    int level =
+        v.contains("level") ? whole_number(json_text(v["level"]), 0, file, where + ".level") : -1;
+    raw.vertices.push_back(RawVertex{json_field(v, "name", file, where, true),
+                                     json_field(v, "kind", file, where, false), level});
   }
 }
 
@@ -81,9 +87,10 @@ void read_json_links(const nlohmann::json& links, const std::string& file, RawGr
     const auto& l = links[i];
     std::string where = "links[" + std::to_string(i) + "]";
     reject_unknown_keys(l, {"a", "b", "bandwidth", "latency", "tier"}, file, where);
-    raw.links.push_back(RawLink{json_field(l, "a", file, where, true), json_field(l, "b", file, where, true),
-                                json_field(l, "bandwidth", file, where, true), json_field(l, "latency", file, where, true),
-                                json_field(l, "tier", file, where, false), where});
+    raw.links.push_back(RawLink{
+        json_field(l, "a", file, where, true), json_field(l, "b", file, where, true),
+        json_field(l, "bandwidth", file, where, true), json_field(l, "latency", file, where, true),
+        json_field(l, "tier", file, where, false), where});
   }
 }
 
@@ -95,16 +102,23 @@ void reject_deep_nesting(const std::string& text, const std::string& file) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') depth += 1;
-    else if (c == ']' || c == '}') depth -= 1;
+    if (c == '"')
+      in_string = true;
+    else if (c == '[' || c == '{')
+      depth += 1;
+    else if (c == ']' || c == '}')
+      depth -= 1;
     if (depth > kMaxDepth)
-      throw InputError(file, "malformed JSON: nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      throw InputError(file, "malformed JSON: nested deeper than " + std::to_string(kMaxDepth) +
+                                 " levels");
   }
 }
 
@@ -119,7 +133,8 @@ RawGraph read_json(std::istream& in, const std::string& file) {
   }
   reject_unknown_keys(doc, {"gpus_per_node", "vertices", "links"}, file, "top level");
   RawGraph raw;
-  if (doc.contains("gpus_per_node")) raw.gpus_per_node = whole_number(json_text(doc["gpus_per_node"]), 1, file, "gpus_per_node");
+  if (doc.contains("gpus_per_node"))
+    raw.gpus_per_node = whole_number(json_text(doc["gpus_per_node"]), 1, file, "gpus_per_node");
   if (doc.contains("vertices")) read_json_vertices(doc["vertices"], file, raw);
   if (!doc.contains("links")) throw InputError(file, "links", "", "is missing (an array)");
   read_json_links(doc["links"], file, raw);
@@ -130,7 +145,8 @@ RawGraph read_json(std::istream& in, const std::string& file) {
 // <node id> and <edge source target> with <data key> children.
 using boost::property_tree::ptree;
 
-std::map<std::string, std::string> data_of(const ptree& element, const std::map<std::string, std::string>& names) {
+std::map<std::string, std::string> data_of(const ptree& element,
+                                           const std::map<std::string, std::string>& names) {
   std::map<std::string, std::string> data;
   for (const auto& [tag, child] : element) {
     if (tag != "data") continue;
@@ -146,13 +162,16 @@ RawGraph read_graphml(std::istream& in, const std::string& file) {
   try {
     boost::property_tree::read_xml(in, doc);
   } catch (const boost::property_tree::xml_parser_error& e) {
-    throw InputError(file, "line " + std::to_string(e.line()), "", "malformed GraphML: " + e.message());
+    throw InputError(file, "line " + std::to_string(e.line()), "",
+                     "malformed GraphML: " + e.message());
   }
   auto root = doc.get_child_optional("graphml");
   if (!root) throw InputError(file, "malformed GraphML: no <graphml> element");
   std::map<std::string, std::string> names; // key id -> attr.name (a '/' path: the name has a dot)
   for (const auto& [tag, child] : *root)
-    if (tag == "key") names[child.get<std::string>("<xmlattr>.id", "")] = child.get<std::string>(ptree::path_type("<xmlattr>/attr.name", '/'), "");
+    if (tag == "key")
+      names[child.get<std::string>("<xmlattr>.id", "")] =
+          child.get<std::string>(ptree::path_type("<xmlattr>/attr.name", '/'), "");
   auto graph = root->get_child_optional("graph");
   if (!graph) throw InputError(file, "malformed GraphML: no <graph> element");
   RawGraph raw;
@@ -164,16 +183,19 @@ RawGraph read_graphml(std::istream& in, const std::string& file) {
     auto data = data_of(child, names);
     if (tag == "node") {
       auto id = child.get<std::string>("<xmlattr>.id", "");
-      int level = data.contains("level") ? whole_number(data["level"], 0, file, "node " + id + " level") : -1;
+      int level = data.contains("level")
+                      ? whole_number(data["level"], 0, file, "node " + id + " level")
+                      : -1;
       raw.vertices.push_back(RawVertex{id, data["kind"], level});
     } else if (tag == "edge") {
       auto where = "edge " + child.get<std::string>("<xmlattr>.id", std::to_string(edges));
       ++edges;
       for (const char* required : {"bandwidth", "latency"})
-        if (!data.contains(required)) throw InputError(file, where + " " + required, "", "is missing");
+        if (!data.contains(required))
+          throw InputError(file, where + " " + required, "", "is missing");
       raw.links.push_back(RawLink{child.get<std::string>("<xmlattr>.source", ""),
-                                  child.get<std::string>("<xmlattr>.target", ""), data["bandwidth"], data["latency"],
-                                  data["tier"], where});
+                                  child.get<std::string>("<xmlattr>.target", ""), data["bandwidth"],
+                                  data["latency"], data["tier"], where});
     }
   }
   return raw;
@@ -181,7 +203,8 @@ RawGraph read_graphml(std::istream& in, const std::string& file) {
 
 } // namespace
 
-int whole_number(const std::string& text, int least, const std::string& file, const std::string& where) {
+int whole_number(const std::string& text, int least, const std::string& file,
+                 const std::string& where) {
   int v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || v < least)
@@ -191,9 +214,12 @@ int whole_number(const std::string& text, int least, const std::string& file, co
 
 RawGraph read_raw(std::istream& in, GraphFormat format, const std::string& file) {
   switch (format) {
-  case GraphFormat::graphml: return read_graphml(in, file);
-  case GraphFormat::json: return read_json(in, file);
-  case GraphFormat::csv: return read_csv(in, file);
+  case GraphFormat::graphml:
+    return read_graphml(in, file);
+  case GraphFormat::json:
+    return read_json(in, file);
+  case GraphFormat::csv:
+    return read_csv(in, file);
   }
   return {};
 }

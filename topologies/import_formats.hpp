@@ -34,6 +34,7 @@ struct RawGraph {
 RawGraph read_raw(std::istream& in, GraphFormat format, const std::string& file);
 
 /// A whole number >= `least` as written in a file, or an InputError naming `where`.
-int whole_number(const std::string& text, int least, const std::string& file, const std::string& where);
+int whole_number(const std::string& text, int least, const std::string& file,
+                 const std::string& where);
 
 } // namespace trainsim::topo

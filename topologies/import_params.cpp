@@ -20,7 +20,8 @@ std::string resolved_path(const Params& section) {
 Field<ImportParams> gpus_per_node_field() {
   return {"gpus_per_node",
           [](const Params& section, ImportParams& p) {
-            p.gpus_per_node = section.has("gpus_per_node") ? section.get_positive<int>("gpus_per_node") : 0;
+            p.gpus_per_node =
+                section.has("gpus_per_node") ? section.get_positive<int>("gpus_per_node") : 0;
           },
           [](const Params& context, const ImportParams& p) {
             if (p.gpus_per_node < 0) context.fail("gpus_per_node", "must not be negative");
@@ -36,9 +37,12 @@ const std::vector<Field<ImportParams>>& fields() {
   static const std::vector<Field<P>> all{
       {"path", [](const Params& section, P& p) { p.path = resolved_path(section); },
        [](const Params& context, const P& p) {
-         if (p.path.empty()) context.fail("path", "is missing"); // a struct made in code that names no file
+         if (p.path.empty())
+           context.fail("path", "is missing"); // a struct made in code that names no file
        },
-       [](const P& p) { return std::optional(TopologySetting{"path", p.path, {}}); }},
+       [](const P& p) {
+         return std::optional(TopologySetting{"path", p.path, {}});
+       }},
       field("format", Rule::any, &P::format),
       gpus_per_node_field(),
       field("route_cache_mib", Rule::positive, &P::route_cache_mib),
@@ -59,6 +63,8 @@ Topology build_imported(const ImportParams& p) {
   return import_topology(p);
 }
 
-std::vector<TopologySetting> import_settings(const ImportParams& p) { return settings_of(fields(), p); }
+std::vector<TopologySetting> import_settings(const ImportParams& p) {
+  return settings_of(fields(), p);
+}
 
 } // namespace trainsim::topo

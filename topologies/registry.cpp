@@ -13,7 +13,8 @@ using Parameters = TopologySpec::Parameters;
 
 Parameters parse_rail_optimized(const Params& section) {
   FatTreeParams defaults;
-  defaults.rail_optimized = true; // rails change the leaf count: one leaf per rail per group of nodes
+  defaults.rail_optimized =
+      true; // rails change the leaf count: one leaf per rail per group of nodes
   return parse_fat_tree(section, defaults, true);
 }
 
@@ -21,19 +22,27 @@ Parameters parse_rail_optimized(const Params& section) {
 
 const std::vector<Generator>& generators() {
   static const std::vector<Generator> all{
-      {"fat-tree", "GPU nodes (NVSwitch, one NIC per GPU) on a 2- or 3-tier folded Clos with oversubscription",
+      {"fat-tree",
+       "GPU nodes (NVSwitch, one NIC per GPU) on a 2- or 3-tier folded Clos with oversubscription",
        [](const Params& s) -> Parameters { return parse_fat_tree(s, FatTreeParams{}, true); }},
-      {"rail-optimized", "like fat-tree, but NIC k of every node sits on rail leaf k; rails joined by spines",
+      {"rail-optimized",
+       "like fat-tree, but NIC k of every node sits on rail leaf k; rails joined by spines",
        &parse_rail_optimized},
-      {"dgx-h100", "DGX H100 nodes (8 GPUs, 450 GB/s NVLink, 8 x 400 Gb/s NICs), rail-optimized; nodes defaults to 32 (a SuperPOD unit)",
+      {"dgx-h100",
+       "DGX H100 nodes (8 GPUs, 450 GB/s NVLink, 8 x 400 Gb/s NICs), rail-optimized; nodes "
+       "defaults to 32 (a SuperPOD unit)",
        [](const Params& s) -> Parameters { return parse_fat_tree(s, dgx_h100_defaults(), false); }},
-      {"nvl72", "GB200 NVL72 racks (72-GPU NVLink domain at 900 GB/s) on a fat-tree; nodes (racks) defaults to 1",
+      {"nvl72",
+       "GB200 NVL72 racks (72-GPU NVLink domain at 900 GB/s) on a fat-tree; nodes (racks) defaults "
+       "to 1",
        [](const Params& s) -> Parameters { return parse_fat_tree(s, nvl72_defaults(), false); }},
-      {"dragonfly", "GPU nodes on dragonfly routers: all-to-all groups joined by global links, minimal routing",
+      {"dragonfly",
+       "GPU nodes on dragonfly routers: all-to-all groups joined by global links, minimal routing",
        [](const Params& s) -> Parameters { return parse_dragonfly(s); }},
       {"torus", "2-D or 3-D torus of GPUs with direct links (TPU-style), dimension-order routing",
        [](const Params& s) -> Parameters { return parse_torus(s); }},
-      {"file", "a graph imported from GraphML, JSON or CSV edge list (path, format), shortest-path routing",
+      {"file",
+       "a graph imported from GraphML, JSON or CSV edge list (path, format), shortest-path routing",
        [](const Params& s) -> Parameters { return parse_import(s); }},
   };
   return all;

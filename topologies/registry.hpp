@@ -14,7 +14,8 @@ namespace trainsim::topo {
 struct Generator {
   std::string name;
   std::string description;
-  /// Reads the section's keys (all but "generator") into this generator's struct, with its defaults.
+  /// Reads the section's keys (all but "generator") into this generator's struct, with its
+  /// defaults.
   TopologySpec::Parameters (*parse)(const Params& section);
 };
 

@@ -12,7 +12,8 @@ namespace {
 
 // The links from `v` one hop closer to the source, i.e. to a neighbour at distance - 1.
 template <class Visit>
-void for_each_step_back(const Graph& g, const std::vector<std::int32_t>& distance, Vertex v, Visit visit) {
+void for_each_step_back(const Graph& g, const std::vector<std::int32_t>& distance, Vertex v,
+                        Visit visit) {
   for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) {
     Vertex u = boost::target(e, g);
     if (distance[u] == distance[v] - 1) visit(u, g[e].id);
@@ -20,8 +21,8 @@ void for_each_step_back(const Graph& g, const std::vector<std::int32_t>& distanc
 }
 
 // ECMP among the links back towards the source: the `h mod count`-th of them.
-std::pair<Vertex, int> pick_step_back(const Graph& g, const std::vector<std::int32_t>& distance, Vertex v,
-                                      std::uint64_t h) {
+std::pair<Vertex, int> pick_step_back(const Graph& g, const std::vector<std::int32_t>& distance,
+                                      Vertex v, std::uint64_t h) {
   int count = 0;
   for_each_step_back(g, distance, v, [&](Vertex, int) { ++count; });
   TRAINSIM_CHECK(count > 0, "check_connected() guarantees every GPU is reachable");
@@ -75,7 +76,8 @@ void ShortestPathRouter::route(const Topology& t, int src, int dst, std::vector<
   size_t first = out.size();
   Vertex root = t.gpu_vertex(src);
   std::uint64_t h = flow_hash(src, dst);
-  for (Vertex v = t.gpu_vertex(dst); v != root; h = flow_hash(static_cast<int>(h >> 32), static_cast<int>(h))) {
+  for (Vertex v = t.gpu_vertex(dst); v != root;
+       h = flow_hash(static_cast<int>(h >> 32), static_cast<int>(h))) {
     auto [prev, link] = pick_step_back(t.graph(), distance, v, h);
     out.push_back(hop(link, prev, v));
     v = prev;

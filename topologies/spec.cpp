@@ -26,11 +26,12 @@ TopologySpec parse_topology(const Params& section) {
 }
 
 std::optional<TopologySize> topology_size(const TopologySpec& spec) {
-  return std::visit(Overloaded{[](const FatTreeParams& p) { return std::optional(fat_tree_size(p)); },
-                               [](const DragonflyParams& p) { return std::optional(dragonfly_size(p)); },
-                               [](const TorusParams& p) { return std::optional(torus_size(p)); },
-                               [](const ImportParams&) { return std::optional<TopologySize>(); }},
-                    spec.params);
+  return std::visit(
+      Overloaded{[](const FatTreeParams& p) { return std::optional(fat_tree_size(p)); },
+                 [](const DragonflyParams& p) { return std::optional(dragonfly_size(p)); },
+                 [](const TorusParams& p) { return std::optional(torus_size(p)); },
+                 [](const ImportParams&) { return std::optional<TopologySize>(); }},
+      spec.params);
 }
 
 Topology build_topology(const TopologySpec& spec) {
@@ -53,7 +54,8 @@ std::vector<TopologySetting> topology_settings(const TopologySpec& spec) {
   for (TopologySetting& s : out) {
     auto written = spec.given.find(s.key);
     if (written == spec.given.end()) continue;
-    s.text = written->second; // what the user wrote reads better than its SI form, and parses the same
+    s.text =
+        written->second; // what the user wrote reads better than its SI form, and parses the same
     s.given = true;
   }
   return out;

@@ -33,7 +33,7 @@ Topology build_topology(const TopologySpec& spec);
 
 /// One key of a topology section as resolved: given in the file or left at its default.
 struct TopologySetting {
-  std::string key;  ///< as the scenario file names it
+  std::string key; ///< as the scenario file names it
   /// The value as written when given (spec.given), else the default's text: a number with its
   /// unit in SI base units ("5e+10Bps"). Either parses back to the same value.
   std::string text;

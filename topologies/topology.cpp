@@ -9,35 +9,48 @@ namespace trainsim::topo {
 
 std::string to_string(Tier tier) {
   switch (tier) {
-  case Tier::nvlink: return "nvlink";
-  case Tier::host: return "host";
-  case Tier::leaf: return "leaf";
-  case Tier::spine: return "spine";
-  case Tier::core: return "core";
-  case Tier::direct: return "direct";
-  case Tier::global: return "global";
+  case Tier::nvlink:
+    return "nvlink";
+  case Tier::host:
+    return "host";
+  case Tier::leaf:
+    return "leaf";
+  case Tier::spine:
+    return "spine";
+  case Tier::core:
+    return "core";
+  case Tier::direct:
+    return "direct";
+  case Tier::global:
+    return "global";
   }
   return "?";
 }
 
 std::string to_string(VertexKind kind) {
   switch (kind) {
-  case VertexKind::gpu: return "gpu";
-  case VertexKind::nvswitch: return "nvswitch";
-  case VertexKind::nic: return "nic";
-  case VertexKind::net_switch: return "switch";
+  case VertexKind::gpu:
+    return "gpu";
+  case VertexKind::nvswitch:
+    return "nvswitch";
+  case VertexKind::nic:
+    return "nic";
+  case VertexKind::net_switch:
+    return "switch";
   }
   return "?";
 }
 
 Topology::Topology(std::unique_ptr<Graph> graph, std::unique_ptr<Router> router, int gpus_per_node,
                    std::optional<FabricFacts> facts)
-    : graph_(std::move(graph)), router_(std::move(router)), gpus_per_node_(gpus_per_node), facts_(facts) {
+    : graph_(std::move(graph)), router_(std::move(router)), gpus_per_node_(gpus_per_node),
+      facts_(facts) {
   const Graph& g = *graph_;
   for (auto v : boost::make_iterator_range(boost::vertices(g))) {
     const auto& p = g[v];
     if (p.kind != VertexKind::gpu) continue;
-    if (gpus_.size() <= static_cast<size_t>(p.index)) gpus_.resize(static_cast<size_t>(p.index) + 1);
+    if (gpus_.size() <= static_cast<size_t>(p.index))
+      gpus_.resize(static_cast<size_t>(p.index) + 1);
     gpus_[static_cast<size_t>(p.index)] = v;
   }
   links_.resize(boost::num_edges(g));
@@ -54,8 +67,10 @@ Topology::Topology(std::unique_ptr<Graph> graph, std::unique_ptr<Router> router,
 Topology::Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node)
     : Topology(std::make_unique<Graph>(std::move(graph)), std::move(router), gpus_per_node) {}
 
-Topology::Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node, FabricFacts facts)
-    : Topology(std::make_unique<Graph>(std::move(graph)), std::move(router), gpus_per_node, facts) {}
+Topology::Topology(Graph graph, std::unique_ptr<Router> router, int gpus_per_node,
+                   FabricFacts facts)
+    : Topology(std::make_unique<Graph>(std::move(graph)), std::move(router), gpus_per_node, facts) {
+}
 
 std::pair<Vertex, Vertex> Topology::link_ends(int id) const {
   return ends_[static_cast<size_t>(id)];

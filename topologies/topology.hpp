@@ -33,8 +33,8 @@ std::string to_string(VertexKind kind);
 
 struct VertexProps {
   VertexKind kind = VertexKind::gpu;
-  int level = 0;  ///< switch level (1 = leaf, 2 = spine, 3 = core); 0 for GPUs, NICs, NVSwitches
-  int index = 0;  ///< index among vertices of the same kind (GPU rank for GPUs)
+  int level = 0; ///< switch level (1 = leaf, 2 = spine, 3 = core); 0 for GPUs, NICs, NVSwitches
+  int index = 0; ///< index among vertices of the same kind (GPU rank for GPUs)
 };
 
 struct LinkProps {
@@ -44,7 +44,8 @@ struct LinkProps {
   int id = 0; ///< dense index 0..link_count()-1
 };
 
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexProps, LinkProps>;
+using Graph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexProps, LinkProps>;
 using Vertex = Graph::vertex_descriptor;
 
 /// One traversal of a link. The directed channel `2 * link + (forward ? 0 : 1)` is what the
@@ -62,13 +63,14 @@ class Router {
 public:
   virtual ~Router() = default;
   /// Appends the hops from GPU `src` to GPU `dst` (ranks) to `out`; src != dst.
-  virtual void route(const class Topology& topology, int src, int dst, std::vector<Hop>& out) const = 0;
+  virtual void route(const class Topology& topology, int src, int dst,
+                     std::vector<Hop>& out) const = 0;
 };
 
 /// What a generator knows about its fabric from the structure, so reports need no search.
 struct FabricFacts {
-  BytesPerSecond bisection; ///< per direction; definition in docs/topologies.md
-  int diameter = 0;         ///< the most links on any GPU-to-GPU route
+  BytesPerSecond bisection;      ///< per direction; definition in docs/topologies.md
+  int diameter = 0;              ///< the most links on any GPU-to-GPU route
   double oversubscription = 1.0; ///< leaf down-ports per up-port (1 when not a Clos)
 };
 
@@ -89,7 +91,9 @@ public:
   [[nodiscard]] const LinkProps& link(int id) const { return links_[static_cast<size_t>(id)]; }
   [[nodiscard]] std::pair<Vertex, Vertex> link_ends(int id) const;
 
-  void route(int src, int dst, std::vector<Hop>& out) const { router_->route(*this, src, dst, out); }
+  void route(int src, int dst, std::vector<Hop>& out) const {
+    router_->route(*this, src, dst, out);
+  }
   /// Sum of link latencies along the route.
   [[nodiscard]] Seconds path_latency(int src, int dst) const;
   /// The smallest link bandwidth along the route.

@@ -24,7 +24,8 @@ public:
       int delta = ((dst / stride) % size - (cur / stride) % size + size) % size;
       // Half way round both ways are shortest: the flow hash picks, so both directions carry load.
       bool plus = 2 * delta < size || (2 * delta == size && ((h >> d) & 1) != 0);
-      cur = plus ? walk(cur, d, stride, delta, +1, out) : walk(cur, d, stride, size - delta, -1, out);
+      cur =
+          plus ? walk(cur, d, stride, delta, +1, out) : walk(cur, d, stride, size - delta, -1, out);
       stride *= size;
     }
   }
@@ -70,7 +71,8 @@ std::vector<int> parse_dims(const Params& section) {
 
 // What a torus needs of its dims, read or made in code; `context` names where they came from.
 void check_dims(const Params& context, const std::vector<int>& dims) {
-  if (std::any_of(dims.begin(), dims.end(), [](int s) { return s < 1; })) context.fail("dims", kDimsSyntax);
+  if (std::any_of(dims.begin(), dims.end(), [](int s) { return s < 1; }))
+    context.fail("dims", kDimsSyntax);
   if (dims.size() != 2 && dims.size() != 3) context.fail("dims", "must have 2 or 3 dimensions");
   double gpus = std::accumulate(dims.begin(), dims.end(), 1.0, std::multiplies<>());
   if (gpus < 2) context.fail("dims", "needs at least 2 GPUs");
@@ -89,12 +91,15 @@ std::string dims_text(const std::vector<int>& dims) {
 const std::vector<Field<TorusParams>>& fields() {
   using P = TorusParams;
   static const std::vector<Field<P>> all{
-      {"dims", [](const Params& section, P& p) {
+      {"dims",
+       [](const Params& section, P& p) {
          p.dims = parse_dims(section);
          check_dims(section, p.dims);
        },
        [](const Params& context, const P& p) { check_dims(context, p.dims); },
-       [](const P& p) { return std::optional(TopologySetting{"dims", dims_text(p.dims), {}}); }},
+       [](const P& p) {
+         return std::optional(TopologySetting{"dims", dims_text(p.dims), {}});
+       }},
       field("link_bandwidth", Rule::positive, &P::link_bandwidth),
       field("link_latency", Rule::not_negative, &P::link_latency),
   };
@@ -113,15 +118,20 @@ FabricFacts facts_of(const TorusParams& p, int gpus) {
 
 } // namespace
 
-TorusParams parse_torus(const Params& section) { return read_fields(section, fields(), TorusParams{}); }
+TorusParams parse_torus(const Params& section) {
+  return read_fields(section, fields(), TorusParams{});
+}
 
-std::vector<TopologySetting> torus_settings(const TorusParams& p) { return settings_of(fields(), p); }
+std::vector<TopologySetting> torus_settings(const TorusParams& p) {
+  return settings_of(fields(), p);
+}
 
 TopologySize torus_size(const TorusParams& p) {
   check_fields(code_context("TorusParams"), fields(), p);
   double gpus = std::accumulate(p.dims.begin(), p.dims.end(), 1.0, std::multiplies<>());
   double links = 0;
-  for (int s : p.dims) links += s == 1 ? 0.0 : s == 2 ? gpus / 2 : gpus; // gpus / s rings of s (or 1) links
+  for (int s : p.dims)
+    links += s == 1 ? 0.0 : s == 2 ? gpus / 2 : gpus; // gpus / s rings of s (or 1) links
   return {gpus, gpus, links};
 }
 
@@ -141,8 +151,11 @@ Topology build_torus(const TorusParams& p) {
       // A ring of two has one link: the + link of x = 1 is the + link of x = 0.
       if (size == 2 && x == 1) continue;
       plus_link[static_cast<size_t>(v) * dims + d] =
-          add_link(*g, static_cast<Vertex>(v), static_cast<Vertex>(next), p.link_bandwidth, p.link_latency, Tier::direct);
-      if (size == 2) plus_link[static_cast<size_t>(next) * dims + d] = plus_link[static_cast<size_t>(v) * dims + d];
+          add_link(*g, static_cast<Vertex>(v), static_cast<Vertex>(next), p.link_bandwidth,
+                   p.link_latency, Tier::direct);
+      if (size == 2)
+        plus_link[static_cast<size_t>(next) * dims + d] =
+            plus_link[static_cast<size_t>(v) * dims + d];
     }
     stride *= size;
   }

@@ -34,8 +34,9 @@ TEST(Check, FailureIsAnInternalErrorNamingFileLineAndCondition) {
     EXPECT_EQ(e.exit_code(), ExitCode::internal);
     EXPECT_EQ(static_cast<int>(e.exit_code()), 70); // EX_SOFTWARE, docs/errors.md
     // __FILE__ is written relative to the source tree (-fmacro-prefix-map in CMakeLists.txt).
-    EXPECT_EQ(std::string(e.what()), "internal error: tests/models/check_test.cpp:" + std::to_string(line) +
-                                         ": 1 + 1 == 3 failed; please report it with the command line");
+    EXPECT_EQ(std::string(e.what()),
+              "internal error: tests/models/check_test.cpp:" + std::to_string(line) +
+                  ": 1 + 1 == 3 failed; please report it with the command line");
   }
 }
 
@@ -46,7 +47,9 @@ TEST(Check, FailureSaysWhyWhenGivenAReason) {
     FAIL() << "no throw";
   } catch (const Error& e) { // an InternalError is an Error: main prints it as one line
     std::string line = e.what();
-    EXPECT_NE(line.find(": name == \"ring\" failed (no collective 'rign'); please report"), std::string::npos) << line;
+    EXPECT_NE(line.find(": name == \"ring\" failed (no collective 'rign'); please report"),
+              std::string::npos)
+        << line;
     EXPECT_EQ(line.find('\n'), std::string::npos) << line;
   }
 }

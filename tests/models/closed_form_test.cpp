@@ -44,7 +44,8 @@ const PairCost kNvlink{Seconds(1e-6), BytesPerSecond(450e9), "nvlink"};
 const PairCost kNetwork{Seconds(2e-6), BytesPerSecond(50e9), "leaf"};
 
 BoundResult bound(const Scenario& s, int domain = 8, PairCost nvlink = kNvlink) {
-  return closed_form_bound(s, summarize_fabric(s.execution, two_tier_pairs(domain, nvlink, kNetwork), domain));
+  return closed_form_bound(
+      s, summarize_fabric(s.execution, two_tier_pairs(domain, nvlink, kNetwork), domain));
 }
 
 Seconds term(const BoundResult& b, const std::string& name) {
@@ -104,7 +105,8 @@ TEST(ClosedForm, FreeSendsLeaveTheTextbookBubble) {
   // 4 stages of one layer, 8 microbatches, sends at no cost (no hop latency, unbounded
   // NVLink): 1F1B takes (m + pp - 1)(f + b), the bubble being (pp - 1)(f + b), with
   // f = 16 ms + 1 us and b = 32 ms + 2 us (two kernels).
-  BoundResult b = bound(mlp_scenario(4, 1, 1, 4, 8), 8, PairCost{Seconds(0), BytesPerSecond(1e300), "nvlink"});
+  BoundResult b =
+      bound(mlp_scenario(4, 1, 1, 4, 8), 8, PairCost{Seconds(0), BytesPerSecond(1e300), "nvlink"});
   double stage = 48e-3 + 3e-6;
   EXPECT_NEAR(b.step_time.value(), (8 + 4 - 1) * stage, 1e-12);
   EXPECT_NEAR(term(b, "pipeline_bubble").value(), 3 * stage, 1e-12);
@@ -116,7 +118,8 @@ TEST(ClosedForm, UnevenStagesWithOneMicrobatchTakeTheRoundTrip) {
   // b = 32 ms + 2 us; send 1 us + 2e6 / 450e9; stage 0's gradients 2 layers x 8e6 params x
   // 2 B over 2 ranks: 2 us + 2 x 3.2e7 / (2 x 450e9).
   BoundResult b = bound(mlp_scenario(5, 2, 1, 3, 2));
-  double f = 16e-3 + 1e-6, bw = 32e-3 + 2e-6, send = 1e-6 + 2e6 / 450e9, dp = 2e-6 + 2.0 * 3.2e7 / (2.0 * 450e9);
+  double f = 16e-3 + 1e-6, bw = 32e-3 + 2e-6, send = 1e-6 + 2e6 / 450e9,
+         dp = 2e-6 + 2.0 * 3.2e7 / (2.0 * 450e9);
   EXPECT_NEAR(b.step_time.value(), 5 * f + 5 * bw + 4 * send + dp, 1e-12);
   EXPECT_EQ(b.critical_stage, 0);
 }
@@ -222,7 +225,8 @@ TEST(ClosedForm, HbmBoundKernelsAreCountedAsHbm) {
 
 TEST(ClosedForm, TextNamesEveryTermAndTheLimitingOne) {
   std::string text = format_bound(bound(mlp_scenario(2, 2, 2, 2, 8)));
-  for (const char* name : {"compute", "hbm", "latency", "network", "pipeline_bubble", "dp_allreduce"})
+  for (const char* name :
+       {"compute", "hbm", "latency", "network", "pipeline_bubble", "dp_allreduce"})
     EXPECT_NE(text.find(name), std::string::npos) << name;
   EXPECT_NE(text.find("limiting: compute"), std::string::npos);
 }

@@ -57,11 +57,13 @@ TEST(Fabric, PassesTakeTheCheapestGroupAndReductionsTheDearest) {
   // may be on the fast group's critical path; the reduction after them waits for the slow one.
   // A ring all-reduce of 1e8 B over 2: 2 x (alpha + 1e8 / (2 B)).
   PairCosts pairs = [](int src, int dst) {
-    return (src % 2 == 0 && dst % 2 == 0) ? PairCost{Seconds(3e-6), BytesPerSecond(10e9), "global"} : kNetwork;
+    return (src % 2 == 0 && dst % 2 == 0) ? PairCost{Seconds(3e-6), BytesPerSecond(10e9), "global"}
+                                          : kNetwork;
   };
   StageFabric s = summarize_fabric(grid(2, 2, 1), pairs, 1).stages.front();
   ASSERT_EQ(s.dp.size(), 2u);
-  CollectiveCost fast = cheapest("ring", 2, Bytes(1e8), 2, s.dp), slow = dearest("ring", 2, Bytes(1e8), 2, s.dp);
+  CollectiveCost fast = cheapest("ring", 2, Bytes(1e8), 2, s.dp),
+                 slow = dearest("ring", 2, Bytes(1e8), 2, s.dp);
   EXPECT_EQ(fast.tier, "leaf");
   EXPECT_DOUBLE_EQ(fast.total().value(), 2 * (2e-6 + 1e8 / (2 * 50e9)));
   EXPECT_EQ(slow.tier, "global");
@@ -73,20 +75,26 @@ TEST(Fabric, AHierarchicalCollectivePaysEachRingAtItsOwnTier) {
   // 2 x [(b-1)(alpha_node + n/(b B_node)) + (P-1)(alpha_net + n/(b P B_net))] with b = 4,
   // P = 2 = 2 x [3 (1 us + 2e8 / 450e9) + (2 us + 1e8 / 50e9)]; a ring over all 8 would pay the
   // network in every one of its 2 x 7 steps: 14 x (2 us + 1e8 / 50e9).
-  StageFabric s = summarize_fabric(grid(8, 1, 1), two_tier_pairs(4, kNvlink, kNetwork), 4).stages.front();
+  StageFabric s =
+      summarize_fabric(grid(8, 1, 1), two_tier_pairs(4, kNvlink, kNetwork), 4).stages.front();
   ASSERT_EQ(s.dp.size(), 1u);
   EXPECT_EQ(s.dp.front().block, 4);
   double hierarchical = 2 * (3 * (1e-6 + 2e8 / 450e9) + (2e-6 + 1e8 / 50e9));
-  EXPECT_DOUBLE_EQ(collective_cost("hierarchical", 2, Bytes(8e8), 8, s.dp.front()).total().value(), hierarchical);
-  EXPECT_DOUBLE_EQ(collective_cost("ring", 2, Bytes(8e8), 8, s.dp.front()).total().value(), 14 * (2e-6 + 1e8 / 50e9));
+  EXPECT_DOUBLE_EQ(collective_cost("hierarchical", 2, Bytes(8e8), 8, s.dp.front()).total().value(),
+                   hierarchical);
+  EXPECT_DOUBLE_EQ(collective_cost("ring", 2, Bytes(8e8), 8, s.dp.front()).total().value(),
+                   14 * (2e-6 + 1e8 / 50e9));
   // The tree's floor: 2 ceil(log2 8) = 6 steps of the closest pair (1 us) and n at 450 GB/s.
-  EXPECT_DOUBLE_EQ(collective_cost("tree", 2, Bytes(8e8), 8, s.dp.front()).total().value(), 6e-6 + 8e8 / 450e9);
+  EXPECT_DOUBLE_EQ(collective_cost("tree", 2, Bytes(8e8), 8, s.dp.front()).total().value(),
+                   6e-6 + 8e8 / 450e9);
 }
 
 TEST(Fabric, TwoTiersSplitAtTheDomain) {
   // Domains of 8: a block of 8 consecutive ranks stays on NVLink, one of 9 (or 8.5 ranks
   // while the frontier's search has a fractional replica count) crosses the network.
-  TwoTierFabric f{8, {Seconds(1e-6), BytesPerSecond(450e9), "nvlink"}, {Seconds(3e-6), BytesPerSecond(50e9), "network"}};
+  TwoTierFabric f{8,
+                  {Seconds(1e-6), BytesPerSecond(450e9), "nvlink"},
+                  {Seconds(3e-6), BytesPerSecond(50e9), "network"}};
   EXPECT_EQ(f.tier_for(1).name, "nvlink");
   EXPECT_EQ(f.tier_for(8).name, "nvlink");
   EXPECT_EQ(f.tier_for(8.5).name, "network");

@@ -50,8 +50,10 @@ TEST(FrontierShape, ReproducesThePaperModelTable) {
     expect_table(s.batch_tokens, r.b, 0.1 * std::pow(10, std::floor(std::log10(r.b))));
     expect_table(s.steps, r.steps, 0.1 * std::pow(10, std::floor(std::log10(r.steps))));
     expect_table(gpus, r.gpus, 0.1 * std::pow(10, std::floor(std::log10(r.gpus))));
-    expect_table(s.batch_tokens / gpus, r.per_gpu, r.per_gpu < 1 ? 0.01 * (r.per_gpu < 0.1 ? 1 : 10) : 1);
-    expect_table(o.duration.value() / (s.steps * s.layers), r.budget, 0.1 * std::pow(10, std::floor(std::log10(r.budget))));
+    expect_table(s.batch_tokens / gpus, r.per_gpu,
+                 r.per_gpu < 1 ? 0.01 * (r.per_gpu < 0.1 ? 1 : 10) : 1);
+    expect_table(o.duration.value() / (s.steps * s.layers), r.budget,
+                 0.1 * std::pow(10, std::floor(std::log10(r.budget))));
   }
 }
 
@@ -118,7 +120,8 @@ TEST(FrontierPlan, OneFOneBBubbleIsPpMinusOneStageTimes) {
   EXPECT_NEAR(t.utilization, 8.0 / 11.0, 1e-12);
   EXPECT_EQ(t.binding, "pipeline_bubble");
   p.interleave = 2;
-  EXPECT_NEAR(evaluate_plan(small_shape(4, 8000), round_hardware(), p).pipeline / t.stage, 9.5, 1e-12);
+  EXPECT_NEAR(evaluate_plan(small_shape(4, 8000), round_hardware(), p).pipeline / t.stage, 9.5,
+              1e-12);
 }
 
 TEST(FrontierPlan, TreeLatencyIsLogOfTheGroup) {
@@ -228,7 +231,8 @@ TEST(FrontierScenario, SaysWhatCannotBeReplayed) {
   EXPECT_EQ(replay_obstacle(p), "");
   p.plan.interleave = 2; // pp x v = 4 divides the 4 layers
   EXPECT_EQ(replay_obstacle(p), "");
-  EXPECT_EQ(frontier_scenario(p, resolve_hardware(FrontierOptions{})).execution.schedule, PipelineSchedule::interleaved);
+  EXPECT_EQ(frontier_scenario(p, resolve_hardware(FrontierOptions{})).execution.schedule,
+            PipelineSchedule::interleaved);
   p.plan.interleave = 4; // 8 does not
   EXPECT_EQ(replay_obstacle(p), "interleaving whose pp x interleave does not divide the layers");
   p.plan.interleave = 1;
@@ -272,18 +276,22 @@ TEST(FrontierOptions, BadKnobsNameTheKey) {
   };
   EXPECT_EQ(bad([](FrontierOptions& o) { o.duration = Seconds(-1); }),
             "trainsim frontier: duration = '-1': must be a positive time (e.g. 3months, 7.776e6s)");
-  EXPECT_EQ(bad([](FrontierOptions& o) { o.duration = Seconds(INFINITY); }),
-            "trainsim frontier: duration = 'inf': must be a positive time (e.g. 3months, 7.776e6s)");
+  EXPECT_EQ(
+      bad([](FrontierOptions& o) { o.duration = Seconds(INFINITY); }),
+      "trainsim frontier: duration = 'inf': must be a positive time (e.g. 3months, 7.776e6s)");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.batch_exponent = 1.5; }),
             "trainsim frontier: batch_exponent = '1.5': must be in [0, 1)");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.gpu = "h200"; }),
-            "trainsim frontier: gpu = 'h200': unknown GPU preset; known: h100, a100, b200 (did you mean 'h100'?)");
-  EXPECT_EQ(bad([](FrontierOptions& o) { o.top_k = 9; }), "trainsim frontier: top_k = '9': must be between 1 and experts");
+            "trainsim frontier: gpu = 'h200': unknown GPU preset; known: h100, a100, b200 (did you "
+            "mean 'h100'?)");
+  EXPECT_EQ(bad([](FrontierOptions& o) { o.top_k = 9; }),
+            "trainsim frontier: top_k = '9': must be between 1 and experts");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.bandwidth_scale = 0; }),
             "trainsim frontier: bandwidth_scale = '0': must be greater than zero");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.max_flop = Flop(1e20); }),
             "trainsim frontier: max_flop = '1e+20': must be at least min_flop");
-  EXPECT_EQ(bad([](FrontierOptions& o) { o.max_tp_2d = 0; }), "trainsim frontier: max_tp_2d = '0': must be at least 1");
+  EXPECT_EQ(bad([](FrontierOptions& o) { o.max_tp_2d = 0; }),
+            "trainsim frontier: max_tp_2d = '0': must be at least 1");
   EXPECT_EQ(bad([](FrontierOptions&) {}), "no error");
 }
 
@@ -297,7 +305,8 @@ Limits limits(FrontierOptions o) {
   o.max_flop = Flop(1e33);
   o.points_per_decade = 2;
   FrontierCurve c = frontier_curve(o, false);
-  return {c.utilization_knee ? c.utilization_knee->value() : 0.0, c.latency_wall ? c.latency_wall->value() : 0.0};
+  return {c.utilization_knee ? c.utilization_knee->value() : 0.0,
+          c.latency_wall ? c.latency_wall->value() : 0.0};
 }
 
 const Limits& baseline() {

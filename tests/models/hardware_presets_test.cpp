@@ -22,7 +22,8 @@ TEST(HardwarePresets, BaselineIsTheH100OfThePaperModel) {
 }
 
 TEST(HardwarePresets, OlderAndNewerGenerationsOrderAsExpected) {
-  const HardwarePreset &a = hardware_preset("a100"), &h = hardware_preset("h100"), &b = hardware_preset("b200");
+  const HardwarePreset &a = hardware_preset("a100"), &h = hardware_preset("h100"),
+                       &b = hardware_preset("b200");
   EXPECT_LT(a.gpu.peak, h.gpu.peak);
   EXPECT_LT(h.gpu.peak, b.gpu.peak);
   EXPECT_LT(a.network_bandwidth, h.network_bandwidth);
@@ -35,8 +36,8 @@ TEST(HardwarePresets, UnknownNameSuggestsTheClosest) {
     (void)hardware_preset("a10", "--gpu");
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
-                 "trainsim frontier: --gpu = 'a10': unknown GPU preset; known: h100, a100, b200 (did you mean 'a100'?)");
+    EXPECT_STREQ(e.what(), "trainsim frontier: --gpu = 'a10': unknown GPU preset; known: h100, "
+                           "a100, b200 (did you mean 'a100'?)");
   }
 }
 
@@ -46,9 +47,11 @@ TEST(GpuPresets, EveryScenarioPresetHasItsDatasheetFigures) {
     const char* name;
     double peak, bandwidth, capacity;
   };
-  for (const Expected& e : {Expected{"h100-sxm", 989e12, 3.35e12, 80e9}, Expected{"h200-sxm", 989e12, 4.8e12, 141e9},
-                            Expected{"a100-sxm-40gb", 312e12, 1.555e12, 40e9},
-                            Expected{"a100-sxm-80gb", 312e12, 2.039e12, 80e9}, Expected{"b200", 2.25e15, 7.7e12, 180e9}}) {
+  for (const Expected& e :
+       {Expected{"h100-sxm", 989e12, 3.35e12, 80e9}, Expected{"h200-sxm", 989e12, 4.8e12, 141e9},
+        Expected{"a100-sxm-40gb", 312e12, 1.555e12, 40e9},
+        Expected{"a100-sxm-80gb", 312e12, 2.039e12, 80e9},
+        Expected{"b200", 2.25e15, 7.7e12, 180e9}}) {
     const GpuPreset* g = find_gpu_preset(e.name);
     ASSERT_NE(g, nullptr) << e.name;
     EXPECT_DOUBLE_EQ(g->gpu.peak.value(), e.peak) << e.name;
@@ -60,8 +63,8 @@ TEST(GpuPresets, EveryScenarioPresetHasItsDatasheetFigures) {
     EXPECT_EQ(g->gpu.preset, e.name);
     EXPECT_FALSE(g->source.empty()) << e.name;
   }
-  EXPECT_EQ(gpu_preset_names(),
-            (std::vector<std::string>{"h100-sxm", "h200-sxm", "a100-sxm-40gb", "a100-sxm-80gb", "b200"}));
+  EXPECT_EQ(gpu_preset_names(), (std::vector<std::string>{"h100-sxm", "h200-sxm", "a100-sxm-40gb",
+                                                          "a100-sxm-80gb", "b200"}));
 }
 
 TEST(GpuPresets, TheFrontierNamesAreAliasesWithTheSameFigures) {

@@ -16,10 +16,11 @@ ExecutionSpec grid(int dp, int tp, int pp, int ep) {
 TEST(Layout, GroupsOfOneRank) {
   // dp 4, tp 2, pp 2, ep 2: rank = tp + 2 (dp + 4 pp). Rank 5 is tp 1, dp 2, pp 0.
   Layout l(grid(4, 2, 2, 2));
-  EXPECT_EQ(l.span(GroupKind::tp, 5), (GroupSpan{4, 1, 2}));  // ranks 4, 5
-  EXPECT_EQ(l.span(GroupKind::dp, 5), (GroupSpan{1, 2, 4}));  // ranks 1, 3, 5, 7
-  EXPECT_EQ(l.span(GroupKind::ep, 5), (GroupSpan{5, 2, 2}));  // DP members 2, 3: ranks 5, 7
-  EXPECT_EQ(l.span(GroupKind::edp, 5), (GroupSpan{1, 4, 2})); // EP index 0 of each block: ranks 1, 5
+  EXPECT_EQ(l.span(GroupKind::tp, 5), (GroupSpan{4, 1, 2})); // ranks 4, 5
+  EXPECT_EQ(l.span(GroupKind::dp, 5), (GroupSpan{1, 2, 4})); // ranks 1, 3, 5, 7
+  EXPECT_EQ(l.span(GroupKind::ep, 5), (GroupSpan{5, 2, 2})); // DP members 2, 3: ranks 5, 7
+  EXPECT_EQ(l.span(GroupKind::edp, 5),
+            (GroupSpan{1, 4, 2})); // EP index 0 of each block: ranks 1, 5
   EXPECT_EQ(l.index_in(GroupKind::dp, 5), 2);
   EXPECT_EQ(l.index_in(GroupKind::ep, 5), 0);
   EXPECT_EQ(l.index_in(GroupKind::edp, 5), 1);
@@ -55,7 +56,8 @@ TEST(Layout, EveryRankIsInExactlyOneGroupOfEachKind) {
       std::vector<int> seen(16, 0);
       for (const GroupSpan& g : l.spans(kind, stage))
         for (int i = 0; i < g.size; ++i) ++seen[static_cast<size_t>(g.member(i))];
-      for (int r = 0; r < 16; ++r) EXPECT_EQ(seen[static_cast<size_t>(r)], r / 8 == stage ? 1 : 0) << r;
+      for (int r = 0; r < 16; ++r)
+        EXPECT_EQ(seen[static_cast<size_t>(r)], r / 8 == stage ? 1 : 0) << r;
     }
 }
 
@@ -87,8 +89,10 @@ TEST(Layout, NodeBlocksSplitAGroupByNode) {
   // 8 GPUs per node. A DP group of stride 2 (tp 2) and 16 members: 4 members per node.
   GroupSpan dp{0, 2, 16};
   EXPECT_EQ(node_block(dp, 8), 4);
-  EXPECT_EQ(block_of(dp, 4, 6), (GroupSpan{8, 2, 4}));      // member 6 is rank 12, on node 1 with 8, 10, 14
-  EXPECT_EQ(across_blocks(dp, 4, 6), (GroupSpan{4, 8, 4})); // offset 2 in every node: ranks 4, 12, 20, 28
+  EXPECT_EQ(block_of(dp, 4, 6),
+            (GroupSpan{8, 2, 4})); // member 6 is rank 12, on node 1 with 8, 10, 14
+  EXPECT_EQ(across_blocks(dp, 4, 6),
+            (GroupSpan{4, 8, 4})); // offset 2 in every node: ranks 4, 12, 20, 28
   // One member per node (stride 8) or more: no blocks; a group that starts mid-node, or whose
   // size is no multiple of the block, neither.
   EXPECT_EQ(node_block(GroupSpan{0, 8, 4}, 8), 1);

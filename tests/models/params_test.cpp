@@ -5,7 +5,9 @@
 namespace trainsim {
 namespace {
 
-Params make(std::map<std::string, std::string> values) { return Params("s.yaml", "system", std::move(values)); }
+Params make(std::map<std::string, std::string> values) {
+  return Params("s.yaml", "system", std::move(values));
+}
 
 std::string error_of(auto&& f) {
   try {
@@ -36,8 +38,10 @@ TEST(Params, MessagesNameFileKeyAndValue) {
   EXPECT_EQ(error_of([&] { (void)p.get_positive<int>("nodes"); }),
             "s.yaml: system.nodes = '-1': must be greater than zero");
   EXPECT_EQ(error_of([&] { (void)p.get<BytesPerSecond>("bw"); }),
-            "s.yaml: system.bw = '400': '400' needs a unit (Bps or bps with a prefix, e.g. 450GBps, 400Gbps)");
-  EXPECT_EQ(error_of([&] { (void)p.get<int>("missing"); }), "s.yaml: system.missing = '': is missing");
+            "s.yaml: system.bw = '400': '400' needs a unit (Bps or bps with a prefix, e.g. "
+            "450GBps, 400Gbps)");
+  EXPECT_EQ(error_of([&] { (void)p.get<int>("missing"); }),
+            "s.yaml: system.missing = '': is missing");
 }
 
 TEST(Params, WholeNumbersBeyondTheTypeAreOutOfRangeNotNegative) {
@@ -50,7 +54,8 @@ TEST(Params, WholeNumbersBeyondTheTypeAreOutOfRangeNotNegative) {
             "s.yaml: system.big = '99999999999': is out of range (at most 2147483647)");
   EXPECT_EQ(error_of([&] { (void)p.get<int>("low"); }),
             "s.yaml: system.low = '-1e10': is out of range (at least -2147483648)");
-  // A long holds 1e17, but a double does not hold every whole number beyond 2^53 = 9007199254740992.
+  // A long holds 1e17, but a double does not hold every whole number beyond 2^53 =
+  // 9007199254740992.
   EXPECT_EQ(error_of([&] { (void)p.get<long>("huge"); }),
             "s.yaml: system.huge = '1e17': is out of range (at most 9007199254740992)");
   EXPECT_EQ(make({{"n", "2147483647"}}).get<int>("n"), 2147483647);
@@ -62,12 +67,15 @@ TEST(Params, SuggestionsIgnoreCase) {
   EXPECT_EQ(closest_match("TP", {"dp", "ep", "pp", "tp"}), "tp");
   auto p = make({{"TP", "8"}});
   for (const char* key : {"dp", "ep", "pp", "tp"}) (void)p.get_or<int>(key, 1);
-  EXPECT_EQ(error_of([&] { p.reject_unknown(); }), "s.yaml: system.TP = '8': unknown key (did you mean 'tp'?)");
+  EXPECT_EQ(error_of([&] { p.reject_unknown(); }),
+            "s.yaml: system.TP = '8': unknown key (did you mean 'tp'?)");
 }
 
 TEST(Params, ALineWithoutAKeyNeverShowsAnEmptyPath) {
-  EXPECT_STREQ(InputError("s.yaml", "", "", "must be a mapping").what(), "s.yaml: must be a mapping");
-  EXPECT_STREQ(InputError("s.yaml", "", "3", "must be a mapping").what(), "s.yaml: '3': must be a mapping");
+  EXPECT_STREQ(InputError("s.yaml", "", "", "must be a mapping").what(),
+               "s.yaml: must be a mapping");
+  EXPECT_STREQ(InputError("s.yaml", "", "3", "must be a mapping").what(),
+               "s.yaml: '3': must be a mapping");
 }
 
 } // namespace

@@ -17,11 +17,14 @@ PassTimes uniform(int stages, double chunks = 1) {
   return t;
 }
 
-double last(const std::vector<Seconds>& finish) { return std::max_element(finish.begin(), finish.end())->value(); }
+double last(const std::vector<Seconds>& finish) {
+  return std::max_element(finish.begin(), finish.end())->value();
+}
 
 TEST(PipelinePath, OneStageRunsItsPassesBackToBack) {
   // m (f + b) = 4 x 3 s, nothing to wait for.
-  EXPECT_DOUBLE_EQ(last(pipeline_finish(PipelineSchedule::one_f_one_b, 4, 1, uniform(1), Seconds(0.5))), 12.0);
+  EXPECT_DOUBLE_EQ(
+      last(pipeline_finish(PipelineSchedule::one_f_one_b, 4, 1, uniform(1), Seconds(0.5))), 12.0);
 }
 
 TEST(PipelinePath, FreeSendsGiveTheTextbookBubble) {
@@ -29,13 +32,15 @@ TEST(PipelinePath, FreeSendsGiveTheTextbookBubble) {
   // -> 11 x 3 s. Interleaving v = 2 chunks divides the bubble by v: (8 + 3/2) x 3 s.
   for (PipelineSchedule s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b})
     EXPECT_DOUBLE_EQ(last(pipeline_finish(s, 8, 1, uniform(4), Seconds(0))), 33.0) << to_string(s);
-  EXPECT_DOUBLE_EQ(last(pipeline_finish(PipelineSchedule::interleaved, 8, 2, uniform(4, 2), Seconds(0))), 28.5);
+  EXPECT_DOUBLE_EQ(
+      last(pipeline_finish(PipelineSchedule::interleaved, 8, 2, uniform(4, 2), Seconds(0))), 28.5);
 }
 
 TEST(PipelinePath, OneMicrobatchIsTheRoundTripAndEachStageWaitsForItsLastSend) {
   // Stage 0: F0 [0, f]; stage 1: F0 [f+s, 2f+s], B0 until 2f+b+s, its gradient arrives at
   // 2f+b+2s (stage 1 is done then); stage 0: B0 until 2f+2b+2s. f=1, b=2, s=0.5.
-  std::vector<Seconds> finish = pipeline_finish(PipelineSchedule::one_f_one_b, 1, 1, uniform(2), Seconds(0.5));
+  std::vector<Seconds> finish =
+      pipeline_finish(PipelineSchedule::one_f_one_b, 1, 1, uniform(2), Seconds(0.5));
   EXPECT_DOUBLE_EQ(finish[0].value(), 7.0);
   EXPECT_DOUBLE_EQ(finish[1].value(), 5.0);
 }
@@ -48,8 +53,9 @@ TEST(PipelinePath, TwoStage1F1BPaysOneSendPerMicrobatch) {
   // ends at (m + 1)(f + b) + m s for m >= 2.
   for (int m : {2, 4, 8}) {
     double s = 0.25;
-    EXPECT_DOUBLE_EQ(last(pipeline_finish(PipelineSchedule::one_f_one_b, m, 1, uniform(2), Seconds(s))),
-                     (m + 1) * 3.0 + m * s)
+    EXPECT_DOUBLE_EQ(
+        last(pipeline_finish(PipelineSchedule::one_f_one_b, m, 1, uniform(2), Seconds(s))),
+        (m + 1) * 3.0 + m * s)
         << "m=" << m;
   }
 }
@@ -61,9 +67,11 @@ TEST(PipelinePath, UniformStagesTakeTheSlotCountOfStageTimes) {
   EXPECT_EQ(pipeline_slots(8, 4), 11.0);
   EXPECT_EQ(pipeline_slots(8, 4, 2), 9.5);
   for (PipelineSchedule s : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b})
-    EXPECT_DOUBLE_EQ(last(pipeline_finish(s, 8, 1, uniform(4), Seconds(0))), pipeline_slots(8, 4) * 3.0);
-  EXPECT_DOUBLE_EQ(last(pipeline_finish(PipelineSchedule::interleaved, 8, 2, uniform(4, 2), Seconds(0))),
-                   pipeline_slots(8, 4, 2) * 3.0);
+    EXPECT_DOUBLE_EQ(last(pipeline_finish(s, 8, 1, uniform(4), Seconds(0))),
+                     pipeline_slots(8, 4) * 3.0);
+  EXPECT_DOUBLE_EQ(
+      last(pipeline_finish(PipelineSchedule::interleaved, 8, 2, uniform(4, 2), Seconds(0))),
+      pipeline_slots(8, 4, 2) * 3.0);
   EXPECT_EQ(pipeline_slots(1, 4, 4), 4.0);
 }
 

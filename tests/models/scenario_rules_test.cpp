@@ -48,24 +48,30 @@ TEST(ScenarioRules, EachBrokenRuleNamesItsKeyAndValue) {
   s = small();
   s.execution.global_batch = 6; // 6 sequences do not split into rounds of dp 2 x 4
   s.execution.micro_batch = 4;
-  EXPECT_EQ(refusal(s), "code.yaml: execution.global_batch = '6': does not divide into dp x micro_batch = 2 x 4 "
-                        "sequences per microbatch round");
+  EXPECT_EQ(
+      refusal(s),
+      "code.yaml: execution.global_batch = '6': does not divide into dp x micro_batch = 2 x 4 "
+      "sequences per microbatch round");
   s = small();
   s.execution.zero = 1; // ZeRO-1 needs a reduce-scatter, which the double binary tree lacks
   s.execution.dp_collective = "tree";
-  EXPECT_EQ(refusal(s), "code.yaml: execution.dp_collective = 'tree': has no reduce-scatter, which this execution needs");
+  EXPECT_EQ(refusal(s), "code.yaml: execution.dp_collective = 'tree': has no reduce-scatter, which "
+                        "this execution needs");
   s = small();
   s.execution.tp_collective = "rign";
-  EXPECT_EQ(refusal(s), "code.yaml: execution.tp_collective = 'rign': is not a collective algorithm (did you mean "
-                        "'ring'?)");
+  EXPECT_EQ(
+      refusal(s),
+      "code.yaml: execution.tp_collective = 'rign': is not a collective algorithm (did you mean "
+      "'ring'?)");
   s = small();
   s.model.heads = 3; // 1024 / 3 is not whole
   EXPECT_EQ(refusal(s), "code.yaml: model.heads = '3': must divide d_model (1024)");
 }
 
 TEST(ScenarioRules, TheGridMustEqualTheTopologysGpusWhenKnown) {
-  EXPECT_EQ(refusal(small(), 16), "code.yaml: execution.dp x tp x pp = '2 x 2 x 2 = 8': must equal the topology's "
-                                  "16 GPUs");
+  EXPECT_EQ(refusal(small(), 16),
+            "code.yaml: execution.dp x tp x pp = '2 x 2 x 2 = 8': must equal the topology's "
+            "16 GPUs");
   EXPECT_EQ(refusal(small(), std::nullopt), "accepted"); // an imported file's count comes later
 }
 

@@ -43,17 +43,24 @@ std::string message_of(auto&& parse, std::string_view text) {
 TEST(Units, RejectsPrefixesThatMakeNoSenseForTheQuantity) {
   // "400mbps" was read as 400 millibits per second = 0.05 B/s, which made a 252 Ms step.
   EXPECT_EQ(message_of(parse_bandwidth, "400mbps"),
-            "'400mbps': bandwidth takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'm' (did you mean "
+            "'400mbps': bandwidth takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'm' "
+            "(did you mean "
             "'400Mbps'?)");
-  EXPECT_EQ(message_of(parse_bytes, "3uB"), "'3uB': a size takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'u'");
-  EXPECT_EQ(message_of(parse_flop_rate, "989nFLOPS"),
-            "'989nFLOPS': a compute rate takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'n'");
+  EXPECT_EQ(message_of(parse_bytes, "3uB"),
+            "'3uB': a size takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'u'");
+  EXPECT_EQ(
+      message_of(parse_flop_rate, "989nFLOPS"),
+      "'989nFLOPS': a compute rate takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'n'");
   EXPECT_EQ(message_of(parse_flop, "1mFLOP"),
-            "'1mFLOP': compute takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'm' (did you mean '1MFLOP'?)");
+            "'1mFLOP': compute takes the prefixes k, K, M, G, T, P, Ki, Mi, Gi, Ti, not 'm' (did "
+            "you mean '1MFLOP'?)");
   // A latency in kiloseconds or megaseconds is a typo of ms or us.
-  EXPECT_EQ(message_of(parse_seconds, "5Ms"), "'5Ms': time takes the prefixes n, u, m or none, not 'M' (did you mean '5ms'?)");
-  EXPECT_EQ(message_of(parse_seconds, "2ks"), "'2ks': time takes the prefixes n, u, m or none, not 'k'");
-  EXPECT_EQ(message_of(parse_seconds, "1Gis"), "'1Gis': time takes the prefixes n, u, m or none, not 'Gi'");
+  EXPECT_EQ(message_of(parse_seconds, "5Ms"),
+            "'5Ms': time takes the prefixes n, u, m or none, not 'M' (did you mean '5ms'?)");
+  EXPECT_EQ(message_of(parse_seconds, "2ks"),
+            "'2ks': time takes the prefixes n, u, m or none, not 'k'");
+  EXPECT_EQ(message_of(parse_seconds, "1Gis"),
+            "'1Gis': time takes the prefixes n, u, m or none, not 'Gi'");
 }
 
 TEST(Units, AcceptsEveryPrefixThatDoes) {

@@ -16,7 +16,9 @@ LayerShape mlp_block() {
   return l;
 }
 
-GpuShare share(double tokens, int tp_1d, int tp_2d = 1, int ep = 1) { return {tokens, tp_1d, tp_2d, ep}; }
+GpuShare share(double tokens, int tp_1d, int tp_2d = 1, int ep = 1) {
+  return {tokens, tp_1d, tp_2d, ep};
+}
 
 TEST(Workload, MlpCostScalesWithPassesAndLayers) {
   // tp 2. One forward through one layer: 2 matmuls x 2 FLOP x 10 tokens x 1000 x 4000 / 2
@@ -35,7 +37,8 @@ TEST(Workload, MlpCostScalesWithPassesAndLayers) {
   EXPECT_EQ(layer_costs(l, share(10, 2)).mlp.flop, one.flop);
   // At 1e12 FLOP/s x 0.5 sustained, 1.2e9 FLOP take 2.4 ms; 1.215e8 B at 1e12 B/s 121.5 us.
   GpuSpec gpu;
-  gpu.peak = FlopPerSecond(1e12), gpu.matmul_efficiency = 0.5, gpu.hbm_bandwidth = BytesPerSecond(1e12);
+  gpu.peak = FlopPerSecond(1e12), gpu.matmul_efficiency = 0.5,
+  gpu.hbm_bandwidth = BytesPerSecond(1e12);
   EXPECT_DOUBLE_EQ(compute_time(stage.flop, gpu).value(), 2.4e-3);
   EXPECT_DOUBLE_EQ(hbm_time(stage.hbm, gpu).value(), 1.215e-4);
 }

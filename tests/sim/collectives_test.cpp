@@ -36,7 +36,7 @@ topo::Topology fat_tree(int nodes, int gpus_per_node) {
 struct Outcome {
   double seconds = 0; ///< when the last member returned
   long comms = 0;
-  int returned = 0;   ///< members that returned (all of them unless the collective deadlocked)
+  int returned = 0; ///< members that returned (all of them unless the collective deadlocked)
 };
 
 struct Call {
@@ -47,22 +47,23 @@ struct Call {
 
 /// Every member of the group base + i * stride (i < size) calls the collective once, on its
 /// own host; returns when the last one is done.
-Outcome run_collective(const topo::Topology& topology, const std::string& algorithm, CollectiveOp op, int size,
-                       double bytes, Fidelity fidelity, Call call = {}) {
-  CollectiveCall c{algorithm, op, Bytes(bytes), fidelity, {call.base, call.stride, size}, call.count};
+Outcome run_collective(const topo::Topology& topology, const std::string& algorithm,
+                       CollectiveOp op, int size, double bytes, Fidelity fidelity, Call call = {}) {
+  CollectiveCall c{algorithm, op, Bytes(bytes), fidelity, {call.base, call.stride, size},
+                   call.count};
   CollectiveOutcome out = simulate_collective(topology, c);
   return {out.finish.value(), out.comms, out.returned};
 }
 
 /// Checks both fidelities against `expected` seconds within 1%.
-void expect_both(const topo::Topology& topology, const std::string& algorithm, CollectiveOp op, int size,
-                 double bytes, double expected) {
+void expect_both(const topo::Topology& topology, const std::string& algorithm, CollectiveOp op,
+                 int size, double bytes, double expected) {
   for (Fidelity f : {Fidelity::fast, Fidelity::fine}) {
     Outcome run = run_collective(topology, algorithm, op, size, bytes, f);
     EXPECT_EQ(run.returned, size);
     double t = run.seconds;
-    EXPECT_NEAR(t, expected, 0.01 * expected) << algorithm << " " << to_string(op)
-                                               << (f == Fidelity::fast ? " fast" : " fine");
+    EXPECT_NEAR(t, expected, 0.01 * expected)
+        << algorithm << " " << to_string(op) << (f == Fidelity::fast ? " fast" : " fine");
   }
 }
 
@@ -134,7 +135,8 @@ TEST(HierarchicalTest, AllReduceIsTheSumOfItsPhases) {
 
 // reduce-scatter: 3 intra + 3 inter = 114.85 + 257.66 = 372.51 us; all-gather the same.
 TEST(HierarchicalTest, ReduceScatterAndAllGatherAreTheHalves) {
-  expect_both(fat_tree(4, 4), "hierarchical", CollectiveOp::reduce_scatter, 16, 64 * MiB, 372.51e-6);
+  expect_both(fat_tree(4, 4), "hierarchical", CollectiveOp::reduce_scatter, 16, 64 * MiB,
+              372.51e-6);
   expect_both(fat_tree(4, 4), "hierarchical", CollectiveOp::all_gather, 16, 64 * MiB, 372.51e-6);
 }
 
@@ -146,7 +148,8 @@ TEST(HierarchicalTest, OneNodeIsARing) {
 // One member per node (stride 4 over 4 nodes of 4): a ring over IB, 6 x 337.544 = 2025.26 us.
 TEST(HierarchicalTest, OneMemberPerNodeIsARing) {
   for (Fidelity f : {Fidelity::fast, Fidelity::fine}) {
-    Outcome run = run_collective(fat_tree(4, 4), "hierarchical", CollectiveOp::all_reduce, 4, 64 * MiB, f, {0, 4});
+    Outcome run = run_collective(fat_tree(4, 4), "hierarchical", CollectiveOp::all_reduce, 4,
+                                 64 * MiB, f, {0, 4});
     EXPECT_NEAR(run.seconds, 2025.26e-6, 0.01 * 2025.26e-6);
   }
 }
@@ -157,7 +160,8 @@ TEST(HierarchicalTest, OneMemberPerNodeIsARing) {
 // all-reduce: 1 + 6 + 1 steps = 2 x 75.565 + 6 x 169.772 = 151.13 + 1018.63 = 1169.76 us.
 TEST(HierarchicalTest, StridedGroupSplitsByNode) {
   for (Fidelity f : {Fidelity::fast, Fidelity::fine}) {
-    Outcome run = run_collective(fat_tree(4, 4), "hierarchical", CollectiveOp::all_reduce, 8, 64 * MiB, f, {0, 2});
+    Outcome run = run_collective(fat_tree(4, 4), "hierarchical", CollectiveOp::all_reduce, 8,
+                                 64 * MiB, f, {0, 2});
     EXPECT_EQ(run.returned, 8);
     EXPECT_NEAR(run.seconds, 1169.76e-6, 0.01 * 1169.76e-6);
   }
@@ -183,8 +187,12 @@ TEST(PairwiseTest, AllToAllOverIbTakesPMinus1Rounds) {
 // 1288.29 us.
 TEST(PairwiseTest, RoundsWaitForTheSlowestPairAcrossNodesInBothModes) {
   topo::Topology topology = fat_tree(4, 4);
-  double fine = run_collective(topology, "pairwise", CollectiveOp::all_to_all, 16, 64 * MiB, Fidelity::fine).seconds;
-  double fast = run_collective(topology, "pairwise", CollectiveOp::all_to_all, 16, 64 * MiB, Fidelity::fast).seconds;
+  double fine =
+      run_collective(topology, "pairwise", CollectiveOp::all_to_all, 16, 64 * MiB, Fidelity::fine)
+          .seconds;
+  double fast =
+      run_collective(topology, "pairwise", CollectiveOp::all_to_all, 16, 64 * MiB, Fidelity::fast)
+          .seconds;
   EXPECT_NEAR(fine, 1288.29e-6, 0.01 * 1288.29e-6);
   EXPECT_NEAR(fast, 1288.29e-6, 0.01 * 1288.29e-6);
 }
@@ -204,8 +212,12 @@ TEST(CollectivesTest, FastAgreesWithFineAcrossNodes) {
   topo::Topology topology = fat_tree(4, 4);
   for (const char* name : {"ring", "tree", "hierarchical"})
     for (double bytes : {64.0 * 1024, 8 * MiB, 64 * MiB}) {
-      double fast = run_collective(topology, name, CollectiveOp::all_reduce, 16, bytes, Fidelity::fast).seconds;
-      double fine = run_collective(topology, name, CollectiveOp::all_reduce, 16, bytes, Fidelity::fine).seconds;
+      double fast =
+          run_collective(topology, name, CollectiveOp::all_reduce, 16, bytes, Fidelity::fast)
+              .seconds;
+      double fine =
+          run_collective(topology, name, CollectiveOp::all_reduce, 16, bytes, Fidelity::fine)
+              .seconds;
       double tolerance = std::string(name) == "tree" ? 0.05 : 0.01;
       EXPECT_NEAR(fast, fine, tolerance * fine) << name << ", " << bytes << " B";
     }
@@ -217,11 +229,14 @@ TEST(TreeTest, EveryGroupSizeCompletesAndFastMatchesFine) {
   topo::Topology topology = fat_tree(1, 8);
   for (int p = 2; p <= 8; ++p)
     for (double bytes : {64.0 * 1024, 32 * MiB}) {
-      Outcome fast = run_collective(topology, "tree", CollectiveOp::all_reduce, p, bytes, Fidelity::fast);
-      Outcome fine = run_collective(topology, "tree", CollectiveOp::all_reduce, p, bytes, Fidelity::fine);
+      Outcome fast =
+          run_collective(topology, "tree", CollectiveOp::all_reduce, p, bytes, Fidelity::fast);
+      Outcome fine =
+          run_collective(topology, "tree", CollectiveOp::all_reduce, p, bytes, Fidelity::fine);
       EXPECT_EQ(fast.returned, p);
       EXPECT_EQ(fine.returned, p);
-      EXPECT_NEAR(fast.seconds, fine.seconds, 0.01 * fine.seconds) << "p = " << p << ", " << bytes << " B";
+      EXPECT_NEAR(fast.seconds, fine.seconds, 0.01 * fine.seconds)
+          << "p = " << p << ", " << bytes << " B";
     }
 }
 
@@ -230,27 +245,32 @@ TEST(TreeTest, EveryGroupSizeCompletesAndFastMatchesFine) {
 TEST(CollectivesTest, RepeatedCallsAddUp) {
   topo::Topology topology = fat_tree(4, 4);
   for (const auto& info : collective_catalogue()) {
-    CollectiveOp op = info.supports(CollectiveOp::all_reduce) ? CollectiveOp::all_reduce : CollectiveOp::all_to_all;
+    CollectiveOp op = info.supports(CollectiveOp::all_reduce) ? CollectiveOp::all_reduce
+                                                              : CollectiveOp::all_to_all;
     int size = op == CollectiveOp::all_to_all ? 4 : 16; // pairwise: one node, contention-free
     for (Fidelity f : {Fidelity::fast, Fidelity::fine}) {
       double once = run_collective(topology, info.name, op, size, 8 * MiB, f).seconds;
       double thrice = run_collective(topology, info.name, op, size, 8 * MiB, f, {0, 1, 3}).seconds;
-      EXPECT_NEAR(thrice, 3 * once, 0.01 * 3 * once) << info.name << (f == Fidelity::fast ? " fast" : " fine");
+      EXPECT_NEAR(thrice, 3 * once, 0.01 * 3 * once)
+          << info.name << (f == Fidelity::fast ? " fast" : " fine");
     }
   }
 }
 
 TEST(CollectivesTest, FastModeIssuesFewerComms) {
   topo::Topology topology = fat_tree(1, 8);
-  Outcome fast = run_collective(topology, "tree", CollectiveOp::all_reduce, 8, 32 * MiB, Fidelity::fast);
-  Outcome fine = run_collective(topology, "tree", CollectiveOp::all_reduce, 8, 32 * MiB, Fidelity::fine);
+  Outcome fast =
+      run_collective(topology, "tree", CollectiveOp::all_reduce, 8, 32 * MiB, Fidelity::fast);
+  Outcome fine =
+      run_collective(topology, "tree", CollectiveOp::all_reduce, 8, 32 * MiB, Fidelity::fine);
   // A double tree over 8 members has 2 x 7 edges, each used up and down: 28 flows.
   EXPECT_EQ(fast.comms, 28);
   EXPECT_EQ(fine.comms, 28 * 16);
 }
 
 TEST(CollectivesTest, RegistryNamesAndDefaults) {
-  EXPECT_EQ(collective_names(), (std::vector<std::string>{"ring", "tree", "hierarchical", "pairwise"}));
+  EXPECT_EQ(collective_names(),
+            (std::vector<std::string>{"ring", "tree", "hierarchical", "pairwise"}));
   for (const auto& info : collective_catalogue()) {
     EXPECT_NE(make_collective(info.name), nullptr) << info.name; // every name has an implementation
     EXPECT_FALSE(info.description.empty()) << info.name;
@@ -258,8 +278,8 @@ TEST(CollectivesTest, RegistryNamesAndDefaults) {
   }
   EXPECT_EQ(default_collective(CollectiveOp::all_to_all), "pairwise");
   EXPECT_EQ(default_collective(CollectiveOp::all_reduce), "ring");
-  for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather,
-                          CollectiveOp::all_to_all})
+  for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter,
+                          CollectiveOp::all_gather, CollectiveOp::all_to_all})
     EXPECT_TRUE(find_collective(default_collective(op))->supports(op));
 }
 
@@ -270,7 +290,8 @@ TEST(CollectivesTest, UnknownNameIsAnInternalError) {
     (void)make_collective("rign");
     FAIL() << "no throw";
   } catch (const InternalError& e) {
-    EXPECT_NE(std::string(e.what()).find("no collective algorithm 'rign'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no collective algorithm 'rign'"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -28,13 +28,20 @@ std::string collective(const Op& op) {
 
 std::string token(const Op& op) {
   switch (op.kind) {
-  case OpKind::compute: return "C";
-  case OpKind::collective: return collective(op);
-  case OpKind::start_collective: return std::string("start:").append(collective(op));
-  case OpKind::wait_collectives: return "waitC";
-  case OpKind::recv: return op.forward ? "recvF" : "recvB";
-  case OpKind::send: return op.forward ? "sendF" : "sendB";
-  case OpKind::wait_sends: return "waitS";
+  case OpKind::compute:
+    return "C";
+  case OpKind::collective:
+    return collective(op);
+  case OpKind::start_collective:
+    return std::string("start:").append(collective(op));
+  case OpKind::wait_collectives:
+    return "waitC";
+  case OpKind::recv:
+    return op.forward ? "recvF" : "recvB";
+  case OpKind::send:
+    return op.forward ? "sendF" : "sendB";
+  case OpKind::wait_sends:
+    return "waitS";
   }
   return "?";
 }
@@ -75,7 +82,8 @@ TEST(Program, OneStageOneLayerIsItsKernelsForwardThenBackward) {
   Program p = stage_program(s, 0, false);
   ASSERT_EQ(shape(p), "C C C C waitS");
   LayerCosts c = layer_costs(s.model, s.execution);
-  Seconds attention = kernel_time(c.attention, s.system.gpu), mlp = kernel_time(c.mlp, s.system.gpu);
+  Seconds attention = kernel_time(c.attention, s.system.gpu),
+          mlp = kernel_time(c.mlp, s.system.gpu);
   EXPECT_EQ(p[0].duration, attention);
   EXPECT_EQ(p[1].duration, mlp);
   EXPECT_EQ(p[2].duration, mlp * 2.0);
@@ -126,7 +134,8 @@ TEST(Program, InterleavedStagesPassThroughEveryChunk) {
   std::vector<std::pair<int, int>> passes; // (microbatch, chunk) of each compute op
   for (const Op& op : p)
     if (op.kind == OpKind::compute) passes.emplace_back(op.microbatch, op.chunk);
-  EXPECT_EQ(passes, (std::vector<std::pair<int, int>>{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 1}, {1, 1}, {0, 0}, {1, 0}}));
+  EXPECT_EQ(passes, (std::vector<std::pair<int, int>>{
+                        {0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 1}, {1, 1}, {0, 0}, {1, 0}}));
 }
 
 TEST(Program, ZeroShardsTheGradientsAndTheParameters) {
@@ -135,8 +144,9 @@ TEST(Program, ZeroShardsTheGradientsAndTheParameters) {
   // all-gather the updated parameter shards back. ZeRO-3 all-gathers the layer's parameters
   // before each use (forward and backward) and reduce-scatters its gradients right after the
   // backward, so nothing is left for the end of the step.
-  for (auto [zero, expected] : {std::pair{1, "C C waitS dp.RS dp.AG"}, std::pair{2, "C C waitS dp.RS dp.AG"},
-                                std::pair{3, "dp.AG C dp.AG C dp.RS waitS"}}) {
+  for (auto [zero, expected] :
+       {std::pair{1, "C C waitS dp.RS dp.AG"}, std::pair{2, "C C waitS dp.RS dp.AG"},
+        std::pair{3, "dp.AG C dp.AG C dp.RS waitS"}}) {
     ExecutionSpec e = grid(2, 1, 1, 1);
     e.zero = zero;
     Program p = stage_program(scenario(ModelKind::mlp, 1, e), 0, false);

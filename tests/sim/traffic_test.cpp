@@ -48,7 +48,8 @@ TEST(Traffic, BytesLandOnExactlyTheLinksOfTheRoute) {
   for (size_t c = 0; c < bytes.size(); ++c) {
     int ch = static_cast<int>(c);
     // A link direction carries what crosses it: each direction of a full-duplex link apart.
-    double expected = (across.count(ch) ? 150.0 : 0.0) + (back.count(ch) ? 7.0 : 0.0) + (inside.count(ch) ? 3.0 : 0.0);
+    double expected = (across.count(ch) ? 150.0 : 0.0) + (back.count(ch) ? 7.0 : 0.0) +
+                      (inside.count(ch) ? 3.0 : 0.0);
     EXPECT_EQ(bytes[c], expected) << "channel " << c;
   }
   // 150 B over 6 hops, 7 B over 6 and 3 B over 2: 900 + 42 + 6 = 948 byte-hops in all.
@@ -59,7 +60,8 @@ TEST(Traffic, TheTwoDirectionsOfARouteUseDistinctChannels) {
   topo::Topology t = small_fat_tree();
   std::set<int> there = channels(t, 0, 7), back = channels(t, 7, 0);
   std::vector<int> shared;
-  std::set_intersection(there.begin(), there.end(), back.begin(), back.end(), std::back_inserter(shared));
+  std::set_intersection(there.begin(), there.end(), back.begin(), back.end(),
+                        std::back_inserter(shared));
   EXPECT_TRUE(shared.empty());
 }
 

@@ -14,8 +14,10 @@ namespace trainsim::testing {
 /// unique suffix. It stays after the test (for tests that look at it afterwards); prefer
 /// ScratchDir, which removes it.
 inline std::filesystem::path fresh_dir(const std::string& name) {
-  std::string pattern = (std::filesystem::temp_directory_path() / ("trainsim_" + name + "_XXXXXX")).string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a directory like " + pattern);
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / ("trainsim_" + name + "_XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("cannot create a directory like " + pattern);
   return pattern;
 }
 
@@ -34,7 +36,9 @@ public:
 
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
   [[nodiscard]] std::string string() const { return path_.string(); }
-  std::filesystem::path operator/(const std::filesystem::path& child) const { return path_ / child; }
+  std::filesystem::path operator/(const std::filesystem::path& child) const {
+    return path_ / child;
+  }
 
 private:
   std::filesystem::path path_;

@@ -31,11 +31,13 @@ std::string run(const std::string& command, int& exit_code) {
 // No network, no first-run work, a throwaway profile: the page must render from the file alone.
 std::string dump_dom(const fs::path& page, const fs::path& profile) {
   int code = 0;
-  std::string dom = run(std::string("timeout 120 ") + kChromium +
-                            " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
-                            " --disable-background-networking --disable-component-update --disable-sync"
-                            " --user-data-dir=" + profile.string() + " --dump-dom file://" + page.string(),
-                        code);
+  std::string dom =
+      run(std::string("timeout 120 ") + kChromium +
+              " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+              " --disable-background-networking --disable-component-update --disable-sync"
+              " --user-data-dir=" +
+              profile.string() + " --dump-dom file://" + page.string(),
+          code);
   EXPECT_EQ(code, 0) << "chromium failed";
   return dom;
 }
@@ -46,7 +48,8 @@ int shapes_in(const std::string& dom, const std::string& id) {
   if (begin == std::string::npos) return -1;
   std::string svg = dom.substr(begin, dom.find("</svg>", begin) - begin);
   static const std::regex shape("<(rect|line|path|polyline|circle)[ >]");
-  return static_cast<int>(std::distance(std::sregex_iterator(svg.begin(), svg.end(), shape), std::sregex_iterator()));
+  return static_cast<int>(
+      std::distance(std::sregex_iterator(svg.begin(), svg.end(), shape), std::sregex_iterator()));
 }
 
 TEST(Browser, ReportRendersEveryChartWithContent) {
@@ -58,7 +61,9 @@ TEST(Browser, ReportRendersEveryChartWithContent) {
   run(std::string(TRAINSIM_BINARY) + " run --out " + (dir / "result").string(), code);
   ASSERT_EQ(code, 0);
   // One level per decade keeps the frontier quick; its plot is what the page embeds.
-  run(std::string(TRAINSIM_BINARY) + " frontier --points-per-decade 1 --out " + (dir / "result").string(), code);
+  run(std::string(TRAINSIM_BINARY) + " frontier --points-per-decade 1 --out " +
+          (dir / "result").string(),
+      code);
   ASSERT_EQ(code, 0);
   run(std::string(TRAINSIM_BINARY) + " report " + (dir / "result").string(), code);
   ASSERT_EQ(code, 0);

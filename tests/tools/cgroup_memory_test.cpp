@@ -32,7 +32,8 @@ TEST(CgroupMemory, V1LimitAtTheMountRootWhenThePathIsNotThere) {
   fs::path root = testing::fresh_dir("cgroup_v1");
   write(root / "memory/memory.limit_in_bytes", "2000000000");
   write(root / "memory/memory.usage_in_bytes", "500000000");
-  EXPECT_DOUBLE_EQ(cgroup_memory_left(root.string(), "4:memory:/not/mounted/here\n0::/\n")->value(), 1.5e9);
+  EXPECT_DOUBLE_EQ(cgroup_memory_left(root.string(), "4:memory:/not/mounted/here\n0::/\n")->value(),
+                   1.5e9);
 }
 
 TEST(CgroupMemory, NoLimitIsNone) {

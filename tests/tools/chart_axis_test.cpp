@@ -16,7 +16,8 @@ using namespace trainsim;
 std::vector<std::string> labels(const std::string& svg) {
   static const std::regex label("<text [^>]*>([^<]*)</text>");
   std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label); it != std::sregex_iterator();
+       ++it)
     out.push_back((*it)[1]);
   return out;
 }
@@ -35,8 +36,8 @@ TEST(ChartAxis, NiceStepIsOneTwoOrFiveTimesAPowerOfTen) {
 TEST(ChartAxis, TimeAxisTicksRoundStepsInTheirUnit) {
   // The default scenario's step, ~460 ms: steps of 50 ms, ticks 0, 50, ..., 450 (460 / 50 =
   // 9.2, so ten ticks), then the axis title with the unit.
-  std::vector<std::string> expected = {"0", "50", "100", "150", "200", "250", "300", "350", "400", "450",
-                                       "time in the step (ms)"};
+  std::vector<std::string> expected = {
+      "0", "50", "100", "150", "200", "250", "300", "350", "400", "450", "time in the step (ms)"};
   EXPECT_EQ(labels(time_axis(100, 700, 50, Seconds(0.46))), expected);
   // 12.3 s: steps of 2 s, 0 to 12 s.
   expected = {"0", "2", "4", "6", "8", "10", "12", "time in the step (s)"};
@@ -49,8 +50,12 @@ TEST(ChartAxis, TimeAxisTicksRoundStepsInTheirUnit) {
 TEST(ChartAxis, TicksAreWhereTheirTimeIs) {
   // 0.4 s over 800 px from x = 100: step 0.05 s, so 100 px per tick; the 0.2 s tick at 500.
   std::string axis = time_axis(100, 800, 50, Seconds(0.4));
-  EXPECT_NE(axis.find("<text x=\"500.00\" y=\"65.00\" text-anchor=\"middle\">200</text>"), std::string::npos) << axis;
-  EXPECT_NE(axis.find("<text x=\"900.00\" y=\"65.00\" text-anchor=\"middle\">400</text>"), std::string::npos) << axis;
+  EXPECT_NE(axis.find("<text x=\"500.00\" y=\"65.00\" text-anchor=\"middle\">200</text>"),
+            std::string::npos)
+      << axis;
+  EXPECT_NE(axis.find("<text x=\"900.00\" y=\"65.00\" text-anchor=\"middle\">400</text>"),
+            std::string::npos)
+      << axis;
 }
 
 TEST(ChartAxis, DurationsInTheLargestWholeCalendarUnit) {

@@ -32,7 +32,8 @@ inline CliOutput run_command(const std::string& command) {
   return out;
 }
 
-inline CliOutput run_trainsim(const std::string& arguments, Streams streams = Streams::stdout_and_stderr) {
+inline CliOutput run_trainsim(const std::string& arguments,
+                              Streams streams = Streams::stdout_and_stderr) {
   return run_command(std::string(TRAINSIM_BINARY) + " " + arguments +
                      (streams == Streams::stdout_and_stderr ? " 2>&1" : " 2>/dev/null"));
 }

@@ -16,7 +16,9 @@ namespace {
 
 using trainsim::testing::CliOutput;
 
-CliOutput trainsim(const std::string& arguments) { return trainsim::testing::run_trainsim(arguments); }
+CliOutput trainsim(const std::string& arguments) {
+  return trainsim::testing::run_trainsim(arguments);
+}
 
 using ScratchDir = trainsim::testing::ScratchDir;
 
@@ -28,22 +30,27 @@ nlohmann::json read_json(const std::filesystem::path& path) {
 TEST(Cli, MissingScenarioIsOneLineAndExitCodeTwo) {
   CliOutput out = trainsim("run /nonexistent.yaml");
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_EQ(out.text, "trainsim: /nonexistent.yaml: cannot read the scenario file: No such file or directory\n");
+  EXPECT_EQ(
+      out.text,
+      "trainsim: /nonexistent.yaml: cannot read the scenario file: No such file or directory\n");
 }
 
 TEST(Cli, BadScenarioValueIsOneLine) {
   ScratchDir dir("cli_test_bad");
-  std::ofstream(dir / "s.yaml") << "model: {layers: 2, d_model: 8, d_ff: 32, heads: 2, seq_len: 8, colour: red}\n";
+  std::ofstream(dir / "s.yaml")
+      << "model: {layers: 2, d_model: 8, d_ff: 32, heads: 2, seq_len: 8, colour: red}\n";
   CliOutput out = trainsim("run " + (dir / "s.yaml").string());
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_EQ(out.text, "trainsim: " + (dir / "s.yaml").string() + ": model.colour = 'red': unknown key\n");
+  EXPECT_EQ(out.text,
+            "trainsim: " + (dir / "s.yaml").string() + ": model.colour = 'red': unknown key\n");
 }
 
 TEST(Cli, FrontierLatencyKnobsRejectNegativeAndUnitlessValues) {
   ScratchDir dir("cli_test_frontier");
   CliOutput negative = trainsim("frontier --network-latency=-1us --out " + dir.string());
   EXPECT_EQ(negative.exit_code, 2);
-  EXPECT_EQ(negative.text, "trainsim: trainsim frontier: network_latency = '-1e-06': must not be negative\n");
+  EXPECT_EQ(negative.text,
+            "trainsim: trainsim frontier: network_latency = '-1e-06': must not be negative\n");
   CliOutput unitless = trainsim("frontier --nvlink-latency 3 --out " + dir.string());
   EXPECT_EQ(unitless.exit_code, 2);
   EXPECT_NE(unitless.text.find("--nvlink-latency"), std::string::npos) << unitless.text;
@@ -101,7 +108,9 @@ TEST(Cli, UnwritableRunOutNamesOut) {
   for (const char* option : {"--out", "-o"}) {
     CliOutput out = trainsim(std::string("run ") + option + " /proc/trainsim/out");
     EXPECT_EQ(out.exit_code, 5);
-    EXPECT_EQ(out.text.rfind("trainsim: --out /proc/trainsim/out: cannot create the directory", 0), 0u) << out.text;
+    EXPECT_EQ(out.text.rfind("trainsim: --out /proc/trainsim/out: cannot create the directory", 0),
+              0u)
+        << out.text;
     EXPECT_EQ(std::count(out.text.begin(), out.text.end(), '\n'), 1) << out.text;
   }
 }
@@ -111,7 +120,9 @@ TEST(Cli, UnwritableRunOutNamesOut) {
 TEST(Cli, UnwritableFrontierOutNamesOut) {
   CliOutput out = trainsim("frontier --out /proc/trainsim/frontier");
   EXPECT_EQ(out.exit_code, 5);
-  EXPECT_EQ(out.text.rfind("trainsim: --out /proc/trainsim/frontier: cannot create the directory", 0), 0u) << out.text;
+  EXPECT_EQ(
+      out.text.rfind("trainsim: --out /proc/trainsim/frontier: cannot create the directory", 0), 0u)
+      << out.text;
   EXPECT_EQ(std::count(out.text.begin(), out.text.end(), '\n'), 1) << out.text;
 }
 
@@ -120,7 +131,8 @@ TEST(Cli, OutThatIsAFileIsRefusedBeforeSimulating) {
   std::ofstream(dir / "taken") << "not a directory\n";
   CliOutput out = trainsim("run -o " + (dir / "taken").string());
   EXPECT_EQ(out.exit_code, 5);
-  EXPECT_EQ(out.text.rfind("trainsim: --out " + (dir / "taken").string() + ": ", 0), 0u) << out.text;
+  EXPECT_EQ(out.text.rfind("trainsim: --out " + (dir / "taken").string() + ": ", 0), 0u)
+      << out.text;
   EXPECT_EQ(out.text.find("simulated"), std::string::npos) << out.text; // no report: nothing ran
 }
 

@@ -26,7 +26,9 @@ CliOutput trainsim(const std::string& arguments, Streams streams = Streams::stdo
   return trainsim::testing::run_trainsim(arguments, streams);
 }
 
-fs::path temp_dir(const std::string& name) { return trainsim::testing::fresh_dir("sweep_test_" + name); }
+fs::path temp_dir(const std::string& name) {
+  return trainsim::testing::fresh_dir("sweep_test_" + name);
+}
 
 std::string read_text(const fs::path& p) { return trainsim::testing::read_file(p); }
 
@@ -50,7 +52,10 @@ TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
   std::istringstream lines(csv.text);
   std::string header, a, b, extra;
   std::getline(lines, header), std::getline(lines, a), std::getline(lines, b);
-  EXPECT_EQ(header.rfind("scenario,gpus,step_time_s,mfu,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,bubble_s,", 0), 0u);
+  EXPECT_EQ(
+      header.rfind(
+          "scenario,gpus,step_time_s,mfu,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,bubble_s,", 0),
+      0u);
   EXPECT_EQ(a.rfind("default,64,", 0), 0u);
   EXPECT_EQ(b.rfind("oversubscribed,64,", 0), 0u);
   EXPECT_FALSE(std::getline(lines, extra));
@@ -64,7 +69,9 @@ TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
 TEST(Compare, BadScenarioFailsBeforeSimulating) {
   CliOutput out = trainsim("compare " + default_path() + " /nonexistent.yaml");
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_EQ(out.text, "trainsim: /nonexistent.yaml: cannot read the scenario file: No such file or directory\n");
+  EXPECT_EQ(
+      out.text,
+      "trainsim: /nonexistent.yaml: cannot read the scenario file: No such file or directory\n");
 }
 
 // --- sweep ---------------------------------------------------------------------------------------
@@ -86,8 +93,8 @@ TEST(Sweep, ShardsAreEveryNthVariant) {
       shard_indices(bad, 4);
       ADD_FAILURE() << bad;
     } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()),
-                std::string("command line: --shard = '") + bad + "': expected I/N with 0 <= I < N, e.g. 0/4");
+      EXPECT_EQ(std::string(e.what()), std::string("command line: --shard = '") + bad +
+                                           "': expected I/N with 0 <= I < N, e.g. 0/4");
     }
   }
 }
@@ -101,25 +108,28 @@ TEST(Sweep, UnknownKeyNamesTheSetAndSuggests) {
 
 TEST(Sweep, ShardsMergeIntoTheWholeGrid) {
   auto dir = temp_dir("sweep");
-  std::string grid = "sweep " + default_path() +
-                     " --set execution.collective=ring,tree --set system.topology.oversubscription=1,2 -j 2";
+  std::string grid =
+      "sweep " + default_path() +
+      " --set execution.collective=ring,tree --set system.topology.oversubscription=1,2 -j 2";
   ASSERT_EQ(trainsim(grid + " -o " + (dir / "all.csv").string()).exit_code, 0);
   ASSERT_EQ(trainsim(grid + " --shard 1/2 -o " + (dir / "b.csv").string()).exit_code, 0);
   ASSERT_EQ(trainsim(grid + " --shard 0/2 -o " + (dir / "a.csv").string()).exit_code, 0);
-  CliOutput merged = trainsim("sweep merge " + (dir / "b.csv").string() + " " + (dir / "a.csv").string() + " -o " +
-                              (dir / "merged.csv").string());
+  CliOutput merged = trainsim("sweep merge " + (dir / "b.csv").string() + " " +
+                              (dir / "a.csv").string() + " -o " + (dir / "merged.csv").string());
   ASSERT_EQ(merged.exit_code, 0) << merged.text;
   std::string all = read_text(dir / "all.csv");
   EXPECT_EQ(read_text(dir / "merged.csv"), all);
   // 2 x 2 variants, first --set outermost: ring/1, ring/2, tree/1, tree/2.
   EXPECT_NE(all.find("\n2,tree,1,64,"), std::string::npos) << all;
-  CliOutput twice = trainsim("sweep merge " + (dir / "a.csv").string() + " " + (dir / "a.csv").string());
+  CliOutput twice =
+      trainsim("sweep merge " + (dir / "a.csv").string() + " " + (dir / "a.csv").string());
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.text.find("variant 0 appears twice"), std::string::npos) << twice.text;
 }
 
 TEST(Sweep, UnwritableOutputFailsBeforeRunningWithExitCodeFive) {
-  CliOutput out = trainsim("sweep " + default_path() + " --set execution.collective=ring -o /proc/trainsim/s.csv");
+  CliOutput out = trainsim("sweep " + default_path() +
+                           " --set execution.collective=ring -o /proc/trainsim/s.csv");
   EXPECT_EQ(out.exit_code, 5);
   EXPECT_EQ(out.text, "trainsim: -o /proc/trainsim/s.csv: cannot write the file\n");
 }
@@ -137,8 +147,10 @@ TEST(Sweep, ZipOfListsOfDifferentLengthsIsOneLine) {
   CliOutput out = trainsim("sweep " + default_path() +
                            " --set system.topology.nodes=8,16 --set execution.dp=4,8,16 --zip");
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_EQ(out.text, "trainsim: command line: --zip needs as many values in every --set: system.topology.nodes "
-                      "has 2, execution.dp has 3\n");
+  EXPECT_EQ(
+      out.text,
+      "trainsim: command line: --zip needs as many values in every --set: system.topology.nodes "
+      "has 2, execution.dp has 3\n");
 }
 
 // The README's sweep line, run as written from a directory laid out like the repository
@@ -148,7 +160,8 @@ TEST(Sweep, ReadmeExampleRunsAsWritten) {
   std::istringstream readme(read_text(TRAINSIM_SOURCE_DIR "/README.md"));
   std::string line;
   while (std::getline(readme, line) && line.find("trainsim sweep ") == std::string::npos) {}
-  ASSERT_NE(line.find("./build/trainsim sweep "), std::string::npos) << "no sweep example in README.md";
+  ASSERT_NE(line.find("./build/trainsim sweep "), std::string::npos)
+      << "no sweep example in README.md";
   auto dir = temp_dir("readme_sweep");
   fs::create_directories(dir / "build");
   fs::create_symlink(TRAINSIM_BINARY, dir / "build" / "trainsim");

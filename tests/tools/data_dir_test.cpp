@@ -35,7 +35,8 @@ std::string error_of(const DataDirSearch& search) {
 TEST(DataDir, LooksBesideTheProgramInACheckoutAndAnInstall) {
   DataDirSearch s{std::nullopt, "/opt/ts/bin/trainsim"};
   EXPECT_EQ(scenario_dir_candidates(s),
-            (std::vector<fs::path>{"/opt/ts/bin/scenarios", "/opt/ts/scenarios", "/opt/ts/share/trainsim/scenarios"}));
+            (std::vector<fs::path>{"/opt/ts/bin/scenarios", "/opt/ts/scenarios",
+                                   "/opt/ts/share/trainsim/scenarios"}));
 }
 
 TEST(DataDir, TheVariableIsTheOnlyPlaceWhenSet) {
@@ -54,20 +55,24 @@ TEST(DataDir, FindsTheFirstPlaceHoldingTheDefaultScenario) {
             dir / "prefix" / "share" / "trainsim" / "scenarios");
   // A scenarios/ folder without default.yaml is someone else's.
   fs::create_directories(dir / "other" / "scenarios");
-  EXPECT_EQ(error_of({(dir / "other").string(), {}}).rfind("scenarios/default.yaml: not found in TRAINSIM_DATA_DIR", 0),
+  EXPECT_EQ(error_of({(dir / "other").string(), {}})
+                .rfind("scenarios/default.yaml: not found in TRAINSIM_DATA_DIR", 0),
             0u);
 }
 
 TEST(DataDir, NothingFoundIsOneLineNamingEveryPlace) {
-  EXPECT_EQ(error_of({std::nullopt, "/nowhere/bin/trainsim"}),
-            "scenarios/default.yaml: not found beside the program (looked in /nowhere/bin/scenarios, "
-            "/nowhere/scenarios, /nowhere/share/trainsim/scenarios); set TRAINSIM_DATA_DIR to the directory that "
-            "holds scenarios/, or give a scenario file");
-  EXPECT_EQ(error_of({"/nowhere", {}}),
-            "scenarios/default.yaml: not found in TRAINSIM_DATA_DIR (looked in /nowhere/scenarios); set it to the "
-            "directory that holds scenarios/, or give a scenario file");
+  EXPECT_EQ(
+      error_of({std::nullopt, "/nowhere/bin/trainsim"}),
+      "scenarios/default.yaml: not found beside the program (looked in /nowhere/bin/scenarios, "
+      "/nowhere/scenarios, /nowhere/share/trainsim/scenarios); set TRAINSIM_DATA_DIR to the "
+      "directory that "
+      "holds scenarios/, or give a scenario file");
+  EXPECT_EQ(error_of({"/nowhere", {}}), "scenarios/default.yaml: not found in TRAINSIM_DATA_DIR "
+                                        "(looked in /nowhere/scenarios); set it to the "
+                                        "directory that holds scenarios/, or give a scenario file");
   EXPECT_EQ(error_of({std::nullopt, {}}),
-            "scenarios/default.yaml: not found (the program's own path is unknown); set TRAINSIM_DATA_DIR to the "
+            "scenarios/default.yaml: not found (the program's own path is unknown); set "
+            "TRAINSIM_DATA_DIR to the "
             "directory that holds scenarios/, or give a scenario file");
 }
 
@@ -80,9 +85,10 @@ struct Relocated {
     fs::create_directories(program.parent_path());
     fs::copy_file(TRAINSIM_BINARY, program);
   }
-  [[nodiscard]] testing::CliOutput run(const std::string& arguments, const std::string& environment = "") const {
-    std::string command = "env " + (environment.empty() ? "-u TRAINSIM_DATA_DIR" : environment) + " " +
-                          program.string() + " " + arguments + " 2>&1";
+  [[nodiscard]] testing::CliOutput run(const std::string& arguments,
+                                       const std::string& environment = "") const {
+    std::string command = "env " + (environment.empty() ? "-u TRAINSIM_DATA_DIR" : environment) +
+                          " " + program.string() + " " + arguments + " 2>&1";
     return testing::run_command(command);
   }
 };
@@ -93,9 +99,10 @@ TEST(DataDir, ACopiedProgramSaysWhereItLooked) {
   testing::CliOutput out = r.run("run");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.text, "trainsim: scenarios/default.yaml: not found beside the program (looked in " +
-                          (a / "bin" / "scenarios").string() + ", " + (a / "scenarios").string() + ", " +
-                          (a / "share" / "trainsim" / "scenarios").string() +
-                          "); set TRAINSIM_DATA_DIR to the directory that holds scenarios/, or give a scenario file\n");
+                          (a / "bin" / "scenarios").string() + ", " + (a / "scenarios").string() +
+                          ", " + (a / "share" / "trainsim" / "scenarios").string() +
+                          "); set TRAINSIM_DATA_DIR to the directory that holds scenarios/, or "
+                          "give a scenario file\n");
   // validate looks them up before it simulates anything, and names its own way out.
   out = r.run("validate --quick -o " + (r.dir / "v").string());
   EXPECT_EQ(out.exit_code, 2);
@@ -103,31 +110,37 @@ TEST(DataDir, ACopiedProgramSaysWhereItLooked) {
   EXPECT_NE(out.text.find(", or give --scenarios DIR\n"), std::string::npos) << out.text;
   out = r.run("validate --scenarios " + (r.dir / "none").string());
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_EQ(out.text, "trainsim: command line: --scenarios = '" + (r.dir / "none").string() + "': is not a directory\n");
+  EXPECT_EQ(out.text, "trainsim: command line: --scenarios = '" + (r.dir / "none").string() +
+                          "': is not a directory\n");
 }
 
 TEST(DataDir, ACopiedProgramRunsWithTrainsimDataDir) {
   Relocated r;
-  testing::CliOutput out = r.run("run --json", std::string("TRAINSIM_DATA_DIR=") + TRAINSIM_SOURCE_DIR);
+  testing::CliOutput out =
+      r.run("run --json", std::string("TRAINSIM_DATA_DIR=") + TRAINSIM_SOURCE_DIR);
   EXPECT_EQ(out.exit_code, 0) << out.text;
-  EXPECT_NE(out.text.find("\"gpus\": 64"), std::string::npos) << out.text.substr(0, 300); // scenarios/default.yaml
+  EXPECT_NE(out.text.find("\"gpus\": 64"), std::string::npos)
+      << out.text.substr(0, 300); // scenarios/default.yaml
 }
 
 TEST(DataDir, AnInstalledProgramFindsItsShareFolder) {
   // PREFIX/bin/trainsim and PREFIX/share/trainsim/scenarios, as cmake --install lays them out.
   Relocated r;
   fs::create_directories(r.dir / "a" / "share" / "trainsim");
-  fs::create_directory_symlink(fs::path(TRAINSIM_SOURCE_DIR) / "scenarios", r.dir / "a" / "share" / "trainsim" / "scenarios");
+  fs::create_directory_symlink(fs::path(TRAINSIM_SOURCE_DIR) / "scenarios",
+                               r.dir / "a" / "share" / "trainsim" / "scenarios");
   testing::CliOutput out = r.run("bounds");
   EXPECT_EQ(out.exit_code, 0) << out.text;
 }
 
 TEST(DataDir, TheProgramHoldsNoSourcePath) {
   // Debug information names the source files; only a Release build is checked.
-  if (std::string(TRAINSIM_BUILD_TYPE) != "Release") GTEST_SKIP() << "a " << TRAINSIM_BUILD_TYPE << " build";
+  if (std::string(TRAINSIM_BUILD_TYPE) != "Release")
+    GTEST_SKIP() << "a " << TRAINSIM_BUILD_TYPE << " build";
   std::string program = testing::read_file(TRAINSIM_BINARY);
   ASSERT_GT(program.size(), 1000000u);
-  EXPECT_EQ(program.find(TRAINSIM_SOURCE_DIR), std::string::npos) << "the program names " << TRAINSIM_SOURCE_DIR;
+  EXPECT_EQ(program.find(TRAINSIM_SOURCE_DIR), std::string::npos)
+      << "the program names " << TRAINSIM_SOURCE_DIR;
 }
 
 } // namespace

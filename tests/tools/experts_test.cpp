@@ -17,16 +17,19 @@ struct Modes {
 
 Modes both_modes(const std::string& text) {
   LoadedScenario loaded = parse_scenario(text, "test.yaml");
-  sim::SimOptions fast{sim::Fidelity::fast, false, false, {}}, fine{sim::Fidelity::fine, false, false, {}};
+  sim::SimOptions fast{sim::Fidelity::fast, false, false, {}},
+      fine{sim::Fidelity::fine, false, false, {}};
   Modes r;
   r.fast = sim::simulate(loaded.scenario, loaded.topology, fast).step_time.value();
   r.fine = sim::simulate(loaded.scenario, loaded.topology, fine).step_time.value();
-  r.bound = closed_form_bound(loaded.scenario, fabric_summary(loaded.topology, loaded.scenario.execution))
-                .step_time.value();
+  r.bound =
+      closed_form_bound(loaded.scenario, fabric_summary(loaded.topology, loaded.scenario.execution))
+          .step_time.value();
   return r;
 }
 
-std::string moe(const std::string& model, const std::string& topology, const std::string& execution) {
+std::string moe(const std::string& model, const std::string& topology,
+                const std::string& execution) {
   return "model: {" + model + "}\nsystem:\n  topology: {generator: fat-tree, " + topology +
          "}\nexecution: {" + execution + "}\n";
 }
@@ -35,8 +38,9 @@ TEST(Experts, FineModeRunsSixteenWayExpertParallelism) {
   // Fine mode deadlocked here: a pairwise receive took whichever round's message came first.
   // 16 GPUs on 2 nodes: the rounds cross nodes, and the DP ring has 14 NVLink pairs and 2
   // network ones, so ranks wait for one another differently in the two modes (within 3%).
-  Modes r = both_modes(moe("layers: 2, d_model: 1024, d_ff: 4096, heads: 16, seq_len: 1024, experts: 16, top_k: 2",
-                         "nodes: 2, gpus_per_node: 8", "dp: 16, ep: 16, global_batch: 16"));
+  Modes r = both_modes(
+      moe("layers: 2, d_model: 1024, d_ff: 4096, heads: 16, seq_len: 1024, experts: 16, top_k: 2",
+          "nodes: 2, gpus_per_node: 8", "dp: 16, ep: 16, global_batch: 16"));
   EXPECT_NEAR(r.fast, r.fine, 0.03 * r.fine);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
   EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
@@ -45,9 +49,10 @@ TEST(Experts, FineModeRunsSixteenWayExpertParallelism) {
 TEST(Experts, FineModeRunsAMixtralLikeJob) {
   // 8 experts, top-2, 256 GPUs on a 2-tier fat-tree, tp 4, ep 8: the job of issue 12 that
   // deadlocked. Its DP rings share spine links, which the two modes resolve differently.
-  Modes r = both_modes(moe("layers: 2, d_model: 4096, d_ff: 14336, gated_mlp: true, heads: 32, seq_len: 4096, "
-                         "experts: 8, top_k: 2",
-                         "nodes: 32, gpus_per_node: 8", "dp: 64, tp: 4, ep: 8, global_batch: 64"));
+  Modes r = both_modes(
+      moe("layers: 2, d_model: 4096, d_ff: 14336, gated_mlp: true, heads: 32, seq_len: 4096, "
+          "experts: 8, top_k: 2",
+          "nodes: 32, gpus_per_node: 8", "dp: 64, tp: 4, ep: 8, global_batch: 64"));
   EXPECT_GT(r.fine, 0.0);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
   EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
@@ -59,8 +64,9 @@ TEST(Experts, FastAndFineAgreeOnExpertsWithTensorParallelismWhereNoLinkIsShared)
   // network, one flow per GPU per round; the DP ring is the EP group's ranks. No link carries
   // two flows at once, so the modes agree, and both meet the bound, which prices every round
   // at the NIC (the old bound took NVLink here, as tp did not fill the node).
-  Modes r = both_modes(moe("layers: 2, d_model: 2048, d_ff: 8192, heads: 16, seq_len: 2048, experts: 8, top_k: 2",
-                         "nodes: 2, gpus_per_node: 8, leaf_down_ports: 64", "dp: 4, tp: 4, ep: 4, global_batch: 4"));
+  Modes r = both_modes(moe(
+      "layers: 2, d_model: 2048, d_ff: 8192, heads: 16, seq_len: 2048, experts: 8, top_k: 2",
+      "nodes: 2, gpus_per_node: 8, leaf_down_ports: 64", "dp: 4, tp: 4, ep: 4, global_batch: 4"));
   EXPECT_NEAR(r.fast, r.fine, 0.01 * r.fine);
   EXPECT_NEAR(r.fast, r.bound, 0.01 * r.bound);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
@@ -75,7 +81,8 @@ TEST(Rings, FastModePacesARingThatMixesTiersByItsSlowestPair) {
   // Unpaced, the 14 ranks on NVLink pairs would leave after 30 x 74.6 us = 2.2 ms and idle
   // the other 18 ms (mean idle ~15.7 ms); fine mode's ranks leave within about a round of
   // one another (its skew), fast mode's together.
-  std::string text = scenario("nodes: 2, gpus_per_node: 8, leaf_down_ports: 16", "dp: 16, global_batch: 16");
+  std::string text =
+      scenario("nodes: 2, gpus_per_node: 8, leaf_down_ports: 16", "dp: 16, global_batch: 16");
   const double ring = 30 * (2e-6 + 536870912.0 / 16 / 50e9);
   Outcome fast = simulate(text, sim::Fidelity::fast), fine = simulate(text, sim::Fidelity::fine);
   for (const Outcome* run : {&fast, &fine}) {

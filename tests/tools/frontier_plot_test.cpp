@@ -51,7 +51,8 @@ TEST(FrontierPlot, TheKneeThresholdIsALabelledLineDrawnOnce) {
   std::string svg = frontier_svg(baseline_like());
   // Both curves: 0.8 x 0.8 = 0.64, so one line and one label. The plot runs from y = 440
   // (utilization 0) to y = 40 (1): 0.64 sits at 440 - 0.64 x 400 = 184.
-  EXPECT_NE(svg.find("y1=\"184.00\" x2=\"780.00\" y2=\"184.00\" stroke=\"gray\""), std::string::npos);
+  EXPECT_NE(svg.find("y1=\"184.00\" x2=\"780.00\" y2=\"184.00\" stroke=\"gray\""),
+            std::string::npos);
   std::string label = "knee threshold 0.64 (0.8 x max 0.8)";
   EXPECT_NE(svg.find(label), std::string::npos);
   EXPECT_EQ(svg.find(label), svg.rfind(label));

@@ -59,34 +59,41 @@ TEST(Loader, HoldsTheTopologySectionAsItsTypedSpec) {
   LoadedScenario loaded = parse_scenario(kValid, "s.yaml");
   const topo::TopologySpec& t = loaded.scenario.system.topology;
   // kValid: a fat-tree of 2 nodes with 400 Gb/s = 50 GB/s NICs, every other key at its default.
-  EXPECT_EQ(t, topo::TopologySpec(topo::FatTreeParams{.nodes = 2, .nic_bandwidth = BytesPerSecond(50e9)}));
+  EXPECT_EQ(t, topo::TopologySpec(
+                   topo::FatTreeParams{.nodes = 2, .nic_bandwidth = BytesPerSecond(50e9)}));
   EXPECT_EQ(t.given.at("nic_bandwidth"), "400Gbps"); // as written, for the reports
 }
 
 TEST(Loader, UnknownKeysGetASuggestion) {
   EXPECT_EQ(error_of(with(kValid, "d_ff:", "d_fff:")),
             "s.yaml: model.d_fff = '4096': unknown key (did you mean 'd_ff'?)");
-  EXPECT_EQ(error_of(with(kValid, "execution:", "executoin:")), "s.yaml: executoin = '': unknown key (did you mean 'execution'?)");
+  EXPECT_EQ(error_of(with(kValid, "execution:", "executoin:")),
+            "s.yaml: executoin = '': unknown key (did you mean 'execution'?)");
   EXPECT_EQ(error_of(with(kValid, "nodes: 2", "nodes: 2, nodez: 3")),
             "s.yaml: system.topology.nodez = '3': unknown key (did you mean 'nodes'?)");
 }
 
 TEST(Loader, MissingKeysAreNamed) {
   EXPECT_EQ(error_of(with(kValid, "  layers: 4\n", "")), "s.yaml: model.layers = '': is missing");
-  EXPECT_EQ(error_of(with(kValid, "  global_batch: 8\n", "")), "s.yaml: execution.global_batch = '': is missing");
+  EXPECT_EQ(error_of(with(kValid, "  global_batch: 8\n", "")),
+            "s.yaml: execution.global_batch = '': is missing");
 }
 
 TEST(Loader, WrongUnitsAreRejected) {
   EXPECT_EQ(error_of(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 400")),
-            "s.yaml: system.topology.nic_bandwidth = '400': '400' needs a unit (Bps or bps with a prefix, e.g. "
+            "s.yaml: system.topology.nic_bandwidth = '400': '400' needs a unit (Bps or bps with a "
+            "prefix, e.g. "
             "450GBps, 400Gbps)");
   EXPECT_EQ(error_of(with(kValid, "hbm_capacity: 80GB", "hbm_capacity: 80us")),
-            "s.yaml: system.gpu.hbm_capacity = '80us': '80us' has no valid unit (expected B, kB, MB, GB, GiB, ...)");
+            "s.yaml: system.gpu.hbm_capacity = '80us': '80us' has no valid unit (expected B, kB, "
+            "MB, GB, GiB, ...)");
 }
 
 TEST(Loader, ZeroAndNegativeSizesAreRejected) {
-  EXPECT_EQ(error_of(with(kValid, "layers: 4", "layers: 0")), "s.yaml: model.layers = '0': must be greater than zero");
-  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: -2")), "s.yaml: execution.dp = '-2': must be greater than zero");
+  EXPECT_EQ(error_of(with(kValid, "layers: 4", "layers: 0")),
+            "s.yaml: model.layers = '0': must be greater than zero");
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: -2")),
+            "s.yaml: execution.dp = '-2': must be greater than zero");
   EXPECT_EQ(error_of(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 0Gbps")),
             "s.yaml: system.topology.nic_bandwidth = '0Gbps': must be greater than zero");
 }
@@ -98,25 +105,32 @@ TEST(Loader, GridMustMatchTheTopology) {
 
 TEST(Loader, BatchMustDivideIntoMicrobatches) {
   EXPECT_EQ(error_of(with(kValid, "global_batch: 8", "global_batch: 6")),
-            "s.yaml: execution.global_batch = '6': does not divide into dp x micro_batch = 2 x 2 sequences per "
+            "s.yaml: execution.global_batch = '6': does not divide into dp x micro_batch = 2 x 2 "
+            "sequences per "
             "microbatch round");
 }
 
 TEST(Loader, HugeDegreesAndBatchesAreRefusedBeforeTheyOverflow) {
   // 2^20 x 2^11 x 1 = 2^31 GPUs: dp x tp x pp wrapped around an int before it was compared.
   EXPECT_EQ(error_of(with(with(kValid, "dp: 2", "dp: 1048576"), "tp: 8", "tp: 2048")),
-            "s.yaml: execution.dp = '1048576': gives dp x tp x pp = 1048576 x 2048 x 1 GPUs, more than the 10000000 "
+            "s.yaml: execution.dp = '1048576': gives dp x tp x pp = 1048576 x 2048 x 1 GPUs, more "
+            "than the 10000000 "
             "supported");
-  // dp x micro_batch = 2 x 2^62 overflowed a long; a micro_batch above global_batch / dp never divides.
+  // dp x micro_batch = 2 x 2^62 overflowed a long; a micro_batch above global_batch / dp never
+  // divides.
   EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 4611686018427387904")),
-            "s.yaml: execution.global_batch = '8': does not divide into dp x micro_batch = 2 x 4611686018427387904 "
+            "s.yaml: execution.global_batch = '8': does not divide into dp x micro_batch = 2 x "
+            "4611686018427387904 "
             "sequences per microbatch round");
   EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 1e15")),
-            "s.yaml: execution.global_batch = '8': does not divide into dp x micro_batch = 2 x 1000000000000000 "
+            "s.yaml: execution.global_batch = '8': does not divide into dp x micro_batch = 2 x "
+            "1000000000000000 "
             "sequences per microbatch round");
-  // 2^32 sequences over dp 2 x micro_batch 2: 2^30 microbatches, more than the schedule's ints hold.
+  // 2^32 sequences over dp 2 x micro_batch 2: 2^30 microbatches, more than the schedule's ints
+  // hold.
   EXPECT_EQ(error_of(with(kValid, "global_batch: 8", "global_batch: 4294967296")),
-            "s.yaml: execution.global_batch = '4294967296': gives 1073741824 microbatches per pipeline (global_batch / "
+            "s.yaml: execution.global_batch = '4294967296': gives 1073741824 microbatches per "
+            "pipeline (global_batch / "
             "(dp x micro_batch)); at most 100000000 passes are supported");
 }
 
@@ -127,37 +141,46 @@ TEST(Loader, ModelMustFitInMemory) {
   std::string message = error_of(big);
   EXPECT_EQ(message.substr(0, 84),
             "s.yaml: system.gpu.hbm_capacity = '80 GB': too small: dp x tp x pp = 2 x 8 x 1 needs");
-  EXPECT_NE(message.find("(weights 17.7 GB, gradients 17.7 GB, optimizer 106 GB"), std::string::npos) << message;
+  EXPECT_NE(message.find("(weights 17.7 GB, gradients 17.7 GB, optimizer 106 GB"),
+            std::string::npos)
+      << message;
 }
 
 TEST(Loader, ChoicesSuggestTheClosestName) {
   EXPECT_EQ(error_of(with(kValid, "generator: fat-tree", "generator: fat-tre")),
-            "s.yaml: system.topology.generator = 'fat-tre': unknown topology generator (did you mean 'fat-tree'?)");
+            "s.yaml: system.topology.generator = 'fat-tre': unknown topology generator (did you "
+            "mean 'fat-tree'?)");
   EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  collective: rign")),
-            "s.yaml: execution.collective = 'rign': is not a collective algorithm (did you mean 'ring'?)");
+            "s.yaml: execution.collective = 'rign': is not a collective algorithm (did you mean "
+            "'ring'?)");
   EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  schedule: 1f1c")),
-            "s.yaml: execution.schedule = '1f1c': must be one of 1f1b, gpipe, interleaved (did you mean '1f1b'?)");
+            "s.yaml: execution.schedule = '1f1c': must be one of 1f1b, gpipe, interleaved (did you "
+            "mean '1f1b'?)");
   // No name is close to cnn: the line still says what is allowed.
   EXPECT_EQ(error_of(with(kValid, "kind: transformer", "kind: cnn")),
             "s.yaml: model.kind = 'cnn': must be one of transformer, mlp");
   EXPECT_EQ(error_of(with(kValid, "seq_len: 1024", "seq_len: 1024\n  precision: bf8")),
-            "s.yaml: model.precision = 'bf8': must be one of fp32, bf16, fp16, fp8 (did you mean 'bf16'?)");
+            "s.yaml: model.precision = 'bf8': must be one of fp32, bf16, fp16, fp8 (did you mean "
+            "'bf16'?)");
 }
 
 TEST(Loader, KeysDifferingOnlyInCaseGetTheRightSuggestion) {
   // TP is two edits from dp, pp and ep as well; only case separates it from tp.
-  EXPECT_EQ(error_of(with(kValid, "tp: 8", "TP: 8")), "s.yaml: execution.TP = '8': unknown key (did you mean 'tp'?)");
+  EXPECT_EQ(error_of(with(kValid, "tp: 8", "TP: 8")),
+            "s.yaml: execution.TP = '8': unknown key (did you mean 'tp'?)");
 }
 
 TEST(Loader, IntegersTooLargeForTheirTypeAreOutOfRange) {
-  // 1e10 nodes is beyond an int (2147483647); it used to wrap and read as "must be greater than zero".
+  // 1e10 nodes is beyond an int (2147483647); it used to wrap and read as "must be greater than
+  // zero".
   EXPECT_EQ(error_of(with(kValid, "nodes: 2", "nodes: 1e10")),
             "s.yaml: system.topology.nodes = '1e10': is out of range (at most 2147483647)");
 }
 
 TEST(Loader, PrefixesThatMakeNoSenseAreRejected) {
   EXPECT_EQ(error_of(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 400mbps")),
-            "s.yaml: system.topology.nic_bandwidth = '400mbps': '400mbps': bandwidth takes the prefixes k, K, M, G, T, "
+            "s.yaml: system.topology.nic_bandwidth = '400mbps': '400mbps': bandwidth takes the "
+            "prefixes k, K, M, G, T, "
             "P, Ki, Mi, Gi, Ti, not 'm' (did you mean '400Mbps'?)");
 }
 
@@ -167,7 +190,8 @@ TEST(Loader, DuplicateKeysNameBothLines) {
             "s.yaml: model.layers: duplicate key (lines 3 and 8)");
   // A second model section replaced the first, which then read as "model.d_model is missing";
   // kValid is 16 lines, so the second one is line 17.
-  EXPECT_EQ(error_of(kValid + "model:\n  layers: 2\n"), "s.yaml: model: duplicate key (lines 1 and 17)");
+  EXPECT_EQ(error_of(kValid + "model:\n  layers: 2\n"),
+            "s.yaml: model: duplicate key (lines 1 and 17)");
   EXPECT_EQ(error_of(with(kValid, "nodes: 2,", "nodes: 2, nodes: 4,")),
             "s.yaml: system.topology.nodes: duplicate key (twice on line 10)");
 }
@@ -175,38 +199,47 @@ TEST(Loader, DuplicateKeysNameBothLines) {
 TEST(Loader, EmptyOrNonMappingFilesSaySoWithoutAnEmptyKey) {
   EXPECT_EQ(error_of(""), "s.yaml: the file is empty");
   EXPECT_EQ(error_of("\n  \n"), "s.yaml: the file is empty");
-  EXPECT_EQ(error_of("# only a comment\n"),
-            "s.yaml: the top level must be a mapping with model, system and execution, found nothing");
-  EXPECT_EQ(error_of("- model\n"), "s.yaml: the top level must be a mapping with model, system and execution, found a list");
+  EXPECT_EQ(
+      error_of("# only a comment\n"),
+      "s.yaml: the top level must be a mapping with model, system and execution, found nothing");
+  EXPECT_EQ(
+      error_of("- model\n"),
+      "s.yaml: the top level must be a mapping with model, system and execution, found a list");
 }
 
 TEST(Loader, AGpuPresetGivesItsFiguresAndTakesOverrides) {
-  LoadedScenario a100 = parse_scenario(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: a100-sxm-40gb"),
-                                       "s.yaml");
+  LoadedScenario a100 = parse_scenario(
+      with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: a100-sxm-40gb"), "s.yaml");
   EXPECT_DOUBLE_EQ(a100.scenario.system.gpu.peak.value(), 312e12);
   EXPECT_DOUBLE_EQ(a100.scenario.system.gpu.hbm_capacity.value(), 40e9);
   EXPECT_EQ(a100.scenario.system.gpu.preset, "a100-sxm-40gb");
   // An H100 SXM with the 94 GB of the H100 NVL: the preset's other figures stay.
-  LoadedScenario h100 = parse_scenario(
-      with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: {preset: h100-sxm, hbm_capacity: 94GB, name: big}"),
-      "s.yaml");
+  LoadedScenario h100 =
+      parse_scenario(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}",
+                          "gpu: {preset: h100-sxm, hbm_capacity: 94GB, name: big}"),
+                     "s.yaml");
   EXPECT_DOUBLE_EQ(h100.scenario.system.gpu.hbm_capacity.value(), 94e9);
   EXPECT_DOUBLE_EQ(h100.scenario.system.gpu.hbm_bandwidth.value(), 3.35e12);
   EXPECT_EQ(h100.scenario.system.gpu.preset, "h100-sxm");
   EXPECT_EQ(h100.scenario.system.gpu.name, "big");
   // Without the section: the H100 SXM, named as such.
-  LoadedScenario none = parse_scenario(with(kValid, "  gpu: {preset: h100-sxm, hbm_capacity: 80GB}\n", ""), "s.yaml");
+  LoadedScenario none =
+      parse_scenario(with(kValid, "  gpu: {preset: h100-sxm, hbm_capacity: 80GB}\n", ""), "s.yaml");
   EXPECT_EQ(none.scenario.system.gpu.preset, "h100-sxm");
 }
 
 TEST(Loader, AGpuWithoutAPresetMustGiveEveryFigure) {
   // {name: a100} kept the H100's figures under an A100's name.
-  EXPECT_EQ(error_of(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: {name: a100}")),
-            "s.yaml: system.gpu: has no preset, so peak, hbm_bandwidth, hbm_capacity are missing: give every figure or a "
-            "preset (h100-sxm, h200-sxm, a100-sxm-40gb, a100-sxm-80gb, b200) (did you mean 'preset: a100-sxm-80gb'?)");
-  LoadedScenario custom = parse_scenario(
-      with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: {peak: 1PFLOPS, hbm_bandwidth: 4TBps, hbm_capacity: 96GB}"),
-      "s.yaml");
+  EXPECT_EQ(
+      error_of(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: {name: a100}")),
+      "s.yaml: system.gpu: has no preset, so peak, hbm_bandwidth, hbm_capacity are missing: give "
+      "every figure or a "
+      "preset (h100-sxm, h200-sxm, a100-sxm-40gb, a100-sxm-80gb, b200) (did you mean 'preset: "
+      "a100-sxm-80gb'?)");
+  LoadedScenario custom =
+      parse_scenario(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}",
+                          "gpu: {peak: 1PFLOPS, hbm_bandwidth: 4TBps, hbm_capacity: 96GB}"),
+                     "s.yaml");
   EXPECT_EQ(custom.scenario.system.gpu.preset, "custom");
   EXPECT_DOUBLE_EQ(custom.scenario.system.gpu.matmul_efficiency, 0.8);
   EXPECT_DOUBLE_EQ(custom.scenario.system.gpu.kernel_latency.value(), 4e-6);
@@ -214,12 +247,15 @@ TEST(Loader, AGpuWithoutAPresetMustGiveEveryFigure) {
 
 TEST(Loader, UnknownGpuPresetsListTheKnownOnes) {
   EXPECT_EQ(error_of(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: h100-sxn")),
-            "s.yaml: system.gpu = 'h100-sxn': unknown GPU preset; known: h100-sxm, h200-sxm, a100-sxm-40gb, "
+            "s.yaml: system.gpu = 'h100-sxn': unknown GPU preset; known: h100-sxm, h200-sxm, "
+            "a100-sxm-40gb, "
             "a100-sxm-80gb, b200 (did you mean 'h100-sxm'?)");
-  EXPECT_EQ(error_of(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: [h100-sxm]")),
-            "s.yaml: system.gpu = '': must be a preset name or a mapping, found a list");
+  EXPECT_EQ(
+      error_of(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: [h100-sxm]")),
+      "s.yaml: system.gpu = '': must be a preset name or a mapping, found a list");
   EXPECT_EQ(error_of(with(kValid, "preset: h100-sxm", "preset: h300")),
-            "s.yaml: system.gpu.preset = 'h300': unknown GPU preset; known: h100-sxm, h200-sxm, a100-sxm-40gb, "
+            "s.yaml: system.gpu.preset = 'h300': unknown GPU preset; known: h100-sxm, h200-sxm, "
+            "a100-sxm-40gb, "
             "a100-sxm-80gb, b200 (did you mean 'h100-sxm'?)");
 }
 
@@ -240,16 +276,20 @@ private:
 
 TEST(Loader, ImplausibleValuesAreUsedWithAWarning) {
   CapturedWarnings warnings;
-  std::string text = with(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 400Tbps, network_latency: 10s"),
-                          "hbm_capacity: 80GB", "hbm_capacity: 80GB, peak: 989GFLOPS");
+  std::string text =
+      with(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 400Tbps, network_latency: 10s"),
+           "hbm_capacity: 80GB", "hbm_capacity: 80GB, peak: 989GFLOPS");
   LoadedScenario loaded = parse_scenario(text, "my.yaml");
-  EXPECT_EQ(warnings.text(),
-            "my.yaml: system.gpu.peak = '989GFLOPS': implausibly low for a GPU (< 1 TFLOP/s); using it anyway\n"
-            "my.yaml: system.topology.network_latency = '10s': implausibly high for a link hop (> 1 ms); using it anyway\n"
-            "my.yaml: system.topology.nic_bandwidth = '400Tbps': implausibly high for a link (> 10 TB/s); using it "
-            "anyway\n");
+  EXPECT_EQ(warnings.text(), "my.yaml: system.gpu.peak = '989GFLOPS': implausibly low for a GPU (< "
+                             "1 TFLOP/s); using it anyway\n"
+                             "my.yaml: system.topology.network_latency = '10s': implausibly high "
+                             "for a link hop (> 1 ms); using it anyway\n"
+                             "my.yaml: system.topology.nic_bandwidth = '400Tbps': implausibly high "
+                             "for a link (> 10 TB/s); using it "
+                             "anyway\n");
   // 400 Tb/s = 50 TB/s on every NIC and switch link; the GPU keeps its 989 GFLOP/s.
-  EXPECT_DOUBLE_EQ(loaded.topology.link(2 * 16).bandwidth.value(), 50e12); // the first leaf link (after 2 x 16 node links)
+  EXPECT_DOUBLE_EQ(loaded.topology.link(2 * 16).bandwidth.value(),
+                   50e12); // the first leaf link (after 2 x 16 node links)
   EXPECT_DOUBLE_EQ(loaded.scenario.system.gpu.peak.value(), 989e9);
 }
 
@@ -266,38 +306,48 @@ TEST(Loader, PipelineDeeperThanTheModelIsRejected) {
 
 TEST(Loader, TensorParallelismMustDivideHeads) {
   std::string text = with(with(kValid, "heads: 16", "heads: 12"), "d_model: 1024", "d_model: 1020");
-  EXPECT_EQ(error_of(text), "s.yaml: execution.tp = '8': must divide the model's 12 attention heads");
+  EXPECT_EQ(error_of(text),
+            "s.yaml: execution.tp = '8': must divide the model's 12 attention heads");
 }
 
 TEST(Loader, ExpertParallelismMustDivideExpertsAndDataParallelism) {
   std::string moe = with(kValid, "seq_len: 1024", "seq_len: 1024\n  experts: 6");
-  EXPECT_EQ(error_of(with(moe, "micro_batch: 2", "micro_batch: 2\n  ep: 4")), "s.yaml: execution.ep = '4': must divide dp (2)");
+  EXPECT_EQ(error_of(with(moe, "micro_batch: 2", "micro_batch: 2\n  ep: 4")),
+            "s.yaml: execution.ep = '4': must divide dp (2)");
   EXPECT_EQ(error_of(with(moe, "dp: 2", "dp: 2\n  ep: 2")), "accepted");
   std::string five = with(kValid, "seq_len: 1024", "seq_len: 1024\n  experts: 5");
-  EXPECT_EQ(error_of(with(five, "dp: 2", "dp: 2\n  ep: 2")), "s.yaml: execution.ep = '2': must divide the model's 5 experts");
+  EXPECT_EQ(error_of(with(five, "dp: 2", "dp: 2\n  ep: 2")),
+            "s.yaml: execution.ep = '2': must divide the model's 5 experts");
 }
 
 TEST(Loader, InterleavingMustDivideLayersAndMicrobatches) {
   // 4 layers over pp 2 x interleave 4 = 8 virtual stages: no whole number of layers each.
-  std::string text = with(with(kValid, "pp: 1", "pp: 2\n  schedule: interleaved\n  interleave: 4"), "dp: 2", "dp: 1");
+  std::string text = with(with(kValid, "pp: 1", "pp: 2\n  schedule: interleaved\n  interleave: 4"),
+                          "dp: 2", "dp: 1");
   text = with(text, "global_batch: 8", "global_batch: 4");
-  EXPECT_EQ(error_of(text), "s.yaml: execution.interleave = '4': pp x interleave = 8 must divide the model's 4 layers");
+  EXPECT_EQ(
+      error_of(text),
+      "s.yaml: execution.interleave = '4': pp x interleave = 8 must divide the model's 4 layers");
   EXPECT_EQ(error_of(with(kValid, "pp: 1", "pp: 1\n  interleave: 2")),
             "s.yaml: execution.interleave = '2': needs schedule: interleaved");
 }
 
 TEST(Loader, CollectivesMustSupportWhatTheExecutionAsksOf) {
   // ZeRO-1 reduces gradients with a reduce-scatter; the double binary tree only all-reduces.
-  EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  zero: 1\n  dp_collective: tree")),
-            "s.yaml: execution.dp_collective = 'tree': has no reduce-scatter, which this execution needs");
+  EXPECT_EQ(
+      error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  zero: 1\n  dp_collective: tree")),
+      "s.yaml: execution.dp_collective = 'tree': has no reduce-scatter, which this execution "
+      "needs");
   EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  tp_collective: pairwise")),
-            "s.yaml: execution.tp_collective = 'pairwise': has no all-reduce, which this execution needs");
+            "s.yaml: execution.tp_collective = 'pairwise': has no all-reduce, which this execution "
+            "needs");
   EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  zero: 4")),
             "s.yaml: execution.zero = '4': must be 0, 1, 2 or 3");
 }
 
 TEST(Loader, MalformedYamlNamesTheLine) {
-  EXPECT_EQ(error_of("model: [1, 2\n"), "s.yaml: line 2: not valid YAML: end of sequence flow not found");
+  EXPECT_EQ(error_of("model: [1, 2\n"),
+            "s.yaml: line 2: not valid YAML: end of sequence flow not found");
   EXPECT_EQ(error_of("model: 3\n"), "s.yaml: model = '': must be a mapping, found a value");
   EXPECT_EQ(error_of(with(kValid, "layers: 4", "layers: {n: 4}")),
             "s.yaml: model.layers = 'a mapping': must be a single value, found a mapping");
@@ -317,7 +367,8 @@ TEST(Loader, MissingFileIsOneLine) {
     (void)load_scenario("/nonexistent/s.yaml");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/s.yaml: cannot read the scenario file: No such file or directory");
+    EXPECT_STREQ(e.what(),
+                 "/nonexistent/s.yaml: cannot read the scenario file: No such file or directory");
   }
 }
 

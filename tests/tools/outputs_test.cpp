@@ -36,11 +36,15 @@ CliOutput trainsim(const std::string& arguments, Streams streams = Streams::stdo
   return trainsim::testing::run_trainsim(arguments, streams);
 }
 
-fs::path temp_dir(const std::string& name) { return trainsim::testing::fresh_dir("outputs_test_" + name); }
+fs::path temp_dir(const std::string& name) {
+  return trainsim::testing::fresh_dir("outputs_test_" + name);
+}
 
 std::string read_text(const fs::path& p) { return trainsim::testing::read_file(p); }
 
-LoadedScenario default_scenario() { return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"); }
+LoadedScenario default_scenario() {
+  return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml");
+}
 
 std::vector<int> all_ranks(const Scenario& s) {
   std::vector<int> r;
@@ -60,7 +64,8 @@ std::int64_t ns(double seconds) { return std::llround(seconds * 1e9); }
 
 TEST(Trace, ValidJsonWithOneNamedTrackPerGpu) {
   LoadedScenario l = default_scenario();
-  sim::SimResult r = sim::simulate(l.scenario, l.topology, {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
+  sim::SimResult r = sim::simulate(l.scenario, l.topology,
+                                   {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
   nlohmann::json trace = nlohmann::json::parse(trace_of(l, r));
   std::map<long, std::string> threads;
   std::map<long, std::string> processes;
@@ -105,22 +110,28 @@ void expect_main_tracks_tile_each_step(const nlohmann::json& trace, const sim::S
 
 TEST(Trace, MainTrackDurationsAddUpToEachGpusFinishTime) {
   LoadedScenario l = default_scenario();
-  sim::SimResult r = sim::simulate(l.scenario, l.topology, {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
+  sim::SimResult r = sim::simulate(l.scenario, l.topology,
+                                   {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
   expect_main_tracks_tile_each_step(nlohmann::json::parse(trace_of(l, r)), r);
 }
 
 TEST(Trace, InterleavedWithOverlappedGradientsKeepsBackgroundOnItsOwnTrack) {
-  ScenarioTree tree = ScenarioTree::parse(read_text(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"), "interleaved.yaml");
-  for (auto [key, value] : {std::pair{"execution.schedule", "interleaved"}, {"execution.interleave", "2"},
-                            {"execution.dp_overlap", "true"}, {"execution.zero", "1"}})
+  ScenarioTree tree = ScenarioTree::parse(read_text(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"),
+                                          "interleaved.yaml");
+  for (auto [key, value] : {std::pair{"execution.schedule", "interleaved"},
+                            {"execution.interleave", "2"},
+                            {"execution.dp_overlap", "true"},
+                            {"execution.zero", "1"}})
     tree.set(key, value);
   LoadedScenario l = tree.load();
-  sim::SimResult r = sim::simulate(l.scenario, l.topology, {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
+  sim::SimResult r = sim::simulate(l.scenario, l.topology,
+                                   {sim::Fidelity::fast, false, false, all_ranks(l.scenario)});
   std::string json = trace_of(l, r);
   expect_main_tracks_tile_each_step(nlohmann::json::parse(json), r);
   EXPECT_NE(json.find("\"F mb0 chunk1 compute\""), std::string::npos);
   // ZeRO-1 reduce-scatters the gradient buckets, on the rank's second track (tid 2R + 1).
-  EXPECT_NE(json.find("\"name\":\"dp gradient bucket reduce-scatter\",\"cat\":\"dp_background\""), std::string::npos);
+  EXPECT_NE(json.find("\"name\":\"dp gradient bucket reduce-scatter\",\"cat\":\"dp_background\""),
+            std::string::npos);
   EXPECT_NE(json.find("\"gpu 0 (tp 0, dp 0, pp 0) dp background\""), std::string::npos);
 }
 
@@ -187,9 +198,11 @@ TEST(TraceCli, UnwritablePathFailsBeforeSimulatingWithExitCodeFive) {
 }
 
 TEST(TraceCli, BadSelectionIsExitCodeTwo) {
-  CliOutput out = trainsim("run --trace " + (temp_dir("sel") / "t.json").string() + " --trace-ranks node:99");
+  CliOutput out =
+      trainsim("run --trace " + (temp_dir("sel") / "t.json").string() + " --trace-ranks node:99");
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.text.find("--trace-ranks = 'node:99': node 99 is out of range (there are 8)"), std::string::npos)
+  EXPECT_NE(out.text.find("--trace-ranks = 'node:99': node 99 is out of range (there are 8)"),
+            std::string::npos)
       << out.text;
 }
 
@@ -198,10 +211,13 @@ TEST(TraceCli, BadSelectionIsExitCodeTwo) {
 // One node of 8 GPUs on one NVSwitch, TP 8 only: every byte moved is a TP all-reduce.
 // NVLink latency 0 here; LatencyDoesNotAddBytes checks the same with latency.
 const char* kTpOnly = R"(
-model: {name: tiny, kind: transformer, layers: 4, d_model: 1024, d_ff: 4096, heads: 8, seq_len: 512, precision: bf16}
+model: {name: tiny, kind: transformer, layers: 4, d_model: 1024, d_ff: 4096, heads: 8,
+        seq_len: 512, precision: bf16}
 system:
-  gpu: {name: h100, peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, hbm_capacity: 80GB, kernel_latency: 4us}
-  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 8, nvlink_bandwidth: 450GBps, nvlink_latency: 0us, nic_bandwidth: 400Gbps}
+  gpu: {name: h100, peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps,
+        hbm_capacity: 80GB, kernel_latency: 4us}
+  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 8, nvlink_bandwidth: 450GBps,
+             nvlink_latency: 0us, nic_bandwidth: 400Gbps}
 execution: {tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 1, schedule: 1f1b, collective: ring}
 )";
 
@@ -236,7 +252,8 @@ TEST(Links, NvlinkBytesEqualTheRingAllReduceTraffic) {
     ASSERT_EQ(f.size(), 8u) << line;
     EXPECT_EQ(f[3], "nvlink") << line;
     nvlink += std::stod(f[5]);
-    EXPECT_NEAR(std::stod(f[6]), std::stod(f[5]) / 450e9, 1e-8 * std::stod(f[6])); // busy = bytes / bandwidth
+    EXPECT_NEAR(std::stod(f[6]), std::stod(f[5]) / 450e9,
+                1e-8 * std::stod(f[6])); // busy = bytes / bandwidth
     ++rows;
   }
   EXPECT_EQ(rows, 16); // 8 GPUs x 2 directions of their NVSwitch link
@@ -256,7 +273,8 @@ TEST(Links, LatencyDoesNotAddBytes) {
   for (sim::Fidelity f : {sim::Fidelity::fast, sim::Fidelity::fine}) {
     auto bytes = [&](const LoadedScenario& x) {
       auto r = sim::simulate(x.scenario, x.topology, {f, false, true, {}});
-      return link_tiers_json(x.topology, r.channel_bytes, r.step_time)["nvlink"]["bytes"].get<double>();
+      return link_tiers_json(x.topology, r.channel_bytes, r.step_time)["nvlink"]["bytes"]
+          .get<double>();
     };
     EXPECT_DOUBLE_EQ(bytes(l), bytes(zero));
   }
@@ -289,7 +307,8 @@ TEST(Report, SelfContainedPageWithEveryChart) {
   for (const char* id : {"stage-breakdown", "bound", "timeline", "link-heatmap"})
     EXPECT_NE(html.find(std::string("<svg id=\"") + id + "\""), std::string::npos) << id;
   EXPECT_EQ(html.find("<script"), std::string::npos);
-  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg")); // only the SVG namespace
+  EXPECT_EQ(html.find("http://"),
+            html.find("http://www.w3.org/2000/svg")); // only the SVG namespace
   EXPECT_EQ(html.find("https://"), std::string::npos);
 }
 
@@ -297,9 +316,9 @@ TEST(Report, MissingResultIsAnInputError) {
   auto dir = temp_dir("empty");
   CliOutput out = trainsim("report " + dir.string());
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_EQ(out.text, "trainsim: " + dir.string() +
-                          ": no result.json here (write one with: trainsim run SCENARIO --out DIR)\n");
+  EXPECT_EQ(out.text,
+            "trainsim: " + dir.string() +
+                ": no result.json here (write one with: trainsim run SCENARIO --out DIR)\n");
 }
-
 
 } // namespace

@@ -12,7 +12,8 @@ using namespace testing;
 
 /// Share of the step a pipeline spends not computing, averaged over ranks.
 double waiting_share(const Outcome& o) {
-  return (category(o.summary, "bubble") + category(o.summary, "idle") + category(o.summary, "pp_comm")) /
+  return (category(o.summary, "bubble") + category(o.summary, "idle") +
+          category(o.summary, "pp_comm")) /
          o.result.step_time.value();
 }
 
@@ -21,23 +22,27 @@ const std::string kFourNodes = "nodes: 4, gpus_per_node: 1";
 
 TEST(Schedules, GPipeWaitsLikeOneFOneB) {
   // Both fill and drain the pipeline once: (PP - 1) / (m + PP - 1) = 3 / 11 with m = 8.
-  Outcome run = simulate(scenario(kFourNodes, "pp: 4, global_batch: 8, schedule: gpipe", 8, kIdealFabric));
+  Outcome run =
+      simulate(scenario(kFourNodes, "pp: 4, global_batch: 8, schedule: gpipe", 8, kIdealFabric));
   EXPECT_NEAR(waiting_share(run), 3.0 / 11.0, 0.01 * 3.0 / 11.0);
 }
 
 TEST(Schedules, InterleavingDividesTheBubbleByTheChunks) {
   // v = 2 chunks of 2 layers per GPU: each pass is half as long, the fill is PP - 1 such
   // passes, so the waiting share is (PP - 1) / (v m + PP - 1) = 3 / 19 with m = 8.
-  Outcome run = simulate(
-      scenario(kFourNodes, "pp: 4, global_batch: 8, schedule: interleaved, interleave: 2", 16, kIdealFabric));
+  Outcome run =
+      simulate(scenario(kFourNodes, "pp: 4, global_batch: 8, schedule: interleaved, interleave: 2",
+                        16, kIdealFabric));
   EXPECT_NEAR(waiting_share(run), 3.0 / 19.0, 0.01 * 3.0 / 19.0);
 }
 
 TEST(Sharding, ZeroOneMovesWhatAnAllReduceMoves) {
   // A ring reduce-scatter plus all-gather is the two halves of a ring all-reduce: the same
   // 2(p-1) steps of n/p bytes, so the DP phase takes the same time.
-  double plain = category(simulate(scenario(kFourNodes, "dp: 4, global_batch: 4")).summary, "dp_comm");
-  double zero1 = category(simulate(scenario(kFourNodes, "dp: 4, global_batch: 4, zero: 1")).summary, "dp_comm");
+  double plain =
+      category(simulate(scenario(kFourNodes, "dp: 4, global_batch: 4")).summary, "dp_comm");
+  double zero1 = category(simulate(scenario(kFourNodes, "dp: 4, global_batch: 4, zero: 1")).summary,
+                          "dp_comm");
   EXPECT_NEAR(zero1, plain, 1e-9 * plain);
 }
 
@@ -63,9 +68,10 @@ TEST(Experts, AllToAllOverNvlinkMatchesPairwiseAlphaBeta) {
   // 4 GPUs on one NVSwitch, DP 4 = EP 4, 4 experts, top-1, one 4096-token microbatch each.
   // Per MoE layer, dispatch and combine forward, again backward: 4 all-to-alls of
   // n = 4096 x 4096 x 2 B per rank; pairwise: (p-1) (alpha + n / (p B)) with alpha = 1 us.
-  std::string text = "model: {kind: mlp, layers: 2, d_model: 4096, d_ff: 16384, seq_len: 4096, experts: 4}\n"
-                     "system:\n  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 4, " +
-                     kFabric + "}\nexecution: {dp: 4, ep: 4, global_batch: 4}\n";
+  std::string text =
+      "model: {kind: mlp, layers: 2, d_model: 4096, d_ff: 16384, seq_len: 4096, experts: 4}\n"
+      "system:\n  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 4, " +
+      kFabric + "}\nexecution: {dp: 4, ep: 4, global_batch: 4}\n";
   const double n = 4096.0 * 4096 * 2;
   const double all_to_all = 3 * (1e-6 + n / 4 / 450e9);
   const double expected = 2 /*layers*/ * 4 * all_to_all;
@@ -91,7 +97,8 @@ TEST(Bottlenecks, OversubscribedFabricStretchesTheDataParallelPhase) {
   // 4:1 gives 2, so the rings' bandwidth part takes up to 4x longer.
   auto scenario_with = [](const std::string& oversubscription) {
     return "model: {kind: mlp, layers: 2, d_model: 4096, d_ff: 16384, seq_len: 4096}\n"
-           "system:\n  topology: {generator: fat-tree, nodes: 16, leaf_down_ports: 8, oversubscription: " +
+           "system:\n  topology: {generator: fat-tree, nodes: 16, leaf_down_ports: 8, "
+           "oversubscription: " +
            oversubscription + "}\nexecution: {tp: 8, dp: 16, global_batch: 16}\n";
   };
   Outcome full = simulate(scenario_with("1")), thin = simulate(scenario_with("4"));
@@ -100,7 +107,8 @@ TEST(Bottlenecks, OversubscribedFabricStretchesTheDataParallelPhase) {
   auto busiest_spine = [&](const std::string& oversubscription, const Outcome& run) {
     LoadedScenario loaded = parse_scenario(scenario_with(oversubscription), "test.yaml");
     auto tiers = summarize_links(loaded.topology, run.result.channel_bytes, run.result.step_time);
-    auto spine = std::find_if(tiers.begin(), tiers.end(), [](const TierLoad& t) { return t.tier == "spine"; });
+    auto spine = std::find_if(tiers.begin(), tiers.end(),
+                              [](const TierLoad& t) { return t.tier == "spine"; });
     EXPECT_NE(spine, tiers.end());
     return spine->busiest.front();
   };

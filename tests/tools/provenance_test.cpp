@@ -14,10 +14,11 @@
 namespace trainsim {
 namespace {
 
-const std::string kScenario = "model: {kind: mlp, layers: 2, d_model: 256, d_ff: 1024, seq_len: 64}\n"
-                              "system:\n  gpu: {preset: a100-sxm-80gb, hbm_capacity: 40GB}\n"
-                              "  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 2}\n"
-                              "execution: {dp: 2, global_batch: 2}\n";
+const std::string kScenario =
+    "model: {kind: mlp, layers: 2, d_model: 256, d_ff: 1024, seq_len: 64}\n"
+    "system:\n  gpu: {preset: a100-sxm-80gb, hbm_capacity: 40GB}\n"
+    "  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 2}\n"
+    "execution: {dp: 2, global_batch: 2}\n";
 
 TEST(Provenance, InputHashIsFnv1a64) {
   // The FNV-1a 64-bit test vectors: "" -> cbf29ce484222325, "a" -> af63dc4c8601ec8c.
@@ -61,13 +62,18 @@ TEST(Provenance, EveryOutputSaysWhatWasSimulated) {
   std::ofstream(file) << kScenario;
   auto text = testing::run_trainsim("run " + file + " -o " + (dir / "out").string());
   ASSERT_EQ(text.exit_code, 0) << text.text;
-  EXPECT_NE(text.text.find("simulated     a100-sxm-80gb on fat-tree"), std::string::npos) << text.text;
-  EXPECT_NE(text.text.find("by            trainsim " + version() + ", input " + input_hash(kScenario)), std::string::npos);
+  EXPECT_NE(text.text.find("simulated     a100-sxm-80gb on fat-tree"), std::string::npos)
+      << text.text;
+  EXPECT_NE(
+      text.text.find("by            trainsim " + version() + ", input " + input_hash(kScenario)),
+      std::string::npos);
   auto result = nlohmann::json::parse(testing::read_file(dir / "out/result.json"));
   EXPECT_EQ(result.at("provenance").at("input").at("hash"), input_hash(kScenario));
-  auto compare = testing::run_trainsim("compare " + file + " --format csv", testing::Streams::stdout_only);
+  auto compare =
+      testing::run_trainsim("compare " + file + " --format csv", testing::Streams::stdout_only);
   EXPECT_NE(compare.text.find("hardware,input_hash,trainsim"), std::string::npos) << compare.text;
-  EXPECT_NE(compare.text.find(input_hash(kScenario) + "," + version()), std::string::npos) << compare.text;
+  EXPECT_NE(compare.text.find(input_hash(kScenario) + "," + version()), std::string::npos)
+      << compare.text;
   ASSERT_EQ(testing::run_trainsim("report " + (dir / "out").string()).exit_code, 0);
   std::string html = testing::read_file(dir / "out/report.html");
   EXPECT_NE(html.find("What was simulated"), std::string::npos);

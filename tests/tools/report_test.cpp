@@ -24,7 +24,9 @@ namespace fs = std::filesystem;
 using trainsim::testing::run_trainsim;
 using trainsim::testing::Streams;
 
-fs::path temp_dir(const std::string& name) { return trainsim::testing::fresh_dir("report_test_" + name); }
+fs::path temp_dir(const std::string& name) {
+  return trainsim::testing::fresh_dir("report_test_" + name);
+}
 
 std::string read_text(const fs::path& p) { return trainsim::testing::read_file(p); }
 
@@ -45,20 +47,22 @@ std::string cell_fill(const std::string& svg, const std::string& title_tail) {
 
 // A run of 8 GPUs (TP 8, one stage) whose step of 400 ms is 300 ms compute + 100 ms TP.
 nlohmann::json small_result() {
-  nlohmann::json categories = {{"compute", 0.3}, {"tp_comm", 0.1}, {"pp_comm", 0.0}, {"dp_comm", 0.0},
-                               {"ep_comm", 0.0}, {"bubble", 0.0},  {"idle", 0.0}};
+  nlohmann::json categories = {{"compute", 0.3}, {"tp_comm", 0.1}, {"pp_comm", 0.0},
+                               {"dp_comm", 0.0}, {"ep_comm", 0.0}, {"bubble", 0.0},
+                               {"idle", 0.0}};
   nlohmann::json stage = categories;
   stage["stage"] = 0;
   stage["gpus"] = 8;
-  return {{"scenario", "small.yaml"},
-          {"model", "small"},
-          {"gpus", 8},
-          {"parallelism", {{"dp", 1}, {"tp", 8}, {"pp", 1}, {"microbatches", 1}, {"schedule", "1f1b"}}},
-          {"step_time_s", 0.4},
-          {"mfu", 0.5},
-          {"breakdown", categories},
-          {"bound", {{"step_time_s", 0.35}, {"limiting", "compute"}}},
-          {"stages", {stage}}};
+  return {
+      {"scenario", "small.yaml"},
+      {"model", "small"},
+      {"gpus", 8},
+      {"parallelism", {{"dp", 1}, {"tp", 8}, {"pp", 1}, {"microbatches", 1}, {"schedule", "1f1b"}}},
+      {"step_time_s", 0.4},
+      {"mfu", 0.5},
+      {"breakdown", categories},
+      {"bound", {{"step_time_s", 0.35}, {"limiting", "compute"}}},
+      {"stages", {stage}}};
 }
 
 // The <svg id="ID">...</svg> of a page.
@@ -74,9 +78,18 @@ TEST(ReportAxes, TimelineAndStagesHaveATimeAxisOfTheStep) {
   // One GPU computing for the first 300 ms (trace times are microseconds) of a 400 ms
   // step: ticks every 50 ms, 0 to 400, under both charts.
   nlohmann::json trace = {{"traceEvents",
-                           {{{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", 0}, {"args", {{"name", "gpu 0"}}}},
-                            {{"ph", "X"}, {"name", "F mb0 compute"}, {"cat", "compute"}, {"ts", 0}, {"dur", 300000},
-                             {"pid", 0}, {"tid", 0}}}}};
+                           {{{"ph", "M"},
+                             {"name", "thread_name"},
+                             {"pid", 0},
+                             {"tid", 0},
+                             {"args", {{"name", "gpu 0"}}}},
+                            {{"ph", "X"},
+                             {"name", "F mb0 compute"},
+                             {"cat", "compute"},
+                             {"ts", 0},
+                             {"dur", 300000},
+                             {"pid", 0},
+                             {"tid", 0}}}}};
   std::string html = render_report({small_result(), trace, {}, ""});
   for (const char* id : {"timeline", "stage-breakdown"}) {
     std::string svg = chart(html, id);
@@ -102,14 +115,16 @@ TEST(BoundChart, StacksTheTermsAboveTheSimulatedBreakdown) {
   std::string svg = chart(html, "bound");
   // Shares of the 350 ms bound: 250 / 350 = 71.4 %, 100 / 350 = 28.6 %; the zero hbm term
   // draws nothing. Shares of the 400 ms step: 300 / 400 = 75 %, 100 / 400 = 25 %.
-  for (const char* segment : {"<title>compute: 250 ms (71.4%)</title>", "<title>network: 100 ms (28.6%)</title>",
-                              "<title>compute: 300 ms (75.0%)</title>", "<title>tp_comm: 100 ms (25.0%)</title>"})
+  for (const char* segment :
+       {"<title>compute: 250 ms (71.4%)</title>", "<title>network: 100 ms (28.6%)</title>",
+        "<title>compute: 300 ms (75.0%)</title>", "<title>tp_comm: 100 ms (25.0%)</title>"})
     EXPECT_NE(svg.find(segment), std::string::npos) << segment;
   EXPECT_EQ(svg.find("<title>hbm:"), std::string::npos);
   EXPECT_NE(svg.find(">time in the step (ms)</text>"), std::string::npos);
   // Below the chart, each term with what it counts (escaped).
-  EXPECT_NE(html.find("<td>network</td><td>100 ms</td><td>28.6%</td><td>TP all-reduces &amp; co</td>"),
-            std::string::npos);
+  EXPECT_NE(
+      html.find("<td>network</td><td>100 ms</td><td>28.6%</td><td>TP all-reduces &amp; co</td>"),
+      std::string::npos);
 }
 
 TEST(BoundChart, AnOlderResultWithoutTermsDrawsTheTotal) {
@@ -123,7 +138,8 @@ TEST(BoundChart, ResultJsonCarriesTheBoundsTerms) {
   auto bound = nlohmann::json::parse(read_text(dir / "result.json")).at("bound");
   // closed_form_bound: the terms in a fixed order, the bound their sum, the limiting one
   // the largest.
-  std::vector<std::string> names, expected = {"compute", "hbm", "latency", "network", "pipeline_bubble", "dp_allreduce"};
+  std::vector<std::string> names,
+      expected = {"compute", "hbm", "latency", "network", "pipeline_bubble", "dp_allreduce"};
   double sum = 0, largest = 0;
   std::string limiting;
   for (const auto& t : bound.at("terms")) {
@@ -145,8 +161,10 @@ std::string collapsed(const std::string& text) {
   std::string out;
   for (char c : text) {
     bool space = c == ' ' || c == '\n';
-    if (!space) out += c;
-    else if (!out.empty() && out.back() != ' ') out += ' ';
+    if (!space)
+      out += c;
+    else if (!out.empty() && out.back() != ' ')
+      out += ' ';
   }
   return out;
 }
@@ -166,8 +184,10 @@ TEST(CategoryLegend, TextReportDefinesEachCategoryUnderItsBreakdown) {
   ASSERT_EQ(run.exit_code, 0) << run.text;
   std::string text = collapsed(run.text);
   for (sim::Category c : sim::kCategories)
-    EXPECT_NE(text.find(std::string(sim::name(c)) + ": " + sim::meaning(c)), std::string::npos) << sim::name(c);
-  for (const std::string& line : {std::string("    idle: "), std::string("  where each GPU's time goes\n")})
+    EXPECT_NE(text.find(std::string(sim::name(c)) + ": " + sim::meaning(c)), std::string::npos)
+        << sim::name(c);
+  for (const std::string& line :
+       {std::string("    idle: "), std::string("  where each GPU's time goes\n")})
     EXPECT_NE(run.text.find(line), std::string::npos) << line;
 }
 
@@ -188,7 +208,8 @@ TEST(LinkHeatmap, ShadeRunsFromNearWhiteThroughOrangeToDarkRed) {
   // 0, 1, 2, 5, 10, 20, 50, 100 % sit at positions 0, 1/7, ..., 1.
   EXPECT_EQ(utilization_shade(0), "#fff7ec");
   EXPECT_EQ(utilization_shade(1), "#7f0000");
-  EXPECT_EQ(utilization_shade(3), "#7f0000"); // a link busier than the step is as dark as a full one
+  EXPECT_EQ(utilization_shade(3),
+            "#7f0000"); // a link busier than the step is as dark as a full one
   // 5 % is edge 3, position 3/7, 6/7 of the way from the first stop to the second:
   // 255 - 3 x 6/7 = 252.4 -> fc, 247 - 106 x 6/7 = 156.1 -> 9c, 236 - 147 x 6/7 = 110 -> 6e.
   EXPECT_EQ(utilization_shade(0.05), "#fc9c6e");
@@ -206,7 +227,8 @@ TEST(LinkHeatmap, TheHottestSparseBandIsTheDarkest) {
   std::vector<LinkUse> links(78, {"spine", 0.03});
   links.insert(links.end(), 8, {"spine", 0.07});
   std::string svg = link_heatmap(links);
-  std::string sparse = cell_fill(svg, "8 link directions"), dense = cell_fill(svg, "78 link directions");
+  std::string sparse = cell_fill(svg, "8 link directions"),
+              dense = cell_fill(svg, "78 link directions");
   EXPECT_EQ(sparse, utilization_shade(0.07));
   EXPECT_EQ(dense, utilization_shade(0.03));
   EXPECT_LT(luminance(sparse), luminance(dense));
@@ -218,18 +240,21 @@ TEST(LinkHeatmap, ACellIsShadedByItsHottestLinkAndSaysSo) {
   std::string svg = link_heatmap(links);
   EXPECT_EQ(cell_fill(svg, "3 link directions, the hottest at 9.0%"), utilization_shade(0.09));
   EXPECT_NE(svg.find(">3 (max 9.0%)</text>"), std::string::npos);
-  EXPECT_NE(svg.find("utilization of the cell's hottest link direction"), std::string::npos); // the legend
+  EXPECT_NE(svg.find("utilization of the cell's hottest link direction"),
+            std::string::npos); // the legend
 }
 
 TEST(LinkHeatmap, WithoutLinkStatisticsTheReportSaysSo) {
-  ReportInputs in{small_result(), std::nullopt, {}, ""}; // --no-link-stats: no link_tiers, no links.csv
+  ReportInputs in{
+      small_result(), std::nullopt, {}, ""}; // --no-link-stats: no link_tiers, no links.csv
   std::string html = render_report(in);
   EXPECT_NE(html.find("link statistics were not recorded (--no-link-stats)"), std::string::npos);
   EXPECT_EQ(html.find("<svg id=\"link-heatmap\""), std::string::npos);
   in.result["link_tiers"] = nlohmann::json::object(); // recorded, but nothing moved
   EXPECT_NE(render_report(in).find("no link carried bytes in this step"), std::string::npos);
   in.result["link_tiers"] = {{"nvlink", {{"bytes", 1.0}}}};
-  EXPECT_NE(render_report(in).find("links.csv is missing from the run directory"), std::string::npos);
+  EXPECT_NE(render_report(in).find("links.csv is missing from the run directory"),
+            std::string::npos);
 }
 
 TEST(LinkHeatmap, RunWithoutLinkStatisticsThenReport) {
@@ -238,9 +263,11 @@ TEST(LinkHeatmap, RunWithoutLinkStatisticsThenReport) {
   ASSERT_EQ(run.exit_code, 0) << run.text;
   ASSERT_EQ(run_trainsim("report " + dir.string()).exit_code, 0);
   std::string html = read_text(dir / "report.html");
-  EXPECT_NE(html.find("<h2>Link utilization by tier</h2>\n<p class=\"note\">link statistics were not recorded "
-                      "(--no-link-stats)</p>"),
-            std::string::npos);
+  EXPECT_NE(
+      html.find(
+          "<h2>Link utilization by tier</h2>\n<p class=\"note\">link statistics were not recorded "
+          "(--no-link-stats)</p>"),
+      std::string::npos);
 }
 
 } // namespace

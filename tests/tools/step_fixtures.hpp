@@ -13,20 +13,23 @@
 namespace trainsim::testing {
 
 // H100-like links: NVLink 450 GB/s, PCIe 64 GB/s, NIC 400 Gb/s, 0.5 us per hop.
-inline const std::string kFabric = "nvlink_bandwidth: 450GBps, nvlink_latency: 0.5us, pcie_bandwidth: 64GBps, "
-                            "pcie_latency: 0.5us, nic_bandwidth: 400Gbps, network_latency: 0.5us";
+inline const std::string kFabric =
+    "nvlink_bandwidth: 450GBps, nvlink_latency: 0.5us, pcie_bandwidth: 64GBps, "
+    "pcie_latency: 0.5us, nic_bandwidth: 400Gbps, network_latency: 0.5us";
 // Links so fast and close that transfers take no measurable time.
-inline const std::string kIdealFabric = "nvlink_bandwidth: 1e9GBps, nvlink_latency: 0us, pcie_bandwidth: 1e9GBps, "
-                                 "pcie_latency: 0us, nic_bandwidth: 1e9GBps, network_latency: 0us";
+inline const std::string kIdealFabric =
+    "nvlink_bandwidth: 1e9GBps, nvlink_latency: 0us, pcie_bandwidth: 1e9GBps, "
+    "pcie_latency: 0us, nic_bandwidth: 1e9GBps, network_latency: 0us";
 
 // An MLP block (two matmuls) of d_model 4096 and d_ff 16384 on sequences of 4096 tokens;
 // no kernel launch latency, so kernel time is FLOP / sustained rate when compute binds.
-inline std::string scenario(const std::string& topology, const std::string& execution, int layers = 2,
-                     const std::string& fabric = kFabric) {
+inline std::string scenario(const std::string& topology, const std::string& execution,
+                            int layers = 2, const std::string& fabric = kFabric) {
   return "model: {kind: mlp, layers: " + std::to_string(layers) +
          ", d_model: 4096, d_ff: 16384, seq_len: 4096}\n"
          "system:\n"
-         "  gpu: {peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, hbm_capacity: 80GB, kernel_latency: 0us}\n"
+         "  gpu: {peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, hbm_capacity: "
+         "80GB, kernel_latency: 0us}\n"
          "  topology: {generator: fat-tree, " +
          fabric + ", " + topology + "}\nexecution: {" + execution + "}\n";
 }

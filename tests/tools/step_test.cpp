@@ -48,8 +48,10 @@ TEST(Step, HalvingNetworkBandwidthDoublesTheBandwidthPartOfTheAllReduce) {
   // dp_comm = 6 x latency + 6 x n / (4 B): only the second term scales with 1 / B.
   const double latency_part = 6 * 2e-6;
   auto dp_time = [&](const std::string& bandwidth) {
-    std::string fabric = "nic_bandwidth: " + bandwidth + ", network_latency: 0.5us, pcie_latency: 0.5us";
-    return category(simulate(scenario(kFourNodes, "dp: 4, global_batch: 4", 2, fabric)).summary, "dp_comm");
+    std::string fabric =
+        "nic_bandwidth: " + bandwidth + ", network_latency: 0.5us, pcie_latency: 0.5us";
+    return category(simulate(scenario(kFourNodes, "dp: 4, global_batch: 4", 2, fabric)).summary,
+                    "dp_comm");
   };
   double ratio = (dp_time("200Gbps") - latency_part) / (dp_time("400Gbps") - latency_part);
   EXPECT_NEAR(ratio, 2.0, 0.01);
@@ -59,10 +61,12 @@ TEST(Step, OneFOneBBubbleIsPipelineDepthOverMicrobatches) {
   // PP 4 on four nodes with 16 microbatches; the network is made so fast that transfers are
   // negligible. Every stage computes m (t_f + t_b) and waits (PP - 1)(t_f + t_b), so the
   // waiting share of the step is (PP - 1) / (m + PP - 1) = 3 / 19.
-  std::string text = scenario(kFourNodes, "pp: 4, global_batch: 16, schedule: 1f1b", 8, kIdealFabric);
+  std::string text =
+      scenario(kFourNodes, "pp: 4, global_batch: 16, schedule: 1f1b", 8, kIdealFabric);
   Outcome run = simulate(text);
   double waiting = (category(run.summary, "bubble") + category(run.summary, "idle") +
-                    category(run.summary, "pp_comm")) / run.result.step_time.value();
+                    category(run.summary, "pp_comm")) /
+                   run.result.step_time.value();
   EXPECT_NEAR(waiting, 3.0 / 19.0, 0.01 * 3.0 / 19.0);
 }
 

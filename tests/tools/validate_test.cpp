@@ -55,7 +55,8 @@ TEST(ValidateTest, NoScenarioIsBelowTheBound) {
   int generated = 0, rejected = 0;
   std::vector<BoundCheck> checks = bound_checks(o, generated, rejected);
   EXPECT_GE(checks.size(), 20u); // 20 random ones, plus the small files of scenarios/
-  for (const BoundCheck& c : checks) EXPECT_FALSE(c.violates()) << c.name << " (" << c.features << ") is below the bound";
+  for (const BoundCheck& c : checks)
+    EXPECT_FALSE(c.violates()) << c.name << " (" << c.features << ") is below the bound";
 }
 
 TEST(ValidateTest, CollectivesMatchAlphaBetaWithin1Percent) {
@@ -78,7 +79,8 @@ TEST(ValidateTest, RingBusBandwidthApproachesTheLinkBandwidth) {
     if (c.algorithm == "ring" && c.op == "all-reduce" && c.ranks == 8) cases.push_back(c);
   ASSERT_FALSE(cases.empty()) << "no 8-rank ring all-reduce among the quick collective checks";
   for (const CollectiveCheck& c : cases) {
-    EXPECT_NEAR(c.simulated_s, 9.4232e-3, 0.01 * 9.4232e-3) << c.graph << " " << c.fidelity << " " << c.bytes;
+    EXPECT_NEAR(c.simulated_s, 9.4232e-3, 0.01 * 9.4232e-3)
+        << c.graph << " " << c.fidelity << " " << c.bytes;
     EXPECT_NEAR(c.busbw, 49.85e9, 0.01 * 49.85e9) << c.graph << " " << c.fidelity << " " << c.bytes;
   }
 }
@@ -88,13 +90,16 @@ TEST(ValidateTest, RingBusBandwidthApproachesTheLinkBandwidth) {
 TEST(ValidateTest, QuickPrintsItsVerdictsAndWritesWhereOutSays) {
   testing::ScratchDir scratch("validate_test_quick");
   auto dir = scratch / "out"; // validate creates it
-  auto out = testing::run_trainsim("validate --quick -o " + dir.string(), testing::Streams::stdout_only);
+  auto out =
+      testing::run_trainsim("validate --quick -o " + dir.string(), testing::Streams::stdout_only);
   EXPECT_EQ(out.exit_code, 0) << out.text;
   for (const char* line : {"PASS  exact cases within 2% of the closed form: worst ",
                            "PASS  no scenario below the bound: 0 of ",
                            "PASS  collectives within 1% of alpha-beta: worst ",
                            "      published run llama3-405b on 8192 GPUs: predicted MFU "})
-    EXPECT_NE(("\n" + out.text).find(std::string("\n") + line), std::string::npos) << line << " in:\n" << out.text;
+    EXPECT_NE(("\n" + out.text).find(std::string("\n") + line), std::string::npos)
+        << line << " in:\n"
+        << out.text;
   std::ifstream json(dir / "validation.json");
   ASSERT_TRUE(json.good());
   nlohmann::json report = nlohmann::json::parse(json);
@@ -123,11 +128,17 @@ TEST(ValidateTest, DefaultOutIsAFreshDirectory) {
 // would vanish from the report.
 TEST(ValidateTest, OnlyInputErrorsRejectARandomScenario) {
   using validation::accepted;
-  EXPECT_FALSE(accepted([]() -> LoadedScenario { throw InputError("random/1", "refused"); }).has_value());
-  EXPECT_THROW(accepted([]() -> LoadedScenario { throw InternalError("internal error: broken"); }), InternalError);
-  EXPECT_THROW(accepted([]() -> LoadedScenario { throw Error(ExitCode::resources, "too big"); }), Error);
-  EXPECT_THROW(accepted([]() -> LoadedScenario { throw std::logic_error("a bug"); }), std::logic_error);
-  EXPECT_TRUE(accepted([] { return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"); }).has_value());
+  EXPECT_FALSE(
+      accepted([]() -> LoadedScenario { throw InputError("random/1", "refused"); }).has_value());
+  EXPECT_THROW(accepted([]() -> LoadedScenario { throw InternalError("internal error: broken"); }),
+               InternalError);
+  EXPECT_THROW(accepted([]() -> LoadedScenario { throw Error(ExitCode::resources, "too big"); }),
+               Error);
+  EXPECT_THROW(accepted([]() -> LoadedScenario { throw std::logic_error("a bug"); }),
+               std::logic_error);
+  EXPECT_TRUE(accepted([] {
+                return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml");
+              }).has_value());
 }
 
 // The full run's 200 random scenarios, built (not simulated) the way bound_checks builds
@@ -139,7 +150,8 @@ TEST(ValidateTest, RandomScenariosAreAcceptedOrRefusedByTheRules) {
   std::set<std::string> generators;
   for (int i = 0; accepted < o.random_scenarios && i < 20 * o.random_scenarios; ++i, ++generated) {
     std::optional<LoadedScenario> loaded;
-    ASSERT_NO_THROW(loaded = validation::accepted([&] { return build_scenario(random_scenario(o.seed, i)); }))
+    ASSERT_NO_THROW(
+        loaded = validation::accepted([&] { return build_scenario(random_scenario(o.seed, i)); }))
         << "random/" << i;
     accepted += loaded ? 1 : 0;
     if (loaded) generators.insert(loaded->scenario.system.topology.generator);
@@ -147,7 +159,8 @@ TEST(ValidateTest, RandomScenariosAreAcceptedOrRefusedByTheRules) {
   EXPECT_EQ(accepted, o.random_scenarios) << "of " << generated;
   // Each of the generator's four fabrics among the accepted (dragonfly was refused until its
   // scenarios stopped giving it a `nodes` key it does not take).
-  EXPECT_EQ(generators, (std::set<std::string>{"dragonfly", "fat-tree", "rail-optimized", "torus"}));
+  EXPECT_EQ(generators,
+            (std::set<std::string>{"dragonfly", "fat-tree", "rail-optimized", "torus"}));
 }
 
 // The same (seed, index) gives the same scenario; another index, another one.

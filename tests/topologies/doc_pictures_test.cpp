@@ -23,16 +23,32 @@ struct Example {
 // Small configurations of each generator, as documented in docs/topologies.md.
 const std::vector<Example>& examples() {
   static const std::vector<Example> all{
-      {"fat-tree", {{"generator", "fat-tree"}, {"nodes", "4"}, {"gpus_per_node", "2"}, {"leaf_down_ports", "4"},
-                    {"oversubscription", "2"}}},
-      {"fat-tree-3-tier", {{"generator", "fat-tree"}, {"nodes", "8"}, {"gpus_per_node", "2"},
-                           {"leaf_down_ports", "2"}, {"tiers", "3"}, {"radix", "4"}}},
-      {"rail-optimized", {{"generator", "rail-optimized"}, {"nodes", "4"}, {"gpus_per_node", "4"},
-                          {"leaf_down_ports", "2"}}},
+      {"fat-tree",
+       {{"generator", "fat-tree"},
+        {"nodes", "4"},
+        {"gpus_per_node", "2"},
+        {"leaf_down_ports", "4"},
+        {"oversubscription", "2"}}},
+      {"fat-tree-3-tier",
+       {{"generator", "fat-tree"},
+        {"nodes", "8"},
+        {"gpus_per_node", "2"},
+        {"leaf_down_ports", "2"},
+        {"tiers", "3"},
+        {"radix", "4"}}},
+      {"rail-optimized",
+       {{"generator", "rail-optimized"},
+        {"nodes", "4"},
+        {"gpus_per_node", "4"},
+        {"leaf_down_ports", "2"}}},
       {"dgx-h100", {{"generator", "dgx-h100"}, {"nodes", "2"}, {"leaf_down_ports", "2"}}},
       {"nvl72", {{"generator", "nvl72"}, {"oversubscription", "18"}}},
-      {"dragonfly", {{"generator", "dragonfly"}, {"groups", "5"}, {"routers_per_group", "2"}, {"global_links", "2"},
-                     {"gpus_per_node", "2"}}},
+      {"dragonfly",
+       {{"generator", "dragonfly"},
+        {"groups", "5"},
+        {"routers_per_group", "2"},
+        {"global_links", "2"},
+        {"gpus_per_node", "2"}}},
       {"torus", {{"generator", "torus"}, {"dims", "4x4"}}},
   };
   return all;
@@ -51,7 +67,8 @@ TEST(DocPictures, DotFilesMatchTheExporter) {
     std::ifstream in(doc_path(example.file));
     std::stringstream committed;
     committed << in.rdbuf();
-    EXPECT_EQ(committed.str(), dot.str()) << doc_path(example.file) << " is stale: see the comment at the top";
+    EXPECT_EQ(committed.str(), dot.str())
+        << doc_path(example.file) << " is stale: see the comment at the top";
   }
 }
 

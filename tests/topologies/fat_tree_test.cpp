@@ -25,8 +25,10 @@ int tier_links(const Description& d, Tier tier) {
 
 TEST(FatTree, TwoTierOversubscribedCountsBisectionAndDiameter) {
   // 4 nodes x 8 GPUs = 32 GPUs; 8 NICs per leaf -> 4 leaves; 8 / 2 = 4 uplinks -> 4 spines.
-  auto t = build_topology(spec({{"generator", "fat-tree"}, {"nodes", "4"}, {"leaf_down_ports", "8"},
-                                  {"oversubscription", "2"}}));
+  auto t = build_topology(spec({{"generator", "fat-tree"},
+                                {"nodes", "4"},
+                                {"leaf_down_ports", "8"},
+                                {"oversubscription", "2"}}));
   auto d = summarize(t);
   EXPECT_EQ(d.gpus, 32);
   EXPECT_EQ(d.nvswitches, 4);
@@ -38,10 +40,12 @@ TEST(FatTree, TwoTierOversubscribedCountsBisectionAndDiameter) {
   EXPECT_EQ(tier_links(d, Tier::leaf), 32);
   EXPECT_EQ(tier_links(d, Tier::spine), 16);
   EXPECT_EQ(d.links, 112);
-  // Bisection: min(half the NICs 16 x 50 GB/s = 800 GB/s, half the leaf uplinks 16 / 2 x 50 GB/s = 400 GB/s).
+  // Bisection: min(half the NICs 16 x 50 GB/s = 800 GB/s, half the leaf uplinks 16 / 2 x 50 GB/s =
+  // 400 GB/s).
   EXPECT_DOUBLE_EQ(d.bisection.value(), 400e9);
-  EXPECT_DOUBLE_EQ(rank_halves_cut(t).value(), 400e9); // ranks 0-15 are leaves 0-1: 8 uplinks x 50 GB/s
-  EXPECT_EQ(d.diameter, 6);                             // gpu nic leaf spine leaf nic gpu
+  EXPECT_DOUBLE_EQ(rank_halves_cut(t).value(),
+                   400e9);  // ranks 0-15 are leaves 0-1: 8 uplinks x 50 GB/s
+  EXPECT_EQ(d.diameter, 6); // gpu nic leaf spine leaf nic gpu
   EXPECT_DOUBLE_EQ(d.oversubscription, 2.0);
   EXPECT_EQ(check_all_routes(t, true), "");
 }
@@ -49,8 +53,12 @@ TEST(FatTree, TwoTierOversubscribedCountsBisectionAndDiameter) {
 TEST(FatTree, ThreeTierIsTheClassicFourAryFatTree) {
   // k = 4: 16 GPUs (2 per node, one NIC each), 8 leaves of 2 down + 2 up ports, pods of
   // k/2 = 2 leaves and 2 spines -> 4 pods, 8 spines; 2 planes x k/2 = 4 cores.
-  auto t = build_topology(spec({{"generator", "fat-tree"}, {"nodes", "8"}, {"gpus_per_node", "2"},
-                                  {"leaf_down_ports", "2"}, {"tiers", "3"}, {"radix", "4"}}));
+  auto t = build_topology(spec({{"generator", "fat-tree"},
+                                {"nodes", "8"},
+                                {"gpus_per_node", "2"},
+                                {"leaf_down_ports", "2"},
+                                {"tiers", "3"},
+                                {"radix", "4"}}));
   auto d = summarize(t);
   EXPECT_EQ(d.gpus, 16);
   EXPECT_EQ(d.switches_per_level, (std::vector<int>{0, 8, 8, 4}));
@@ -68,7 +76,8 @@ TEST(FatTree, ThreeTierIsTheClassicFourAryFatTree) {
 }
 
 TEST(FatTree, RoutesStayInsideTheNodeAndTheLeaf) {
-  auto t = build_topology(spec({{"generator", "fat-tree"}, {"nodes", "8"}, {"leaf_down_ports", "16"}}));
+  auto t =
+      build_topology(spec({{"generator", "fat-tree"}, {"nodes", "8"}, {"leaf_down_ports", "16"}}));
   std::vector<Hop> hops;
   t.route(1, 6, hops); // same node: over the NVSwitch
   ASSERT_EQ(hops.size(), 2u);
@@ -83,10 +92,13 @@ TEST(FatTree, RoutesStayInsideTheNodeAndTheLeaf) {
 
 TEST(FatTree, RailOptimizedPutsNicKOnRailLeafK) {
   // 4 nodes of 4 GPUs, 2 nodes per rail leaf: rank r of node n is on leaf (n / 2) * 4 + r % 4.
-  auto t = build_topology(spec({{"generator", "rail-optimized"}, {"nodes", "4"}, {"gpus_per_node", "4"},
-                                  {"leaf_down_ports", "2"}}));
+  auto t = build_topology(spec({{"generator", "rail-optimized"},
+                                {"nodes", "4"},
+                                {"gpus_per_node", "4"},
+                                {"leaf_down_ports", "2"}}));
   auto d = summarize(t);
-  EXPECT_EQ(d.switches_per_level, (std::vector<int>{0, 8, 2})); // 2 groups x 4 rails; 2 uplinks per leaf
+  EXPECT_EQ(d.switches_per_level,
+            (std::vector<int>{0, 8, 2})); // 2 groups x 4 rails; 2 uplinks per leaf
   std::vector<Hop> hops;
   t.route(1, 5, hops); // node 0 rail 1 -> node 1 rail 1: both on leaf 1
   ASSERT_EQ(hops.size(), 4u);
@@ -103,8 +115,12 @@ TEST(FatTree, RailOptimizedThreeTierRoutesUpAndDown) {
   // 16 nodes x 4 GPUs, 2 nodes per rail leaf: 8 groups x 4 rails = 32 leaves; radix 4 -> pods
   // of 2 leaves (16 pods would exceed 4 core ports), so radix 32: pods of 16 leaves -> 2 pods,
   // 2 uplinks per leaf -> 2 spines per pod, 2 planes x 16 cores.
-  auto t = build_topology(spec({{"generator", "rail-optimized"}, {"nodes", "16"}, {"gpus_per_node", "4"},
-                                  {"leaf_down_ports", "2"}, {"tiers", "3"}, {"radix", "32"}}));
+  auto t = build_topology(spec({{"generator", "rail-optimized"},
+                                {"nodes", "16"},
+                                {"gpus_per_node", "4"},
+                                {"leaf_down_ports", "2"},
+                                {"tiers", "3"},
+                                {"radix", "32"}}));
   auto d = summarize(t);
   EXPECT_EQ(d.switches_per_level, (std::vector<int>{0, 32, 4, 32}));
   // Cuts: 32 NICs x 50; 64 leaf uplinks / 2 x 50; 4 spines x 16 uplinks / 2 x 50: all 1.6 TB/s.
@@ -115,7 +131,8 @@ TEST(FatTree, RailOptimizedThreeTierRoutesUpAndDown) {
 
 TEST(FatTree, EveryRouteOfTheNamedNodesIsValid) {
   EXPECT_EQ(check_all_routes(build_topology(spec({{"generator", "dgx-h100"}})), true), "");
-  EXPECT_EQ(check_all_routes(build_topology(spec({{"generator", "nvl72"}, {"nodes", "2"}})), true), "");
+  EXPECT_EQ(check_all_routes(build_topology(spec({{"generator", "nvl72"}, {"nodes", "2"}})), true),
+            "");
 }
 
 TEST(FatTree, DgxH100AndNvl72Defaults) {
@@ -144,7 +161,8 @@ std::map<Vertex, int> spread(const Topology& t, int first_switch_level) {
       hops.clear();
       if (s != d) t.route(s, d, hops);
       for (auto v : test::visited(t, s, hops))
-        if (t.graph()[v].kind == VertexKind::net_switch && t.graph()[v].level == first_switch_level) ++uses[v];
+        if (t.graph()[v].kind == VertexKind::net_switch && t.graph()[v].level == first_switch_level)
+          ++uses[v];
     }
   return uses;
 }
@@ -160,7 +178,8 @@ void expect_within_5_percent(const std::map<Vertex, int>& uses, size_t paths) {
 TEST(FatTree, EcmpSpreadsFlowsEvenlyOverSpines) {
   // 64 nodes x 8 GPUs on leaves of 8 NICs: 64 leaves, 8 spines; every cross-leaf pair
   // (512 x 504 = 258,048 flows, ~32k per spine) crosses exactly one spine.
-  auto t = build_topology(spec({{"generator", "fat-tree"}, {"nodes", "64"}, {"leaf_down_ports", "8"}}));
+  auto t =
+      build_topology(spec({{"generator", "fat-tree"}, {"nodes", "64"}, {"leaf_down_ports", "8"}}));
   expect_within_5_percent(spread(t, 2), 8);
 }
 
@@ -168,13 +187,17 @@ TEST(FatTree, EcmpSpreadsFlowsEvenlyOverCores) {
   // radix 16: leaves of 8 down + 8 up, pods of 8 leaves, 8 planes x 8 cores = 64 equal paths
   // between pods. 128 nodes x 8 GPUs = 1024 GPUs, 128 leaves, 16 pods; 1024 x 960 cross-pod
   // flows, ~15k per core.
-  auto t = build_topology(spec({{"generator", "fat-tree"}, {"nodes", "128"}, {"leaf_down_ports", "8"},
-                                  {"tiers", "3"}, {"radix", "16"}}));
+  auto t = build_topology(spec({{"generator", "fat-tree"},
+                                {"nodes", "128"},
+                                {"leaf_down_ports", "8"},
+                                {"tiers", "3"},
+                                {"radix", "16"}}));
   expect_within_5_percent(spread(t, 3), 64);
 }
 
 TEST(FatTree, SamePairAlwaysTakesTheSamePath) {
-  auto t = build_topology(spec({{"generator", "fat-tree"}, {"nodes", "16"}, {"leaf_down_ports", "8"}}));
+  auto t =
+      build_topology(spec({{"generator", "fat-tree"}, {"nodes", "16"}, {"leaf_down_ports", "8"}}));
   std::vector<Hop> a, b;
   t.route(3, 100, a);
   t.route(3, 100, b);
@@ -198,45 +221,69 @@ TEST(FatTree, StructBuildKeepsTheOriginalTwoTierMeaning) {
 TEST(FatTree, StructBuildRejectsNonsense) {
   FatTreeParams p;
   p.nodes = 0;
-  EXPECT_EQ(error_of([&] { build_fat_tree(p); }), "FatTreeParams: nodes = '': must be greater than zero");
+  EXPECT_EQ(error_of([&] { build_fat_tree(p); }),
+            "FatTreeParams: nodes = '': must be greater than zero");
   p.nodes = 1;
   p.nic_bandwidth = BytesPerSecond(0);
-  EXPECT_EQ(error_of([&] { build_fat_tree(p); }), "FatTreeParams: nic_bandwidth = '': must be greater than zero");
+  EXPECT_EQ(error_of([&] { build_fat_tree(p); }),
+            "FatTreeParams: nic_bandwidth = '': must be greater than zero");
 }
 
 TEST(FatTree, BadParametersAreOneClearLine) {
-  EXPECT_EQ(error_of([] { build_topology(spec({{"generator", "fat-tee"}, {"nodes", "2"}})); }),
-            "s.yaml: system.topology.generator = 'fat-tee': unknown topology generator (did you mean 'fat-tree'?)");
-  EXPECT_EQ(error_of([] { build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"nodez", "3"}})); }),
+  EXPECT_EQ(error_of([] {
+              build_topology(spec({{"generator", "fat-tee"}, {"nodes", "2"}}));
+            }),
+            "s.yaml: system.topology.generator = 'fat-tee': unknown topology generator (did you "
+            "mean 'fat-tree'?)");
+  EXPECT_EQ(error_of([] {
+              build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"nodez", "3"}}));
+            }),
             "s.yaml: system.topology.nodez = '3': unknown key (did you mean 'nodes'?)");
   EXPECT_EQ(error_of([] {
-              build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"nic_bandwidth", "0Gbps"}}));
+              build_topology(
+                  spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"nic_bandwidth", "0Gbps"}}));
             }),
             "s.yaml: system.topology.nic_bandwidth = '0Gbps': must be greater than zero");
   EXPECT_EQ(error_of([] {
-              build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"nvlink_bandwidth", "-1GBps"}}));
+              build_topology(spec(
+                  {{"generator", "fat-tree"}, {"nodes", "2"}, {"nvlink_bandwidth", "-1GBps"}}));
             }),
             "s.yaml: system.topology.nvlink_bandwidth = '-1GBps': must be greater than zero");
-  EXPECT_EQ(error_of([] { build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"tiers", "4"}})); }),
+  EXPECT_EQ(error_of([] {
+              build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"tiers", "4"}}));
+            }),
             "s.yaml: system.topology.tiers = '4': must be 2 or 3");
-  EXPECT_EQ(error_of([] { build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"tiers", "3"}})); }),
-            "s.yaml: system.topology.radix = '': a 3-tier Clos needs the switch radix (at least 2)");
+  EXPECT_EQ(
+      error_of([] {
+        build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"tiers", "3"}}));
+      }),
+      "s.yaml: system.topology.radix = '': a 3-tier Clos needs the switch radix (at least 2)");
   // radix 4 with 1-port leaves: pods of 2 leaves; 64 GPUs -> 64 leaves -> 32 pods > 4 core ports.
   EXPECT_EQ(error_of([] {
-              build_topology(spec({{"generator", "fat-tree"}, {"nodes", "8"}, {"leaf_down_ports", "1"},
-                                     {"tiers", "3"}, {"radix", "4"}}));
+              build_topology(spec({{"generator", "fat-tree"},
+                                   {"nodes", "8"},
+                                   {"leaf_down_ports", "1"},
+                                   {"tiers", "3"},
+                                   {"radix", "4"}}));
             }),
-            "s.yaml: system.topology.nodes = '8': needs 32 pods, more than a radix-4 core connects (raise radix)");
-  EXPECT_EQ(error_of([] { build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2000000000"}})); }),
-            "s.yaml: system.topology.nodes = '2000000000': gives more GPUs than the 10000000 supported");
+            "s.yaml: system.topology.nodes = '8': needs 32 pods, more than a radix-4 core connects "
+            "(raise radix)");
+  EXPECT_EQ(
+      error_of([] {
+        build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2000000000"}}));
+      }),
+      "s.yaml: system.topology.nodes = '2000000000': gives more GPUs than the 10000000 supported");
   // 800k GPUs on 25,000 leaves of 32 NICs with 32 / 0.001 = 32,000 uplinks each:
   // 3 x 800k + 25,000 x 32,000 = 8.024e8 links.
   EXPECT_EQ(error_of([] {
-              build_topology(spec({{"generator", "fat-tree"}, {"nodes", "100000"}, {"oversubscription", "0.001"}}));
+              build_topology(spec(
+                  {{"generator", "fat-tree"}, {"nodes", "100000"}, {"oversubscription", "0.001"}}));
             }),
-            "s.yaml: system.topology.oversubscription = '0.001': gives 8.02e+08 links, more than the 1e+08 supported");
+            "s.yaml: system.topology.oversubscription = '0.001': gives 8.02e+08 links, more than "
+            "the 1e+08 supported");
   EXPECT_EQ(error_of([] {
-              build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"network_latency", "-1us"}}));
+              build_topology(
+                  spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"network_latency", "-1us"}}));
             }),
             "s.yaml: system.topology.network_latency = '-1us': must not be negative");
 }

@@ -44,7 +44,7 @@ TEST(Import, CsvEdgeListWithInferredKindsAndTiers) {
   EXPECT_EQ(t.gpu_count(), 4);
   EXPECT_EQ(t.gpus_per_node(), 2); // inferred: two GPUs per NVSwitch, contiguous ranks
   EXPECT_EQ(t.link_count(), 6);
-  EXPECT_EQ(t.link(0).tier, Tier::nvlink); // inferred from gpu <-> nvswitch
+  EXPECT_EQ(t.link(0).tier, Tier::nvlink);             // inferred from gpu <-> nvswitch
   EXPECT_DOUBLE_EQ(t.link(5).bandwidth.value(), 50e9); // a bare number is B/s
   EXPECT_EQ(check_all_routes(t, false), "");
   std::vector<Hop> hops;
@@ -60,7 +60,8 @@ TEST(Import, CsvEdgeListWithInferredKindsAndTiers) {
 
 TEST(Import, JsonWithDeclaredVertices) {
   auto t = read(R"({"gpus_per_node": 1,
-    "vertices": [{"name": "a", "kind": "gpu"}, {"name": "b", "kind": "gpu"}, {"name": "s", "kind": "switch", "level": 2}],
+    "vertices": [{"name": "a", "kind": "gpu"}, {"name": "b", "kind": "gpu"},
+                 {"name": "s", "kind": "switch", "level": 2}],
     "links": [{"a": "a", "b": "s", "bandwidth": "400Gbps", "latency": "1us"},
               {"a": "s", "b": "b", "bandwidth": 5e10, "latency": 1e-6}]})",
                 GraphFormat::json, "g.json");
@@ -93,7 +94,8 @@ TEST(Import, ExportedGraphmlAndJsonReadBackToTheSameGraph) {
   p.nodes = 4;
   p.leaf_down_ports = 8;
   auto original = build_fat_tree(p);
-  for (auto [format, name] : {std::pair{GraphFormat::graphml, "graphml"}, std::pair{GraphFormat::json, "json"}}) {
+  for (auto [format, name] :
+       {std::pair{GraphFormat::graphml, "graphml"}, std::pair{GraphFormat::json, "json"}}) {
     std::stringstream file;
     export_topology(original, name, file);
     auto copy = read_topology(file, format, std::string("t.") + name);
@@ -161,15 +163,20 @@ TEST(Import, HandWrittenGraphmlWithImplicitKinds) {
 TEST(Import, FileGeneratorResolvesThePathAgainstTheScenario) {
   trainsim::testing::ScratchDir dir("import_test");
   std::ofstream(dir / "two.csv") << kTwoNodesCsv;
-  Params params((dir / "scenario.yaml").string(), "system.topology", {{"generator", "file"}, {"path", "two.csv"}});
+  Params params((dir / "scenario.yaml").string(), "system.topology",
+                {{"generator", "file"}, {"path", "two.csv"}});
   auto t = build_topology(parse_topology(params));
   EXPECT_EQ(t.gpu_count(), 4);
-  Params missing((dir / "scenario.yaml").string(), "system.topology", {{"generator", "file"}, {"path", "none.csv"}});
-  EXPECT_EQ(error_of([&] { build_topology(parse_topology(missing)); }), (dir / "none.csv").string() + ": cannot open the topology file");
-  Params format((dir / "scenario.yaml").string(), "system.topology", {{"generator", "file"}, {"path", "two.txt"}});
+  Params missing((dir / "scenario.yaml").string(), "system.topology",
+                 {{"generator", "file"}, {"path", "none.csv"}});
+  EXPECT_EQ(error_of([&] { build_topology(parse_topology(missing)); }),
+            (dir / "none.csv").string() + ": cannot open the topology file");
+  Params format((dir / "scenario.yaml").string(), "system.topology",
+                {{"generator", "file"}, {"path", "two.txt"}});
   EXPECT_EQ(error_of([&] { (void)parse_topology(format); }),
             (dir / "scenario.yaml").string() +
-                ": system.topology.format = '': unknown graph format 'txt' (graphml, json or csv; set format when the "
+                ": system.topology.format = '': unknown graph format 'txt' (graphml, json or csv; "
+                "set format when the "
                 "extension says none of these)");
 }
 
@@ -183,7 +190,8 @@ TEST(Import, ShortestPathRouterCachesOnlyUsedSources) {
   std::vector<Hop> hops;
   for (int d = 1; d < 16; ++d) copy.route(0, d, hops);
   copy.route(5, 0, hops);
-  EXPECT_EQ(dynamic_cast<const ShortestPathRouter&>(copy.router()).trees_built(), 2); // sources 0 and 5
+  EXPECT_EQ(dynamic_cast<const ShortestPathRouter&>(copy.router()).trees_built(),
+            2); // sources 0 and 5
 }
 
 TEST(Import, OddNamesAreQuotedInDot) {
@@ -194,8 +202,9 @@ TEST(Import, OddNamesAreQuotedInDot) {
 }
 
 TEST(Import, BadFilesAreOneClearLine) {
-  EXPECT_EQ(error_of([] { read("gpu0,gpu1,400Gbps\n", GraphFormat::csv); }),
-            "g.csv: line 1 = 'gpu0,gpu1,400Gbps': expected 4 or 5 fields: a,b,bandwidth,latency[,tier]");
+  EXPECT_EQ(
+      error_of([] { read("gpu0,gpu1,400Gbps\n", GraphFormat::csv); }),
+      "g.csv: line 1 = 'gpu0,gpu1,400Gbps': expected 4 or 5 fields: a,b,bandwidth,latency[,tier]");
   EXPECT_EQ(error_of([] { read("gpu0,gpu1,0Gbps,1us\n", GraphFormat::csv); }),
             "g.csv: line 1 bandwidth = '0Gbps': must be greater than zero");
   EXPECT_EQ(error_of([] { read("gpu0,gpu1,-4Gbps,1us\n", GraphFormat::csv); }),
@@ -206,21 +215,27 @@ TEST(Import, BadFilesAreOneClearLine) {
             "g.csv: the graph is disconnected: gpu2 is not reachable from gpu0");
   EXPECT_EQ(error_of([] { read("gpu0,sw0,4Gbps,1us\nsw1,sw2,4Gbps,1us\n", GraphFormat::csv); }),
             "g.csv: the graph is disconnected: sw1 is not reachable from gpu0");
-  EXPECT_EQ(error_of([] {
-              read(R"({"vertices": [{"name": "gpu0"}, {"name": "gpu1"}, {"name": "gpu2"}, {"name": "s"}],
+  EXPECT_EQ(
+      error_of([] {
+        read(R"({"vertices": [{"name": "gpu0"}, {"name": "gpu1"}, {"name": "gpu2"}, {"name": "s"}],
                        "links": [{"a": "gpu0", "b": "s", "bandwidth": 1, "latency": 0},
                                  {"a": "gpu1", "b": "s", "bandwidth": 1, "latency": 0}]})",
-                   GraphFormat::json, "g.json");
-            }),
-            "g.json: gpu2 has no link: no route reaches it");
-  EXPECT_EQ(error_of([] { read(R"({"gpus_per_node": -8, "links": []})", GraphFormat::json, "g.json"); }),
-            "g.json: gpus_per_node = '-8': must be a whole number >= 1");
+             GraphFormat::json, "g.json");
+      }),
+      "g.json: gpu2 has no link: no route reaches it");
+  EXPECT_EQ(
+      error_of([] { read(R"({"gpus_per_node": -8, "links": []})", GraphFormat::json, "g.json"); }),
+      "g.json: gpus_per_node = '-8': must be a whole number >= 1");
   EXPECT_EQ(error_of([] { read(R"({"links": [)", GraphFormat::json, "g.json"); }).substr(0, 27),
             "g.json: malformed JSON: [js");
-  EXPECT_EQ(error_of([] { read(R"({"links": [{"a": "x", "b": "y", "bandwith": 1}]})", GraphFormat::json, "g.json"); }),
+  EXPECT_EQ(error_of([] {
+              read(R"({"links": [{"a": "x", "b": "y", "bandwith": 1}]})", GraphFormat::json,
+                   "g.json");
+            }),
             "g.json: links[0].bandwith = '1': unknown key (did you mean 'bandwidth'?)");
-  EXPECT_EQ(error_of([] { read("<graphml><graph><node id=\"gpu0\"></graph>", GraphFormat::graphml, "g.graphml"); })
-                .substr(0, 39),
+  EXPECT_EQ(error_of([] {
+              read("<graphml><graph><node id=\"gpu0\"></graph>", GraphFormat::graphml, "g.graphml");
+            }).substr(0, 39),
             "g.graphml: line 1 = '': malformed Graph");
 }
 

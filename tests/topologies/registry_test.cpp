@@ -17,8 +17,8 @@ TEST(Registry, EveryGeneratorHasAUniqueNameAndOneLineDescription) {
     EXPECT_FALSE(g.description.empty()) << g.name;
     EXPECT_EQ(g.description.find('\n'), std::string::npos) << g.name;
   }
-  EXPECT_EQ(names, (std::set<std::string>{"fat-tree", "rail-optimized", "dgx-h100", "nvl72", "dragonfly", "torus",
-                                          "file"}));
+  EXPECT_EQ(names, (std::set<std::string>{"fat-tree", "rail-optimized", "dgx-h100", "nvl72",
+                                          "dragonfly", "torus", "file"}));
 }
 
 TEST(Registry, GeneratorsWithoutRequiredKeysBuildFromDefaults) {
@@ -32,12 +32,14 @@ TEST(Registry, EveryGeneratorCountsItsGpusWithoutBuilding) {
   // The count the loader checks before building must be the built graph's, for each
   // generator and its defaults: fat-tree 3 x 4, rail-optimized 2 x 8, dgx-h100 32 x 8,
   // nvl72 2 x 72, dragonfly 3 groups x 2 routers x 1 node x 8, torus 3 x 2 x 2.
-  for (const std::map<std::string, std::string>& kv : std::vector<std::map<std::string, std::string>>{{{"generator", "fat-tree"}, {"nodes", "3"}, {"gpus_per_node", "4"}},
-                                                  {{"generator", "rail-optimized"}, {"nodes", "2"}},
-                                                  {{"generator", "dgx-h100"}},
-                                                  {{"generator", "nvl72"}, {"nodes", "2"}},
-                                                  {{"generator", "dragonfly"}, {"groups", "3"}, {"routers_per_group", "2"}},
-                                                  {{"generator", "torus"}, {"dims", "3x2x2"}}}) {
+  for (const std::map<std::string, std::string>& kv :
+       std::vector<std::map<std::string, std::string>>{
+           {{"generator", "fat-tree"}, {"nodes", "3"}, {"gpus_per_node", "4"}},
+           {{"generator", "rail-optimized"}, {"nodes", "2"}},
+           {{"generator", "dgx-h100"}},
+           {{"generator", "nvl72"}, {"nodes", "2"}},
+           {{"generator", "dragonfly"}, {"groups", "3"}, {"routers_per_group", "2"}},
+           {{"generator", "torus"}, {"dims", "3x2x2"}}}) {
     TopologySpec spec = test::spec(kv); // parsed once: counted and built from the same values
     std::optional<TopologySize> counted = topology_size(spec);
     ASSERT_TRUE(counted.has_value()) << kv.begin()->second;
@@ -51,18 +53,29 @@ TEST(Registry, EveryGeneratorCountsItsVerticesAndLinksWithoutBuilding) {
   // Each case has several switch tiers or groups: a 3-tier Clos of 4 pods, rails over 2 node
   // groups, dragonfly with parallel global links, a torus with a ring of 2 and one of 1.
   using Kv = std::map<std::string, std::string>;
-  for (const Kv& kv : std::vector<Kv>{
-           {{"generator", "fat-tree"}, {"nodes", "30"}, {"gpus_per_node", "4"}, {"leaf_down_ports", "8"},
-            {"tiers", "3"}, {"radix", "16"}},
-           {{"generator", "fat-tree"}, {"nodes", "9"}, {"leaf_down_ports", "16"}, {"oversubscription", "4"}},
-           {{"generator", "rail-optimized"}, {"nodes", "40"}, {"gpus_per_node", "4"}},
-           {{"generator", "dgx-h100"}},
-           {{"generator", "nvl72"}, {"nodes", "3"}},
-           {{"generator", "dragonfly"}, {"groups", "5"}, {"routers_per_group", "4"}, {"global_links", "2"}},
-           {{"generator", "dragonfly"}, {"groups", "1"}, {"routers_per_group", "3"}},
-           {{"generator", "torus"}, {"dims", "5x2x1"}},
-           {{"generator", "torus"}, {"dims", "4x3"}}}) {
-    std::string what = kv.at("generator") + (kv.contains("nodes") ? " nodes " + kv.at("nodes") : "");
+  for (const Kv& kv :
+       std::vector<Kv>{{{"generator", "fat-tree"},
+                        {"nodes", "30"},
+                        {"gpus_per_node", "4"},
+                        {"leaf_down_ports", "8"},
+                        {"tiers", "3"},
+                        {"radix", "16"}},
+                       {{"generator", "fat-tree"},
+                        {"nodes", "9"},
+                        {"leaf_down_ports", "16"},
+                        {"oversubscription", "4"}},
+                       {{"generator", "rail-optimized"}, {"nodes", "40"}, {"gpus_per_node", "4"}},
+                       {{"generator", "dgx-h100"}},
+                       {{"generator", "nvl72"}, {"nodes", "3"}},
+                       {{"generator", "dragonfly"},
+                        {"groups", "5"},
+                        {"routers_per_group", "4"},
+                        {"global_links", "2"}},
+                       {{"generator", "dragonfly"}, {"groups", "1"}, {"routers_per_group", "3"}},
+                       {{"generator", "torus"}, {"dims", "5x2x1"}},
+                       {{"generator", "torus"}, {"dims", "4x3"}}}) {
+    std::string what =
+        kv.at("generator") + (kv.contains("nodes") ? " nodes " + kv.at("nodes") : "");
     TopologySpec spec = test::spec(kv);
     std::optional<TopologySize> size = topology_size(spec);
     ASSERT_TRUE(size.has_value()) << what;
@@ -75,18 +88,28 @@ TEST(Registry, EveryGeneratorCountsItsVerticesAndLinksWithoutBuilding) {
 }
 
 TEST(Registry, ParsingChecksTheParametersBeforeAnythingIsCounted) {
-  EXPECT_EQ(test::error_of([] { (void)test::spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"tiers", "4"}}); }),
+  EXPECT_EQ(test::error_of([] {
+              (void)test::spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"tiers", "4"}});
+            }),
             "s.yaml: system.topology.tiers = '4': must be 2 or 3");
-  EXPECT_EQ(test::error_of([] { (void)test::spec({{"generator", "torus"}, {"dims", "4x4"}, {"dimz", "2"}}); }),
+  EXPECT_EQ(test::error_of([] {
+              (void)test::spec({{"generator", "torus"}, {"dims", "4x4"}, {"dimz", "2"}});
+            }),
             "s.yaml: system.topology.dimz = '2': unknown key (did you mean 'dims'?)");
 }
 
 TEST(Registry, RequiredKeysAreNamed) {
-  EXPECT_EQ(test::error_of([] { build_topology(test::spec({{"generator", "fat-tree"}})); }),
+  EXPECT_EQ(test::error_of([] {
+              build_topology(test::spec({{"generator", "fat-tree"}}));
+            }),
             "s.yaml: system.topology.nodes = '': is missing");
-  EXPECT_EQ(test::error_of([] { build_topology(test::spec({{"generator", "torus"}})); }),
+  EXPECT_EQ(test::error_of([] {
+              build_topology(test::spec({{"generator", "torus"}}));
+            }),
             "s.yaml: system.topology.dims = '': is missing");
-  EXPECT_EQ(test::error_of([] { build_topology(test::spec({{"generator", "file"}})); }),
+  EXPECT_EQ(test::error_of([] {
+              build_topology(test::spec({{"generator", "file"}}));
+            }),
             "s.yaml: system.topology.path = '': is missing");
   EXPECT_EQ(test::error_of([] { build_topology(test::spec({})); }),
             "s.yaml: system.topology.generator = '': is missing");

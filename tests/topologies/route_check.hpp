@@ -17,7 +17,9 @@ inline Params params(std::map<std::string, std::string> values) {
 }
 
 /// The section `values` parsed, as the loader parses a scenario's.
-inline TopologySpec spec(std::map<std::string, std::string> values) { return parse_topology(params(std::move(values))); }
+inline TopologySpec spec(std::map<std::string, std::string> values) {
+  return parse_topology(params(std::move(values)));
+}
 
 template <class F>
 std::string error_of(F&& f) {

@@ -22,7 +22,7 @@ TEST(Torus, FourByFourCountsBisectionAndDiameter) {
   auto t = build_topology(spec({{"generator", "torus"}, {"dims", "4x4"}}));
   auto d = summarize(t);
   EXPECT_EQ(d.gpus, 16);
-  EXPECT_EQ(d.links, 32); // 16 GPUs x 2 dimensions, one + link each
+  EXPECT_EQ(d.links, 32);   // 16 GPUs x 2 dimensions, one + link each
   EXPECT_EQ(d.diameter, 4); // 4 / 2 + 4 / 2
   // Halving along a 4-ring cuts each of the 4 rings twice: 8 links x 50 GB/s.
   EXPECT_DOUBLE_EQ(d.bisection.value(), 400e9);
@@ -31,7 +31,8 @@ TEST(Torus, FourByFourCountsBisectionAndDiameter) {
 }
 
 TEST(Torus, RingsOfTwoAndThreeHaveNoDuplicateLinks) {
-  // 2x3x4 = 24 GPUs: rings of 2 have 1 link (12 rings), of 3 have 3 (8 rings), of 4 have 4 (6 rings).
+  // 2x3x4 = 24 GPUs: rings of 2 have 1 link (12 rings), of 3 have 3 (8 rings), of 4 have 4 (6
+  // rings).
   auto t = build_topology(spec({{"generator", "torus"}, {"dims", "2x3x4"}}));
   EXPECT_EQ(t.link_count(), 12 + 24 + 24);
   EXPECT_EQ(summarize(t).diameter, 1 + 1 + 2);
@@ -46,8 +47,8 @@ TEST(Torus, DimensionOrderTakesTheShorterWayRound) {
   t.route(0, 23, hops);
   ASSERT_EQ(hops.size(), 3u);
   EXPECT_EQ(t.hop_name(hops[0]), "gpu0->gpu1");
-  EXPECT_EQ(t.hop_name(hops[1]), "gpu1->gpu5");   // (1, 2, 0)
-  EXPECT_EQ(t.hop_name(hops[2]), "gpu5->gpu23");  // (1, 2, 3)
+  EXPECT_EQ(t.hop_name(hops[1]), "gpu1->gpu5");  // (1, 2, 0)
+  EXPECT_EQ(t.hop_name(hops[2]), "gpu5->gpu23"); // (1, 2, 3)
 }
 
 TEST(Torus, HalfWayRoundGoesBothWays) {
@@ -69,12 +70,17 @@ TEST(Torus, HalfWayRoundGoesBothWays) {
 }
 
 TEST(Torus, BadDims) {
-  EXPECT_EQ(error_of([] { build_topology(spec({{"generator", "torus"}, {"dims", "4x"}})); }),
+  EXPECT_EQ(error_of([] {
+              build_topology(spec({{"generator", "torus"}, {"dims", "4x"}}));
+            }),
             "s.yaml: system.topology.dims = '4x': must be sizes >= 1 joined by 'x', e.g. 4x4x4");
-  EXPECT_EQ(error_of([] { build_topology(spec({{"generator", "torus"}, {"dims", "4x4x4x4"}})); }),
+  EXPECT_EQ(error_of([] {
+              build_topology(spec({{"generator", "torus"}, {"dims", "4x4x4x4"}}));
+            }),
             "s.yaml: system.topology.dims = '4x4x4x4': must have 2 or 3 dimensions");
   EXPECT_EQ(error_of([] {
-              build_topology(spec({{"generator", "torus"}, {"dims", "4x4"}, {"link_bandwidth", "0GBps"}}));
+              build_topology(
+                  spec({{"generator", "torus"}, {"dims", "4x4"}, {"link_bandwidth", "0GBps"}}));
             }),
             "s.yaml: system.topology.link_bandwidth = '0GBps': must be greater than zero");
 }
@@ -82,8 +88,11 @@ TEST(Torus, BadDims) {
 Topology small_dragonfly() {
   // 5 groups of 2 routers with 2 global links each: 4 ports per group = one link per pair of
   // groups. One 2-GPU node per router: 20 GPUs.
-  return build_topology(spec({{"generator", "dragonfly"}, {"groups", "5"}, {"routers_per_group", "2"},
-                                {"global_links", "2"}, {"gpus_per_node", "2"}}));
+  return build_topology(spec({{"generator", "dragonfly"},
+                              {"groups", "5"},
+                              {"routers_per_group", "2"},
+                              {"global_links", "2"},
+                              {"gpus_per_node", "2"}}));
 }
 
 TEST(Dragonfly, CountsBisectionAndDiameter) {
@@ -121,8 +130,12 @@ TEST(Dragonfly, EcmpSpreadsFlowsOverParallelGlobalLinks) {
   // 3 groups of 4 routers x 4 global links: 16 ports per group over 2 other groups = 8 parallel
   // links per pair. 2 nodes of 2 GPUs per router: 48 GPUs; the 48 x 32 inter-group flows
   // (~192 per link) fall on the 24 global links.
-  auto t = build_topology(spec({{"generator", "dragonfly"}, {"groups", "3"}, {"routers_per_group", "4"},
-                                  {"global_links", "4"}, {"nodes_per_router", "2"}, {"gpus_per_node", "2"}}));
+  auto t = build_topology(spec({{"generator", "dragonfly"},
+                                {"groups", "3"},
+                                {"routers_per_group", "4"},
+                                {"global_links", "4"},
+                                {"nodes_per_router", "2"},
+                                {"gpus_per_node", "2"}}));
   EXPECT_EQ(t.gpu_count(), 48);
   EXPECT_EQ(check_all_routes(t, false), "");
   std::map<int, int> uses;
@@ -142,10 +155,13 @@ TEST(Dragonfly, EcmpSpreadsFlowsOverParallelGlobalLinks) {
 
 TEST(Dragonfly, GroupsMustShareGlobalLinksEvenly) {
   EXPECT_EQ(error_of([] {
-              build_topology(spec({{"generator", "dragonfly"}, {"groups", "4"}, {"routers_per_group", "2"},
-                                     {"global_links", "2"}}));
+              build_topology(spec({{"generator", "dragonfly"},
+                                   {"groups", "4"},
+                                   {"routers_per_group", "2"},
+                                   {"global_links", "2"}}));
             }),
-            "s.yaml: system.topology.groups = '4': groups - 1 must divide routers_per_group x global_links = 4 "
+            "s.yaml: system.topology.groups = '4': groups - 1 must divide routers_per_group x "
+            "global_links = 4 "
             "(every pair of groups gets the same number of global links)");
 }
 

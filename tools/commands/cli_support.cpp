@@ -35,17 +35,21 @@ std::string join(const std::vector<std::string>& words) {
 
 // "the commands are: ..." or, below the top, "the commands of trainsim topo are: ...".
 std::string command_list(const CLI::App& app, const std::string& path) {
-  return "the commands" + (app.get_parent() == nullptr ? std::string() : " of " + path) + " are: " +
-         join(command_names(app));
+  return "the commands" + (app.get_parent() == nullptr ? std::string() : " of " + path) +
+         " are: " + join(command_names(app));
 }
 
-[[noreturn]] void unknown_command(const CLI::App& app, const std::string& path, const std::string& word) {
-  if (commands_of(app).empty()) throw UsageError("unknown command '" + word + "': " + path + " has no subcommands");
-  throw UsageError("unknown command '" + word + "'" + did_you_mean(word, command_names(app)) + "; " +
-                   command_list(app, path));
+[[noreturn]] void unknown_command(const CLI::App& app, const std::string& path,
+                                  const std::string& word) {
+  if (commands_of(app).empty())
+    throw UsageError("unknown command '" + word + "': " + path + " has no subcommands");
+  throw UsageError("unknown command '" + word + "'" + did_you_mean(word, command_names(app)) +
+                   "; " + command_list(app, path));
 }
 
-bool is_help_or_version(const std::string& arg) { return arg == "-h" || arg == "--help" || arg == "--version"; }
+bool is_help_or_version(const std::string& arg) {
+  return arg == "-h" || arg == "--help" || arg == "--version";
+}
 
 } // namespace
 
@@ -62,7 +66,8 @@ void bad_value(const std::string& name, const std::string& value, const std::str
   throw InputError("command line", name, value, problem);
 }
 
-void bad_choice(const std::string& name, const std::string& value, const std::vector<std::string>& words) {
+void bad_choice(const std::string& name, const std::string& value,
+                const std::vector<std::string>& words) {
   bad_value(name, value, "must be " + alternatives(words) + did_you_mean(value, words));
 }
 
@@ -78,7 +83,8 @@ void check_number(const std::string& name, const std::string& text, bool whole) 
   }
   char* stop = nullptr;
   double value = std::strtod(text.c_str(), &stop);
-  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) || stop != end || !std::isfinite(value))
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) || stop != end ||
+      !std::isfinite(value))
     bad_value(name, text, "must be a number");
 }
 
@@ -92,7 +98,8 @@ CLI::Option* add_choice(CLI::App& cmd, const std::string& names, std::string& ta
 void add_log_level(CLI::App& app, std::string& level) {
   add_choice(app, "--log-level", level, {"trace", "debug", "info", "warn", "error", "off"},
              "trace, debug, info, warn (default), error or off (before or after the command)");
-  for (const CLI::App* command : commands_of(app)) add_log_level(*app.get_subcommand(command->get_name()), level);
+  for (const CLI::App* command : commands_of(app))
+    add_log_level(*app.get_subcommand(command->get_name()), level);
 }
 
 void check_command_words(const CLI::App& app, const std::vector<std::string>& args) {

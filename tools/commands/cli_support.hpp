@@ -41,8 +41,9 @@ Subcommand<Options> add_command(CLI::App& parent, Command& command, const std::s
 
 /// The same for a subcommand (e.g. `topo describe`) of `parent` that shares its options.
 template <class Options>
-CLI::App* add_command(CLI::App& parent, std::shared_ptr<Options> options, Command& command, const std::string& name,
-                      const std::string& description, int (*run)(const Options&)) {
+CLI::App* add_command(CLI::App& parent, std::shared_ptr<Options> options, Command& command,
+                      const std::string& name, const std::string& description,
+                      int (*run)(const Options&)) {
   CLI::App* app = parent.add_subcommand(name, description);
   app->callback([options, run, &command] { command = [options, run] { return run(*options); }; });
   return app;
@@ -61,10 +62,12 @@ std::string alternatives(const std::vector<std::string>& words);
 std::string option_name(const std::string& names);
 
 /// Throws InputError("command line", name, value, problem).
-[[noreturn]] void bad_value(const std::string& name, const std::string& value, const std::string& problem);
+[[noreturn]] void bad_value(const std::string& name, const std::string& value,
+                            const std::string& problem);
 
 /// Throws bad_value: "must be a, b or c", with a suggestion when `value` looks like a typo.
-[[noreturn]] void bad_choice(const std::string& name, const std::string& value, const std::vector<std::string>& words);
+[[noreturn]] void bad_choice(const std::string& name, const std::string& value,
+                             const std::vector<std::string>& words);
 
 /// Throws bad_value unless `text` is a whole number that fits an int (`whole`) or a finite
 /// number (otherwise).
@@ -75,8 +78,8 @@ using Choices = std::vector<std::pair<std::string, T>>;
 
 /// An option whose text must be one of the choices' words; sets `target` to that choice's value.
 template <class T>
-CLI::Option* add_choice(CLI::App& cmd, const std::string& names, T& target, const Choices<T>& choices,
-                        const std::string& description) {
+CLI::Option* add_choice(CLI::App& cmd, const std::string& names, T& target,
+                        const Choices<T>& choices, const std::string& description) {
   std::vector<std::string> words;
   for (const auto& choice : choices) words.push_back(choice.first);
   auto set = [&target, choices, words, name = option_name(names)](const std::string& text) {
@@ -95,16 +98,24 @@ CLI::Option* add_choice(CLI::App& cmd, const std::string& names, std::string& ta
                         const std::vector<std::string>& words, const std::string& description);
 
 namespace detail {
-template <class T> struct Unwrapped { using type = T; };
-template <class T> struct Unwrapped<std::optional<T>> { using type = T; };
+template <class T>
+struct Unwrapped {
+  using type = T;
+};
+template <class T>
+struct Unwrapped<std::optional<T>> {
+  using type = T;
+};
 } // namespace detail
 
 /// A numeric option (int or double, optionally std::optional): the text is checked by
 /// check_number before CLI11 converts it, so a bad one is our line, not CLI11's.
 template <class Target>
-CLI::Option* add_number(CLI::App& cmd, const std::string& names, Target& target, const std::string& description) {
+CLI::Option* add_number(CLI::App& cmd, const std::string& names, Target& target,
+                        const std::string& description) {
   using Number = typename detail::Unwrapped<Target>::type;
-  static_assert(std::is_same_v<Number, int> || std::is_same_v<Number, double>, "whole numbers are ints");
+  static_assert(std::is_same_v<Number, int> || std::is_same_v<Number, double>,
+                "whole numbers are ints");
   auto check = [name = option_name(names)](std::string& text) {
     check_number(name, text, std::is_same_v<Number, int>);
     return std::string();

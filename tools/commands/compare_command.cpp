@@ -25,18 +25,43 @@ std::string time_cell(double s) { return s > 0 ? format(Seconds(s)) : "-"; }
 
 Row header(bool csv) {
   if (csv)
-    return {"scenario", "gpus", "step_time_s", "mfu", "tp_comm_s", "pp_comm_s", "dp_comm_s", "ep_comm_s",
-            "bubble_s", "busiest_tier", "busiest_utilization", "bound_s", "sim_over_bound", "error",
-            "hardware", "input_hash", "trainsim"};
-  return {"scenario", "GPUs", "step time", "MFU", "TP comm", "PP comm", "DP comm", "EP comm", "bubble",
-          "busiest tier", "bound", "sim/bound"};
+    return {"scenario",
+            "gpus",
+            "step_time_s",
+            "mfu",
+            "tp_comm_s",
+            "pp_comm_s",
+            "dp_comm_s",
+            "ep_comm_s",
+            "bubble_s",
+            "busiest_tier",
+            "busiest_utilization",
+            "bound_s",
+            "sim_over_bound",
+            "error",
+            "hardware",
+            "input_hash",
+            "trainsim"};
+  return {"scenario", "GPUs",    "step time", "MFU",          "TP comm", "PP comm",
+          "DP comm",  "EP comm", "bubble",    "busiest tier", "bound",   "sim/bound"};
 }
 
 Row csv_row(const std::string& name, const VariantResult& r) {
   auto g = [](double v) { return formatted("%.9g", v); };
-  return {name, std::to_string(r.gpus), g(r.step_time_s), g(r.mfu), g(r.tp_comm_s), g(r.pp_comm_s), g(r.dp_comm_s),
-          g(r.ep_comm_s), g(r.bubble_s), r.busiest_tier, g(r.busiest_utilization), g(r.bound_s),
-          r.bound_s > 0 ? g(r.step_time_s / r.bound_s) : "", r.error};
+  return {name,
+          std::to_string(r.gpus),
+          g(r.step_time_s),
+          g(r.mfu),
+          g(r.tp_comm_s),
+          g(r.pp_comm_s),
+          g(r.dp_comm_s),
+          g(r.ep_comm_s),
+          g(r.bubble_s),
+          r.busiest_tier,
+          g(r.busiest_utilization),
+          g(r.bound_s),
+          r.bound_s > 0 ? g(r.step_time_s / r.bound_s) : "",
+          r.error};
 }
 
 // Below the table (text, markdown): what each scenario was, one row each.
@@ -85,7 +110,8 @@ void print_markdown(std::ostream& out, const std::vector<Row>& rows) {
 void print_text(std::ostream& out, const std::vector<Row>& rows) {
   std::vector<size_t> width(rows[0].size(), 0);
   for (const Row& row : rows)
-    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], row[i].size());
   for (const Row& row : rows) {
     std::string line;
     for (size_t i = 0; i < row.size(); ++i) {
@@ -103,7 +129,8 @@ void print_comparison(std::ostream& out, const std::vector<ComparedInput>& input
   bool csv = format == "csv";
   std::vector<Row> rows{header(csv)};
   for (size_t i = 0; i < results.size(); ++i) {
-    rows.push_back(csv ? csv_row(inputs[i].name, results[i]) : text_row(inputs[i].name, results[i]));
+    rows.push_back(csv ? csv_row(inputs[i].name, results[i])
+                       : text_row(inputs[i].name, results[i]));
     if (csv) rows.back().insert(rows.back().end(), {inputs[i].hardware, inputs[i].hash, version()});
   }
   if (csv) return print_csv(out, rows);
@@ -114,11 +141,13 @@ void print_comparison(std::ostream& out, const std::vector<ComparedInput>& input
   }
   print_text(out, rows);
   out << "\nsimulated by trainsim " << version() << ":\n";
-  for (const ComparedInput& in : inputs) out << "  " << in.name << " (" << in.hash << "): " << in.hardware << "\n";
+  for (const ComparedInput& in : inputs)
+    out << "  " << in.name << " (" << in.hash << "): " << in.hardware << "\n";
 }
 
 int compare_command(const CompareOptions& o) {
-  if (o.scenarios.empty()) throw InputError("command line", "compare needs at least one scenario file");
+  if (o.scenarios.empty())
+    throw InputError("command line", "compare needs at least one scenario file");
   // Loaded here, so a bad file fails before anything runs; the children inherit them.
   std::vector<LoadedScenario> loaded;
   std::vector<ComparedInput> inputs;
@@ -129,17 +158,23 @@ int compare_command(const CompareOptions& o) {
     inputs.push_back({std::filesystem::path(path).stem().string(), hardware_line(s), s.input_hash});
   }
   for (const LoadedScenario& l : loaded) tasks.push_back([&l] { return run_variant(l); });
-  std::vector<VariantResult> results = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
+  std::vector<VariantResult> results =
+      run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
   print_comparison(std::cout, inputs, results, o.format);
-  bool failed = std::any_of(results.begin(), results.end(), [](const VariantResult& r) { return !r.error.empty(); });
+  bool failed = std::any_of(results.begin(), results.end(),
+                            [](const VariantResult& r) { return !r.error.empty(); });
   return failed ? static_cast<int>(ExitCode::simulation) : 0;
 }
 
 void add_compare_command(CLI::App& app, cli::Command& command) {
-  auto [cmd, c] = cli::add_command<CompareOptions>(app, command, "compare", "the same workload on several systems or topologies, side by side", compare_command);
+  auto [cmd, c] = cli::add_command<CompareOptions>(
+      app, command, "compare", "the same workload on several systems or topologies, side by side",
+      compare_command);
   cmd->add_option("scenarios", c.scenarios, "scenario files")->required();
-  cli::add_choice(*cmd, "--format", c.format, {"text", "markdown", "csv"}, "text (default), markdown or csv");
-  cli::add_number(*cmd, "-j,--jobs", c.jobs, "scenarios simulated at a time (default: one per processor)");
+  cli::add_choice(*cmd, "--format", c.format, {"text", "markdown", "csv"},
+                  "text (default), markdown or csv");
+  cli::add_number(*cmd, "-j,--jobs", c.jobs,
+                  "scenarios simulated at a time (default: one per processor)");
 }
 
 } // namespace trainsim

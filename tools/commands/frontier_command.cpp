@@ -25,13 +25,16 @@ auto parse_flag(const std::string& flag, const std::string& text, Parse parse) {
   }
 }
 
-std::string flop_or_none(const std::optional<Flop>& f) { return f ? formatted("%.2g FLOP", f->value()) : "none in the sweep"; }
+std::string flop_or_none(const std::optional<Flop>& f) {
+  return f ? formatted("%.2g FLOP", f->value()) : "none in the sweep";
+}
 
 } // namespace
 
 int frontier_command(const FrontierCommandOptions& options) {
   FrontierOptions knobs = options.knobs;
-  if (!options.duration.empty()) knobs.duration = parse_flag("--duration", options.duration, parse_duration);
+  if (!options.duration.empty())
+    knobs.duration = parse_flag("--duration", options.duration, parse_duration);
   if (!options.kernel_latency.empty())
     knobs.kernel_latency = parse_flag("--kernel-latency", options.kernel_latency, parse_seconds);
   if (!options.nvlink_latency.empty())
@@ -43,46 +46,65 @@ int frontier_command(const FrontierCommandOptions& options) {
   FrontierResult result = run_frontier(knobs);
   write_frontier(result, options.out_dir);
   for (const FrontierCurve& curve : result.curves)
-    std::cout << curve.name << ": utilization knee " << flop_or_none(curve.utilization_knee) << ", latency wall "
-              << flop_or_none(curve.latency_wall) << "\n";
+    std::cout << curve.name << ": utilization knee " << flop_or_none(curve.utilization_knee)
+              << ", latency wall " << flop_or_none(curve.latency_wall) << "\n";
   std::cout << "wrote " << options.out_dir << "/frontier.csv, frontier.json, frontier.svg\n";
   return 0;
 }
 
 void add_frontier_command(CLI::App& app, cli::Command& command) {
-  auto [cmd, f] = cli::add_command<FrontierCommandOptions>(app, command, "frontier", "the paper's utilization vs training-compute frontier (dense and MoE)", frontier_command);
+  auto [cmd, f] = cli::add_command<FrontierCommandOptions>(
+      app, command, "frontier",
+      "the paper's utilization vs training-compute frontier (dense and MoE)", frontier_command);
   auto& k = f.knobs;
   cmd->add_option("-o,--out", f.out_dir, "directory for frontier.csv, frontier.json, frontier.svg")
       ->capture_default_str();
   cmd->add_option("--gpu", k.gpu, "hardware preset: h100, a100, b200")->capture_default_str();
-  cmd->add_option("--duration", f.duration, "run duration, e.g. 3months, 90days, 2160h (default 3months)");
-  cli::add_number(*cmd, "--batch-coefficient", k.batch_tokens_at_1e25, "critical batch at 1e25 FLOP, tokens")
+  cmd->add_option("--duration", f.duration,
+                  "run duration, e.g. 3months, 90days, 2160h (default 3months)");
+  cli::add_number(*cmd, "--batch-coefficient", k.batch_tokens_at_1e25,
+                  "critical batch at 1e25 FLOP, tokens")
       ->capture_default_str();
-  cli::add_number(*cmd, "--batch-exponent", k.batch_exponent, "critical batch law exponent")->capture_default_str();
-  cli::add_number(*cmd, "--aspect-ratio", k.aspect_ratio, "d_model / layers")->capture_default_str();
+  cli::add_number(*cmd, "--batch-exponent", k.batch_exponent, "critical batch law exponent")
+      ->capture_default_str();
+  cli::add_number(*cmd, "--aspect-ratio", k.aspect_ratio, "d_model / layers")
+      ->capture_default_str();
   cli::add_number(*cmd, "--ff-ratio", k.ff_ratio, "d_ff / d_model")->capture_default_str();
   cli::add_number(*cmd, "--tokens-per-param", k.tokens_per_param, "training tokens per parameter")
       ->capture_default_str();
-  cli::add_number(*cmd, "--experts", k.experts, "experts per layer on the MoE curve")->capture_default_str();
-  cli::add_number(*cmd, "--top-k", k.top_k, "experts per token on the MoE curve")->capture_default_str();
-  cli::add_number(*cmd, "--bandwidth-scale", k.bandwidth_scale, "multiplies NVLink and network bandwidth")
+  cli::add_number(*cmd, "--experts", k.experts, "experts per layer on the MoE curve")
       ->capture_default_str();
-  cli::add_number(*cmd, "--latency-scale", k.latency_scale, "multiplies kernel, NVLink and network latency")
+  cli::add_number(*cmd, "--top-k", k.top_k, "experts per token on the MoE curve")
       ->capture_default_str();
-  cmd->add_option("--kernel-latency", f.kernel_latency, "launch + sync per kernel, e.g. 4us (default: preset)");
-  cmd->add_option("--nvlink-latency", f.nvlink_latency, "per collective step inside a node (default 1us)");
-  cmd->add_option("--network-latency", f.network_latency, "per collective step across nodes (default 3us)");
-  cli::add_choice(*cmd, "--collective", k.collective,
-                  {{"tree", CollectiveLatency::tree}, {"ring", CollectiveLatency::ring}},
-                  "how collective latency grows with the group: tree (default: log2 p) or ring (p-1)");
-  cli::add_number(*cmd, "--efficiency", k.matmul_efficiency, "sustained fraction of peak (default: preset)");
-  cli::add_number(*cmd, "--max-tp-2d", k.max_tp_2d, "largest second tensor-parallel axis searched (1: 1-D TP only)")
+  cli::add_number(*cmd, "--bandwidth-scale", k.bandwidth_scale,
+                  "multiplies NVLink and network bandwidth")
       ->capture_default_str();
-  cli::add_number(*cmd, "--max-interleave", k.max_interleave, "largest interleaved-pipeline chunk count searched")
+  cli::add_number(*cmd, "--latency-scale", k.latency_scale,
+                  "multiplies kernel, NVLink and network latency")
       ->capture_default_str();
-  cli::add_number(*cmd, "--knee-fraction", k.knee_fraction, "knee: utilization >= this x the sustained maximum")
+  cmd->add_option("--kernel-latency", f.kernel_latency,
+                  "launch + sync per kernel, e.g. 4us (default: preset)");
+  cmd->add_option("--nvlink-latency", f.nvlink_latency,
+                  "per collective step inside a node (default 1us)");
+  cmd->add_option("--network-latency", f.network_latency,
+                  "per collective step across nodes (default 3us)");
+  cli::add_choice(
+      *cmd, "--collective", k.collective,
+      {{"tree", CollectiveLatency::tree}, {"ring", CollectiveLatency::ring}},
+      "how collective latency grows with the group: tree (default: log2 p) or ring (p-1)");
+  cli::add_number(*cmd, "--efficiency", k.matmul_efficiency,
+                  "sustained fraction of peak (default: preset)");
+  cli::add_number(*cmd, "--max-tp-2d", k.max_tp_2d,
+                  "largest second tensor-parallel axis searched (1: 1-D TP only)")
       ->capture_default_str();
-  cli::add_number(*cmd, "--points-per-decade", k.points_per_decade, "compute levels per decade")->capture_default_str();
+  cli::add_number(*cmd, "--max-interleave", k.max_interleave,
+                  "largest interleaved-pipeline chunk count searched")
+      ->capture_default_str();
+  cli::add_number(*cmd, "--knee-fraction", k.knee_fraction,
+                  "knee: utilization >= this x the sustained maximum")
+      ->capture_default_str();
+  cli::add_number(*cmd, "--points-per-decade", k.points_per_decade, "compute levels per decade")
+      ->capture_default_str();
 }
 
 } // namespace trainsim

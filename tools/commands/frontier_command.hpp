@@ -13,7 +13,8 @@ struct FrontierCommandOptions {
   FrontierOptions knobs;
   std::string duration;       ///< text for parse_duration; empty keeps the default
   std::string kernel_latency; ///< text with a unit; empty keeps the preset's
-  std::string nvlink_latency, network_latency; ///< per collective step, text with a unit; empty keeps the default
+  std::string nvlink_latency,
+      network_latency; ///< per collective step, text with a unit; empty keeps the default
   std::string out_dir = "frontier";
 };
 int frontier_command(const FrontierCommandOptions& options);

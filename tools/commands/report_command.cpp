@@ -53,11 +53,13 @@ std::vector<LinkUse> read_links(const fs::path& p) {
 
 ReportInputs read_inputs(const fs::path& dir) {
   if (!fs::exists(dir / "result.json"))
-    throw InputError(dir.string(), "no result.json here (write one with: trainsim run SCENARIO --out DIR)");
+    throw InputError(dir.string(),
+                     "no result.json here (write one with: trainsim run SCENARIO --out DIR)");
   ReportInputs in;
   in.result = read_json(dir / "result.json");
   if (!in.result.contains("stages"))
-    throw InputError((dir / "result.json").string(), "has no per-stage breakdown: rerun trainsim run --out");
+    throw InputError((dir / "result.json").string(),
+                     "has no per-stage breakdown: rerun trainsim run --out");
   if (fs::exists(dir / "trace.json")) in.trace = read_json(dir / "trace.json");
   if (fs::exists(dir / "links.csv")) in.links = read_links(dir / "links.csv");
   if (fs::exists(dir / "frontier.svg")) in.frontier_svg = read_text(dir / "frontier.svg");
@@ -79,8 +81,11 @@ int report_command(const ReportOptions& o) {
 }
 
 void add_report_command(CLI::App& app, cli::Command& command) {
-  auto [cmd, r] = cli::add_command<ReportOptions>(app, command, "report", "one self-contained HTML page from a trainsim run --out directory", report_command);
-  cmd->add_option("result_dir", r.result_dir, "directory with result.json (and trace.json, links.csv, frontier.svg)")
+  auto [cmd, r] = cli::add_command<ReportOptions>(
+      app, command, "report", "one self-contained HTML page from a trainsim run --out directory",
+      report_command);
+  cmd->add_option("result_dir", r.result_dir,
+                  "directory with result.json (and trace.json, links.csv, frontier.svg)")
       ->required();
   cmd->add_option("-o,--out", r.out, "HTML file to write (default: RESULT_DIR/report.html)");
 }

@@ -27,7 +27,6 @@
 namespace trainsim {
 namespace {
 
-
 // Output files are opened before the simulation, so an unwritable path fails at once.
 struct OutputFiles {
   std::string trace, links;
@@ -36,23 +35,36 @@ struct OutputFiles {
 
 OutputFiles open_outputs(const RunOptions& o) {
   OutputFiles f;
-  auto in_out_dir = [&](const char* name) { return (std::filesystem::path(o.out_dir) / name).string(); };
+  auto in_out_dir = [&](const char* name) {
+    return (std::filesystem::path(o.out_dir) / name).string();
+  };
   if (!o.out_dir.empty()) prepare_output_dir(o.out_dir, "--out"); // result.json is written last
-  f.trace = !o.trace_file.empty() ? o.trace_file : o.out_dir.empty() ? "" : in_out_dir("trace.json");
-  f.links = !o.links_csv.empty() ? o.links_csv : o.out_dir.empty() || !o.link_stats ? "" : in_out_dir("links.csv");
-  // An error names the option the user typed: --trace or --links, or --out for the files it implies.
-  if (!f.trace.empty()) f.trace_out = open_output(f.trace, o.trace_file.empty() ? "--out" : "--trace");
-  if (!f.links.empty()) f.links_out = open_output(f.links, o.links_csv.empty() ? "--out" : "--links");
+  f.trace = !o.trace_file.empty() ? o.trace_file
+            : o.out_dir.empty()   ? ""
+                                  : in_out_dir("trace.json");
+  f.links = !o.links_csv.empty()                 ? o.links_csv
+            : o.out_dir.empty() || !o.link_stats ? ""
+                                                 : in_out_dir("links.csv");
+  // An error names the option the user typed: --trace or --links, or --out for the files it
+  // implies.
+  if (!f.trace.empty())
+    f.trace_out = open_output(f.trace, o.trace_file.empty() ? "--out" : "--trace");
+  if (!f.links.empty())
+    f.links_out = open_output(f.links, o.links_csv.empty() ? "--out" : "--links");
   return f;
 }
 
 // The default selection stays under ~100 MB; an explicit one is the user's call, with a warning.
 std::vector<int> traced_ranks(const RunOptions& o, const LoadedScenario& loaded, bool tracing) {
   bool fine = o.fidelity == sim::Fidelity::fine;
-  if (o.trace_ranks.empty()) return tracing ? default_trace_ranks(loaded.scenario, fine) : std::vector<int>{};
+  if (o.trace_ranks.empty())
+    return tracing ? default_trace_ranks(loaded.scenario, fine) : std::vector<int>{};
   std::vector<int> ranks = parse_rank_selection(o.trace_ranks, loaded.scenario, loaded.topology);
-  double bytes = estimated_trace_bytes_per_rank(loaded.scenario, fine) * static_cast<double>(ranks.size());
-  if (bytes > 100e6) logger("trainsim.trace")->warn("--trace-ranks {}: up to {:.0f} MB of trace", o.trace_ranks, bytes / 1e6);
+  double bytes =
+      estimated_trace_bytes_per_rank(loaded.scenario, fine) * static_cast<double>(ranks.size());
+  if (bytes > 100e6)
+    logger("trainsim.trace")
+        ->warn("--trace-ranks {}: up to {:.0f} MB of trace", o.trace_ranks, bytes / 1e6);
   return tracing ? ranks : std::vector<int>{};
 }
 
@@ -69,16 +81,22 @@ void write_outputs(OutputFiles& f, const LoadedScenario& loaded, const sim::SimR
 
 } // namespace
 
-std::string default_scenario_path() { return (find_scenarios_dir("or give a scenario file") / "default.yaml").string(); }
+std::string default_scenario_path() {
+  return (find_scenarios_dir("or give a scenario file") / "default.yaml").string();
+}
 
 int run_command(const RunOptions& options) {
-  LoadedScenario loaded = load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario);
+  LoadedScenario loaded =
+      load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario);
   const Scenario& s = loaded.scenario;
-  logger("trainsim.run")->info("simulating {} GPUs, {} links", loaded.topology.gpu_count(), loaded.topology.link_count());
+  logger("trainsim.run")
+      ->info("simulating {} GPUs, {} links", loaded.topology.gpu_count(),
+             loaded.topology.link_count());
   check_resources(s, loaded.topology); // refuse now rather than be OOM-killed minutes later
   OutputFiles files = open_outputs(options);
   std::vector<int> traced = traced_ranks(options, loaded, files.trace_out.is_open());
-  if (!traced.empty()) logger("trainsim.run")->info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
+  if (!traced.empty())
+    logger("trainsim.run")->info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
   auto started = std::chrono::steady_clock::now();
   Evaluation step = evaluate(loaded, {options.fidelity, true, options.link_stats, traced});
   const sim::SimResult& result = step.result;
@@ -88,31 +106,41 @@ int run_command(const RunOptions& options) {
                result.counters.activities()};
   auto json = result_json(s, summary, info);
   json["stages"] = stage_breakdown_json(s, result);
-  if (options.link_stats) json["link_tiers"] = link_tiers_json(loaded.topology, result.channel_bytes, result.step_time);
+  if (options.link_stats)
+    json["link_tiers"] = link_tiers_json(loaded.topology, result.channel_bytes, result.step_time);
   write_outputs(files, loaded, result);
-  if (!options.out_dir.empty()) write_text_file((std::filesystem::path(options.out_dir) / "result.json").string(), json.dump(2) + "\n", "--out");
-  if (options.json) std::cout << json.dump(2) << "\n";
-  else print_report(std::cout, s, loaded.topology, summary, info);
+  if (!options.out_dir.empty())
+    write_text_file((std::filesystem::path(options.out_dir) / "result.json").string(),
+                    json.dump(2) + "\n", "--out");
+  if (options.json)
+    std::cout << json.dump(2) << "\n";
+  else
+    print_report(std::cout, s, loaded.topology, summary, info);
   return 0;
 }
 
 void add_run_command(CLI::App& app, cli::Command& command) {
-  auto [cmd, run] = cli::add_command<RunOptions>(app, command, "run", "simulate one training step of a scenario and report it", run_command);
+  auto [cmd, run] = cli::add_command<RunOptions>(
+      app, command, "run", "simulate one training step of a scenario and report it", run_command);
   cmd->add_option("scenario", run.scenario, "scenario file (default: scenarios/default.yaml)");
-  cmd->add_option("-o,--out", run.out_dir,
-                  "directory for result.json, links.csv and trace.json (what trainsim report reads)");
+  cmd->add_option(
+      "-o,--out", run.out_dir,
+      "directory for result.json, links.csv and trace.json (what trainsim report reads)");
   cli::add_choice(*cmd, "--fidelity", run.fidelity,
                   {{"fast", sim::Fidelity::fast}, {"fine", sim::Fidelity::fine}},
                   "fast (default: merged flows) or fine (every algorithm step)");
   cmd->add_flag("--json", run.json, "print result.json instead of the text report");
   RunOptions* target = &run;
-  cmd->add_flag_callback("--no-link-stats", [target] { target->link_stats = false; },
-                         "do not record the bytes each link carries");
+  cmd->add_flag_callback(
+      "--no-link-stats", [target] { target->link_stats = false; },
+      "do not record the bytes each link carries");
   cmd->add_option("--trace", run.trace_file, "write a Chrome trace-event / Perfetto timeline JSON");
-  cmd->add_option("--trace-ranks", run.trace_ranks,
-                  "ranks to trace: all, pipeline:K, node:N, stage:S, R, A-B, comma-separated (default: all, or "
-                  "pipeline 0 when all would exceed ~100 MB)");
-  cmd->add_option("--links", run.links_csv, "write per-link bytes, busy time and utilization as CSV");
+  cmd->add_option(
+      "--trace-ranks", run.trace_ranks,
+      "ranks to trace: all, pipeline:K, node:N, stage:S, R, A-B, comma-separated (default: all, or "
+      "pipeline 0 when all would exceed ~100 MB)");
+  cmd->add_option("--links", run.links_csv,
+                  "write per-link bytes, busy time and utilization as CSV");
 }
 
 } // namespace trainsim

@@ -10,14 +10,15 @@
 namespace trainsim {
 
 struct RunOptions {
-  std::string scenario;        ///< path of the scenario file
-  std::string out_dir;         ///< when set, result.json is written there
+  std::string scenario; ///< path of the scenario file
+  std::string out_dir;  ///< when set, result.json is written there
   sim::Fidelity fidelity = sim::Fidelity::fast;
-  bool json = false;           ///< print result.json on stdout instead of the text report
-  bool link_stats = true;      ///< record bytes per link direction (small cost per comm)
-  std::string trace_file;      ///< when set, the Chrome trace-event JSON of the traced ranks
-  std::string trace_ranks;     ///< rank selection (tools/formats/trace_writer.hpp); empty: bounded default
-  std::string links_csv;       ///< when set, per-link statistics as CSV
+  bool json = false;      ///< print result.json on stdout instead of the text report
+  bool link_stats = true; ///< record bytes per link direction (small cost per comm)
+  std::string trace_file; ///< when set, the Chrome trace-event JSON of the traced ranks
+  std::string
+      trace_ranks; ///< rank selection (tools/formats/trace_writer.hpp); empty: bounded default
+  std::string links_csv; ///< when set, per-link statistics as CSV
 };
 
 /// Returns the process exit code; throws trainsim::Error for anything the user can fix.

@@ -55,9 +55,10 @@ std::vector<std::vector<std::string>> zipped(const std::vector<SweepAxis>& axes)
   std::vector<std::vector<std::string>> rows(axes.empty() ? 0 : axes.front().values.size());
   for (const SweepAxis& axis : axes) {
     if (axis.values.size() != rows.size())
-      throw InputError("command line", "--zip needs as many values in every --set: " + axes.front().key + " has " +
-                                           std::to_string(rows.size()) + ", " + axis.key + " has " +
-                                           std::to_string(axis.values.size()));
+      throw InputError("command line",
+                       "--zip needs as many values in every --set: " + axes.front().key + " has " +
+                           std::to_string(rows.size()) + ", " + axis.key + " has " +
+                           std::to_string(axis.values.size()));
     for (size_t i = 0; i < rows.size(); ++i) rows[i].push_back(axis.values[i]);
   }
   return rows;
@@ -95,18 +96,19 @@ Variant make_variant(const ScenarioTree& base, const std::vector<SweepAxis>& axe
 std::string header(const std::vector<SweepAxis>& axes) {
   std::string h = "variant";
   for (const auto& a : axes) h.append(",").append(csv_field(a.key)); // append(): GCC 12 -Wrestrict
-  return h + ",gpus,step_time_s,mfu,tokens_per_s,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,bubble_s,busiest_tier,"
+  return h + ",gpus,step_time_s,mfu,tokens_per_s,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,bubble_s,"
+             "busiest_tier,"
              "busiest_utilization,bound_s,bound_limiting,error";
 }
 
 std::string row(size_t index, const Variant& v, const VariantResult& r) {
   std::string line = std::to_string(index);
   for (const auto& value : v.values) line.append(",").append(csv_field(value));
-  for (double x : {static_cast<double>(r.gpus), r.step_time_s, r.mfu, r.tokens_per_s, r.tp_comm_s, r.pp_comm_s,
-                   r.dp_comm_s, r.ep_comm_s, r.bubble_s})
+  for (double x : {static_cast<double>(r.gpus), r.step_time_s, r.mfu, r.tokens_per_s, r.tp_comm_s,
+                   r.pp_comm_s, r.dp_comm_s, r.ep_comm_s, r.bubble_s})
     line.append(",").append(csv_number(x));
-  return line + "," + r.busiest_tier + "," + csv_number(r.busiest_utilization) + "," + csv_number(r.bound_s) + "," +
-         csv_field(r.bound_limiting) + "," + csv_field(r.error);
+  return line + "," + r.busiest_tier + "," + csv_number(r.busiest_utilization) + "," +
+         csv_number(r.bound_s) + "," + csv_field(r.bound_limiting) + "," + csv_field(r.error);
 }
 
 // Writes to the file (opened before anything runs) or to standard output.
@@ -122,7 +124,9 @@ struct Sink {
   }
 };
 
-[[noreturn]] void bad_merge(const std::string& file, const std::string& problem) { throw InputError(file, problem); }
+[[noreturn]] void bad_merge(const std::string& file, const std::string& problem) {
+  throw InputError(file, problem);
+}
 
 } // namespace
 
@@ -144,7 +148,8 @@ std::vector<std::vector<std::string>> sweep_points(const std::vector<SweepAxis>&
 std::vector<size_t> shard_indices(const std::string& shard, size_t count) {
   long i = -1, n = -1;
   char tail = 0;
-  if (!shard.empty() && (std::sscanf(shard.c_str(), "%ld/%ld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n))
+  if (!shard.empty() &&
+      (std::sscanf(shard.c_str(), "%ld/%ld%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n))
     throw InputError("command line", "--shard", shard, "expected I/N with 0 <= I < N, e.g. 0/4");
   if (shard.empty()) i = 0, n = 1;
   std::vector<size_t> out;
@@ -160,16 +165,19 @@ int sweep_command(const SweepOptions& o) {
   std::vector<size_t> mine = shard_indices(o.shard, points.size());
   Sink sink(o.out);
   std::vector<Variant> variants;
-  for (size_t k : mine) variants.push_back(make_variant(base, axes, points[k])); // all checked before any runs
+  for (size_t k : mine)
+    variants.push_back(make_variant(base, axes, points[k])); // all checked before any runs
   logger("trainsim.sweep")->info("{} of {} variants in this shard", variants.size(), points.size());
   std::vector<std::function<VariantResult()>> tasks;
-  for (const Variant& v : variants)
-    tasks.push_back([&v] { return run_variant(v.tree.load()); });
-  std::vector<VariantResult> results = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
+  for (const Variant& v : variants) tasks.push_back([&v] { return run_variant(v.tree.load()); });
+  std::vector<VariantResult> results =
+      run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
   sink.stream() << header(axes) << "\n";
-  for (size_t i = 0; i < variants.size(); ++i) sink.stream() << row(mine[i], variants[i], results[i]) << "\n";
+  for (size_t i = 0; i < variants.size(); ++i)
+    sink.stream() << row(mine[i], variants[i], results[i]) << "\n";
   sink.close();
-  bool failed = std::any_of(results.begin(), results.end(), [](const VariantResult& r) { return !r.error.empty(); });
+  bool failed = std::any_of(results.begin(), results.end(),
+                            [](const VariantResult& r) { return !r.error.empty(); });
   return failed ? static_cast<int>(ExitCode::simulation) : 0;
 }
 
@@ -192,12 +200,14 @@ int sweep_merge_command(const MergeOptions& o) {
       if (end == line.c_str() || *end != ',')
         bad_merge(file, "line " + std::to_string(n) + " does not start with a variant number");
       if (!rows.emplace(index, line).second)
-        bad_merge(file, "variant " + std::to_string(index) + " appears twice (overlapping shards?)");
+        bad_merge(file,
+                  "variant " + std::to_string(index) + " appears twice (overlapping shards?)");
     }
   }
   if (!rows.empty() && static_cast<size_t>(rows.rbegin()->first + 1) != rows.size())
-    logger("trainsim.sweep")->warn("merged {} variants, but the highest is {}: some shards are missing", rows.size(),
-                                   rows.rbegin()->first);
+    logger("trainsim.sweep")
+        ->warn("merged {} variants, but the highest is {}: some shards are missing", rows.size(),
+               rows.rbegin()->first);
   Sink sink(o.out);
   sink.stream() << head << "\n";
   for (const auto& [index, line] : rows) sink.stream() << line << "\n";
@@ -209,16 +219,20 @@ void add_sweep_command(CLI::App& app, cli::Command& command) {
   auto sweep_options = std::make_shared<SweepOptions>(); // the callbacks keep it alive
   auto& s = *sweep_options;
   auto* cmd = app.add_subcommand(
-      "sweep", "every combination of --set values (or, with --zip, their pairs), one CSV row per variant");
+      "sweep",
+      "every combination of --set values (or, with --zip, their pairs), one CSV row per variant");
   cmd->add_option("scenario", s.scenario, "scenario file");
-  cmd->add_option("--set", s.sets, "KEY=V1,V2,...: a dotted scenario key and its values (repeat for a grid)");
-  cmd->add_flag("--zip", s.zip, "pair the i-th values of every --set (lists of one length) instead of the grid");
-  cli::add_number(*cmd, "-j,--jobs", s.jobs, "variants simulated at a time (default: one per processor)");
+  cmd->add_option("--set", s.sets,
+                  "KEY=V1,V2,...: a dotted scenario key and its values (repeat for a grid)");
+  cmd->add_flag("--zip", s.zip,
+                "pair the i-th values of every --set (lists of one length) instead of the grid");
+  cli::add_number(*cmd, "-j,--jobs", s.jobs,
+                  "variants simulated at a time (default: one per processor)");
   cmd->add_option("--shard", s.shard, "I/N: run only variants I, I+N, I+2N, ... (0 <= I < N)");
   cmd->add_option("-o,--out", s.out, "CSV file (default: standard output)");
-  auto [merge, m] = cli::add_command<MergeOptions>(*cmd, command, "merge",
-                                                   "join the CSVs of the shards of one sweep, in grid order",
-                                                   sweep_merge_command);
+  auto [merge, m] = cli::add_command<MergeOptions>(
+      *cmd, command, "merge", "join the CSVs of the shards of one sweep, in grid order",
+      sweep_merge_command);
   merge->add_option("inputs", m.inputs, "shard CSV files")->required();
   merge->add_option("-o,--out", m.out, "CSV file (default: standard output)");
   cmd->callback([cmd, sweep_options, &command] {

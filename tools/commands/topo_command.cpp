@@ -22,7 +22,8 @@ namespace {
 // Describing holds the graph only, exporting the graph and its text: a fabric too large to
 // simulate may still be drawn.
 LoadedScenario load(const TopoOptions& options, LoadOptions guard) {
-  return load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario, guard);
+  return load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario,
+                       guard);
 }
 
 } // namespace
@@ -48,15 +49,20 @@ int topo_export_command(const TopoOptions& options) {
 }
 
 void add_topo_command(CLI::App& app, cli::Command& command) {
-  auto options = std::make_shared<TopoOptions>(); // describe and export share it; their callbacks keep it alive
+  auto options = std::make_shared<TopoOptions>(); // describe and export share it; their callbacks
+                                                  // keep it alive
   auto* cmd = app.add_subcommand("topo", "describe or export a scenario's topology graph");
   cmd->require_subcommand(1);
-  auto* describe = cli::add_command(*cmd, options, command, "describe", "GPUs, switches, links per tier, bisection, diameter",
+  auto* describe = cli::add_command(*cmd, options, command, "describe",
+                                    "GPUs, switches, links per tier, bisection, diameter",
                                     topo_describe_command);
-  describe->add_option("scenario", options->scenario, "scenario file (default: scenarios/default.yaml)");
+  describe->add_option("scenario", options->scenario,
+                       "scenario file (default: scenarios/default.yaml)");
   auto* exporter =
-      cli::add_command(*cmd, options, command, "export", "the graph as Graphviz DOT, GraphML or JSON", topo_export_command);
-  exporter->add_option("scenario", options->scenario, "scenario file (default: scenarios/default.yaml)");
+      cli::add_command(*cmd, options, command, "export",
+                       "the graph as Graphviz DOT, GraphML or JSON", topo_export_command);
+  exporter->add_option("scenario", options->scenario,
+                       "scenario file (default: scenarios/default.yaml)");
   exporter->add_option("--format", options->format, "dot, graphml or json")->capture_default_str();
   exporter->add_option("-o,--out", options->out, "file to write (default: standard output)");
 }

@@ -25,9 +25,10 @@ bool print_verdicts(const ValidationReport& r) {
     ok = ok && v.pass;
   }
   for (const PublishedCheck& p : r.published)
-    std::cout << "      published run " << p.name << ": predicted MFU " << formatted("%.1f%%", 100 * p.predicted_mfu)
-              << ", published " << formatted("%.1f%%", 100 * p.published_mfu) << " (" << formatted("%+.1f", 100 * p.error())
-              << " points)\n";
+    std::cout << "      published run " << p.name << ": predicted MFU "
+              << formatted("%.1f%%", 100 * p.predicted_mfu) << ", published "
+              << formatted("%.1f%%", 100 * p.published_mfu) << " ("
+              << formatted("%+.1f", 100 * p.error()) << " points)\n";
   return ok;
 }
 
@@ -37,30 +38,37 @@ int validate_command(const ValidateOptions& options) {
   ValidateOptions o = options;
   if (!o.scenarios_dir.empty() && !std::filesystem::is_directory(o.scenarios_dir))
     throw InputError("command line", "--scenarios", o.scenarios_dir, "is not a directory");
-  if (o.out_dir.empty()) o.out_dir = fresh_directory("", "validation"); // a run never overwrites another
-  prepare_output_dir(o.out_dir, "--out"); // fail now, not after minutes of simulating
+  if (o.out_dir.empty())
+    o.out_dir = fresh_directory("", "validation"); // a run never overwrites another
+  prepare_output_dir(o.out_dir, "--out");          // fail now, not after minutes of simulating
   ValidationReport r = run_validation(o);
   std::filesystem::path dir(o.out_dir);
   std::string command = "trainsim validate" + std::string(o.quick ? " --quick" : "") +
-                        (o.scenarios_dir.empty() ? "" : " --scenarios " + o.scenarios_dir) + " --out " + o.out_dir;
+                        (o.scenarios_dir.empty() ? "" : " --scenarios " + o.scenarios_dir) +
+                        " --out " + o.out_dir;
   write_text_file((dir / "validation.md").string(), validation_markdown(r, command), "--out");
   write_text_file((dir / "validation.json").string(), validation_json(r).dump(2) + "\n", "--out");
   bool ok = print_verdicts(r);
-  std::cout << "wrote " << (dir / "validation.md").string() << " and validation.json (" << formatted("%.0f", r.wall_s)
-            << " s)\n";
+  std::cout << "wrote " << (dir / "validation.md").string() << " and validation.json ("
+            << formatted("%.0f", r.wall_s) << " s)\n";
   if (!ok)
-    std::cerr << "trainsim: validate: an acceptance criterion failed; see " << (dir / "validation.md").string() << "\n";
+    std::cerr << "trainsim: validate: an acceptance criterion failed; see "
+              << (dir / "validation.md").string() << "\n";
   return ok ? 0 : validation_failed_exit_code;
 }
 
 void add_validate_command(CLI::App& app, cli::Command& command) {
-  auto [cmd, v] = cli::add_command<ValidateOptions>(app, command, "validate", "the simulator against the closed form, alpha-beta and published runs", validate_command);
-  cmd->add_option("-o,--out", v.out_dir,
-                  "directory for validation.md and validation.json (default: a new validation-YYYYmmdd-HHMMSS "
-                  "in the current directory)");
+  auto [cmd, v] = cli::add_command<ValidateOptions>(
+      app, command, "validate",
+      "the simulator against the closed form, alpha-beta and published runs", validate_command);
+  cmd->add_option(
+      "-o,--out", v.out_dir,
+      "directory for validation.md and validation.json (default: a new validation-YYYYmmdd-HHMMSS "
+      "in the current directory)");
   cmd->add_flag("--quick", v.quick, "the CTest-sized subset, with the cheapest published run");
   cmd->add_option("--scenarios", v.scenarios_dir,
-                  "the scenarios folder to check (default: $TRAINSIM_DATA_DIR/scenarios, else scenarios/ beside the program)");
+                  "the scenarios folder to check (default: $TRAINSIM_DATA_DIR/scenarios, else "
+                  "scenarios/ beside the program)");
 }
 
 } // namespace trainsim

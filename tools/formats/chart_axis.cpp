@@ -54,18 +54,21 @@ std::string time_axis(double left, double width, double y, Seconds span) {
     out += svg::line(x, y, x, y + 4, "stroke=\"#888\"");
     out += svg::text(x, y + 15, tick_label(i * per_tick), "text-anchor=\"middle\"");
   }
-  return out + svg::text(left + width / 2, y + 29, std::string("time in the step (") + unit.name + ")",
+  return out + svg::text(left + width / 2, y + 29,
+                         std::string("time in the step (") + unit.name + ")",
                          "text-anchor=\"middle\" fill=\"#555\"");
 }
 
 std::string format_duration(Seconds t) {
-  static const std::pair<const char*, double> units[] = {{"year", 3.1536e7}, {"month", 2.592e6}, {"week", 604800.0},
-                                                         {"day", 86400.0},   {"hour", 3600.0},   {"minute", 60.0}};
+  static const std::pair<const char*, double> units[] = {{"year", 3.1536e7}, {"month", 2.592e6},
+                                                         {"week", 604800.0}, {"day", 86400.0},
+                                                         {"hour", 3600.0},   {"minute", 60.0}};
   double v = t.value();
   if (v < 60) return format(t);
   for (const auto& [name, seconds] : units) {
     double n = v / seconds;
-    if (n >= 1 && n < 1000 && std::abs(n - std::round(n)) <= 1e-9 * n) return count_of(std::round(n), name);
+    if (n >= 1 && n < 1000 && std::abs(n - std::round(n)) <= 1e-9 * n)
+      return count_of(std::round(n), name);
   }
   for (const auto& [name, seconds] : units)
     if (v / seconds >= 1) return significant(v / seconds, 2) + " " + name + "s";

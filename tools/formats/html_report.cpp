@@ -25,15 +25,17 @@ std::string seconds(double s) { return format(Seconds(s)); }
 
 std::string summary_table(const nlohmann::json& r) {
   const auto& p = r.at("parallelism");
-  double step = r.at("step_time_s").get<double>(), bound = r.at("bound").at("step_time_s").get<double>();
+  double step = r.at("step_time_s").get<double>(),
+         bound = r.at("bound").at("step_time_s").get<double>();
   auto row = [](const std::string& k, const std::string& v) {
     return "<tr><th>" + k + "</th><td>" + escape(v) + "</td></tr>\n";
   };
   std::string t = "<table>\n";
   t += row("scenario", r.value("scenario", "")) + row("model", r.value("model", ""));
-  t += row("GPUs", std::to_string(r.value("gpus", 0)) + " (DP " + std::to_string(p.value("dp", 0)) + " x TP " +
-                       std::to_string(p.value("tp", 0)) + " x PP " + std::to_string(p.value("pp", 0)) + ", " +
-                       p.value("schedule", "") + ", " + std::to_string(p.value("microbatches", 0)) + " microbatches)");
+  t += row("GPUs", std::to_string(r.value("gpus", 0)) + " (DP " + std::to_string(p.value("dp", 0)) +
+                       " x TP " + std::to_string(p.value("tp", 0)) + " x PP " +
+                       std::to_string(p.value("pp", 0)) + ", " + p.value("schedule", "") + ", " +
+                       std::to_string(p.value("microbatches", 0)) + " microbatches)");
   t += row("step time", seconds(step)) + row("MFU", chart_percent(r.value("mfu", 0.0)));
   t += row("closed-form bound", seconds(bound) + "; simulated / bound = " + svg::num(step / bound));
   return t + "</table>\n";
@@ -48,10 +50,13 @@ std::string provenance_table(const nlohmann::json& p) {
   auto row = [](const std::string& k, const std::string& v) {
     return "<tr><th>" + escape(k) + "</th><td>" + escape(v) + "</td></tr>\n";
   };
-  auto text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  auto text = [](const nlohmann::json& v) {
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
   std::string t = "<table class=\"terms\">\n";
   t += row("trainsim", text(p.value("trainsim", nlohmann::json("?"))));
-  t += row("input", text(p.at("input").value("file", nlohmann::json(""))) + ", " + text(p.at("input").value("hash", nlohmann::json(""))));
+  t += row("input", text(p.at("input").value("file", nlohmann::json(""))) + ", " +
+                        text(p.at("input").value("hash", nlohmann::json(""))));
   const nlohmann::json& sc = p.at("scenario");
   auto part = [&](const std::string& name, const nlohmann::json& values) {
     for (const auto& [k, v] : values.items()) t += row(name + "." + k, text(v));
@@ -77,9 +82,14 @@ std::string strip_xml_prolog(const std::string& svg) {
 std::string links_section(const ReportInputs& in) {
   const char* title = "Link utilization by tier";
   if (!in.links.empty())
-    return section(title, "link directions per utilization band, each cell shaded by the hottest of them (from links.csv)", link_heatmap(in.links));
-  if (!in.result.contains("link_tiers")) return section(title, "link statistics were not recorded (--no-link-stats)", "");
-  if (in.result.at("link_tiers").empty()) return section(title, "no link carried bytes in this step", "");
+    return section(title,
+                   "link directions per utilization band, each cell shaded by the hottest of them "
+                   "(from links.csv)",
+                   link_heatmap(in.links));
+  if (!in.result.contains("link_tiers"))
+    return section(title, "link statistics were not recorded (--no-link-stats)", "");
+  if (in.result.at("link_tiers").empty())
+    return section(title, "no link carried bytes in this step", "");
   return section(title, "links.csv is missing from the run directory", "");
 }
 
@@ -98,24 +108,30 @@ table.terms td:first-child { white-space: nowrap; }
 std::string render_report(const ReportInputs& in) {
   const nlohmann::json& r = in.result;
   double step = r.at("step_time_s").get<double>();
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>trainsim report: " +
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
+                     "charset=\"utf-8\">\n<title>trainsim report: " +
                      escape(r.value("model", "")) + "</title>\n" + kStyle + "</head><body>\n";
   html += "<h1>trainsim report</h1>\n" + summary_table(r);
-  html += section("Step breakdown per pipeline stage", "mean over each stage's GPUs; the bars add up to the step time",
+  html += section("Step breakdown per pipeline stage",
+                  "mean over each stage's GPUs; the bars add up to the step time",
                   stage_chart(r) + breakdown_legend_table());
-  html += section("Closed-form bound and simulation",
-                  "the bound is a lower bound on the step time: the sum of its terms for the critical stage "
-                  "(docs/closed-form.md); the simulated bar is the mean breakdown per GPU",
-                  bound_chart(r) + bound_terms_table(r));
+  html += section(
+      "Closed-form bound and simulation",
+      "the bound is a lower bound on the step time: the sum of its terms for the critical stage "
+      "(docs/closed-form.md); the simulated bar is the mean breakdown per GPU",
+      bound_chart(r) + bound_terms_table(r));
   if (in.trace)
-    html += section("Timeline excerpt", "the first traced GPUs; the full trace.json opens in ui.perfetto.dev",
+    html += section("Timeline excerpt",
+                    "the first traced GPUs; the full trace.json opens in ui.perfetto.dev",
                     timeline_chart(*in.trace, Seconds(step)));
   html += links_section(in);
   if (!in.frontier_svg.empty())
     html += section("Frontier", "from trainsim frontier --out", strip_xml_prolog(in.frontier_svg));
   if (r.contains("provenance"))
-    html += section("What was simulated", "the scenario as resolved, with every default filled in (result.json's provenance)",
-                    provenance_table(r.at("provenance")));
+    html +=
+        section("What was simulated",
+                "the scenario as resolved, with every default filled in (result.json's provenance)",
+                provenance_table(r.at("provenance")));
   return html + "</body></html>\n";
 }
 

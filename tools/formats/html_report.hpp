@@ -14,10 +14,10 @@ namespace trainsim {
 
 /// Everything the page shows; each part but `result` is optional.
 struct ReportInputs {
-  nlohmann::json result;                 ///< result.json
-  std::optional<nlohmann::json> trace;   ///< trace.json
-  std::vector<LinkUse> links;            ///< links.csv rows
-  std::string frontier_svg;              ///< frontier.svg
+  nlohmann::json result;               ///< result.json
+  std::optional<nlohmann::json> trace; ///< trace.json
+  std::vector<LinkUse> links;          ///< links.csv rows
+  std::string frontier_svg;            ///< frontier.svg
 };
 
 /// The page. Every chart is an <svg id="..."> with ids stage-breakdown, bound, timeline,

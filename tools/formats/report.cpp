@@ -14,7 +14,8 @@ namespace {
 
 // `text` in lines of at most `width` characters, the first after `first`, the others
 // indented by `rest`: the legend's sentences fit a terminal.
-std::string wrapped(const std::string& text, size_t width, const std::string& first, const std::string& rest) {
+std::string wrapped(const std::string& text, size_t width, const std::string& first,
+                    const std::string& rest) {
   std::string out = first;
   size_t column = first.size(), start = first.size();
   std::istringstream words(text);
@@ -40,14 +41,16 @@ LinkLoad link_load(const topo::Topology& t, int channel, double bytes, Seconds s
 
 } // namespace
 
-std::vector<TierLoad> summarize_links(const topo::Topology& t, const std::vector<double>& channel_bytes,
-                                      Seconds step, size_t top) {
+std::vector<TierLoad> summarize_links(const topo::Topology& t,
+                                      const std::vector<double>& channel_bytes, Seconds step,
+                                      size_t top) {
   std::vector<TierLoad> tiers;
   std::vector<std::vector<int>> used_by_tier;
   for (size_t c = 0; c < channel_bytes.size(); ++c) {
     if (channel_bytes[c] <= 0) continue;
     std::string tier = topo::to_string(t.link(static_cast<int>(c / 2)).tier);
-    auto it = std::find_if(tiers.begin(), tiers.end(), [&](const TierLoad& l) { return l.tier == tier; });
+    auto it =
+        std::find_if(tiers.begin(), tiers.end(), [&](const TierLoad& l) { return l.tier == tier; });
     if (it == tiers.end()) {
       tiers.push_back({tier, Bytes(), 0, {}});
       used_by_tier.emplace_back();
@@ -61,12 +64,15 @@ std::vector<TierLoad> summarize_links(const topo::Topology& t, const std::vector
     auto& used = used_by_tier[i];
     size_t n = std::min(top, used.size());
     // Most bytes first; ties by channel id so the result does not depend on the sort.
-    std::partial_sort(used.begin(), used.begin() + static_cast<long>(n), used.end(), [&](int a, int b) {
-      double ba = channel_bytes[static_cast<size_t>(a)], bb = channel_bytes[static_cast<size_t>(b)];
-      return ba != bb ? ba > bb : a < b;
-    });
+    std::partial_sort(used.begin(), used.begin() + static_cast<long>(n), used.end(),
+                      [&](int a, int b) {
+                        double ba = channel_bytes[static_cast<size_t>(a)],
+                               bb = channel_bytes[static_cast<size_t>(b)];
+                        return ba != bb ? ba > bb : a < b;
+                      });
     for (size_t k = 0; k < n; ++k)
-      tiers[i].busiest.push_back(link_load(t, used[k], channel_bytes[static_cast<size_t>(used[k])], step));
+      tiers[i].busiest.push_back(
+          link_load(t, used[k], channel_bytes[static_cast<size_t>(used[k])], step));
   }
   return tiers;
 }
@@ -83,12 +89,13 @@ StepSummary summarize(const Scenario& s, const sim::SimResult& r) {
   return out;
 }
 
-void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t, const StepSummary& sum,
-                  const RunInfo& info) {
+void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
+                  const StepSummary& sum, const RunInfo& info) {
   const ExecutionSpec& e = s.execution;
-  out << s.file << ": " << s.model.name << " on " << sum.gpus << " GPUs (" << t.gpu_count() / t.gpus_per_node()
-      << " nodes), DP " << e.dp << " x TP " << e.tp << " x PP " << e.pp << ", " << to_string(e.schedule) << ", "
-      << sum.microbatches << " microbatches of " << e.micro_batch << "\n";
+  out << s.file << ": " << s.model.name << " on " << sum.gpus << " GPUs ("
+      << t.gpu_count() / t.gpus_per_node() << " nodes), DP " << e.dp << " x TP " << e.tp << " x PP "
+      << e.pp << ", " << to_string(e.schedule) << ", " << sum.microbatches << " microbatches of "
+      << e.micro_batch << "\n";
   out << wrapped(hardware_line(s), 100, "  simulated     ", "                ");
   out << "  by            " << origin_line(s) << "\n";
   out << "  step time     " << format(sum.step_time) << "\n";
@@ -97,27 +104,29 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   out << "  breakdown (mean per GPU, adds up to the step time)\n";
   for (const auto& [category, time] : sum.breakdown) {
     char line[96];
-    std::snprintf(line, sizeof line, "    %-10s %12s  %6s\n", sim::name(category), format(time).c_str(),
-                  percent(time / sum.step_time).c_str());
+    std::snprintf(line, sizeof line, "    %-10s %12s  %6s\n", sim::name(category),
+                  format(time).c_str(), percent(time / sum.step_time).c_str());
     out << line;
   }
   out << "  where each GPU's time goes\n";
   for (sim::Category c : sim::kCategories)
     out << wrapped(sim::meaning(c), 100, "    " + std::string(sim::name(c)) + ": ", "      ");
-  if (!sum.tiers.empty()) out << "  links (bytes per tier; busiest direction, its time at line rate)\n";
+  if (!sum.tiers.empty())
+    out << "  links (bytes per tier; busiest direction, its time at line rate)\n";
   for (const TierLoad& tier : sum.tiers) {
     const LinkLoad& top = tier.busiest.front();
     char line[256];
-    std::snprintf(line, sizeof line, "    %-7s %10s over %6d  busiest %s: %s, %s (%s of the step)\n", tier.tier.c_str(),
-                  format(tier.bytes).c_str(), tier.links_used, top.name.c_str(), format(top.bytes).c_str(),
-                  format(top.busy).c_str(), percent(top.utilization).c_str());
+    std::snprintf(
+        line, sizeof line, "    %-7s %10s over %6d  busiest %s: %s, %s (%s of the step)\n",
+        tier.tier.c_str(), format(tier.bytes).c_str(), tier.links_used, top.name.c_str(),
+        format(top.bytes).c_str(), format(top.busy).c_str(), percent(top.utilization).c_str());
     out << line;
   }
   out << "  closed-form bound " << format(sum.bound) << " (largest term: " << sum.bound_limiting
       << "); simulated / bound = " << formatted("%.3f", sum.step_time / sum.bound) << "\n";
   if (!sum.blame.empty()) out << "    above the bound: " << sum.blame << "\n";
-  out << "  simulated in " << formatted("%.2f", info.wall_s) << " s wall, " << info.activities << " SimGrid activities ("
-      << info.fidelity << " mode)\n";
+  out << "  simulated in " << formatted("%.2f", info.wall_s) << " s wall, " << info.activities
+      << " SimGrid activities (" << info.fidelity << " mode)\n";
 }
 
 std::string blame(const StepSummary& sum) {
@@ -132,11 +141,12 @@ std::string blame(const StepSummary& sum) {
     if (!t.busiest.empty() && (!busiest || t.busiest.front().utilization > busiest->utilization))
       busiest = &t.busiest.front(), tier = t.tier;
   char line[256];
-  std::snprintf(line, sizeof line, "phase %s (%.0f%% of the step)", phase.c_str(), 100.0 * (most / sum.step_time));
+  std::snprintf(line, sizeof line, "phase %s (%.0f%% of the step)", phase.c_str(),
+                100.0 * (most / sum.step_time));
   std::string out = line;
   if (busiest) {
-    std::snprintf(line, sizeof line, "; busiest link %s (%s tier, busy %.0f%% of the step)", busiest->name.c_str(),
-                  tier.c_str(), 100.0 * busiest->utilization);
+    std::snprintf(line, sizeof line, "; busiest link %s (%s tier, busy %.0f%% of the step)",
+                  busiest->name.c_str(), tier.c_str(), 100.0 * busiest->utilization);
     out += line;
   }
   return out;
@@ -154,8 +164,11 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["scenario"] = s.file;
   j["model"] = s.model.name;
   j["gpus"] = sum.gpus;
-  j["parallelism"] = {{"dp", s.execution.dp}, {"tp", s.execution.tp}, {"pp", s.execution.pp},
-                      {"microbatches", sum.microbatches}, {"schedule", to_string(s.execution.schedule)}};
+  j["parallelism"] = {{"dp", s.execution.dp},
+                      {"tp", s.execution.tp},
+                      {"pp", s.execution.pp},
+                      {"microbatches", sum.microbatches},
+                      {"schedule", to_string(s.execution.schedule)}};
   j["step_time_s"] = sum.step_time.value();
   j["mfu"] = sum.mfu;
   j["tokens_per_s"] = sum.tokens_per_s;
@@ -166,17 +179,23 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   for (const TierLoad& tier : sum.tiers) {
     nlohmann::ordered_json busiest = nlohmann::ordered_json::array();
     for (const LinkLoad& l : tier.busiest)
-      busiest.push_back({{"link", l.name}, {"bytes", l.bytes.value()}, {"busy_s", l.busy.value()},
+      busiest.push_back({{"link", l.name},
+                         {"bytes", l.bytes.value()},
+                         {"busy_s", l.busy.value()},
                          {"utilization", l.utilization}});
-    links[tier.tier] = {{"bytes", tier.bytes.value()}, {"links_used", tier.links_used}, {"busiest", busiest}};
+    links[tier.tier] = {
+        {"bytes", tier.bytes.value()}, {"links_used", tier.links_used}, {"busiest", busiest}};
   }
   j["links"] = links;
   nlohmann::ordered_json terms = nlohmann::ordered_json::array();
   for (const BoundTerm& t : sum.bound_terms)
-    terms.push_back({{"name", t.name}, {"seconds", t.time.value()}, {"explanation", t.explanation}});
-  j["bound"] = {{"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}, {"terms", terms}};
+    terms.push_back(
+        {{"name", t.name}, {"seconds", t.time.value()}, {"explanation", t.explanation}});
+  j["bound"] = {
+      {"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}, {"terms", terms}};
   if (!sum.blame.empty()) j["bound"]["blame"] = sum.blame;
-  j["sim"] = {{"fidelity", info.fidelity}, {"activities", info.activities}, {"wall_s", info.wall_s}};
+  j["sim"] = {
+      {"fidelity", info.fidelity}, {"activities", info.activities}, {"wall_s", info.wall_s}};
   j["provenance"] = provenance_json(s);
   return j;
 }

@@ -17,38 +17,39 @@ namespace trainsim {
 
 /// One direction of one link and what it carried in the step.
 struct LinkLoad {
-  std::string name;  ///< "leaf4->spine0"
+  std::string name; ///< "leaf4->spine0"
   Bytes bytes;
-  Seconds busy;      ///< bytes / bandwidth: the time the link would need at line rate
+  Seconds busy;           ///< bytes / bandwidth: the time the link would need at line rate
   double utilization = 0; ///< busy / step time
 };
 
 struct TierLoad {
   std::string tier;
-  Bytes bytes;                 ///< over all links of the tier, both directions
-  int links_used = 0;          ///< link directions that carried anything
+  Bytes bytes;                   ///< over all links of the tier, both directions
+  int links_used = 0;            ///< link directions that carried anything
   std::vector<LinkLoad> busiest; ///< the most loaded link directions, most loaded first
 };
 
 /// Per-tier totals and the `top` busiest link directions of each tier.
-std::vector<TierLoad> summarize_links(const topo::Topology& topology, const std::vector<double>& channel_bytes,
-                                      Seconds step_time, size_t top = 3);
+std::vector<TierLoad> summarize_links(const topo::Topology& topology,
+                                      const std::vector<double>& channel_bytes, Seconds step_time,
+                                      size_t top = 3);
 
 /// A breakdown category and the sentence that defines it: what sim/gpu_actor.cpp counts in it.
 struct StepSummary {
   int gpus = 0;
   long microbatches = 0;
   Seconds step_time;
-  double mfu = 0;          ///< model FLOP / (GPUs x peak x step time)
+  double mfu = 0; ///< model FLOP / (GPUs x peak x step time)
   double tokens_per_s = 0;
   /// Mean over GPUs of each category (sim/category.hpp), in kCategories' order; they add up
   /// to the step time.
   std::vector<std::pair<sim::Category, Seconds>> breakdown;
   [[nodiscard]] Seconds time(sim::Category c) const { return breakdown[sim::index(c)].second; }
   std::vector<TierLoad> tiers; ///< link statistics, when recorded
-  Seconds bound;             ///< closed-form lower bound on the step time
-  std::string bound_limiting;///< the bound's largest term and, for a communication term, its tier
-  std::string blame;         ///< when the step is over kBlameRatio x the bound: blame() of this summary
+  Seconds bound;               ///< closed-form lower bound on the step time
+  std::string bound_limiting;  ///< the bound's largest term and, for a communication term, its tier
+  std::string blame; ///< when the step is over kBlameRatio x the bound: blame() of this summary
   std::vector<BoundTerm> bound_terms; ///< what the bound adds up, in closed_form's order
 };
 
@@ -74,6 +75,7 @@ void print_report(std::ostream& out, const Scenario& scenario, const topo::Topol
                   const StepSummary& summary, const RunInfo& info);
 
 /// result.json: deterministic for a given scenario except for "sim.wall_s".
-nlohmann::ordered_json result_json(const Scenario& scenario, const StepSummary& summary, const RunInfo& info);
+nlohmann::ordered_json result_json(const Scenario& scenario, const StepSummary& summary,
+                                   const RunInfo& info);
 
 } // namespace trainsim

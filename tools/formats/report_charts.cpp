@@ -26,13 +26,14 @@ std::vector<std::string> categories() {
 
 // Stacks `parts` (name, seconds) from `x` at `scale` pixels per second; each segment's
 // title names it, its time and its share of `total`.
-std::string stacked_bar(const std::vector<std::pair<std::string, double>>& parts, double x, double y, double h,
-                        double scale, double total) {
+std::string stacked_bar(const std::vector<std::pair<std::string, double>>& parts, double x,
+                        double y, double h, double scale, double total) {
   std::string out;
   for (const auto& [name, t] : parts) {
     double w = t * scale;
     if (w <= 0) continue;
-    out += rect({x, y, w, h}, colour(name), name + ": " + seconds(t) + " (" + chart_percent(t / total) + ")");
+    out += rect({x, y, w, h}, colour(name),
+                name + ": " + seconds(t) + " (" + chart_percent(t / total) + ")");
     x += w;
   }
   return out;
@@ -48,14 +49,15 @@ std::vector<std::pair<std::string, double>> breakdown_of(const nlohmann::json& b
 std::vector<std::pair<std::string, double>> terms_of(const nlohmann::json& bound) {
   if (!bound.contains("terms")) return {{"bound", bound.at("step_time_s").get<double>()}};
   std::vector<std::pair<std::string, double>> parts;
-  for (const auto& t : bound.at("terms")) parts.emplace_back(t.at("name").get<std::string>(), t.at("seconds").get<double>());
+  for (const auto& t : bound.at("terms"))
+    parts.emplace_back(t.at("name").get<std::string>(), t.at("seconds").get<double>());
   return parts;
 }
 
 // A colour swatch inline in HTML text.
 std::string rect_swatch(const std::string& key) {
-  return "<span style=\"display:inline-block;width:10px;height:10px;margin-right:5px;background:" + colour(key) +
-         "\"></span>";
+  return "<span style=\"display:inline-block;width:10px;height:10px;margin-right:5px;background:" +
+         colour(key) + "\"></span>";
 }
 
 struct Track {
@@ -71,7 +73,8 @@ std::vector<Track> main_tracks(const nlohmann::json& trace, size_t limit) {
     long tid = ev.value("tid", -1L);
     if (tid < 0 || tid % 2 != 0) continue;
     Track& t = by_stage[ev.value("pid", 0L)][tid];
-    if (ev.value("ph", "") == "M" && ev.value("name", "") == "thread_name") t.name = ev["args"].value("name", "");
+    if (ev.value("ph", "") == "M" && ev.value("name", "") == "thread_name")
+      t.name = ev["args"].value("name", "");
     if (ev.value("ph", "") == "X") t.events.push_back(&ev);
   }
   std::vector<Track> out;
@@ -94,14 +97,25 @@ std::string chart_percent(double fraction) {
 }
 
 std::string colour(const std::string& key) {
-  static const std::map<std::string, std::string> c = {
-      {"compute", "#4e79a7"},      {"tp_comm", "#f28e2b"},      {"tp", "#f28e2b"},
-      {"pp_comm", "#e15759"},      {"pp_transfer", "#e15759"},  {"pp_send_wait", "#ff9d9a"},
-      {"dp_comm", "#76b7b2"},      {"dp", "#76b7b2"},           {"dp_background", "#76b7b2"},
-      {"ep_comm", "#59a14f"},      {"ep", "#59a14f"},           {"bubble", "#edc948"},
-      {"idle", "#d4d4d4"},         {"hbm", "#9c755f"},         {"latency", "#b07aa1"},
-      {"network", "#f28e2b"},      {"pipeline_bubble", "#edc948"}, {"dp_allreduce", "#76b7b2"},
-      {"bound", "#9c755f"}};
+  static const std::map<std::string, std::string> c = {{"compute", "#4e79a7"},
+                                                       {"tp_comm", "#f28e2b"},
+                                                       {"tp", "#f28e2b"},
+                                                       {"pp_comm", "#e15759"},
+                                                       {"pp_transfer", "#e15759"},
+                                                       {"pp_send_wait", "#ff9d9a"},
+                                                       {"dp_comm", "#76b7b2"},
+                                                       {"dp", "#76b7b2"},
+                                                       {"dp_background", "#76b7b2"},
+                                                       {"ep_comm", "#59a14f"},
+                                                       {"ep", "#59a14f"},
+                                                       {"bubble", "#edc948"},
+                                                       {"idle", "#d4d4d4"},
+                                                       {"hbm", "#9c755f"},
+                                                       {"latency", "#b07aa1"},
+                                                       {"network", "#f28e2b"},
+                                                       {"pipeline_bubble", "#edc948"},
+                                                       {"dp_allreduce", "#76b7b2"},
+                                                       {"bound", "#9c755f"}};
   auto it = c.find(key);
   return it == c.end() ? "#999999" : it->second;
 }
@@ -123,7 +137,8 @@ std::string stage_chart(const nlohmann::json& result) {
   std::string doc = svg::open("stage-breakdown", kChartWidth, axis + 36) + legend(categories(), 14);
   double y = top;
   for (const auto& st : stages) {
-    doc += text(kChartLeft - 8, y + 12, "stage " + std::to_string(st.at("stage").get<int>()), "text-anchor=\"end\"");
+    doc += text(kChartLeft - 8, y + 12, "stage " + std::to_string(st.at("stage").get<int>()),
+                "text-anchor=\"end\"");
     doc += stacked_bar(breakdown_of(st), kChartLeft, y, bar, plot / step, step);
     y += bar + gap;
   }
@@ -138,11 +153,14 @@ std::string bound_chart(const nlohmann::json& result) {
   std::vector<std::string> term_names;
   for (const auto& [name, t] : terms_of(bound)) term_names.push_back(name);
   std::string doc = svg::open("bound", kChartWidth, 136);
-  doc += text(kChartLeft - 8, 14, "bound terms", "text-anchor=\"end\" fill=\"#555\"") + legend(term_names, 14, kChartLeft);
-  doc += text(kChartLeft - 8, 30, "simulated", "text-anchor=\"end\" fill=\"#555\"") + legend(categories(), 30, kChartLeft);
+  doc += text(kChartLeft - 8, 14, "bound terms", "text-anchor=\"end\" fill=\"#555\"") +
+         legend(term_names, 14, kChartLeft);
+  doc += text(kChartLeft - 8, 30, "simulated", "text-anchor=\"end\" fill=\"#555\"") +
+         legend(categories(), 30, kChartLeft);
   doc += text(kChartLeft - 8, 57, "bound", "text-anchor=\"end\"") +
          stacked_bar(terms_of(bound), kChartLeft, 44, 18, scale, total) +
-         text(kChartLeft + total * scale + 6, 57, seconds(total) + " (largest: " + bound.value("limiting", "") + ")");
+         text(kChartLeft + total * scale + 6, 57,
+              seconds(total) + " (largest: " + bound.value("limiting", "") + ")");
   doc += text(kChartLeft - 8, 85, "simulated", "text-anchor=\"end\"") +
          stacked_bar(breakdown_of(result.at("breakdown")), kChartLeft, 72, 18, scale, step) +
          text(kChartLeft + step * scale + 6, 85, seconds(step) + " (step time)");
@@ -153,11 +171,13 @@ std::string bound_terms_table(const nlohmann::json& result) {
   const nlohmann::json& bound = result.at("bound");
   if (!bound.contains("terms")) return "";
   double total = bound.at("step_time_s").get<double>();
-  std::string t = "<table class=\"terms\">\n<tr><th>term</th><th>time</th><th>share</th><th>what it counts</th></tr>\n";
+  std::string t = "<table class=\"terms\">\n<tr><th>term</th><th>time</th><th>share</th><th>what "
+                  "it counts</th></tr>\n";
   for (const auto& term : bound.at("terms")) {
     double s = term.at("seconds").get<double>();
-    t += "<tr><td>" + svg::escape(term.at("name").get<std::string>()) + "</td><td>" + seconds(s) + "</td><td>" +
-         chart_percent(s / total) + "</td><td>" + svg::escape(term.value("explanation", "")) + "</td></tr>\n";
+    t += "<tr><td>" + svg::escape(term.at("name").get<std::string>()) + "</td><td>" + seconds(s) +
+         "</td><td>" + chart_percent(s / total) + "</td><td>" +
+         svg::escape(term.value("explanation", "")) + "</td></tr>\n";
   }
   return t + "</table>\n";
 }
@@ -165,8 +185,8 @@ std::string bound_terms_table(const nlohmann::json& result) {
 std::string breakdown_legend_table() {
   std::string t = "<table class=\"terms\">\n";
   for (sim::Category c : sim::kCategories)
-    t += "<tr><td>" + rect_swatch(sim::name(c)) + sim::name(c) + "</td><td>" + svg::escape(sim::meaning(c)) +
-         "</td></tr>\n";
+    t += "<tr><td>" + rect_swatch(sim::name(c)) + sim::name(c) + "</td><td>" +
+         svg::escape(sim::meaning(c)) + "</td></tr>\n";
   return t + "</table>\n";
 }
 
@@ -183,8 +203,8 @@ std::string timeline_chart(const nlohmann::json& trace, Seconds step) {
     for (const nlohmann::json* ev : t.events) {
       double w = ev->at("dur").get<double>() * scale;
       if (w < 0.05) continue; // below a twentieth of a pixel it would not show
-      doc += rect({left + ev->at("ts").get<double>() * scale, y, w, row}, colour(ev->value("cat", "")),
-                  ev->value("name", ""));
+      doc += rect({left + ev->at("ts").get<double>() * scale, y, w, row},
+                  colour(ev->value("cat", "")), ev->value("name", ""));
     }
     y += row + 3;
   }

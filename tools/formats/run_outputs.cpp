@@ -21,8 +21,8 @@ struct TierTotals {
 
 } // namespace
 
-void write_links_csv(std::ostream& out, const topo::Topology& t, const std::vector<double>& channel_bytes,
-                     Seconds step) {
+void write_links_csv(std::ostream& out, const topo::Topology& t,
+                     const std::vector<double>& channel_bytes, Seconds step) {
   out << "link,from,to,tier,bandwidth_Bps,bytes,busy_s,utilization\n";
   for (size_t c = 0; c < channel_bytes.size(); ++c) {
     if (channel_bytes[c] <= 0) continue;
@@ -32,13 +32,13 @@ void write_links_csv(std::ostream& out, const topo::Topology& t, const std::vect
     Seconds busy = Bytes(channel_bytes[c]) / link.bandwidth;
     out << t.hop_name(hop) << "," << t.vertex_name(hop.forward ? low : high) << ","
         << t.vertex_name(hop.forward ? high : low) << "," << topo::to_string(link.tier) << ","
-        << num(link.bandwidth.value()) << "," << num(channel_bytes[c], "%.17g") << "," << num(busy.value()) << ","
-        << num(busy / step) << "\n";
+        << num(link.bandwidth.value()) << "," << num(channel_bytes[c], "%.17g") << ","
+        << num(busy.value()) << "," << num(busy / step) << "\n";
   }
 }
 
-nlohmann::ordered_json link_tiers_json(const topo::Topology& t, const std::vector<double>& channel_bytes,
-                                       Seconds step) {
+nlohmann::ordered_json link_tiers_json(const topo::Topology& t,
+                                       const std::vector<double>& channel_bytes, Seconds step) {
   std::map<std::string, TierTotals> tiers;
   for (size_t c = 0; c < channel_bytes.size(); ++c) {
     if (channel_bytes[c] <= 0) continue;
@@ -75,4 +75,3 @@ nlohmann::ordered_json stage_breakdown_json(const Scenario& s, const sim::SimRes
 }
 
 } // namespace trainsim
-

@@ -17,12 +17,12 @@ namespace trainsim {
 /// One CSV row per link direction that carried bytes, by channel id:
 /// link,from,to,tier,bandwidth_Bps,bytes,busy_s,utilization (busy = bytes / bandwidth,
 /// utilization = busy / step time).
-void write_links_csv(std::ostream& out, const topo::Topology& topology, const std::vector<double>& channel_bytes,
-                     Seconds step_time);
+void write_links_csv(std::ostream& out, const topo::Topology& topology,
+                     const std::vector<double>& channel_bytes, Seconds step_time);
 
 /// Per tier: bytes, link directions used, busy time summed over them, mean and max utilization.
-nlohmann::ordered_json link_tiers_json(const topo::Topology& topology, const std::vector<double>& channel_bytes,
-                                       Seconds step_time);
+nlohmann::ordered_json link_tiers_json(const topo::Topology& topology,
+                                       const std::vector<double>& channel_bytes, Seconds step_time);
 
 /// Per pipeline stage, the mean over its GPUs of each category (seconds); the categories add
 /// up to the stage's mean finish time, idle fills the rest of the step.

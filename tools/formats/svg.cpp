@@ -14,19 +14,28 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '&': out += "&amp;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
     }
   }
   return out;
 }
 
 std::string rect(const Box& b, const std::string& fill, const std::string& title) {
-  std::string r = "<rect x=\"" + num(b.x) + "\" y=\"" + num(b.y) + "\" width=\"" + num(b.w) + "\" height=\"" +
-                  num(b.h) + "\" fill=\"" + fill + "\"";
+  std::string r = "<rect x=\"" + num(b.x) + "\" y=\"" + num(b.y) + "\" width=\"" + num(b.w) +
+                  "\" height=\"" + num(b.h) + "\" fill=\"" + fill + "\"";
   return title.empty() ? r + "/>\n" : r + "><title>" + escape(title) + "</title></rect>\n";
 }
 
@@ -35,13 +44,13 @@ std::string text(double x, double y, const std::string& s, const std::string& at
 }
 
 std::string line(double x1, double y1, double x2, double y2, const std::string& attrs) {
-  return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" + num(y2) + "\" " +
-         attrs + "/>\n";
+  return "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" +
+         num(y2) + "\" " + attrs + "/>\n";
 }
 
 std::string open(const std::string& id, double width, double height) {
-  return "<svg id=\"" + id + "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) + "\" height=\"" +
-         num(height) + "\" viewBox=\"0 0 " + num(width) + " " + num(height) +
+  return "<svg id=\"" + id + "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(width) +
+         "\" height=\"" + num(height) + "\" viewBox=\"0 0 " + num(width) + " " + num(height) +
          "\" font-family=\"sans-serif\" font-size=\"11\">\n";
 }
 

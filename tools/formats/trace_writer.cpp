@@ -40,11 +40,13 @@ int parse_index(const SelectionContext& c, const std::string& text, int limit, c
   }
   if (used != text.size() || value < 0) bad_selection(c, "'" + text + "' is not a whole number");
   if (value >= limit)
-    bad_selection(c, std::string(what) + " " + text + " is out of range (there are " + std::to_string(limit) + ")");
+    bad_selection(c, std::string(what) + " " + text + " is out of range (there are " +
+                         std::to_string(limit) + ")");
   return static_cast<int>(value);
 }
 
-void add_named(const SelectionContext& c, const std::string& kind, const std::string& index, std::set<int>& out) {
+void add_named(const SelectionContext& c, const std::string& kind, const std::string& index,
+               std::set<int>& out) {
   const ExecutionSpec& e = c.scenario.execution;
   Layout layout(e);
   int gpus = e.gpus();
@@ -60,7 +62,8 @@ void add_named(const SelectionContext& c, const std::string& kind, const std::st
     int n = parse_index(c, index, (gpus + per_node - 1) / per_node, "node");
     for (int r = n * per_node; r < std::min(gpus, (n + 1) * per_node); ++r) out.insert(r);
   } else {
-    bad_selection(c, "unknown selector '" + kind + "'" + did_you_mean(kind, {"pipeline", "stage", "node"}));
+    bad_selection(c, "unknown selector '" + kind + "'" +
+                         did_you_mean(kind, {"pipeline", "stage", "node"}));
   }
 }
 
@@ -102,13 +105,18 @@ int neighbour_stage(const sim::TraceEvent& ev, const Scenario& s) {
 // and each group runs one kind of collective (two with sequence parallelism or ZeRO-3).
 std::string group_name(Kind kind, const ExecutionSpec& e) {
   switch (kind) {
-  case Kind::tp: return e.sequence_parallel ? "tp all-gather/reduce-scatter" : "tp all-reduce";
-  case Kind::ep: return "ep all-to-all";
-  default: return e.zero >= 3 ? "dp all-gather/reduce-scatter" : "dp";
+  case Kind::tp:
+    return e.sequence_parallel ? "tp all-gather/reduce-scatter" : "tp all-reduce";
+  case Kind::ep:
+    return "ep all-to-all";
+  default:
+    return e.zero >= 3 ? "dp all-gather/reduce-scatter" : "dp";
   }
 }
 
-std::string gradient_collective(const ExecutionSpec& e) { return e.zero >= 1 ? "reduce-scatter" : "all-reduce"; }
+std::string gradient_collective(const ExecutionSpec& e) {
+  return e.zero >= 1 ? "reduce-scatter" : "all-reduce";
+}
 
 std::string collective_name(const sim::TraceEvent& ev, const Scenario& s) {
   if (ev.microbatch < 0 && ev.kind == Kind::dp) return with_count("dp gradient sync", ev.count);
@@ -139,20 +147,30 @@ std::string quoted(const std::string& s) {
 
 const char* category(Kind kind) {
   switch (kind) {
-  case Kind::compute: return "compute";
-  case Kind::tp: return "tp";
-  case Kind::dp: return "dp";
-  case Kind::ep: return "ep";
-  case Kind::pp_transfer: return "pp_transfer";
-  case Kind::bubble: return "bubble";
-  case Kind::pp_send_wait: return "pp_send_wait";
-  case Kind::dp_background: return "dp_background";
+  case Kind::compute:
+    return "compute";
+  case Kind::tp:
+    return "tp";
+  case Kind::dp:
+    return "dp";
+  case Kind::ep:
+    return "ep";
+  case Kind::pp_transfer:
+    return "pp_transfer";
+  case Kind::bubble:
+    return "bubble";
+  case Kind::pp_send_wait:
+    return "pp_send_wait";
+  case Kind::dp_background:
+    return "dp_background";
   }
   return "other";
 }
 
 // Main track: tid 2R; background collectives: tid 2R + 1 (they overlap the main track).
-int track(const sim::TraceEvent& ev) { return 2 * ev.rank + (ev.kind == Kind::dp_background ? 1 : 0); }
+int track(const sim::TraceEvent& ev) {
+  return 2 * ev.rank + (ev.kind == Kind::dp_background ? 1 : 0);
+}
 
 // Fine mode runs a layer's kernels in program order (sim/program.cpp): attention then MLP
 // forward, MLP then attention backward; so the k-th compute event of a layer pass is known.
@@ -183,20 +201,24 @@ std::string event_json(const sim::TraceEvent& ev, const Scenario& s, const std::
   return "{\"name\":" + quoted(name) + ",\"cat\":\"" + category(ev.kind) +
          "\",\"ph\":\"X\",\"ts\":" + micros(start) + ",\"dur\":" + micros(ns(ev.end) - start) +
          ",\"pid\":" + std::to_string(at.pp) + ",\"tid\":" + std::to_string(track(ev)) +
-         ",\"args\":{\"rank\":" + std::to_string(ev.rank) + ",\"microbatch\":" + std::to_string(ev.microbatch) +
+         ",\"args\":{\"rank\":" + std::to_string(ev.rank) +
+         ",\"microbatch\":" + std::to_string(ev.microbatch) +
          ",\"chunk\":" + std::to_string(ev.chunk) + ",\"layer\":" + std::to_string(ev.layer) +
          ",\"count\":" + std::to_string(ev.count) + ",\"bytes\":" + bytes + "}}";
 }
 
 std::string metadata(const char* what, int pid, int tid, const std::string& name, int sort) {
   std::string tid_field = tid >= 0 ? ",\"tid\":" + std::to_string(tid) : "";
-  return "{\"name\":\"" + std::string(what) + "_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) + tid_field +
-         ",\"args\":{\"name\":" + quoted(name) + "}},\n{\"name\":\"" + what + "_sort_index\",\"ph\":\"M\",\"pid\":" +
-         std::to_string(pid) + tid_field + ",\"args\":{\"sort_index\":" + std::to_string(sort) + "}}";
+  return "{\"name\":\"" + std::string(what) +
+         "_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) + tid_field +
+         ",\"args\":{\"name\":" + quoted(name) + "}},\n{\"name\":\"" + what +
+         "_sort_index\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) + tid_field +
+         ",\"args\":{\"sort_index\":" + std::to_string(sort) + "}}";
 }
 
 // Names for every stage (process) and traced GPU (thread), so Perfetto labels the tracks.
-std::vector<std::string> track_names(const Scenario& s, const std::vector<sim::TraceEvent>& events) {
+std::vector<std::string> track_names(const Scenario& s,
+                                     const std::vector<sim::TraceEvent>& events) {
   Layout layout(s.execution);
   std::set<int> stages, tracks;
   for (const auto& ev : events) {
@@ -204,7 +226,8 @@ std::vector<std::string> track_names(const Scenario& s, const std::vector<sim::T
     tracks.insert(track(ev));
   }
   std::vector<std::string> out;
-  for (int st : stages) out.push_back(metadata("process", st, -1, "stage " + std::to_string(st), st));
+  for (int st : stages)
+    out.push_back(metadata("process", st, -1, "stage " + std::to_string(st), st));
   for (int t : tracks) {
     int rank = t / 2;
     Coords at = layout.coords(rank);
@@ -266,15 +289,19 @@ std::string trace_event_name(const sim::TraceEvent& ev, const Scenario& s) {
     return pass_prefix(ev, s) + (ev.layer >= 0 ? " L" + std::to_string(ev.layer) : "") + " compute";
   case Kind::tp:
   case Kind::dp:
-  case Kind::ep: return collective_name(ev, s);
-  case Kind::dp_background: return with_count("dp gradient bucket " + gradient_collective(s.execution), ev.count);
+  case Kind::ep:
+    return collective_name(ev, s);
+  case Kind::dp_background:
+    return with_count("dp gradient bucket " + gradient_collective(s.execution), ev.count);
   case Kind::bubble:
-    return "bubble (waiting for " + std::string(ev.forward ? "activations of" : "gradients of") + " mb" +
-           std::to_string(ev.microbatch) + " from stage " + std::to_string(neighbour_stage(ev, s)) + ")";
+    return "bubble (waiting for " + std::string(ev.forward ? "activations of" : "gradients of") +
+           " mb" + std::to_string(ev.microbatch) + " from stage " +
+           std::to_string(neighbour_stage(ev, s)) + ")";
   case Kind::pp_transfer:
     return pass_prefix(ev, s) + " recv from stage " + std::to_string(neighbour_stage(ev, s));
   case Kind::pp_send_wait:
-    return in_pass ? pass_prefix(ev, s) + " send (waiting for the previous one)" : "waiting for the last sends";
+    return in_pass ? pass_prefix(ev, s) + " send (waiting for the previous one)"
+                   : "waiting for the last sends";
   }
   return "event";
 }
@@ -295,7 +322,8 @@ void write_trace(std::ostream& out, const Scenario& scenario, const sim::SimResu
   KernelNames kernels(scenario);
   for (const auto& ev : events) {
     bool layer_kernel = ev.kind == Kind::compute && ev.layer >= 0 && ev.microbatch >= 0;
-    std::string name = layer_kernel ? pass_prefix(ev, scenario) + " L" + std::to_string(ev.layer) + " " + kernels.next(ev)
+    std::string name = layer_kernel ? pass_prefix(ev, scenario) + " L" + std::to_string(ev.layer) +
+                                          " " + kernels.next(ev)
                                     : trace_event_name(ev, scenario);
     out << (first ? "" : ",\n") << event_json(ev, scenario, name);
     first = false;

@@ -19,14 +19,16 @@ namespace trainsim {
 /// "all", "pipeline:K" (every stage of the K-th (tp, dp) pipeline, K = tp + TP x dp),
 /// "node:N", "stage:S", a rank "R" or a range "A-B". Throws InputError naming `flag`.
 std::vector<int> parse_rank_selection(const std::string& selection, const Scenario& scenario,
-                                      const topo::Topology& topology, const std::string& flag = "--trace-ranks");
+                                      const topo::Topology& topology,
+                                      const std::string& flag = "--trace-ranks");
 
 /// Estimated trace bytes per traced rank, from the size of the stage programs.
 double estimated_trace_bytes_per_rank(const Scenario& scenario, bool fine);
 
 /// Every rank if the whole trace stays under `budget_bytes`, else pipeline 0 (every stage of
 /// tp 0, dp 0), else rank 0 alone.
-std::vector<int> default_trace_ranks(const Scenario& scenario, bool fine, double budget_bytes = 100e6);
+std::vector<int> default_trace_ranks(const Scenario& scenario, bool fine,
+                                     double budget_bytes = 100e6);
 
 /// Writes the trace-event JSON of `result.trace`.
 void write_trace(std::ostream& out, const Scenario& scenario, const sim::SimResult& result);

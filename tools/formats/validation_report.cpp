@@ -10,7 +10,6 @@
 namespace trainsim {
 namespace {
 
-
 std::string pct(double fraction) { return formatted("%+.2f%%", 100.0 * fraction); }
 std::string ms(double seconds) { return formatted("%.4g", seconds * 1e3); }
 std::string gbps(double bytes_per_s) { return formatted("%.1f", bytes_per_s / 1e9); }
@@ -19,12 +18,12 @@ std::string gbps(double bytes_per_s) { return formatted("%.1f", bytes_per_s / 1e
 
 double worst_exact(const ValidationReport& r) {
   double worst = 0;
-  for (const ExactCase& c : r.exact)
-    worst = std::max(worst, std::abs(c.error()));
+  for (const ExactCase& c : r.exact) worst = std::max(worst, std::abs(c.error()));
   return worst;
 }
 int violations(const ValidationReport& r) {
-  return static_cast<int>(std::count_if(r.bounds.begin(), r.bounds.end(), [](const BoundCheck& c) { return c.violates(); }));
+  return static_cast<int>(std::count_if(r.bounds.begin(), r.bounds.end(),
+                                        [](const BoundCheck& c) { return c.violates(); }));
 }
 double worst_collective(const ValidationReport& r) {
   double worst = 0;
@@ -36,96 +35,125 @@ double worst_collective(const ValidationReport& r) {
 // ---- markdown ----
 
 std::string exact_section(const ValidationReport& r) {
-  std::string out = "## 1. Exact cases: simulation against the closed form\n\n"
-                    "Scenarios where no two flows share a link (TP inside one NVSwitch node; DP and PP groups use GPU k "
-                    "of each node, hence NIC k, and every node hangs off one leaf, a crossbar) and there is no overlap "
-                    "choice: the simulated step should equal the closed-form bound. Criterion: within 2%.\n\n" +
-                    markdown_header({"case", "GPUs", "split", "simulated (ms)", "bound (ms)", "error", "note"});
+  std::string out =
+      "## 1. Exact cases: simulation against the closed form\n\n"
+      "Scenarios where no two flows share a link (TP inside one NVSwitch node; DP and PP groups "
+      "use GPU k "
+      "of each node, hence NIC k, and every node hangs off one leaf, a crossbar) and there is no "
+      "overlap "
+      "choice: the simulated step should equal the closed-form bound. Criterion: within 2%.\n\n" +
+      markdown_header({"case", "GPUs", "split", "simulated (ms)", "bound (ms)", "error", "note"});
   for (const ExactCase& c : r.exact)
-    out += markdown_row({c.name, std::to_string(c.gpus), c.parallelism, ms(c.simulated_s), ms(c.bound_s),
-                         pct(c.error()), c.note});
+    out += markdown_row({c.name, std::to_string(c.gpus), c.parallelism, ms(c.simulated_s),
+                         ms(c.bound_s), pct(c.error()), c.note});
   return out + "\nWorst error over the exact cases: **" + pct(worst_exact(r)) + "**.\n\n";
 }
 
 std::string bound_section(const ValidationReport& r) {
   std::string out = "## 2. The bound holds\n\n"
-                    "Every scenario under scenarios/ (except scenarios/validation/, replayed in section 4 and listed "
+                    "Every scenario under scenarios/ (except scenarios/validation/, replayed in "
+                    "section 4 and listed "
                     "here too) and random valid scenarios from seed " +
                     std::to_string(r.options.seed) + ": " + std::to_string(r.random_generated) +
                     " generated, " + std::to_string(r.random_rejected) +
-                    " refused by the scenario loader. Criterion: simulated >= bound x (1 - 1e-6). Where the simulation "
-                    "is more than 10% above the bound, the blame column names the phase and the busiest link.\n\n";
+                    " refused by the scenario loader. Criterion: simulated >= bound x (1 - 1e-6). "
+                    "Where the simulation "
+                    "is more than 10% above the bound, the blame column names the phase and the "
+                    "busiest link.\n\n";
   int above = 0;
   double worst = 1e300;
   for (const BoundCheck& c : r.bounds) above += c.ratio() > 1.1, worst = std::min(worst, c.ratio());
-  out += "Violations: **" + std::to_string(violations(r)) + "** of " + std::to_string(r.bounds.size()) +
-         "; smallest simulated / bound: " + formatted("%.6f", worst) + "; more than 10% above the bound: " +
-         std::to_string(above) + ".\n\n";
-  out += markdown_header({"scenario", "GPUs", "features", "simulated (ms)", "bound (ms)", "sim / bound",
-                          "blame (when > 1.1)"});
+  out += "Violations: **" + std::to_string(violations(r)) + "** of " +
+         std::to_string(r.bounds.size()) +
+         "; smallest simulated / bound: " + formatted("%.6f", worst) +
+         "; more than 10% above the bound: " + std::to_string(above) + ".\n\n";
+  out += markdown_header({"scenario", "GPUs", "features", "simulated (ms)", "bound (ms)",
+                          "sim / bound", "blame (when > 1.1)"});
   for (const BoundCheck& c : r.bounds)
-    out += markdown_row({c.name, std::to_string(c.gpus), c.features, ms(c.simulated_s), ms(c.bound_s),
-                         formatted("%.4f", c.ratio()) + (c.violates() ? " **VIOLATION**" : ""),
-                         c.violates() ? "**below the bound**" : c.blame});
+    out +=
+        markdown_row({c.name, std::to_string(c.gpus), c.features, ms(c.simulated_s), ms(c.bound_s),
+                      formatted("%.4f", c.ratio()) + (c.violates() ? " **VIOLATION**" : ""),
+                      c.violates() ? "**below the bound**" : c.blame});
   return out + "\n";
 }
 
 std::string collective_section(const ValidationReport& r) {
   std::string out = "## 3. Collectives against alpha-beta\n\n"
-                    "One collective of 256 MiB per rank on a contention-free graph (all nodes on one leaf). alpha and B "
-                    "are read off the graph: across nodes alpha = 2 us (GPU-NIC-leaf-NIC-GPU, 4 x 0.5 us) and B = 50 "
-                    "GB/s (the NIC); inside a node alpha = 1 us and B = 450 GB/s. Formulas: ring all-reduce 2(p-1)(alpha "
-                    "+ n/(pB)), reduce-scatter and all-gather (p-1)(alpha + n/(pB)), pairwise all-to-all (p-1)(alpha + "
-                    "n/(pB)), hierarchical = ring inside nodes + ring over nodes on n/b, tree (2H + C - 1) alpha + 2n/B "
-                    "(textbook pipelined tree, H = ceil(log2 p), C chunks; an approximation, marked). NCCL-tests: algbw "
-                    "= n / t; busbw = algbw x 2(p-1)/p (all-reduce) or (p-1)/p (the others). Fine mode up to 64 ranks, "
-                    "fast mode above (identical without contention). What ran: the all-reduces up to 100000 ranks "
-                    "(hierarchical: 12500 nodes of 8), reduce-scatter and all-gather (the all-reduce's halves) up to "
+                    "One collective of 256 MiB per rank on a contention-free graph (all nodes on "
+                    "one leaf). alpha and B "
+                    "are read off the graph: across nodes alpha = 2 us (GPU-NIC-leaf-NIC-GPU, 4 x "
+                    "0.5 us) and B = 50 "
+                    "GB/s (the NIC); inside a node alpha = 1 us and B = 450 GB/s. Formulas: ring "
+                    "all-reduce 2(p-1)(alpha "
+                    "+ n/(pB)), reduce-scatter and all-gather (p-1)(alpha + n/(pB)), pairwise "
+                    "all-to-all (p-1)(alpha + "
+                    "n/(pB)), hierarchical = ring inside nodes + ring over nodes on n/b, tree (2H "
+                    "+ C - 1) alpha + 2n/B "
+                    "(textbook pipelined tree, H = ceil(log2 p), C chunks; an approximation, "
+                    "marked). NCCL-tests: algbw "
+                    "= n / t; busbw = algbw x 2(p-1)/p (all-reduce) or (p-1)/p (the others). Fine "
+                    "mode up to 64 ranks, "
+                    "fast mode above (identical without contention). What ran: the all-reduces up "
+                    "to 100000 ranks "
+                    "(hierarchical: 12500 nodes of 8), reduce-scatter and all-gather (the "
+                    "all-reduce's halves) up to "
                     "4096, the pairwise all-to-all (p - 1 flows per rank) up to 512.\n\n" +
                     markdown_header({"algorithm", "op", "ranks", "graph", "mode", "simulated (ms)",
                                      "alpha-beta (ms)", "error", "algbw (GB/s)", "busbw (GB/s)"});
   for (const CollectiveCheck& c : r.collectives)
-    out += markdown_row({c.algorithm, c.op, std::to_string(c.ranks), c.graph, c.fidelity, ms(c.simulated_s),
-                         ms(c.formula_s) + (c.exact_formula ? "" : " (approx.)"), pct(c.error()), gbps(c.algbw),
-                         gbps(c.busbw)});
+    out += markdown_row({c.algorithm, c.op, std::to_string(c.ranks), c.graph, c.fidelity,
+                         ms(c.simulated_s), ms(c.formula_s) + (c.exact_formula ? "" : " (approx.)"),
+                         pct(c.error()), gbps(c.algbw), gbps(c.busbw)});
   return out + "\nWorst error against an exact formula: **" + pct(worst_collective(r)) + "**.\n\n";
 }
 
 std::string published_section(const ValidationReport& r) {
-  std::string out = "## 4. Published runs\n\n"
-                    "Every run uses the same matmul efficiency, **" +
-                    formatted("%.2f", r.options.matmul_efficiency) +
-                    "** of peak (the project default; not fitted to any run). Predicted MFU = model FLOP / (GPUs x "
-                    "peak x simulated step). The scenario files under scenarios/validation/ list what we had to "
-                    "assume.\n\n" +
-                    markdown_header({"run", "GPUs", "published", "predicted", "error (points)", "bound's MFU ceiling",
-                                     "step (s)", "source and accounting"});
+  std::string out =
+      "## 4. Published runs\n\n"
+      "Every run uses the same matmul efficiency, **" +
+      formatted("%.2f", r.options.matmul_efficiency) +
+      "** of peak (the project default; not fitted to any run). Predicted MFU = model FLOP / (GPUs "
+      "x "
+      "peak x simulated step). The scenario files under scenarios/validation/ list what we had to "
+      "assume.\n\n" +
+      markdown_header({"run", "GPUs", "published", "predicted", "error (points)",
+                       "bound's MFU ceiling", "step (s)", "source and accounting"});
   for (const PublishedCheck& c : r.published)
-    out += markdown_row({c.name, std::to_string(c.gpus), formatted("%.1f%%", 100 * c.published_mfu),
-                         formatted("%.1f%%", 100 * c.predicted_mfu), formatted("%+.1f", 100 * c.error()),
-                         formatted("%.1f%%", 100 * c.bound_mfu), formatted("%.2f", c.step_s),
-                         c.source + "; " + c.assumptions});
+    out +=
+        markdown_row({c.name, std::to_string(c.gpus), formatted("%.1f%%", 100 * c.published_mfu),
+                      formatted("%.1f%%", 100 * c.predicted_mfu),
+                      formatted("%+.1f", 100 * c.error()), formatted("%.1f%%", 100 * c.bound_mfu),
+                      formatted("%.2f", c.step_s), c.source + "; " + c.assumptions});
   return out + "\n";
 }
 
 std::string frontier_section(const ValidationReport& r) {
-  std::string out = "## 5. The frontier, replayed\n\n"
-                    "Dense frontier points (H100 baseline, 3 months) whose plan has at most 16384 GPUs: the plan the "
-                    "closed form chose among 1-D tensor-parallel plans (`--max-tp-2d 1`: the simulator has one TP "
-                    "axis), as an MLP-only scenario (ZeRO-1, 1F1B) on rail-optimized nodes of 8 GPUs (of one TP group "
-                    "when it does not divide 8) with the DP all-reduce overlapped (`dp_overlap`), simulated for one "
-                    "step. The closed form takes the max of its terms (compute, memory, network, latency) and of the "
-                    "pipeline and the DP all-reduce, as the paper does; the simulator runs TP collectives after their "
-                    "kernels, and with gradient accumulation it can overlap the DP all-reduce only with the last "
-                    "microbatch's backward. So it is expected to be slower, by about its tp_comm and dp_comm shares.\n\n" +
-                    markdown_header({"training FLOP", "plan", "GPUs", "closed-form utilization", "simulated MFU",
-                                     "closed-form step (s)", "simulated step (s)", "closed form's binding term",
-                                     "simulated step, by category"});
+  std::string out =
+      "## 5. The frontier, replayed\n\n"
+      "Dense frontier points (H100 baseline, 3 months) whose plan has at most 16384 GPUs: the plan "
+      "the "
+      "closed form chose among 1-D tensor-parallel plans (`--max-tp-2d 1`: the simulator has one "
+      "TP "
+      "axis), as an MLP-only scenario (ZeRO-1, 1F1B) on rail-optimized nodes of 8 GPUs (of one TP "
+      "group "
+      "when it does not divide 8) with the DP all-reduce overlapped (`dp_overlap`), simulated for "
+      "one "
+      "step. The closed form takes the max of its terms (compute, memory, network, latency) and of "
+      "the "
+      "pipeline and the DP all-reduce, as the paper does; the simulator runs TP collectives after "
+      "their "
+      "kernels, and with gradient accumulation it can overlap the DP all-reduce only with the last "
+      "microbatch's backward. So it is expected to be slower, by about its tp_comm and dp_comm "
+      "shares.\n\n" +
+      markdown_header({"training FLOP", "plan", "GPUs", "closed-form utilization", "simulated MFU",
+                       "closed-form step (s)", "simulated step (s)", "closed form's binding term",
+                       "simulated step, by category"});
   for (const FrontierCheck& c : r.frontier)
     out += markdown_row({formatted("%.3g", c.compute_flop), c.plan, std::to_string(c.gpus),
                          formatted("%.1f%%", 100 * c.closed_form_utilization),
-                         formatted("%.1f%%", 100 * c.simulated_mfu), formatted("%.3g", c.step_closed_s),
-                         formatted("%.3g", c.step_sim_s), c.note, c.breakdown});
+                         formatted("%.1f%%", 100 * c.simulated_mfu),
+                         formatted("%.3g", c.step_closed_s), formatted("%.3g", c.step_sim_s),
+                         c.note, c.breakdown});
   if (!r.skipped.empty()) out += "\nNot replayed:\n\n";
   for (const std::string& s : r.skipped) out += "- " + s + "\n";
   return out + "\n";
@@ -139,11 +167,16 @@ std::string frontier_finding(const ValidationReport& r) {
     double gap = 100 * (c.closed_form_utilization - c.simulated_mfu);
     low = std::min(low, gap), high = std::max(high, gap);
   }
-  return "7. **The frontier's closed form is optimistic about overlap.** Replaying its chosen plans (section 5), "
-         "the simulated MFU is " + formatted("%.0f", low) + " to " + formatted("%.0f", high) +
-         " points below the closed form's utilization: the closed form, like the paper, hides TP communication "
-         "behind compute and the DP all-reduce behind the whole pipeline, while a replay runs TP collectives after "
-         "their kernels and, with gradient accumulation, can overlap the DP all-reduce only with the last "
+  return "7. **The frontier's closed form is optimistic about overlap.** Replaying its chosen "
+         "plans (section 5), "
+         "the simulated MFU is " +
+         formatted("%.0f", low) + " to " + formatted("%.0f", high) +
+         " points below the closed form's utilization: the closed form, like the paper, hides TP "
+         "communication "
+         "behind compute and the DP all-reduce behind the whole pipeline, while a replay runs TP "
+         "collectives after "
+         "their kernels and, with gradient accumulation, can overlap the DP all-reduce only with "
+         "the last "
          "microbatch. The breakdown column shows those shares.\n";
 }
 
@@ -153,30 +186,50 @@ std::string findings_section(const ValidationReport& r) {
   for (const ExactCase& c : r.exact)
     if (c.name.find("pp") != std::string::npos) pp += " " + c.name + " " + pct(c.error()) + ";";
   return "## Findings: what the bound or the simulator got wrong\n\n"
-         "1. **Pipeline transfers in 1F1B's steady state** (fixed). The bound used to add the sends of the fill "
-         "and drain only. In the steady state a stage's next backward waits for the gradient its successor sends "
-         "after a forward and a backward of its own, so a send per microbatch stays on the critical path (PP-only "
-         "8 stages, 8 microbatches: 26 sends on the path, not 14). The bound is now the longest path through the "
-         "schedule's dependency graph (models/pipeline_path.hpp): one node per pass, edges for each stage's order "
-         "and for each send. Exact cases with PP now:" + pp +
-         "\n2. **Kernel launches of the backward pass** (fixed): the simulator runs each backward block as two "
-         "kernels (input and weight gradients; three with recomputation), each with its launch latency; the bound "
+         "1. **Pipeline transfers in 1F1B's steady state** (fixed). The bound used to add the "
+         "sends of the fill "
+         "and drain only. In the steady state a stage's next backward waits for the gradient its "
+         "successor sends "
+         "after a forward and a backward of its own, so a send per microbatch stays on the "
+         "critical path (PP-only "
+         "8 stages, 8 microbatches: 26 sends on the path, not 14). The bound is now the longest "
+         "path through the "
+         "schedule's dependency graph (models/pipeline_path.hpp): one node per pass, edges for "
+         "each stage's order "
+         "and for each send. Exact cases with PP now:" +
+         pp +
+         "\n2. **Kernel launches of the backward pass** (fixed): the simulator runs each backward "
+         "block as two "
+         "kernels (input and weight gradients; three with recomputation), each with its launch "
+         "latency; the bound "
          "counted one and left recomputation out.\n"
-         "3. **Interleaved schedules** (fixed): the bound's fill waited for whole stages, while with v chunks a "
-         "microbatch needs only one chunk of each earlier stage; the schedule's graph now has one node per chunk "
+         "3. **Interleaved schedules** (fixed): the bound's fill waited for whole stages, while "
+         "with v chunks a "
+         "microbatch needs only one chunk of each earlier stage; the schedule's graph now has one "
+         "node per chunk "
          "pass.\n"
-         "4. **Expert parallelism** (fixed): the bound reduced expert gradients over all of DP (the simulator: "
-         "over DP / ep) and had no all-to-all term; it now has both (4 pairwise all-to-alls per MoE layer and "
+         "4. **Expert parallelism** (fixed): the bound reduced expert gradients over all of DP "
+         "(the simulator: "
+         "over DP / ep) and had no all-to-all term; it now has both (4 pairwise all-to-alls per "
+         "MoE layer and "
          "microbatch). ZeRO-3's per-layer parameter gathers are counted too.\n"
-         "5. The tree all-reduce is compared with the textbook (2H + C - 1) alpha + 2n/B, which leaves out the "
-         "O(H) extra chunks of the pipeline's fill and drain (sim/collective_tree.cpp counts them); its error grows "
+         "5. The tree all-reduce is compared with the textbook (2H + C - 1) alpha + 2n/B, which "
+         "leaves out the "
+         "O(H) extra chunks of the pipeline's fill and drain (sim/collective_tree.cpp counts "
+         "them); its error grows "
          "with log p and it is excluded from the 1% criterion.\n"
-         "6. **Groups priced at the tier they cross** (fixed, issue 12): the bound took one NVLink and one network "
-         "tier from GPU 0's routes and guessed which groups cross nodes; an EP group that tp did not fill was priced "
-         "at NVLink and dragonfly global links were never seen. Every group is now priced from its members' routes "
-         "(models/fabric.hpp), hierarchical and tree collectives by their own schedules (models/collective_cost.hpp), "
-         "and with dp_overlap only the last gradient bucket. Not covered by the random scenarios: dp_overlap and tree "
-         "or hierarchical collectives (the generator draws neither; tests/models and tests/tools cover them).\n" +
+         "6. **Groups priced at the tier they cross** (fixed, issue 12): the bound took one NVLink "
+         "and one network "
+         "tier from GPU 0's routes and guessed which groups cross nodes; an EP group that tp did "
+         "not fill was priced "
+         "at NVLink and dragonfly global links were never seen. Every group is now priced from its "
+         "members' routes "
+         "(models/fabric.hpp), hierarchical and tree collectives by their own schedules "
+         "(models/collective_cost.hpp), "
+         "and with dp_overlap only the last gradient bucket. Not covered by the random scenarios: "
+         "dp_overlap and tree "
+         "or hierarchical collectives (the generator draws neither; tests/models and tests/tools "
+         "cover them).\n" +
          frontier_finding(r) + "\n";
 }
 
@@ -190,13 +243,15 @@ std::string today() {
 } // namespace
 
 std::string validation_markdown(const ValidationReport& r, const std::string& command) {
-  std::string out = "# Validation\n\nGenerated by `" + command + "` on " + today() + " in " + formatted("%.0f", r.wall_s) +
-                    " s wall (" + (r.options.quick ? "quick subset" : "full suite") +
+  std::string out = "# Validation\n\nGenerated by `" + command + "` on " + today() + " in " +
+                    formatted("%.0f", r.wall_s) + " s wall (" +
+                    (r.options.quick ? "quick subset" : "full suite") +
                     "). Do not edit by hand; rerun the command.\n\n" +
                     markdown_header({"criterion", "verdict", "result"});
-  for (const Verdict& v : verdicts(r)) out += markdown_row({v.criterion, v.pass ? "pass" : "**FAIL**", v.figure});
-  return out + "\n" + findings_section(r) + exact_section(r) + bound_section(r) + collective_section(r) +
-         published_section(r) + frontier_section(r);
+  for (const Verdict& v : verdicts(r))
+    out += markdown_row({v.criterion, v.pass ? "pass" : "**FAIL**", v.figure});
+  return out + "\n" + findings_section(r) + exact_section(r) + bound_section(r) +
+         collective_section(r) + published_section(r) + frontier_section(r);
 }
 
 nlohmann::ordered_json validation_json(const ValidationReport& r) {
@@ -205,37 +260,63 @@ nlohmann::ordered_json validation_json(const ValidationReport& r) {
   j["seed"] = r.options.seed;
   j["matmul_efficiency"] = r.options.matmul_efficiency;
   j["wall_s"] = r.wall_s;
-  j["summary"] = {{"exact_worst_error", worst_exact(r)}, {"bound_violations", violations(r)},
+  j["summary"] = {{"exact_worst_error", worst_exact(r)},
+                  {"bound_violations", violations(r)},
                   {"collective_worst_error", worst_collective(r)}};
   for (const ExactCase& c : r.exact)
-    j["exact"].push_back({{"case", c.name}, {"gpus", c.gpus}, {"simulated_s", c.simulated_s}, {"bound_s", c.bound_s},
+    j["exact"].push_back({{"case", c.name},
+                          {"gpus", c.gpus},
+                          {"simulated_s", c.simulated_s},
+                          {"bound_s", c.bound_s},
                           {"note", c.note}});
   j["random"] = {{"generated", r.random_generated}, {"rejected", r.random_rejected}};
   for (const BoundCheck& c : r.bounds)
-    j["bounds"].push_back({{"scenario", c.name}, {"gpus", c.gpus}, {"features", c.features},
-                           {"simulated_s", c.simulated_s}, {"bound_s", c.bound_s}, {"blame", c.blame}});
+    j["bounds"].push_back({{"scenario", c.name},
+                           {"gpus", c.gpus},
+                           {"features", c.features},
+                           {"simulated_s", c.simulated_s},
+                           {"bound_s", c.bound_s},
+                           {"blame", c.blame}});
   for (const CollectiveCheck& c : r.collectives)
-    j["collectives"].push_back({{"algorithm", c.algorithm}, {"op", c.op}, {"ranks", c.ranks}, {"fidelity", c.fidelity},
-                                {"bytes", c.bytes}, {"simulated_s", c.simulated_s}, {"formula_s", c.formula_s},
-                                {"exact_formula", c.exact_formula}, {"algbw_Bps", c.algbw}, {"busbw_Bps", c.busbw}});
+    j["collectives"].push_back({{"algorithm", c.algorithm},
+                                {"op", c.op},
+                                {"ranks", c.ranks},
+                                {"fidelity", c.fidelity},
+                                {"bytes", c.bytes},
+                                {"simulated_s", c.simulated_s},
+                                {"formula_s", c.formula_s},
+                                {"exact_formula", c.exact_formula},
+                                {"algbw_Bps", c.algbw},
+                                {"busbw_Bps", c.busbw}});
   for (const PublishedCheck& c : r.published)
-    j["published"].push_back({{"run", c.name}, {"gpus", c.gpus}, {"source", c.source},
-                              {"published_mfu", c.published_mfu}, {"predicted_mfu", c.predicted_mfu},
-                              {"step_s", c.step_s}, {"bound_s", c.bound_s}});
+    j["published"].push_back({{"run", c.name},
+                              {"gpus", c.gpus},
+                              {"source", c.source},
+                              {"published_mfu", c.published_mfu},
+                              {"predicted_mfu", c.predicted_mfu},
+                              {"step_s", c.step_s},
+                              {"bound_s", c.bound_s}});
   for (const FrontierCheck& c : r.frontier)
-    j["frontier"].push_back({{"flop", c.compute_flop}, {"plan", c.plan}, {"gpus", c.gpus},
+    j["frontier"].push_back({{"flop", c.compute_flop},
+                             {"plan", c.plan},
+                             {"gpus", c.gpus},
                              {"closed_form_utilization", c.closed_form_utilization},
-                             {"simulated_mfu", c.simulated_mfu}, {"step_closed_s", c.step_closed_s},
-                             {"step_sim_s", c.step_sim_s}, {"binding", c.note}, {"simulated_breakdown", c.breakdown}});
+                             {"simulated_mfu", c.simulated_mfu},
+                             {"step_closed_s", c.step_closed_s},
+                             {"step_sim_s", c.step_sim_s},
+                             {"binding", c.note},
+                             {"simulated_breakdown", c.breakdown}});
   j["skipped"] = r.skipped;
   return j;
 }
 
 std::vector<Verdict> verdicts(const ValidationReport& r) {
-  return {{"exact cases within 2% of the closed form", worst_exact(r) <= 0.02, "worst " + pct(worst_exact(r))},
+  return {{"exact cases within 2% of the closed form", worst_exact(r) <= 0.02,
+           "worst " + pct(worst_exact(r))},
           {"no scenario below the bound", violations(r) == 0,
            std::to_string(violations(r)) + " of " + std::to_string(r.bounds.size()) + " below"},
-          {"collectives within 1% of alpha-beta", worst_collective(r) <= 0.01, "worst " + pct(worst_collective(r))}};
+          {"collectives within 1% of alpha-beta", worst_collective(r) <= 0.01,
+           "worst " + pct(worst_collective(r))}};
 }
 
 } // namespace trainsim

@@ -11,8 +11,10 @@ namespace fs = std::filesystem;
 
 DataDirSearch this_process() {
   DataDirSearch s;
-  if (const char* v = std::getenv("TRAINSIM_DATA_DIR"); v != nullptr && *v != '\0') s.data_dir_variable = v;
-  std::error_code error; // no /proc (not Linux): only TRAINSIM_DATA_DIR can say, and the message will tell
+  if (const char* v = std::getenv("TRAINSIM_DATA_DIR"); v != nullptr && *v != '\0')
+    s.data_dir_variable = v;
+  std::error_code
+      error; // no /proc (not Linux): only TRAINSIM_DATA_DIR can say, and the message will tell
   s.executable = fs::read_symlink("/proc/self/exe", error);
   return s;
 }
@@ -33,10 +35,12 @@ fs::path find_scenarios_dir(std::string_view alternative, const DataDirSearch& s
     tried += (tried.empty() ? "" : ", ") + dir.string();
   }
   std::string where = s.data_dir_variable ? "in TRAINSIM_DATA_DIR (looked in " + tried + "); set it"
-                      : tried.empty()     ? "(the program's own path is unknown); set TRAINSIM_DATA_DIR"
-                                          : "beside the program (looked in " + tried + "); set TRAINSIM_DATA_DIR";
-  throw InputError("scenarios/default.yaml",
-                   "not found " + where + " to the directory that holds scenarios/, " + std::string(alternative));
+                      : tried.empty()
+                          ? "(the program's own path is unknown); set TRAINSIM_DATA_DIR"
+                          : "beside the program (looked in " + tried + "); set TRAINSIM_DATA_DIR";
+  throw InputError("scenarios/default.yaml", "not found " + where +
+                                                 " to the directory that holds scenarios/, " +
+                                                 std::string(alternative));
 }
 
 } // namespace trainsim

@@ -30,6 +30,7 @@ std::vector<std::filesystem::path> scenario_dir_candidates(const DataDirSearch& 
 /// The first candidate that holds default.yaml. When none does, throws one InputError line
 /// naming every place tried and, after them, `alternative` (what else the command accepts,
 /// e.g. "or give a scenario file").
-std::filesystem::path find_scenarios_dir(std::string_view alternative, const DataDirSearch& search = this_process());
+std::filesystem::path find_scenarios_dir(std::string_view alternative,
+                                         const DataDirSearch& search = this_process());
 
 } // namespace trainsim

@@ -21,8 +21,11 @@ std::ofstream open_output(const std::string& path, const std::string& what) {
 void prepare_output_dir(const std::string& dir, const std::string& what) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error(ExitCode::io, what + " " + dir + ": cannot create the directory (" + ec.message() + ")");
-  if (!std::filesystem::is_directory(dir, ec)) throw Error(ExitCode::io, what + " " + dir + ": not a directory");
+  if (ec)
+    throw Error(ExitCode::io,
+                what + " " + dir + ": cannot create the directory (" + ec.message() + ")");
+  if (!std::filesystem::is_directory(dir, ec))
+    throw Error(ExitCode::io, what + " " + dir + ": not a directory");
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     throw Error(ExitCode::io, what + " " + dir + ": cannot write files in this directory");
 }
@@ -35,7 +38,8 @@ std::string fresh_directory(const std::string& parent, const std::string& prefix
   std::error_code ec;
   // create_directory is false, without an error, when the name exists: then try the next one.
   for (int n = 2; !std::filesystem::create_directory(name, ec); ++n) {
-    if (ec) throw Error(ExitCode::io, "cannot create the directory " + name + " (" + ec.message() + ")");
+    if (ec)
+      throw Error(ExitCode::io, "cannot create the directory " + name + " (" + ec.message() + ")");
     name = base + "-" + std::to_string(n);
   }
   return name;

@@ -24,6 +24,7 @@ void prepare_output_dir(const std::string& dir, const std::string& what);
 std::string fresh_directory(const std::string& parent, const std::string& prefix);
 
 /// Writes `text` to `path` in one go.
-void write_text_file(const std::string& path, const std::string& text, const std::string& what = "output");
+void write_text_file(const std::string& path, const std::string& text,
+                     const std::string& what = "output");
 
 } // namespace trainsim

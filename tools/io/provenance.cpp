@@ -13,10 +13,12 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Json model_json(const ModelSpec& m) {
-  return {{"name", m.name},         {"kind", to_string(m.kind)}, {"layers", m.layers},   {"d_model", m.d_model},
-          {"d_ff", m.d_ff},         {"heads", m.heads},          {"seq_len", m.seq_len}, {"experts", m.experts},
-          {"top_k", m.top_k},       {"gated_mlp", m.gated_mlp},  {"precision", m.precision},
-          {"bytes_per_word", m.bytes_per_word.value()}};
+  return {{"name", m.name},           {"kind", to_string(m.kind)},
+          {"layers", m.layers},       {"d_model", m.d_model},
+          {"d_ff", m.d_ff},           {"heads", m.heads},
+          {"seq_len", m.seq_len},     {"experts", m.experts},
+          {"top_k", m.top_k},         {"gated_mlp", m.gated_mlp},
+          {"precision", m.precision}, {"bytes_per_word", m.bytes_per_word.value()}};
 }
 
 Json gpu_json(const GpuSpec& g) {
@@ -85,14 +87,17 @@ std::string hardware_line(const Scenario& s) {
   for (const auto& [key, value] : s.system.topology.given) // as written, not the parsed values
     if (key != "generator") params += (params.empty() ? "" : ", ") + key + " " + value;
   const std::string& preset = s.system.gpu.preset;
-  std::string gpu = preset.empty() ? "a GPU given in code" : preset == "custom" ? "a custom GPU" : preset;
+  std::string gpu = preset.empty()       ? "a GPU given in code"
+                    : preset == "custom" ? "a custom GPU"
+                                         : preset;
   if (s.system.gpu.name != preset) gpu += " (" + s.system.gpu.name + ")";
   return gpu + " on " + s.system.topology.generator + " (" + params +
          "; other keys at their defaults)";
 }
 
 std::string origin_line(const Scenario& s) {
-  return "trainsim " + version() + ", input " + (s.input_hash.empty() ? "built in code" : s.input_hash);
+  return "trainsim " + version() + ", input " +
+         (s.input_hash.empty() ? "built in code" : s.input_hash);
 }
 
 } // namespace trainsim

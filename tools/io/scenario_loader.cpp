@@ -36,7 +36,9 @@ const char* node_kind(const YAML::Node& n) {
   return "a value";
 }
 
-std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
 
 // yaml-cpp keeps both pairs of a repeated key and a map keeps the last: the first value
 // would be dropped without a word (a second `model:` section loses the whole first one).
@@ -47,16 +49,20 @@ void reject_duplicates(const YAML::Node& node, const std::string& file, const st
     int line = item.first.Mark().line + 1;
     auto [it, fresh] = first_line.emplace(item.first.Scalar(), line);
     if (fresh) continue;
-    std::string where = it->second == line ? "twice on line " + std::to_string(line)
-                                           : "lines " + std::to_string(it->second) + " and " + std::to_string(line);
+    std::string where =
+        it->second == line ? "twice on line " + std::to_string(line)
+                           : "lines " + std::to_string(it->second) + " and " + std::to_string(line);
     throw InputError(file, join(path, it->first) + ": duplicate key (" + where + ")");
   }
 }
 
-[[noreturn]] void not_a_mapping(const YAML::Node& node, const std::string& file, const std::string& path) {
+[[noreturn]] void not_a_mapping(const YAML::Node& node, const std::string& file,
+                                const std::string& path) {
   if (path.empty())
-    throw InputError(file, std::string("the top level must be a mapping with model, system and execution, found ") +
-                               node_kind(node));
+    throw InputError(
+        file,
+        std::string("the top level must be a mapping with model, system and execution, found ") +
+            node_kind(node));
   throw InputError(file, path, "", std::string("must be a mapping, found ") + node_kind(node));
 }
 
@@ -99,10 +105,13 @@ std::string listed(const std::vector<std::string>& names) {
   return list;
 }
 
-std::string one_of(const std::vector<std::string>& names) { return "must be one of " + listed(names); }
+std::string one_of(const std::vector<std::string>& names) {
+  return "must be one of " + listed(names);
+}
 
 template <class Enum>
-Enum choose(const Params& p, const std::string& key, Enum fallback, const std::vector<std::pair<std::string, Enum>>& options) {
+Enum choose(const Params& p, const std::string& key, Enum fallback,
+            const std::vector<std::pair<std::string, Enum>>& options) {
   auto text = p.get_or<std::string>(key, "");
   if (text.empty()) return fallback;
   std::vector<std::string> names;
@@ -115,7 +124,8 @@ Enum choose(const Params& p, const std::string& key, Enum fallback, const std::v
 
 Bytes word_size(const Params& p) {
   std::string precision = p.get_or<std::string>("precision", "bf16");
-  const std::vector<std::pair<std::string, double>> sizes{{"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
+  const std::vector<std::pair<std::string, double>> sizes{
+      {"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
   for (const auto& [name, bytes] : sizes)
     if (name == precision) return Bytes(bytes);
   const std::vector<std::string> names{"fp32", "bf16", "fp16", "fp8"};
@@ -125,11 +135,13 @@ Bytes word_size(const Params& p) {
 ModelSpec read_model(const Params& p) {
   ModelSpec m;
   m.name = p.get_or<std::string>("name", m.name);
-  m.kind = choose(p, "kind", ModelKind::transformer, {{"transformer", ModelKind::transformer}, {"mlp", ModelKind::mlp}});
+  m.kind = choose(p, "kind", ModelKind::transformer,
+                  {{"transformer", ModelKind::transformer}, {"mlp", ModelKind::mlp}});
   m.layers = p.get_positive<int>("layers");
   m.d_model = p.get_positive<long>("d_model");
   m.d_ff = p.get_positive<long>("d_ff");
-  m.heads = m.kind == ModelKind::transformer ? p.get_positive<int>("heads") : p.get_positive_or<int>("heads", 1);
+  m.heads = m.kind == ModelKind::transformer ? p.get_positive<int>("heads")
+                                             : p.get_positive_or<int>("heads", 1);
   m.seq_len = p.get_positive<long>("seq_len");
   m.experts = p.get_positive_or("experts", m.experts);
   m.top_k = p.get_positive_or("top_k", m.top_k);
@@ -166,8 +178,10 @@ void require_figures(const Params& p) {
     if (!p.has(key)) missing.push_back(key);
   if (missing.empty()) return;
   std::string hint = p.has("name") ? closest_preset(p.get<std::string>("name")) : "";
-  throw InputError(p.file(), "system.gpu: has no preset, so " + listed(missing) + (missing.size() > 1 ? " are" : " is") +
-                                 " missing: give every figure or a preset (" + listed(gpu_preset_names()) + ")" +
+  throw InputError(p.file(), "system.gpu: has no preset, so " + listed(missing) +
+                                 (missing.size() > 1 ? " are" : " is") +
+                                 " missing: give every figure or a preset (" +
+                                 listed(gpu_preset_names()) + ")" +
                                  (hint.empty() ? "" : " (did you mean 'preset: " + hint + "'?)"));
 }
 
@@ -176,7 +190,9 @@ void require_figures(const Params& p) {
 void warn_if_implausible(const Params& p, const std::string& key, Plausible what, double si) {
   std::string problem = implausibility(what, si);
   if (problem.empty() || !p.has(key)) return;
-  logger("trainsim.input")->warn("{}: {} = '{}': {}; using it anyway", p.file(), p.qualified(key), p.values().at(key), problem);
+  logger("trainsim.input")
+      ->warn("{}: {} = '{}': {}; using it anyway", p.file(), p.qualified(key), p.values().at(key),
+             problem);
 }
 
 void warn_implausible_gpu(const Params& p, const GpuSpec& g) {
@@ -191,7 +207,8 @@ void warn_implausible_gpu(const Params& p, const GpuSpec& g) {
 // generator reads them in.
 void warn_implausible_links(const topo::TopologySpec& topology, const std::string& file) {
   std::vector<topo::TopologySetting> settings = topo::topology_settings(topology);
-  std::sort(settings.begin(), settings.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  std::sort(settings.begin(), settings.end(),
+            [](const auto& a, const auto& b) { return a.key < b.key; });
   for (const topo::TopologySetting& s : settings) {
     if (!s.given) continue;
     std::string problem;
@@ -200,7 +217,9 @@ void warn_implausible_links(const topo::TopologySpec& topology, const std::strin
     if (const auto* latency = std::get_if<Seconds>(&s.quantity))
       problem = implausibility(Plausible::link_latency, latency->value());
     if (!problem.empty())
-      logger("trainsim.input")->warn("{}: system.topology.{} = '{}': {}; using it anyway", file, s.key, s.text, problem);
+      logger("trainsim.input")
+          ->warn("{}: system.topology.{} = '{}': {}; using it anyway", file, s.key, s.text,
+                 problem);
   }
 }
 
@@ -211,7 +230,8 @@ GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
   g.hbm_bandwidth = p.get_positive_or("hbm_bandwidth", g.hbm_bandwidth);
   g.hbm_capacity = p.get_positive_or("hbm_capacity", g.hbm_capacity);
   g.kernel_latency = p.get_or("kernel_latency", g.kernel_latency);
-  if (g.matmul_efficiency > 1.0) p.fail("matmul_efficiency", "is a fraction of peak and cannot exceed 1");
+  if (g.matmul_efficiency > 1.0)
+    p.fail("matmul_efficiency", "is a fraction of peak and cannot exceed 1");
   if (g.kernel_latency.value() < 0) p.fail("kernel_latency", "must not be negative");
   return g;
 }
@@ -221,16 +241,21 @@ GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
 GpuSpec read_gpu(const Section& system, const std::string& file) {
   auto it = system.children.find("gpu");
   if (it == system.children.end()) return find_gpu_preset("h100-sxm")->gpu;
-  if (it->second.IsScalar()) return read_preset(Params(file, "system", {{"gpu", it->second.Scalar()}}), "gpu").gpu;
+  if (it->second.IsScalar())
+    return read_preset(Params(file, "system", {{"gpu", it->second.Scalar()}}), "gpu").gpu;
   if (!it->second.IsMap())
-    throw InputError(file, "system.gpu", "", std::string("must be a preset name or a mapping, found ") + node_kind(it->second));
+    throw InputError(file, "system.gpu", "",
+                     std::string("must be a preset name or a mapping, found ") +
+                         node_kind(it->second));
   Params p = read_section(it->second, file, "system.gpu", {}).values;
   GpuSpec g;
   g.matmul_efficiency = 0.8; // the project baseline (hardware_presets.cpp), not a datasheet figure
   g.kernel_latency = Seconds(4e-6);
   g.name = g.preset = "custom";
-  if (p.has("preset")) g = read_preset(p, "preset").gpu;
-  else require_figures(p);
+  if (p.has("preset"))
+    g = read_preset(p, "preset").gpu;
+  else
+    require_figures(p);
   g = read_gpu_figures(p, g);
   warn_implausible_gpu(p, g);
   g.name = p.get_or<std::string>("name", g.name);
@@ -287,7 +312,8 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(file, "line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+    throw InputError(file,
+                     "line " + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
   if (root.IsNull() && text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError(file, "the file is empty");
@@ -302,11 +328,14 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   Scenario s;
   s.file = file;
   s.model = read_model(read_section(child(top, "model", file, ""), file, "model", {}).values);
-  Section system = read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
+  Section system =
+      read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
   system.values.reject_unknown({"gpu", "topology"});
   s.system.gpu = read_gpu(system, file);
-  Params topology = read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
-  s.execution = read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
+  Params topology =
+      read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
+  s.execution =
+      read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
   // The only reading of the section's keys: everything after takes the typed spec. After the
   // execution section, in the order the file is read; the rules across keys come after.
   s.system.topology = topo::parse_topology(topology);
@@ -321,8 +350,9 @@ topo::Topology build(const Scenario& s, const std::optional<topo::TopologySize>&
   try {
     return topo::build_topology(s.system.topology);
   } catch (const std::bad_alloc&) {
-    std::string counts = size ? " of " + std::to_string(std::lround(size->vertices)) + " vertices and " +
-                                    std::to_string(std::lround(size->links)) + " links"
+    std::string counts = size ? " of " + std::to_string(std::lround(size->vertices)) +
+                                    " vertices and " + std::to_string(std::lround(size->links)) +
+                                    " links"
                               : "";
     throw Error(ExitCode::resources, s.file + ": ran out of memory building the topology" + counts +
                                          " (describe a smaller fabric: fewer nodes)");

@@ -34,7 +34,8 @@ LoadedScenario build_scenario(Scenario scenario, const LoadOptions& options = {}
 LoadedScenario load_scenario(const std::string& path, const LoadOptions& options = {});
 
 /// Same as load_scenario, from text already in memory (`file` names it in messages).
-LoadedScenario parse_scenario(const std::string& text, const std::string& file, const LoadOptions& options = {});
+LoadedScenario parse_scenario(const std::string& text, const std::string& file,
+                              const LoadOptions& options = {});
 
 /// A scenario file's parsed YAML tree, which `sweep --set` edits key by key before it is read:
 /// overrides change the tree, never the text. Copies are independent.

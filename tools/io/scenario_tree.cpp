@@ -55,17 +55,22 @@ Scenario ScenarioTree::read() const {
   return s;
 }
 
-LoadedScenario ScenarioTree::load(const LoadOptions& options) const { return build_scenario(read(), options); }
+LoadedScenario ScenarioTree::load(const LoadOptions& options) const {
+  return build_scenario(read(), options);
+}
 
-LoadedScenario parse_scenario(const std::string& text, const std::string& file, const LoadOptions& options) {
+LoadedScenario parse_scenario(const std::string& text, const std::string& file,
+                              const LoadOptions& options) {
   return ScenarioTree::parse(text, file).load(options);
 }
 
 LoadedScenario load_scenario(const std::string& path, const LoadOptions& options) {
   std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) throw InputError(path, "is a directory, not a scenario file");
+  if (std::filesystem::is_directory(path, ignored))
+    throw InputError(path, "is a directory, not a scenario file");
   std::ifstream in(path);
-  if (!in) throw InputError(path, "cannot read the scenario file: " + std::string(std::strerror(errno)));
+  if (!in)
+    throw InputError(path, "cannot read the scenario file: " + std::string(std::strerror(errno)));
   std::stringstream text;
   text << in.rdbuf();
   return parse_scenario(text.str(), path, options);

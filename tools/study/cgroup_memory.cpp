@@ -27,8 +27,8 @@ std::optional<Bytes> left(const std::string& dir, const char* limit_file, const 
 }
 
 // Inside a container the cgroup's own directory is often mounted as the root itself.
-std::optional<Bytes> left_at(const std::string& base, const std::string& path, const char* limit_file,
-                             const char* usage_file) {
+std::optional<Bytes> left_at(const std::string& base, const std::string& path,
+                             const char* limit_file, const char* usage_file) {
   if (auto own = left(base + path, limit_file, usage_file)) return own;
   return left(base, limit_file, usage_file);
 }
@@ -42,9 +42,11 @@ std::optional<Bytes> cgroup_memory_left(const std::string& root, const std::stri
     // "hierarchy-id:controllers:path"; v2 is "0::path", v1's memory controller "N:memory:path".
     size_t first = line.find(':'), second = line.find(':', first + 1);
     if (first == std::string::npos || second == std::string::npos) continue;
-    std::string controllers = line.substr(first + 1, second - first - 1), path = line.substr(second + 1);
+    std::string controllers = line.substr(first + 1, second - first - 1),
+                path = line.substr(second + 1);
     std::optional<Bytes> here;
-    if (controllers.empty()) here = left_at(root, path, "memory.max", "memory.current");
+    if (controllers.empty())
+      here = left_at(root, path, "memory.max", "memory.current");
     else if (controllers.find("memory") != std::string::npos)
       here = left_at(root + "/memory", path, "memory.limit_in_bytes", "memory.usage_in_bytes");
     if (here && (!tightest || *here < *tightest)) tightest = here;

@@ -9,7 +9,9 @@ Evaluation evaluate(const LoadedScenario& loaded, const sim::SimOptions& options
   Evaluation e;
   e.result = sim::simulate(s, loaded.topology, options);
   e.summary = summarize(s, e.result);
-  if (options.link_stats) e.summary.tiers = summarize_links(loaded.topology, e.result.channel_bytes, e.result.step_time, busiest);
+  if (options.link_stats)
+    e.summary.tiers =
+        summarize_links(loaded.topology, e.result.channel_bytes, e.result.step_time, busiest);
   e.bound = closed_form_bound(s, fabric_summary(loaded.topology, s.execution));
   attach_bound(e.summary, e.bound);
   return e;

@@ -20,6 +20,7 @@ struct Evaluation {
 
 /// Simulates `loaded` with `options`; the summary lists the `busiest` link directions of each
 /// tier when link statistics are recorded.
-Evaluation evaluate(const LoadedScenario& loaded, const sim::SimOptions& options, size_t busiest = 3);
+Evaluation evaluate(const LoadedScenario& loaded, const sim::SimOptions& options,
+                    size_t busiest = 3);
 
 } // namespace trainsim

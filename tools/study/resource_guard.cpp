@@ -19,11 +19,14 @@
 namespace trainsim {
 namespace {
 
-// GiB, the unit free(1) and most machine specs use; MiB below one GiB so small numbers stay readable.
+// GiB, the unit free(1) and most machine specs use; MiB below one GiB so small numbers stay
+// readable.
 std::string binary_size(Bytes b) {
   char text[32];
-  if (b.value() >= 1073741824.0) std::snprintf(text, sizeof text, "%.1f GiB", b.value() / 1073741824.0);
-  else std::snprintf(text, sizeof text, "%.0f MiB", b.value() / 1048576.0);
+  if (b.value() >= 1073741824.0)
+    std::snprintf(text, sizeof text, "%.1f GiB", b.value() / 1073741824.0);
+  else
+    std::snprintf(text, sizeof text, "%.0f MiB", b.value() / 1048576.0);
   return text;
 }
 
@@ -46,15 +49,16 @@ bool forced_by_environment() {
 // chunk a forward and a backward pass, each a receive, its layers and a send. Fine: per layer
 // each block's kernel and collectives (with experts an all-to-all before and after the MLP;
 // with ZeRO-3 a parameter all-gather each way and a gradient reduce-scatter). Folded: per
-// pass one compute op and one op per distinct collective. Trust.ProgramEstimateBoundsTheBuiltPrograms
-// holds both to the programs sim builds.
+// pass one compute op and one op per distinct collective.
+// Trust.ProgramEstimateBoundsTheBuiltPrograms holds both to the programs sim builds.
 ProgramOps stage_ops(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   double tp = e.tp > 1 ? (e.sequence_parallel ? 2.0 : 1.0) : 0.0; // per block
   double blocks = s.model.kind == ModelKind::transformer ? 2.0 : 1.0;
   double experts = e.ep > 1 ? 2.0 : 0.0;
   bool zero3 = e.zero >= 3;
-  double layers = std::ceil(static_cast<double>(s.model.layers) / (static_cast<double>(e.pp) * e.chunks()));
+  double layers =
+      std::ceil(static_cast<double>(s.model.layers) / (static_cast<double>(e.pp) * e.chunks()));
   double fine_pair = layers * (2.0 * (blocks * (1.0 + tp) + experts) + (zero3 ? 3.0 : 0.0)) + 4.0;
   // Folded, a forward and a backward pass: a compute op and the distinct collectives each
   // (an expert all-to-all twice is one op with a count), between a receive and a send.
@@ -66,7 +70,8 @@ ProgramOps stage_ops(const Scenario& s) {
   double buckets = e.dp_overlap && !zero3 ? layers * e.chunks() : 0.0;
   double tail = 6.0 + buckets * 2.0;
   // Without pipeline transfers (one stage, one chunk) nothing splits the step's runs.
-  double folded = e.pp * e.chunks() == 1 ? 1.0 + distinct + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
+  double folded =
+      e.pp * e.chunks() == 1 ? 1.0 + distinct + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
   return {pairs * fine_pair + tail, folded + tail + buckets * (1.0 + distinct)};
 }
 
@@ -85,28 +90,33 @@ Bytes program_bytes(const Scenario& s, Footprint footprint) {
 }
 
 std::string items(const MemoryEstimate& need, Footprint footprint) {
-  std::string text = footprint == Footprint::simulation ? grouped(need.gpus) + " GPU actors and " + grouped(need.links) + " links"
-                                                        : grouped(need.vertices) + " vertices and " + grouped(need.links) + " links";
+  std::string text =
+      footprint == Footprint::simulation
+          ? grouped(need.gpus) + " GPU actors and " + grouped(need.links) + " links"
+          : grouped(need.vertices) + " vertices and " + grouped(need.links) + " links";
   if (need.program > need.total * 0.1)
-    text += ", with " + grouped(need.microbatches) + " microbatches per pipeline (schedule and programs " +
-            binary_size(need.program) + ")";
+    text += ", with " + grouped(need.microbatches) +
+            " microbatches per pipeline (schedule and programs " + binary_size(need.program) + ")";
   return text;
 }
 
 // What to change: whatever dominates the estimate.
 std::string advice(const MemoryEstimate& need, Footprint footprint) {
-  if (need.program > need.total * 0.5) return "fewer microbatches per pipeline: a smaller global_batch, a larger micro_batch or dp";
+  if (need.program > need.total * 0.5)
+    return "fewer microbatches per pipeline: a smaller global_batch, a larger micro_batch or dp";
   if (footprint == Footprint::simulation) return "simulate fewer GPUs: a smaller dp, fewer nodes";
   return "a smaller fabric: fewer nodes";
 }
 
-std::string refusal(const Scenario& scenario, const MemoryEstimate& need, Footprint footprint, Bytes have,
-                    bool address_space) {
+std::string refusal(const Scenario& scenario, const MemoryEstimate& need, Footprint footprint,
+                    Bytes have, bool address_space) {
   Bytes needed = address_space ? need.address_space : need.total;
-  std::string limit = address_space ? "the address-space limit (ulimit -v) leaves " + binary_size(have)
-                                    : "this machine has " + binary_size(have) + " available";
-  return scenario.file + ": needs about " + binary_size(needed) + (address_space ? " of address space" : "") + " for " +
-         items(need, footprint) + "; " + limit + " (" + advice(need, footprint) + "; or set TRAINSIM_FORCE=1 to try anyway)";
+  std::string limit = address_space
+                          ? "the address-space limit (ulimit -v) leaves " + binary_size(have)
+                          : "this machine has " + binary_size(have) + " available";
+  return scenario.file + ": needs about " + binary_size(needed) +
+         (address_space ? " of address space" : "") + " for " + items(need, footprint) + "; " +
+         limit + " (" + advice(need, footprint) + "; or set TRAINSIM_FORCE=1 to try anyway)";
 }
 
 // A "Key:  N kB" line of a /proc file (meminfo, self/status), or nullopt.
@@ -123,13 +133,14 @@ std::optional<Bytes> proc_kib(const char* path, std::string_view wanted) {
 }
 
 topo::TopologySize size_of(const Scenario& scenario, const topo::Topology& topology) {
-  return {static_cast<double>(scenario.execution.gpus()), static_cast<double>(boost::num_vertices(topology.graph())),
+  return {static_cast<double>(scenario.execution.gpus()),
+          static_cast<double>(boost::num_vertices(topology.graph())),
           static_cast<double>(topology.link_count())};
 }
 
 // `held`: what of the estimate is already allocated, and so already missing from MemAvailable.
-void check(const Scenario& scenario, const topo::TopologySize& size, Footprint footprint, const GuardParams& params,
-           Bytes held) {
+void check(const Scenario& scenario, const topo::TopologySize& size, Footprint footprint,
+           const GuardParams& params, Bytes held) {
   if (params.force || forced_by_environment()) return;
   bool injected = params.available || params.address_space; // tests: the machine is not read
   std::optional<Bytes> available = injected ? params.available : available_memory();
@@ -155,8 +166,8 @@ MemoryCosts export_costs(const std::string& format) {
   return costs;
 }
 
-MemoryEstimate estimate_memory(const Scenario& scenario, const topo::TopologySize& size, Footprint footprint,
-                               const MemoryCosts& costs) {
+MemoryEstimate estimate_memory(const Scenario& scenario, const topo::TopologySize& size,
+                               Footprint footprint, const MemoryCosts& costs) {
   MemoryEstimate e;
   e.gpus = std::lround(size.gpus);
   e.links = std::lround(size.links);
@@ -164,8 +175,10 @@ MemoryEstimate estimate_memory(const Scenario& scenario, const topo::TopologySiz
   e.microbatches = scenario.execution.microbatches();
   e.program = program_bytes(scenario, footprint);
   double graph = costs.per_vertex * size.vertices;
-  if (footprint == Footprint::simulation) graph += costs.per_gpu * size.gpus + costs.per_link * size.links;
-  else graph += costs.per_graph_link * size.links;
+  if (footprint == Footprint::simulation)
+    graph += costs.per_gpu * size.gpus + costs.per_link * size.links;
+  else
+    graph += costs.per_graph_link * size.links;
   // The export is built in a string stream and copied out of it: twice the text, as measured.
   if (footprint == Footprint::exported)
     graph += 2.0 * (costs.per_export_link * size.links + costs.per_export_vertex * size.vertices);
@@ -175,12 +188,14 @@ MemoryEstimate estimate_memory(const Scenario& scenario, const topo::TopologySiz
   return e;
 }
 
-MemoryEstimate estimate_memory(const Scenario& scenario, const topo::Topology& topology, const MemoryCosts& costs) {
+MemoryEstimate estimate_memory(const Scenario& scenario, const topo::Topology& topology,
+                               const MemoryCosts& costs) {
   return estimate_memory(scenario, size_of(scenario, topology), Footprint::simulation, costs);
 }
 
 std::optional<Bytes> available_memory() {
-  std::optional<Bytes> machine = proc_kib("/proc/meminfo", "MemAvailable:"), cgroup = cgroup_memory_left();
+  std::optional<Bytes> machine = proc_kib("/proc/meminfo", "MemAvailable:"),
+                       cgroup = cgroup_memory_left();
   if (machine && cgroup) return std::min(*machine, *cgroup);
   return machine ? machine : cgroup;
 }
@@ -188,7 +203,8 @@ std::optional<Bytes> available_memory() {
 std::optional<Bytes> address_space_left() {
   rlimit limit{};
   if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return std::nullopt;
-  Bytes used = proc_kib("/proc/self/status", "VmSize:").value_or(Bytes(0)); // VmSize counts against RLIMIT_AS
+  Bytes used = proc_kib("/proc/self/status", "VmSize:")
+                   .value_or(Bytes(0)); // VmSize counts against RLIMIT_AS
   return Bytes(std::max(0.0, static_cast<double>(limit.rlim_cur) - used.value()));
 }
 
@@ -197,7 +213,8 @@ void check_resources(const Scenario& scenario, const topo::TopologySize& size, F
   check(scenario, size, footprint, params, Bytes(0));
 }
 
-void check_resources(const Scenario& scenario, const topo::Topology& topology, const GuardParams& params) {
+void check_resources(const Scenario& scenario, const topo::Topology& topology,
+                     const GuardParams& params) {
   topo::TopologySize size = size_of(scenario, topology);
   Bytes graph(params.costs.per_vertex * size.vertices + params.costs.per_graph_link * size.links);
   check(scenario, size, Footprint::simulation, params, graph);

@@ -20,18 +20,22 @@ enum class Footprint {
   graph,      ///< the topology graph (topo describe)
   exported,   ///< the graph and its text, held twice while written (topo export)
   bound,      ///< the graph and the pipeline schedule's longest path (bounds)
-  simulation, ///< all of that, SimGrid's platform, one actor per GPU and their programs (run, compare, sweep)
+  simulation, ///< all of that, SimGrid's platform, one actor per GPU and their programs (run,
+              ///< compare, sweep)
 };
 
 /// Resident bytes per item, measured on the reference scenarios in fast mode and on
 /// 1M- and 10M-GPU graphs (docs/trust.md, "Memory guard": the probes, the fits and the checks
 /// against /usr/bin/time).
 struct MemoryCosts {
-  double per_gpu = 21e3;       ///< actor stack 13.5 KB + SimGrid host 1.2 KB + flows, program, statistics 5.7 KB
-  double per_link = 1.6e3;     ///< in a simulation: two SimGrid links with load tracking 1.45 KB + the graph's
-  double per_graph_link = 170; ///< one link of the graph alone (edge, two adjacency entries, growth slack)
-  double per_vertex = 60;      ///< one graph vertex (GPU, NVSwitch, NIC, switch)
-  double fixed = 40e6;         ///< both processes' baseline: the program, its libraries, SimGrid
+  double per_gpu =
+      21e3; ///< actor stack 13.5 KB + SimGrid host 1.2 KB + flows, program, statistics 5.7 KB
+  double per_link =
+      1.6e3; ///< in a simulation: two SimGrid links with load tracking 1.45 KB + the graph's
+  double per_graph_link =
+      170; ///< one link of the graph alone (edge, two adjacency entries, growth slack)
+  double per_vertex = 60; ///< one graph vertex (GPU, NVSwitch, NIC, switch)
+  double fixed = 40e6;    ///< both processes' baseline: the program, its libraries, SimGrid
   /// `topo export` text per link and per vertex; these are GraphML's, the widest format
   /// (export_costs() gives each format's).
   double per_export_link = 180;
@@ -42,9 +46,9 @@ struct MemoryCosts {
 };
 
 struct MemoryEstimate {
-  Bytes total;          ///< resident
-  Bytes address_space;  ///< total plus reserved, never touched mappings (actor stacks)
-  Bytes program;        ///< of which the pipeline schedule and the GPUs' programs
+  Bytes total;         ///< resident
+  Bytes address_space; ///< total plus reserved, never touched mappings (actor stacks)
+  Bytes program;       ///< of which the pipeline schedule and the GPUs' programs
   long gpus = 0;
   long links = 0;
   long vertices = 0;
@@ -63,11 +67,14 @@ struct ProgramOps {
 };
 ProgramOps estimate_program_ops(const Scenario& scenario);
 
-/// What `scenario` on a topology of `size` needs for `footprint`, parent and simulation child together.
+/// What `scenario` on a topology of `size` needs for `footprint`, parent and simulation child
+/// together.
 MemoryEstimate estimate_memory(const Scenario& scenario, const topo::TopologySize& size,
-                               Footprint footprint = Footprint::simulation, const MemoryCosts& costs = {});
+                               Footprint footprint = Footprint::simulation,
+                               const MemoryCosts& costs = {});
 /// The same for a built topology.
-MemoryEstimate estimate_memory(const Scenario& scenario, const topo::Topology& topology, const MemoryCosts& costs = {});
+MemoryEstimate estimate_memory(const Scenario& scenario, const topo::Topology& topology,
+                               const MemoryCosts& costs = {});
 
 /// MemAvailable from /proc/meminfo, or nullopt where it cannot be read.
 std::optional<Bytes> available_memory();
@@ -76,11 +83,13 @@ std::optional<Bytes> address_space_left();
 
 struct GuardParams {
   /// Injected by tests, and then the machine is not read at all: resident memory available
-  /// and address space left (nullopt: no limit). Default: available_memory() and address_space_left().
+  /// and address space left (nullopt: no limit). Default: available_memory() and
+  /// address_space_left().
   std::optional<Bytes> available;
   std::optional<Bytes> address_space;
-  double usable_fraction = 0.85;   ///< leave room for the page cache, other programs, estimation error
-  bool force = false;              ///< run anyway; TRAINSIM_FORCE=1 in the environment also sets it
+  double usable_fraction =
+      0.85;           ///< leave room for the page cache, other programs, estimation error
+  bool force = false; ///< run anyway; TRAINSIM_FORCE=1 in the environment also sets it
   MemoryCosts costs;
 };
 
@@ -89,6 +98,7 @@ struct GuardParams {
 void check_resources(const Scenario& scenario, const topo::TopologySize& size, Footprint footprint,
                      const GuardParams& params = {});
 /// The same for a simulation on a built topology.
-void check_resources(const Scenario& scenario, const topo::Topology& topology, const GuardParams& params = {});
+void check_resources(const Scenario& scenario, const topo::Topology& topology,
+                     const GuardParams& params = {});
 
 } // namespace trainsim

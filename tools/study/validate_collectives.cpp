@@ -35,8 +35,8 @@ topo::Topology one_leaf(int nodes, int gpus_per_node) {
 }
 
 /// Every rank of the topology calls the collective once; the time the last one returns.
-double simulate_collective(const topo::Topology& t, const std::string& algorithm, CollectiveOp op, double bytes,
-                           Fidelity fidelity) {
+double simulate_collective(const topo::Topology& t, const std::string& algorithm, CollectiveOp op,
+                           double bytes, Fidelity fidelity) {
   sim::CollectiveCall call{algorithm, op, Bytes(bytes), fidelity, {0, 1, t.gpu_count()}};
   call.channel = "validate";
   return sim::simulate_collective(t, call).finish.value();
@@ -52,7 +52,9 @@ AlphaBeta alpha_beta(const topo::Topology& t, int src, int dst) {
 }
 
 // p-1 steps, each moving n/p bytes over the pair's path.
-double ring_phase(double n, int p, AlphaBeta t) { return (p - 1) * (t.alpha + n / p / t.bandwidth); }
+double ring_phase(double n, int p, AlphaBeta t) {
+  return (p - 1) * (t.alpha + n / p / t.bandwidth);
+}
 
 struct Formula {
   double seconds = 0;
@@ -71,7 +73,8 @@ Formula tree_allreduce(double n, int p, AlphaBeta t) {
   return {(2 * h + chunks - 1) * t.alpha + bandwidth_term, false};
 }
 
-Formula formula(const std::string& algorithm, CollectiveOp op, double n, const topo::Topology& topology) {
+Formula formula(const std::string& algorithm, CollectiveOp op, double n,
+                const topo::Topology& topology) {
   int p = topology.gpu_count(), b = topology.gpus_per_node();
   AlphaBeta nv = alpha_beta(topology, 0, 1);
   AlphaBeta net = p > b ? alpha_beta(topology, 0, b) : nv;
@@ -97,7 +100,8 @@ struct Case {
 };
 
 CollectiveCheck run_case(const Case& c, double bytes) {
-  logger("trainsim.validate")->info("validate: {} {} over {} ranks", c.algorithm, to_string(c.op), c.ranks);
+  logger("trainsim.validate")
+      ->info("validate: {} {} over {} ranks", c.algorithm, to_string(c.op), c.ranks);
   topo::Topology t = one_leaf(c.ranks / c.gpus_per_node, c.gpus_per_node);
   // Fine mode issues every step's flows (the reference); above 64 ranks fast mode, which
   // is identical without contention by construction (docs/architecture.md), keeps it quick.
@@ -105,7 +109,8 @@ CollectiveCheck run_case(const Case& c, double bytes) {
   CollectiveCheck r;
   r.algorithm = c.algorithm;
   r.op = to_string(c.op);
-  r.graph = std::to_string(c.ranks / c.gpus_per_node) + " nodes x " + std::to_string(c.gpus_per_node) + ", one leaf";
+  r.graph = std::to_string(c.ranks / c.gpus_per_node) + " nodes x " +
+            std::to_string(c.gpus_per_node) + ", one leaf";
   r.fidelity = fidelity == Fidelity::fine ? "fine" : "fast";
   r.ranks = c.ranks;
   r.bytes = bytes;
@@ -123,10 +128,13 @@ std::vector<Case> cases(bool quick) {
   // Full run: up to 100k ranks for the all-reduces (each of those takes a minute or two);
   // reduce-scatter and all-gather are the all-reduce's two halves, so 4096 ranks suffice;
   // pairwise all-to-all issues p - 1 flows per rank, so p^2 in all: 512 ranks.
-  std::vector<int> flat = quick ? std::vector<int>{2, 8, 64} : std::vector<int>{2, 8, 64, 512, 4096, 32768, 100000};
-  std::vector<int> halves = quick ? std::vector<int>{2, 8, 64} : std::vector<int>{2, 8, 64, 512, 4096};
+  std::vector<int> flat =
+      quick ? std::vector<int>{2, 8, 64} : std::vector<int>{2, 8, 64, 512, 4096, 32768, 100000};
+  std::vector<int> halves =
+      quick ? std::vector<int>{2, 8, 64} : std::vector<int>{2, 8, 64, 512, 4096};
   std::vector<int> pairwise = quick ? std::vector<int>{2, 8, 64} : std::vector<int>{2, 8, 64, 512};
-  std::vector<int> nodes = quick ? std::vector<int>{2, 8} : std::vector<int>{2, 8, 64, 512, 4096, 12500};
+  std::vector<int> nodes =
+      quick ? std::vector<int>{2, 8} : std::vector<int>{2, 8, 64, 512, 4096, 12500};
   std::vector<Case> out;
   for (int p : flat) out.push_back({"ring", all_reduce, p, 1});
   for (int p : halves) out.push_back({"ring", reduce_scatter, p, 1});

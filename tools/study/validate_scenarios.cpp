@@ -17,7 +17,8 @@
 
 namespace trainsim::validation {
 
-Scenario make_scenario(std::string label, ModelSpec model, topo::TopologySpec topology, ExecutionSpec execution) {
+Scenario make_scenario(std::string label, ModelSpec model, topo::TopologySpec topology,
+                       ExecutionSpec execution) {
   Scenario s;
   s.file = std::move(label);
   s.model = std::move(model);
@@ -96,7 +97,8 @@ ExecutionSpec with_ep(ExecutionSpec e, int ep) {
 std::vector<Scenario> exact_specs(bool quick) {
   const ModelSpec mlp = mlp_block(), kTransformer = transformer();
   std::vector<Scenario> out;
-  auto add = [&](const std::string& name, const ModelSpec& model, topo::TopologySpec topology, ExecutionSpec e) {
+  auto add = [&](const std::string& name, const ModelSpec& model, topo::TopologySpec topology,
+                 ExecutionSpec e) {
     out.push_back(make_scenario(name, model, std::move(topology), e));
   };
   // DP: one GPU per node on one leaf; each ring neighbour pair has its own NICs.
@@ -115,13 +117,15 @@ std::vector<Scenario> exact_specs(bool quick) {
   add("dp-only 1024", mlp, one_leaf_fat_tree(1024, 1), grid(1024, 1, 1, 2048));
   add("pp-only 64", mlp_block(64), one_leaf_fat_tree(64, 1), grid(1, 1, 64, 64));
   add("mixed 1024 (tp8 dp32 pp4)", kTransformer, one_leaf_fat_tree(128, 8), grid(32, 8, 4, 256));
-  add("mixed 16384 (tp8 dp256 pp8)", kTransformer, one_leaf_fat_tree(2048, 8), grid(256, 8, 8, 2048));
+  add("mixed 16384 (tp8 dp256 pp8)", kTransformer, one_leaf_fat_tree(2048, 8),
+      grid(256, 8, 8, 2048));
   add("dp-only 16384", mlp, one_leaf_fat_tree(16384, 1), grid(16384, 1, 1, 16384));
   return out;
 }
 
 std::string parallelism(const ExecutionSpec& e) {
-  std::string out = "dp" + std::to_string(e.dp) + " tp" + std::to_string(e.tp) + " pp" + std::to_string(e.pp);
+  std::string out =
+      "dp" + std::to_string(e.dp) + " tp" + std::to_string(e.tp) + " pp" + std::to_string(e.pp);
   if (e.ep > 1) out += " ep" + std::to_string(e.ep);
   return out + " m" + std::to_string(e.microbatches());
 }
@@ -137,14 +141,18 @@ std::string features(const Scenario& sc) {
 }
 
 BoundCheck check_bound(const LoadedScenario& loaded, std::string name) {
-  logger("trainsim.validate")->info("validate: {} ({} GPUs)", name, loaded.scenario.execution.gpus());
+  logger("trainsim.validate")
+      ->info("validate: {} ({} GPUs)", name, loaded.scenario.execution.gpus());
   validation::Measured m = validation::measure(loaded);
-  BoundCheck c{std::move(name), features(loaded.scenario), loaded.scenario.execution.gpus(),
-               m.result.step_time.value(), m.bound.step_time.value(), ""};
+  BoundCheck c{std::move(name),
+               features(loaded.scenario),
+               loaded.scenario.execution.gpus(),
+               m.result.step_time.value(),
+               m.bound.step_time.value(),
+               ""};
   if (c.ratio() > 1.1) c.blame = validation::blame(m);
   return c;
 }
-
 
 // ---- the random scenarios ----
 
@@ -154,7 +162,10 @@ class Draw {
 public:
   explicit Draw(unsigned long long seed) : rng_(seed) {}
   int below(int n) { return static_cast<int>(rng_() % static_cast<unsigned long long>(n)); }
-  template <typename T> T one_of(std::initializer_list<T> xs) { return *(xs.begin() + below(static_cast<int>(xs.size()))); }
+  template <typename T>
+  T one_of(std::initializer_list<T> xs) {
+    return *(xs.begin() + below(static_cast<int>(xs.size())));
+  }
   bool chance(int one_in) { return below(one_in) == 0; }
 
 private:
@@ -212,7 +223,7 @@ ExecutionSpec random_execution(Draw& d, int gpus, bool moe) {
   long micro = d.one_of({1L, 2L});
   ExecutionSpec e = grid(dp, tp, pp, dp * micro * m);
   e.micro_batch = micro;
-  e.schedule = schedule == 0 ? PipelineSchedule::one_f_one_b
+  e.schedule = schedule == 0   ? PipelineSchedule::one_f_one_b
                : schedule == 1 ? PipelineSchedule::gpipe
                                : PipelineSchedule::interleaved;
   if (schedule == 2) e.interleave = 2;
@@ -244,8 +255,12 @@ std::vector<ExactCase> exact_cases(bool quick) {
     scenario.file = "exact: " + name;
     LoadedScenario loaded = build_scenario(std::move(scenario));
     validation::Measured m = validation::measure(loaded);
-    ExactCase c{name, parallelism(loaded.scenario.execution), loaded.scenario.execution.gpus(),
-                m.result.step_time.value(), m.bound.step_time.value(), ""};
+    ExactCase c{name,
+                parallelism(loaded.scenario.execution),
+                loaded.scenario.execution.gpus(),
+                m.result.step_time.value(),
+                m.bound.step_time.value(),
+                ""};
     if (std::abs(c.error()) > 0.02) c.note = validation::blame(m);
     out.push_back(c);
   }
@@ -258,7 +273,8 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(o.scenarios_dir))
     // scenarios/validation/ holds the published runs, simulated once in their own section.
-    if (entry.path().extension() == ".yaml" && entry.path().parent_path().filename() != "validation")
+    if (entry.path().extension() == ".yaml" &&
+        entry.path().parent_path().filename() != "validation")
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) {
@@ -270,8 +286,8 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
   generated = rejected = 0;
   for (int i = 0, accepted = 0; accepted < wanted && i < 20 * wanted; ++i) {
     ++generated;
-    std::optional<LoadedScenario> loaded = validation::accepted(
-        [&] { return build_scenario(random_scenario(o.seed, i)); });
+    std::optional<LoadedScenario> loaded =
+        validation::accepted([&] { return build_scenario(random_scenario(o.seed, i)); });
     if (!loaded) {
       ++rejected;
       continue;

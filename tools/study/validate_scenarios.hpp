@@ -17,7 +17,8 @@ namespace trainsim::validation {
 
 /// A scenario made in code, named `label` in messages, on the H100 SXM preset (as a file
 /// without system.gpu says). build_scenario() checks and builds it as it does a file.
-Scenario make_scenario(std::string label, ModelSpec model, topo::TopologySpec topology, ExecutionSpec execution);
+Scenario make_scenario(std::string label, ModelSpec model, topo::TopologySpec topology,
+                       ExecutionSpec execution);
 
 /// The paper's MLP block: d_model 4096 on sequences of 2048 tokens.
 ModelSpec mlp_block(int layers = 8, long d_ff = 16384);
@@ -33,7 +34,8 @@ using Measured = Evaluation;
 
 /// Simulates one step; `link_stats` records the bytes per link that blame() names (it does not
 /// change the step, and costs about a third more time on a large run).
-Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity = sim::Fidelity::fast, bool link_stats = true);
+Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity = sim::Fidelity::fast,
+                 bool link_stats = true);
 
 /// What `parse` loads, or nullopt when the loader's rules reject it (an InputError: the random
 /// generator proposes, the loader decides). Anything else thrown is a bug, in the generator's

@@ -12,7 +12,8 @@ ValidationReport run_validation(const ValidateOptions& options) {
   auto started = std::chrono::steady_clock::now();
   ValidationReport r;
   r.options = options;
-  if (r.options.scenarios_dir.empty()) r.options.scenarios_dir = find_scenarios_dir("or give --scenarios DIR").string();
+  if (r.options.scenarios_dir.empty())
+    r.options.scenarios_dir = find_scenarios_dir("or give --scenarios DIR").string();
   logger("trainsim.validate")->info("validate: exact cases");
   r.exact = exact_cases(options.quick);
   logger("trainsim.validate")->info("validate: the bound on every scenario");
@@ -27,7 +28,8 @@ ValidationReport run_validation(const ValidateOptions& options) {
     logger("trainsim.validate")->info("validate: frontier");
     r.frontier = frontier_checks(false, r.skipped);
   } else {
-    r.skipped.push_back("quick mode: the other published runs and the frontier points are run by the full suite only");
+    r.skipped.push_back("quick mode: the other published runs and the frontier points are run by "
+                        "the full suite only");
   }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return r;

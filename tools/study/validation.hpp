@@ -14,17 +14,18 @@
 namespace trainsim {
 
 struct ValidateOptions {
-  std::string out_dir;                 ///< validation.md and validation.json go here; empty: a new
-                                       ///< validation-YYYYmmdd-HHMMSS in the current directory
-  bool quick = false;                  ///< the CTest subset: small exact cases, ~20 random scenarios,
-                                       ///< the cheapest published run
-  int random_scenarios = 200;          ///< random scenarios in the full run (quick: 20)
-  unsigned long long seed = 20261130;  ///< the random scenarios' seed; fixed so reports are reproducible
+  std::string out_dir;        ///< validation.md and validation.json go here; empty: a new
+                              ///< validation-YYYYmmdd-HHMMSS in the current directory
+  bool quick = false;         ///< the CTest subset: small exact cases, ~20 random scenarios,
+                              ///< the cheapest published run
+  int random_scenarios = 200; ///< random scenarios in the full run (quick: 20)
+  unsigned long long seed =
+      20261130; ///< the random scenarios' seed; fixed so reports are reproducible
   /// Sustained fraction of peak for matmuls in every published run; one value for all of
   /// them, the project's default (models/scenario.hpp), not fitted to any run.
   double matmul_efficiency = 0.8;
-  std::string scenarios_dir;           ///< default: the scenarios folder found at run time
-                                       ///< (tools/io/data_dir.hpp)
+  std::string scenarios_dir; ///< default: the scenarios folder found at run time
+                             ///< (tools/io/data_dir.hpp)
 };
 
 /// One exact case: a scenario where no two flows share a link, so the simulated step and
@@ -52,7 +53,8 @@ struct CollectiveCheck {
   int ranks = 0;
   double bytes = 0, simulated_s = 0, formula_s = 0;
   double algbw = 0, busbw = 0; ///< NCCL-tests definitions, bytes/s
-  bool exact_formula = true;   ///< false: a textbook approximation, not the algorithm's exact schedule
+  bool exact_formula =
+      true; ///< false: a textbook approximation, not the algorithm's exact schedule
   [[nodiscard]] double error() const { return simulated_s / formula_s - 1.0; }
 };
 

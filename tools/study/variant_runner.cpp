@@ -24,33 +24,54 @@ namespace trainsim {
 namespace {
 
 nlohmann::json to_json(const VariantResult& r) {
-  return {{"gpus", r.gpus},           {"step", r.step_time_s},     {"mfu", r.mfu},
-          {"tokens", r.tokens_per_s}, {"tp", r.tp_comm_s},         {"pp", r.pp_comm_s},
-          {"dp", r.dp_comm_s},        {"ep", r.ep_comm_s},         {"bubble", r.bubble_s},
-          {"tier", r.busiest_tier},   {"util", r.busiest_utilization}, {"bound", r.bound_s},
-          {"limiting", r.bound_limiting}, {"error", r.error}};
+  return {{"gpus", r.gpus},
+          {"step", r.step_time_s},
+          {"mfu", r.mfu},
+          {"tokens", r.tokens_per_s},
+          {"tp", r.tp_comm_s},
+          {"pp", r.pp_comm_s},
+          {"dp", r.dp_comm_s},
+          {"ep", r.ep_comm_s},
+          {"bubble", r.bubble_s},
+          {"tier", r.busiest_tier},
+          {"util", r.busiest_utilization},
+          {"bound", r.bound_s},
+          {"limiting", r.bound_limiting},
+          {"error", r.error}};
 }
 
 VariantResult from_json(const nlohmann::json& j) {
-  return {j.at("gpus"),  j.at("step"), j.at("mfu"),   j.at("tokens"), j.at("tp"),       j.at("pp"),
-          j.at("dp"),    j.at("ep"),   j.at("bubble"), j.at("tier"),  j.at("util"),     j.at("bound"),
-          j.at("limiting"), j.at("error")};
+  return {j.at("gpus"), j.at("step"),  j.at("mfu"),      j.at("tokens"), j.at("tp"),
+          j.at("pp"),   j.at("dp"),    j.at("ep"),       j.at("bubble"), j.at("tier"),
+          j.at("util"), j.at("bound"), j.at("limiting"), j.at("error")};
 }
 
 } // namespace
 
 std::string sim::Codec<VariantResult>::encode(const VariantResult& r) { return to_json(r).dump(); }
-VariantResult sim::Codec<VariantResult>::decode(std::string_view bytes) { return from_json(nlohmann::json::parse(bytes)); }
-
+VariantResult sim::Codec<VariantResult>::decode(std::string_view bytes) {
+  return from_json(nlohmann::json::parse(bytes));
+}
 
 VariantResult run_variant(const LoadedScenario& loaded) {
   Evaluation e = evaluate(loaded, {sim::Fidelity::fast, false, true, {}}, 1);
   const StepSummary& sum = e.summary;
   using sim::Category;
   auto time = [&](Category c) { return sum.time(c).value(); };
-  VariantResult r{sum.gpus, sum.step_time.value(), sum.mfu, sum.tokens_per_s, time(Category::tp_comm),
-                  time(Category::pp_comm), time(Category::dp_comm), time(Category::ep_comm),
-                  time(Category::bubble), "", 0, 0, "", ""};
+  VariantResult r{sum.gpus,
+                  sum.step_time.value(),
+                  sum.mfu,
+                  sum.tokens_per_s,
+                  time(Category::tp_comm),
+                  time(Category::pp_comm),
+                  time(Category::dp_comm),
+                  time(Category::ep_comm),
+                  time(Category::bubble),
+                  "",
+                  0,
+                  0,
+                  "",
+                  ""};
   for (const TierLoad& tier : sum.tiers) {
     if (tier.busiest.empty() || tier.busiest.front().utilization <= r.busiest_utilization) continue;
     r.busiest_tier = tier.tier;
@@ -61,7 +82,8 @@ VariantResult run_variant(const LoadedScenario& loaded) {
   return r;
 }
 
-std::vector<VariantResult> run_in_processes(const std::vector<std::function<VariantResult()>>& tasks, int jobs) {
+std::vector<VariantResult>
+run_in_processes(const std::vector<std::function<VariantResult()>>& tasks, int jobs) {
   std::vector<VariantResult> results;
   for (sim::ChildResult<VariantResult>& r : sim::run_in_children(tasks, jobs)) {
     results.push_back(r.value ? *r.value : VariantResult{});

@@ -16,12 +16,13 @@ struct VariantResult {
   double step_time_s = 0;
   double mfu = 0;
   double tokens_per_s = 0;
-  double tp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0, ep_comm_s = 0, bubble_s = 0; ///< exposed, blocking
-  std::string busiest_tier;      ///< the tier whose busiest link direction is the most utilized
-  double busiest_utilization = 0;///< that link direction's busy time / step time
-  double bound_s = 0;            ///< closed-form lower bound
+  double tp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0, ep_comm_s = 0,
+         bubble_s = 0;            ///< exposed, blocking
+  std::string busiest_tier;       ///< the tier whose busiest link direction is the most utilized
+  double busiest_utilization = 0; ///< that link direction's busy time / step time
+  double bound_s = 0;             ///< closed-form lower bound
   std::string bound_limiting;
-  std::string error;             ///< set when the variant failed; the figures are then zero
+  std::string error; ///< set when the variant failed; the figures are then zero
 };
 
 /// Simulates `loaded` in fast mode with link statistics and reduces it to a VariantResult.
@@ -29,7 +30,8 @@ VariantResult run_variant(const LoadedScenario& loaded);
 
 /// Runs every task in a child process, at most `jobs` at a time; results in task order. A
 /// task that throws (or whose process dies) gives a result whose `error` says why.
-std::vector<VariantResult> run_in_processes(const std::vector<std::function<VariantResult()>>& tasks, int jobs);
+std::vector<VariantResult>
+run_in_processes(const std::vector<std::function<VariantResult()>>& tasks, int jobs);
 
 /// The number of processors, for --jobs defaults.
 int default_jobs();

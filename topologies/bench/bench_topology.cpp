@@ -24,7 +24,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 double peak_rss_mib() {
   rusage usage{};
@@ -56,7 +58,8 @@ std::vector<std::pair<int, int>> random_pairs(int gpus, long count) {
 }
 
 // True when the route's hops chain from the source GPU to the destination GPU.
-bool valid_route(const trainsim::topo::Topology& t, int src, int dst, const std::vector<trainsim::topo::Hop>& hops) {
+bool valid_route(const trainsim::topo::Topology& t, int src, int dst,
+                 const std::vector<trainsim::topo::Hop>& hops) {
   auto at = t.gpu_vertex(src);
   for (auto h : hops) {
     auto [a, b] = t.link_ends(h.link);
@@ -113,13 +116,14 @@ bool run(const char* name, Build build, long queries) {
   long invalid = invalid_routes(topology, 100'000);
   double checked = seconds_since(start);
   std::printf("%s: %d GPUs, %d links\n", name, description.gpus, description.links);
-  std::printf("  build: %.2f s; build + connectivity check + summary + 100k routes validated (%ld invalid): %.2f s\n",
+  std::printf("  build: %.2f s; build + connectivity check + summary + 100k routes validated (%ld "
+              "invalid): %.2f s\n",
               built, invalid, checked);
   std::printf("  peak RSS so far: %.0f MiB\n", peak_rss_mib());
   long hops = 0;
   double rate = routes_per_second(topology, queries, hops);
-  std::printf("  routes: %.2f M/s over %ld random pairs (%.2f hops per route)\n", rate / 1e6, queries,
-              static_cast<double>(hops) / static_cast<double>(queries));
+  std::printf("  routes: %.2f M/s over %ld random pairs (%.2f hops per route)\n", rate / 1e6,
+              queries, static_cast<double>(hops) / static_cast<double>(queries));
   return invalid == 0;
 }
 
@@ -129,11 +133,17 @@ int main(int argc, char** argv) {
   int nodes = argc > 1 ? std::atoi(argv[1]) : 12500;
   long queries = argc > 2 ? std::atol(argv[2]) : 5'000'000;
   // First, while peak RSS is still this fabric's alone: the figure the issue asks about.
-  bool ok = run("rail-optimized 3-tier fat-tree (radix 128)", [&] { return trainsim::topo::build_fat_tree(fabric(nodes)); },
-                queries);
-  ok &= run("torus 50x50x40", [] { return trainsim::topo::build_torus(trainsim::topo::TorusParams{{50, 50, 40}}); },
-            queries);
-  ok &= run("dragonfly 65 groups x 16 routers x 12 nodes", [] { return trainsim::topo::build_dragonfly(dragonfly()); },
-            queries);
+  bool ok = run(
+      "rail-optimized 3-tier fat-tree (radix 128)",
+      [&] { return trainsim::topo::build_fat_tree(fabric(nodes)); }, queries);
+  ok &= run(
+      "torus 50x50x40",
+      [] {
+        return trainsim::topo::build_torus(trainsim::topo::TorusParams{{50, 50, 40}});
+      },
+      queries);
+  ok &= run(
+      "dragonfly 65 groups x 16 routers x 12 nodes",
+      [] { return trainsim::topo::build_dragonfly(dragonfly()); }, queries);
   return ok ? 0 : 1;
 }
