@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli_fixtures.hpp"
+#include "file_fixtures.hpp"
 #include "tests/support/scratch_dir.hpp"
 
 namespace trainsim {
@@ -15,12 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path kFuzz = fs::path(TRAINSIM_SOURCE_DIR) / "fuzz";
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using trainsim::testing::read_file;
 
 /// result.json without the wall-clock line, the only field allowed to differ.
 std::string without_wall_time(const fs::path& path) {
