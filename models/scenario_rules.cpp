@@ -1,7 +1,6 @@
 #include "models/scenario_rules.hpp"
 
 #include <cstdio>
-#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -11,16 +10,6 @@
 
 namespace trainsim {
 namespace {
-
-// Integers print as a scenario file writes them, so the value in a message is the one the
-// user typed.
-template <class T>
-std::string text(T v) {
-  if constexpr (std::is_same_v<T, bool>)
-    return v ? "true" : "false";
-  else
-    return std::to_string(v);
-}
 
 std::string whole(double n) {
   char out[32];
@@ -42,7 +31,7 @@ struct Rules {
   }
   template <class T>
   void positive(const char* key, T v) const {
-    if (v <= 0) broken(key, text(v), "must be greater than zero");
+    if (v <= 0) broken(key, std::to_string(v), "must be greater than zero");
   }
 };
 
@@ -56,10 +45,11 @@ void check_model(const Rules& r) {
   r.positive("model.experts", m.experts);
   r.positive("model.top_k", m.top_k);
   if (m.top_k > m.experts)
-    r.broken("model.top_k", text(m.top_k),
-             "exceeds the number of experts (" + text(m.experts) + ")");
+    r.broken("model.top_k", std::to_string(m.top_k),
+             "exceeds the number of experts (" + std::to_string(m.experts) + ")");
   if (m.kind == ModelKind::transformer && m.d_model % m.heads != 0)
-    r.broken("model.heads", text(m.heads), "must divide d_model (" + text(m.d_model) + ")");
+    r.broken("model.heads", std::to_string(m.heads),
+             "must divide d_model (" + std::to_string(m.d_model) + ")");
 }
 
 // The per-operator model's parts: grouped-query attention, the vocabulary, selective
@@ -67,13 +57,14 @@ void check_model(const Rules& r) {
 void check_compute(const Rules& r) {
   const ModelSpec& m = r.s.model;
   const GpuSpec& g = r.s.system.gpu;
+  const std::string heads = std::to_string(m.heads), vocab = std::to_string(m.vocab);
   bool transformer = m.kind == ModelKind::transformer;
   if (transformer && (m.kv_heads < 0 || (m.kv_heads > 0 && m.heads % m.kv_heads != 0)))
-    r.broken("model.kv_heads", text(m.kv_heads), "must divide heads (" + text(m.heads) + ")");
+    r.broken("model.kv_heads", std::to_string(m.kv_heads), "must divide heads (" + heads + ")");
   if (m.vocab < 0)
-    r.broken("model.vocab", text(m.vocab), "must not be negative (0: no embedding or LM head)");
+    r.broken("model.vocab", vocab, "must not be negative (0: no embedding or LM head)");
   if (m.compute == ComputeModel::roofline && m.vocab > 0)
-    r.broken("model.vocab", text(m.vocab),
+    r.broken("model.vocab", vocab,
              "needs compute: operators (the roofline prices the layers only)");
   if (r.s.execution.recompute == Recompute::selective && !m.per_operator())
     r.broken("execution.recompute", to_string(r.s.execution.recompute),
@@ -94,9 +85,9 @@ void check_degrees(const Rules& r) {
   r.positive("execution.pp", e.pp);
   r.positive("execution.ep", e.ep);
   if (static_cast<double>(e.dp) * e.tp * e.pp > static_cast<double>(kMaxGpus))
-    r.broken("execution.dp", text(e.dp),
-             "gives dp x tp x pp = " + grid_of(e) + " GPUs, more than the " + text(kMaxGpus) +
-                 " supported");
+    r.broken("execution.dp", std::to_string(e.dp),
+             "gives dp x tp x pp = " + grid_of(e) + " GPUs, more than the " +
+                 std::to_string(kMaxGpus) + " supported");
 }
 
 void check_batch(const Rules& r) {
@@ -106,25 +97,26 @@ void check_batch(const Rules& r) {
   // Divided before multiplied: dp x micro_batch may not fit in a long.
   if (e.micro_batch > e.global_batch / e.dp ||
       e.global_batch % (static_cast<long>(e.dp) * e.micro_batch) != 0)
-    r.broken("execution.global_batch", text(e.global_batch),
-             "does not divide into dp x micro_batch = " + text(e.dp) + " x " + text(e.micro_batch) +
-                 " sequences per microbatch round");
+    r.broken("execution.global_batch", std::to_string(e.global_batch),
+             "does not divide into dp x micro_batch = " + std::to_string(e.dp) + " x " +
+                 std::to_string(e.micro_batch) + " sequences per microbatch round");
 }
 
 void check_schedule(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
   r.positive("execution.interleave", e.interleave);
   if (e.schedule != PipelineSchedule::interleaved && e.interleave != 1)
-    r.broken("execution.interleave", text(e.interleave), "needs schedule: interleaved");
+    r.broken("execution.interleave", std::to_string(e.interleave), "needs schedule: interleaved");
   if (e.schedule == PipelineSchedule::interleaved && e.microbatches() % e.pp != 0)
     r.broken("execution.schedule", to_string(e.schedule),
-             "interleaved needs the microbatches per pipeline (" + text(e.microbatches()) +
-                 ") to be a multiple of pp (" + text(e.pp) + ")");
+             "interleaved needs the microbatches per pipeline (" +
+                 std::to_string(e.microbatches()) + ") to be a multiple of pp (" +
+                 std::to_string(e.pp) + ")");
   double passes = static_cast<double>(e.microbatches()) * e.chunks();
   if (passes > kMaxPipelinePasses)
-    r.broken("execution.global_batch", text(e.global_batch),
-             "gives " + text(e.microbatches()) + " microbatches per pipeline" +
-                 (e.chunks() > 1 ? " x " + text(e.chunks()) + " chunks" : "") +
+    r.broken("execution.global_batch", std::to_string(e.global_batch),
+             "gives " + std::to_string(e.microbatches()) + " microbatches per pipeline" +
+                 (e.chunks() > 1 ? " x " + std::to_string(e.chunks()) + " chunks" : "") +
                  " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
 }
 
@@ -140,10 +132,12 @@ void check_collective(const Rules& r, const char* key, const std::string& name,
 
 void check_sharding(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
-  if (e.zero < 0 || e.zero > 3) r.broken("execution.zero", text(e.zero), "must be 0, 1, 2 or 3");
+  if (e.zero < 0 || e.zero > 3)
+    r.broken("execution.zero", std::to_string(e.zero), "must be 0, 1, 2 or 3");
   if (e.dp_bucket <= Bytes(0))
     r.broken("execution.dp_bucket", format(e.dp_bucket), "must be greater than zero");
-  if (e.dp % e.ep != 0) r.broken("execution.ep", text(e.ep), "must divide dp (" + text(e.dp) + ")");
+  if (e.dp % e.ep != 0)
+    r.broken("execution.ep", std::to_string(e.ep), "must divide dp (" + std::to_string(e.dp) + ")");
   const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
   const std::vector<CollectiveOp> whole_reduce{CollectiveOp::all_reduce};
   check_collective(r, "execution.tp_collective", e.tp_collective,
@@ -157,16 +151,18 @@ void check_fit(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
   const ModelSpec& m = r.s.model;
   if (e.pp > m.layers)
-    r.broken("execution.pp", text(e.pp), "exceeds the model's " + text(m.layers) + " layers");
+    r.broken("execution.pp", std::to_string(e.pp),
+             "exceeds the model's " + std::to_string(m.layers) + " layers");
   if (e.schedule == PipelineSchedule::interleaved && m.layers % (e.pp * e.interleave) != 0)
-    r.broken("execution.interleave", text(e.interleave),
-             "pp x interleave = " + text(e.pp * e.interleave) + " must divide the model's " +
-                 text(m.layers) + " layers");
+    r.broken("execution.interleave", std::to_string(e.interleave),
+             "pp x interleave = " + std::to_string(e.pp * e.interleave) +
+                 " must divide the model's " + std::to_string(m.layers) + " layers");
   if (m.experts % e.ep != 0)
-    r.broken("execution.ep", text(e.ep), "must divide the model's " + text(m.experts) + " experts");
+    r.broken("execution.ep", std::to_string(e.ep),
+             "must divide the model's " + std::to_string(m.experts) + " experts");
   if (m.kind == ModelKind::transformer && m.heads % e.tp != 0)
-    r.broken("execution.tp", text(e.tp),
-             "must divide the model's " + text(m.heads) + " attention heads");
+    r.broken("execution.tp", std::to_string(e.tp),
+             "must divide the model's " + std::to_string(m.heads) + " attention heads");
   MemoryUse use = memory_per_gpu(m, e);
   const GpuSpec& gpu = r.s.system.gpu;
   if (use.total() > gpu.hbm_capacity)

@@ -20,17 +20,13 @@ using namespace trainsim;
 namespace fs = std::filesystem;
 
 using trainsim::testing::CliOutput;
+using trainsim::testing::read_file;
+using trainsim::testing::run_trainsim;
 using trainsim::testing::Streams;
-
-CliOutput trainsim(const std::string& arguments, Streams streams = Streams::stdout_and_stderr) {
-  return trainsim::testing::run_trainsim(arguments, streams);
-}
 
 fs::path temp_dir(const std::string& name) {
   return trainsim::testing::fresh_dir("sweep_test_" + name);
 }
-
-std::string read_text(const fs::path& p) { return trainsim::testing::read_file(p); }
 
 // --- compare -------------------------------------------------------------------------------------
 
@@ -38,7 +34,7 @@ std::string default_path() { return TRAINSIM_SOURCE_DIR "/scenarios/default.yaml
 
 // The default scenario with its leaves 2:1 oversubscribed, as a second system to compare.
 fs::path oversubscribed(const fs::path& dir) {
-  ScenarioTree tree = ScenarioTree::parse(read_text(default_path()), "default.yaml");
+  ScenarioTree tree = ScenarioTree::parse(read_file(default_path()), "default.yaml");
   tree.set("system.topology.oversubscription", "2");
   std::ofstream(dir / "oversubscribed.yaml") << tree.text();
   return dir / "oversubscribed.yaml";
@@ -47,7 +43,7 @@ fs::path oversubscribed(const fs::path& dir) {
 TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
   auto dir = temp_dir("compare");
   std::string args = default_path() + " " + oversubscribed(dir).string() + " -j 2";
-  CliOutput csv = trainsim("compare --format csv " + args, Streams::stdout_only);
+  CliOutput csv = run_trainsim("compare --format csv " + args, Streams::stdout_only);
   ASSERT_EQ(csv.exit_code, 0) << csv.text;
   std::istringstream lines(csv.text);
   std::string header, a, b, extra;
@@ -59,15 +55,15 @@ TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
   EXPECT_EQ(a.rfind("default,64,", 0), 0u);
   EXPECT_EQ(b.rfind("oversubscribed,64,", 0), 0u);
   EXPECT_FALSE(std::getline(lines, extra));
-  CliOutput md = trainsim("compare --format markdown " + args);
+  CliOutput md = run_trainsim("compare --format markdown " + args);
   EXPECT_NE(md.text.find("| scenario | GPUs | step time | MFU |"), std::string::npos) << md.text;
   EXPECT_NE(md.text.find("| oversubscribed | 64 |"), std::string::npos) << md.text;
-  CliOutput text = trainsim("compare " + args);
+  CliOutput text = run_trainsim("compare " + args);
   EXPECT_NE(text.text.find("busiest tier"), std::string::npos) << text.text;
 }
 
 TEST(Compare, BadScenarioFailsBeforeSimulating) {
-  CliOutput out = trainsim("compare " + default_path() + " /nonexistent.yaml");
+  CliOutput out = run_trainsim("compare " + default_path() + " /nonexistent.yaml");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(
       out.text,
@@ -100,7 +96,7 @@ TEST(Sweep, ShardsAreEveryNthVariant) {
 }
 
 TEST(Sweep, UnknownKeyNamesTheSetAndSuggests) {
-  CliOutput out = trainsim("sweep " + default_path() + " --set execution.dpp=2,4");
+  CliOutput out = run_trainsim("sweep " + default_path() + " --set execution.dpp=2,4");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.text, "trainsim: command line: --set execution.dpp=2: " + default_path() +
                           ": execution.dpp = '2': unknown key (did you mean 'dp'?)\n");
@@ -111,25 +107,26 @@ TEST(Sweep, ShardsMergeIntoTheWholeGrid) {
   std::string grid =
       "sweep " + default_path() +
       " --set execution.collective=ring,tree --set system.topology.oversubscription=1,2 -j 2";
-  ASSERT_EQ(trainsim(grid + " -o " + (dir / "all.csv").string()).exit_code, 0);
-  ASSERT_EQ(trainsim(grid + " --shard 1/2 -o " + (dir / "b.csv").string()).exit_code, 0);
-  ASSERT_EQ(trainsim(grid + " --shard 0/2 -o " + (dir / "a.csv").string()).exit_code, 0);
-  CliOutput merged = trainsim("sweep merge " + (dir / "b.csv").string() + " " +
-                              (dir / "a.csv").string() + " -o " + (dir / "merged.csv").string());
+  ASSERT_EQ(run_trainsim(grid + " -o " + (dir / "all.csv").string()).exit_code, 0);
+  ASSERT_EQ(run_trainsim(grid + " --shard 1/2 -o " + (dir / "b.csv").string()).exit_code, 0);
+  ASSERT_EQ(run_trainsim(grid + " --shard 0/2 -o " + (dir / "a.csv").string()).exit_code, 0);
+  CliOutput merged =
+      run_trainsim("sweep merge " + (dir / "b.csv").string() + " " + (dir / "a.csv").string() +
+                   " -o " + (dir / "merged.csv").string());
   ASSERT_EQ(merged.exit_code, 0) << merged.text;
-  std::string all = read_text(dir / "all.csv");
-  EXPECT_EQ(read_text(dir / "merged.csv"), all);
+  std::string all = read_file(dir / "all.csv");
+  EXPECT_EQ(read_file(dir / "merged.csv"), all);
   // 2 x 2 variants, first --set outermost: ring/1, ring/2, tree/1, tree/2.
   EXPECT_NE(all.find("\n2,tree,1,64,"), std::string::npos) << all;
   CliOutput twice =
-      trainsim("sweep merge " + (dir / "a.csv").string() + " " + (dir / "a.csv").string());
+      run_trainsim("sweep merge " + (dir / "a.csv").string() + " " + (dir / "a.csv").string());
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.text.find("variant 0 appears twice"), std::string::npos) << twice.text;
 }
 
 TEST(Sweep, UnwritableOutputFailsBeforeRunningWithExitCodeFive) {
-  CliOutput out = trainsim("sweep " + default_path() +
-                           " --set execution.collective=ring -o /proc/trainsim/s.csv");
+  CliOutput out = run_trainsim("sweep " + default_path() +
+                               " --set execution.collective=ring -o /proc/trainsim/s.csv");
   EXPECT_EQ(out.exit_code, 5);
   EXPECT_EQ(out.text, "trainsim: -o /proc/trainsim/s.csv: cannot write the file\n");
 }
@@ -144,8 +141,8 @@ TEST(Sweep, ZipPairsTheIthValuesOfEverySet) {
 }
 
 TEST(Sweep, ZipOfListsOfDifferentLengthsIsOneLine) {
-  CliOutput out = trainsim("sweep " + default_path() +
-                           " --set system.topology.nodes=8,16 --set execution.dp=4,8,16 --zip");
+  CliOutput out = run_trainsim("sweep " + default_path() +
+                               " --set system.topology.nodes=8,16 --set execution.dp=4,8,16 --zip");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(
       out.text,
@@ -157,7 +154,7 @@ TEST(Sweep, ZipOfListsOfDifferentLengthsIsOneLine) {
 // (build/trainsim and scenarios/), so the example cannot rot. It changes the GPU count, so
 // it must vary dp with it (--zip): each of its variants has to load and simulate.
 TEST(Sweep, ReadmeExampleRunsAsWritten) {
-  std::istringstream readme(read_text(TRAINSIM_SOURCE_DIR "/README.md"));
+  std::istringstream readme(read_file(TRAINSIM_SOURCE_DIR "/README.md"));
   std::string line;
   while (std::getline(readme, line) && line.find("trainsim sweep ") == std::string::npos) {}
   ASSERT_NE(line.find("./build/trainsim sweep "), std::string::npos)
@@ -170,7 +167,7 @@ TEST(Sweep, ReadmeExampleRunsAsWritten) {
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   auto out = line.find(" -o ");
   ASSERT_NE(out, std::string::npos) << "the example writes its CSV with -o: " << line;
-  std::istringstream csv(read_text(dir / line.substr(out + 4, line.find(' ', out + 4) - out - 4)));
+  std::istringstream csv(read_file(dir / line.substr(out + 4, line.find(' ', out + 4) - out - 4)));
   std::string row;
   int rows = 0;
   std::getline(csv, row); // header

@@ -211,10 +211,13 @@ TEST(TraceCli, BadSelectionIsExitCodeTwo) {
 // One node of 8 GPUs on one NVSwitch, TP 8 only: every byte moved is a TP all-reduce.
 // NVLink latency 0 here; LatencyDoesNotAddBytes checks the same with latency.
 const char* kTpOnly = R"(
-model: {name: tiny, kind: transformer, layers: 4, d_model: 1024, d_ff: 4096, heads: 8, seq_len: 512, precision: bf16}
+model: {name: tiny, kind: transformer, layers: 4, d_model: 1024, d_ff: 4096, heads: 8,
+        seq_len: 512, precision: bf16}
 system:
-  gpu: {name: h100, peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, hbm_capacity: 80GB, kernel_latency: 4us}
-  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 8, nvlink_bandwidth: 450GBps, nvlink_latency: 0us, nic_bandwidth: 400Gbps}
+  gpu: {name: h100, peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps,
+        hbm_capacity: 80GB, kernel_latency: 4us}
+  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 8, nvlink_bandwidth: 450GBps,
+             nvlink_latency: 0us, nic_bandwidth: 400Gbps}
 execution: {tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 1, schedule: 1f1b, collective: ring}
 )";
 

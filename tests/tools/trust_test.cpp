@@ -1,7 +1,7 @@
 // Trust: hostile inputs never escape the error policy (every fuzz seed and reproducer, each
 // filed where the replay finds it, replayed through the fuzz targets' entry points), a
 // deadlock is reported instead of a wrong number, the memory guard refuses what would not
-// fit, and the same scenario gives the same bytes.
+// fit (the same scenario giving the same bytes: determinism_test.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,7 +26,6 @@
 #include "sim/collectives.hpp"
 #include "sim/collective_run.hpp"
 #include "sim/program.hpp"
-#include "sim/collective_run.hpp"
 #include "sim/simulation.hpp"
 #include "tools/study/resource_guard.hpp"
 #include "tools/io/scenario_loader.hpp"
@@ -362,42 +361,6 @@ TEST(Trust, CompleteRingIsNotADeadlock) {
   LoadedScenario l = default_scenario();
   std::string out = ring_of_four(l, 4);
   EXPECT_EQ(out, "finished");
-}
-
-// ---- Determinism: the same scenario gives the same bytes, run after run.
-
-/// result.json without the wall-clock line, the only field allowed to differ.
-std::string without_wall_time(const fs::path& path) {
-  std::istringstream in(read_file(path));
-  std::string kept;
-  for (std::string line; std::getline(in, line);)
-    if (line.find("\"wall_s\"") == std::string::npos) kept += line + "\n";
-  return kept;
-}
-
-// Every file of the two --out directories (result.json, trace.json, links.csv) is compared.
-void expect_identical_runs(const std::string& scenario, const std::string& name) {
-  testing::ScratchDir dir("trust_" + name);
-  for (const char* run : {"a", "b"}) {
-    testing::CliOutput out =
-        testing::run_trainsim("run " + scenario + " --out " + (dir / run).string());
-    ASSERT_EQ(out.exit_code, 0) << scenario << ": " << out.text;
-  }
-  std::string a = without_wall_time(dir / "a" / "result.json");
-  EXPECT_GT(a.size(), 100u);
-  EXPECT_EQ(a, without_wall_time(dir / "b" / "result.json")) << scenario;
-  for (const auto& file : fs::directory_iterator(dir / "a")) {
-    if (file.path().filename() == "result.json") continue;
-    EXPECT_EQ(read_file(file.path()), read_file(dir / "b" / file.path().filename())) << file.path();
-  }
-}
-
-TEST(Trust, SameScenarioGivesByteIdenticalResultsOnAFatTree) {
-  expect_identical_runs(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml", "fat_tree");
-}
-
-TEST(Trust, SameScenarioGivesByteIdenticalResultsOnATorus) {
-  expect_identical_runs((kFuzz / "corpus" / "scenario" / "torus.yaml").string(), "torus");
 }
 
 } // namespace

@@ -60,7 +60,8 @@ TEST(Import, CsvEdgeListWithInferredKindsAndTiers) {
 
 TEST(Import, JsonWithDeclaredVertices) {
   auto t = read(R"({"gpus_per_node": 1,
-    "vertices": [{"name": "a", "kind": "gpu"}, {"name": "b", "kind": "gpu"}, {"name": "s", "kind": "switch", "level": 2}],
+    "vertices": [{"name": "a", "kind": "gpu"}, {"name": "b", "kind": "gpu"},
+                 {"name": "s", "kind": "switch", "level": 2}],
     "links": [{"a": "a", "b": "s", "bandwidth": "400Gbps", "latency": "1us"},
               {"a": "s", "b": "b", "bandwidth": 5e10, "latency": 1e-6}]})",
                 GraphFormat::json, "g.json");
