@@ -19,8 +19,8 @@ struct Tile {
 constexpr Tile kTiles[] = {{256, 128}, {128, 256}, {128, 128}};
 
 double quantized(const GemmShape& g, Tile t, double sms) {
-  double tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n);
-  double filled = g.m * g.n / (tiles * t.m * t.n);
+  double tiles = std::ceil(g.m / t.m) * std::ceil(g.n / t.n) * g.batch;
+  double filled = g.m * g.n * g.batch / (tiles * t.m * t.n);
   double waves = std::ceil(tiles / sms);
   return filled * tiles / (waves * sms);
 }

@@ -48,8 +48,8 @@ Operator gemm(const char* name, GemmShape g, double count, double w) {
   Operator op = make(name, OperatorKind::gemm);
   op.gemm = g;
   op.count = count;
-  op.flop = Flop(2.0 * g.m * g.n * g.k * count);
-  op.bytes = Bytes((g.m * g.k + g.k * g.n + g.m * g.n) * w * count);
+  op.flop = Flop(2.0 * g.m * g.n * g.k * g.batch * count);
+  op.bytes = Bytes((g.m * g.k + g.k * g.n + g.m * g.n) * w * g.batch * count);
   return op;
 }
 
@@ -64,8 +64,8 @@ Operator memory(const char* name, double bytes) {
 void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g, double count,
             double w, BlockOperators& b) {
   b.forward.push_back(gemm(name, g, count, w));
-  b.backward.push_back(gemm(dgrad, {g.m, g.k, g.n}, count, w));
-  b.backward.push_back(gemm(wgrad, {g.k, g.n, g.m}, count, w));
+  b.backward.push_back(gemm(dgrad, {g.m, g.k, g.n, g.batch}, count, w));
+  b.backward.push_back(gemm(wgrad, {g.k, g.n, g.m, g.batch}, count, w));
 }
 
 // LayerNorm or RMSNorm (the same traffic): forward reads x and writes y; backward reads x
@@ -93,7 +93,7 @@ void residual(const Dims& x, const ModelSpec& m, BlockOperators& b) {
 // per head and sequence, so 2 T s q in all; the backward 2.5 x that (FlashAttention-2's count:
 // five matmuls to the forward's two). Traffic: q, k, v in and o out; backward q, k, v, o, do in
 // and dq, dk, dv out.
-Operator attention_core(const Dims& x, bool backward) {
+Operator flash_core(const Dims& x, bool backward) {
   Operator op = make(backward ? "attention_grad" : "attention", OperatorKind::attention);
   double forward_flop = 2.0 * x.tokens * x.seq * x.q;
   op.flop = Flop(backward ? 2.5 * forward_flop : forward_flop);
@@ -102,6 +102,45 @@ Operator attention_core(const Dims& x, bool backward) {
   op.head_dim = x.head_dim;
   op.seq_len = x.seq;
   return op;
+}
+
+// Megatron-LM's core attention before flash attention: Q K^T as one strided-batched GEMM over
+// (sequence, head) pairs, the fused scale-mask-softmax and the attention dropout over the
+// s x s scores in HBM, then the scores times V. Every product runs in full: the causal mask
+// zeroes half the scores but saves no FLOP. Backward: both GEMMs' gradients (Y = X W's
+// linear()), the dropout's (scores' gradient and mask in, gradient out) and the softmax's
+// (probabilities and their gradient in, the scores' gradient out).
+BlockOperators unfused_core(const Dims& x, const ModelSpec& m) {
+  BlockOperators b;
+  double pairs = x.tokens / x.seq * (x.q / x.head_dim); // sequences x local heads
+  double scores = pairs * x.seq * x.seq;                // elements
+  linear("scores", "scores_dgrad", "scores_wgrad", {x.seq, x.seq, x.head_dim, pairs}, 1.0, x.w, b);
+  b.forward.push_back(memory("scale_mask_softmax", 2.0 * scores * x.w));
+  b.backward.push_back(memory("softmax_grad", 3.0 * scores * x.w));
+  if (m.dropout) {
+    b.forward.push_back(memory("attention_dropout", 2.0 * scores * x.w + scores));
+    b.backward.push_back(memory("attention_dropout_grad", 2.0 * scores * x.w + scores));
+  }
+  linear("context", "context_dgrad", "context_wgrad", {x.seq, x.head_dim, x.seq, pairs}, 1.0, x.w,
+         b);
+  return b;
+}
+
+// The attention core, flash or unfused; selective recomputation drops its activations (the
+// largest per token: the softmax and its dropout) and runs its forward again just before its
+// backward.
+void attention_core(const Dims& x, const ModelSpec& m, Recompute recompute, BlockOperators& b) {
+  BlockOperators core;
+  if (m.attention == AttentionKernel::flash) {
+    core.forward.push_back(flash_core(x, false));
+    core.backward.push_back(flash_core(x, true));
+  } else {
+    core = unfused_core(x, m);
+  }
+  b.forward.insert(b.forward.end(), core.forward.begin(), core.forward.end());
+  if (recompute == Recompute::selective)
+    b.backward.insert(b.backward.end(), core.forward.begin(), core.forward.end());
+  b.backward.insert(b.backward.end(), core.backward.begin(), core.backward.end());
 }
 
 BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute recompute) {
@@ -114,11 +153,7 @@ BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute reco
     b.forward.push_back(memory("rotary", qk));
     b.backward.push_back(memory("rotary_grad", qk));
   }
-  b.forward.push_back(attention_core(x, false));
-  b.backward.push_back(attention_core(x, true));
-  // Selective recomputation drops the attention core's own activations (the largest per
-  // token: softmax, its dropout) and runs the core's forward again just before its backward.
-  if (recompute == Recompute::selective) b.backward.push_back(attention_core(x, false));
+  attention_core(x, m, recompute, b);
   linear("out_proj", "out_proj_dgrad", "out_proj_wgrad", {x.tokens, x.d, x.q}, 1.0, x.w, b);
   residual(x, m, b);
   return b;

@@ -20,6 +20,7 @@ enum class OperatorKind : std::uint8_t {
 /// One GEMM, Y (m x n) = X (m x k) W (k x n): m x n outputs, each a k-long dot product.
 struct GemmShape {
   double m = 0, n = 0, k = 0;
+  double batch = 1; ///< independent products of this shape in one strided-batched kernel
 };
 
 struct Operator {

@@ -22,6 +22,13 @@ enum class ComputeModel {
   operators, ///< every operator on its own: shaped GEMMs, flash attention, memory-bound kernels
 };
 
+/// How the per-operator model runs the attention core (docs/compute-model.md).
+enum class AttentionKernel {
+  flash,   ///< one fused kernel, no s x s scores in HBM (FlashAttention, 2022 on)
+  unfused, ///< Q K^T and scores x V as batched GEMMs, softmax and dropout over the s x s
+           ///< scores in HBM: Megatron-LM before flash attention (the 2021-22 papers' runs)
+};
+
 struct ModelSpec {
   std::string name = "model";
   ModelKind kind = ModelKind::transformer;
@@ -41,6 +48,7 @@ struct ModelSpec {
       false; ///< rotary position embedding on q and k; false: learned positions, added once
   /// Only transformers are priced per operator; the MLP-block model is always a roofline.
   ComputeModel compute = ComputeModel::operators;
+  AttentionKernel attention = AttentionKernel::flash;
   Bytes bytes_per_word{2.0};      ///< weights and activations (BF16)
   std::string precision = "bf16"; ///< the number format bytes_per_word comes from
 
@@ -142,6 +150,7 @@ struct Scenario {
 std::string to_string(PipelineSchedule s);
 std::string to_string(ModelKind k);
 std::string to_string(ComputeModel c);
+std::string to_string(AttentionKernel a);
 std::string to_string(Recompute r);
 
 } // namespace trainsim

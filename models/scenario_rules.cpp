@@ -66,6 +66,9 @@ void check_compute(const Rules& r) {
   if (m.compute == ComputeModel::roofline && m.vocab > 0)
     r.broken("model.vocab", vocab,
              "needs compute: operators (the roofline prices the layers only)");
+  if (m.attention == AttentionKernel::unfused && !m.per_operator())
+    r.broken("model.attention", to_string(m.attention),
+             "needs a transformer priced per operator (model.compute: operators)");
   if (r.s.execution.recompute == Recompute::selective && !m.per_operator())
     r.broken("execution.recompute", to_string(r.s.execution.recompute),
              "selective needs a transformer priced per operator (model.compute: operators)");

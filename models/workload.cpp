@@ -65,6 +65,8 @@ LayerShape layer_shape(const ModelSpec& m) {
                m.gated_mlp,
                m.bytes_per_word};
   if (m.kv_heads > 0) l.kv_width = m.kv_heads * (l.d_model / m.heads);
+  if (m.per_operator() && m.attention == AttentionKernel::unfused)
+    l.score_elements = static_cast<double>(m.heads) * l.seq_len;
   return l;
 }
 
@@ -155,14 +157,15 @@ Seconds kernel_time(const KernelCost& cost, const GpuSpec& gpu) {
 
 namespace {
 
-// Activations kept for backward, per layer and microbatch (Korthikanti et al. 2022) with
-// flash attention, which keeps no attention-score matrix: 34 x tokens x d_model bytes / tp
-// for a transformer; an MLP block keeps its input and hidden activations. Full
-// recomputation keeps only each layer's input.
-double activations_per_layer(const LayerShape& l, const GpuShare& g, bool recompute) {
+// Activations kept for backward, per layer and microbatch (Korthikanti et al. 2022, eq. 1):
+// 34 x tokens x d_model bytes / tp for a transformer, plus 5 bytes per attention score an
+// unfused attention keeps (none under flash attention or selective recomputation); an MLP
+// block keeps its input and hidden activations. Full recomputation keeps each layer's input.
+double activations_per_layer(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
   double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value();
-  if (recompute) return tokens * d * w;
-  if (l.kind == ModelKind::transformer) return tokens * d * 34.0 / g.tp();
+  if (r.recompute) return tokens * d * w;
+  double scores = r.recompute_attention ? 0.0 : 5.0 * tokens * l.score_elements / g.tp();
+  if (l.kind == ModelKind::transformer) return tokens * d * 34.0 / g.tp() + scores;
   return tokens * (d + (l.gated_mlp ? 3.0 : 2.0) * l.top_k * l.d_ff) * w / g.tp();
 }
 
@@ -183,7 +186,7 @@ MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidenc
   use.weights = state(word, params, r.zero >= 3, r, g.ep);
   use.gradients = state(word, params, r.zero >= 2, r, g.ep);
   use.optimizer = state(r.optimizer_bytes_per_param, params, r.zero >= 1, r, g.ep);
-  use.activations = Bytes(activations_per_layer(l, g, r.recompute) * r.layers * r.in_flight);
+  use.activations = Bytes(activations_per_layer(l, g, r) * r.layers * r.in_flight);
   return use;
 }
 
@@ -198,6 +201,7 @@ MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   r.zero = e.zero;
   r.optimizer_bytes_per_param = e.optimizer_bytes_per_param;
   r.recompute = e.recompute == Recompute::full;
+  r.recompute_attention = e.recompute == Recompute::selective;
   return memory_use(layer_shape(m), gpu_share(m, e), r);
 }
 
@@ -213,6 +217,9 @@ std::string to_string(PipelineSchedule s) {
   return "?";
 }
 std::string to_string(ModelKind k) { return k == ModelKind::mlp ? "mlp" : "transformer"; }
+std::string to_string(AttentionKernel a) {
+  return a == AttentionKernel::flash ? "flash" : "unfused";
+}
 std::string to_string(ComputeModel c) {
   return c == ComputeModel::roofline ? "roofline" : "operators";
 }

@@ -21,6 +21,9 @@ struct LayerShape {
   bool gated_mlp = false;
   Bytes bytes_per_word{2.0};
   double kv_width = 0; ///< keys' (and values') width, kv_heads x d_head; 0: d_model (MHA)
+  /// Attention-score elements per token an unfused attention keeps for its backward (heads x
+  /// seq_len, 5 bytes each: softmax output, dropout mask and output); 0 under flash attention.
+  double score_elements = 0;
 };
 LayerShape layer_shape(const ModelSpec& model);
 
@@ -122,7 +125,8 @@ struct StageResidency {
   double dp = 1;                ///< data-parallel ranks (a real number while the frontier searches)
   int zero = 0;                 ///< 1 shards optimizer state, 2 also gradients, 3 also weights
   Bytes optimizer_bytes_per_param{12.0};
-  bool recompute = false;
+  bool recompute = false;           ///< full: only each layer's input is kept
+  bool recompute_attention = false; ///< selective: the attention core keeps no activations
 };
 MemoryUse memory_use(const LayerShape& layer, const GpuShare& share,
                      const StageResidency& residency);

@@ -102,6 +102,22 @@ TEST(ComputeKeys, ModelKeysAreChecked) {
             "has no such part)");
 }
 
+TEST(ComputeKeys, AttentionIsFlashUnlessTheScenarioSaysUnfused) {
+  EXPECT_EQ(parse_scenario(kValid, "s.yaml").scenario.model.attention, AttentionKernel::flash);
+  EXPECT_EQ(parse_scenario(model_with("  attention: unfused\n"), "s.yaml").scenario.model.attention,
+            AttentionKernel::unfused);
+  EXPECT_EQ(error_of(model_with("  attention: fused\n")),
+            "s.yaml: model.attention = 'fused': must be one of flash, unfused (did you mean "
+            "'unfused'?)");
+  EXPECT_EQ(error_of(model_with("  attention: unfused\n  compute: roofline\n")),
+            "s.yaml: model.attention = 'unfused': needs a transformer priced per operator "
+            "(model.compute: operators)");
+  std::string mlp = with(kValid, "kind: transformer", "kind: mlp");
+  EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  attention: flash\n")),
+            "s.yaml: model.attention = 'flash': applies to kind: transformer only (the MLP-block "
+            "model has no such part)");
+}
+
 TEST(ComputeKeys, RecomputeIsNoneFullOrSelective) {
   auto recompute = [](const std::string& v) {
     return parse_scenario(execution_with("  recompute: " + v + "\n"), "s.yaml")

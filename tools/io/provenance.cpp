@@ -30,7 +30,8 @@ Json model_json(const ModelSpec& m) {
           {"biases", m.biases},
           {"dropout", m.dropout},
           {"rotary", m.rotary},
-          {"compute", m.per_operator() ? "operators" : "roofline"}};
+          {"compute", m.per_operator() ? "operators" : "roofline"},
+          {"attention", to_string(m.attention)}};
 }
 
 // The table by head dimension, one rate per sequence length of kAttentionSeqLens; null when

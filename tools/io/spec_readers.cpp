@@ -15,7 +15,7 @@ Bytes word_size(const Params& p) {
 
 // Keys that describe a transformer's layer; the MLP-block model has none of these parts.
 void reject_transformer_keys(const Params& p) {
-  for (const char* key : {"kv_heads", "vocab", "biases", "dropout", "rotary"})
+  for (const char* key : {"kv_heads", "vocab", "biases", "dropout", "rotary", "attention"})
     if (p.has(key))
       p.fail(key, "applies to kind: transformer only (the MLP-block model has no such part)");
 }
@@ -28,6 +28,8 @@ void read_transformer_parts(const Params& p, ModelSpec& m) {
   m.biases = p.get_or("biases", m.biases);
   m.dropout = p.get_or("dropout", m.dropout);
   m.rotary = p.get_or("rotary", m.rotary);
+  m.attention = choose(p, "attention", m.attention,
+                       {{"flash", AttentionKernel::flash}, {"unfused", AttentionKernel::unfused}});
 }
 
 // Transformers are priced per operator unless `compute: roofline` asks for the paper's kernel;
