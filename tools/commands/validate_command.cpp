@@ -25,10 +25,10 @@ bool print_verdicts(const ValidationReport& r) {
     ok = ok && v.pass;
   }
   for (const PublishedCheck& p : r.published)
-    std::cout << "      published run " << p.name << ": predicted MFU "
-              << formatted("%.1f%%", 100 * p.predicted_mfu) << ", published "
-              << formatted("%.1f%%", 100 * p.published_mfu) << " ("
-              << formatted("%+.1f", 100 * p.error()) << " points)\n";
+    std::cout << "      published run " << p.name << ": predicted " << p.convention << " "
+              << formatted("%.1f%%", 100 * p.predicted) << ", published "
+              << formatted("%.1f%%", 100 * p.published) << " ("
+              << formatted("%+.1f%%", 100 * p.error()) << ")\n";
   return ok;
 }
 

@@ -14,46 +14,49 @@
 namespace trainsim {
 namespace {
 
+// A run whose configuration and throughput a paper published; what we had to assume is in
+// its scenario file. `published` is the figure in the paper's convention; where a paper gives
+// only the step time (`published_step_s`), the figure is the utilization that time implies
+// with our FLOP count.
 struct Published {
-  std::string file, source;
-  double mfu = 0;
-  /// Megatron counts the recomputed forward pass (its eq. 3), so its "52% of peak" is compared
-  /// with the predicted HFU; Llama 3 publishes model-FLOP MFU.
-  bool hardware_flop = false;
-  std::string accounting_note;
+  const char* file;
+  const char* source;
+  const char* convention; ///< "HFU" (Megatron's eq. 3, recomputation counted) or "MFU"
+  double published = 0;
+  double published_step_s = 0;
   bool quick = false; ///< replayed by validate --quick too
 };
 
+constexpr const char* kNarayanan = "Narayanan et al. 2021 (SC'21), Table 1: TFLOP/s per GPU / 312";
+constexpr const char* kKorthikanti = "Korthikanti et al. 2022, Table 5";
+constexpr const char* kKorthikantiTime =
+    "Korthikanti et al. 2022, Table 5: the baseline's step time (MFU with our FLOP count)";
+constexpr const char* kLlama = "Llama 3 Herd of Models 2024, Table 4: BF16 MFU";
+
+// Every run is replayed with the same constants: its GPU preset's (docs/compute-model.md).
+// The quick subset takes the two cheapest to simulate.
 std::vector<Published> published_runs() {
   return {
-      {"megatron-1t-3072-a100.yaml",
-       "Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters Using "
-       "Megatron-LM, "
-       "SC'21, Table 1 (1T GPT, 3072 A100, 163 TFLOP/s per GPU = 52% of peak)",
-       0.52, true,
-       "published figure counts the recomputed forward (Megatron's eq. 3), so the predicted HFU is "
-       "compared"},
-      {"llama3-405b-8192-h100.yaml",
-       "Llama Team, Meta, The Llama 3 Herd of Models, 2024, Table 4 (405B, 8192 H100, TP8 PP16 "
-       "DP64, 430 TFLOP/s, "
-       "BF16 MFU 43%)",
-       0.43, false,
-       "model FLOP, as published; our 1F1B bubble is (pp-1)/(m+pp-1) = 15/47 of the pipeline: "
-       "Meta's interleaved "
-       "schedule shrinks it, but our loader needs pp x chunks to divide the 126 layers, and 16 "
-       "does not",
-       // The cheapest of the three to simulate, so the quick subset's: trainsim run --no-link-stats
-       // took 63 s (1.5M activities) on two busy cores, against 76 s for the 16384-GPU run and 158
-       // s (9.3M) for Megatron's.
-       true},
-      {"llama3-405b-16384-h100.yaml",
-       "Llama Team, Meta, The Llama 3 Herd of Models, 2024, Table 4 (405B, 16384 H100, TP8 PP16 "
-       "DP128, 400 TFLOP/s, "
-       "BF16 MFU 41%)",
-       0.41, false,
-       "model FLOP, as published; 16 microbatches, so our 1F1B bubble is 15/31 of the pipeline "
-       "(interleaving not "
-       "possible with 126 layers on 16 stages in our loader)"},
+      {"narayanan2021-1.7b-32.yaml", kNarayanan, "HFU", 137 / 312.0, 0, true},
+      {"narayanan2021-3.6b-64.yaml", kNarayanan, "HFU", 138 / 312.0},
+      {"narayanan2021-7.5b-128.yaml", kNarayanan, "HFU", 142 / 312.0},
+      {"narayanan2021-18.4b-256.yaml", kNarayanan, "HFU", 135 / 312.0},
+      {"narayanan2021-39.1b-512.yaml", kNarayanan, "HFU", 138 / 312.0},
+      {"narayanan2021-76.1b-1024.yaml", kNarayanan, "HFU", 140 / 312.0},
+      {"narayanan2021-145.6b-1536.yaml", kNarayanan, "HFU", 148 / 312.0},
+      {"narayanan2021-310.1b-1920.yaml", kNarayanan, "HFU", 155 / 312.0},
+      {"narayanan2021-529.6b-2520.yaml", kNarayanan, "HFU", 163 / 312.0},
+      {"narayanan2021-1t-3072.yaml", kNarayanan, "HFU", 163 / 312.0},
+      {"korthikanti2022-22b-selective.yaml", kKorthikanti, "MFU", 0.415, 0, true},
+      {"korthikanti2022-175b-selective.yaml", kKorthikanti, "MFU", 0.514},
+      {"korthikanti2022-530b-selective.yaml", kKorthikanti, "MFU", 0.560},
+      {"korthikanti2022-1t-selective.yaml", kKorthikanti, "MFU", 0.563},
+      {"korthikanti2022-22b-full.yaml", kKorthikantiTime, "MFU", 0, 1.42},
+      {"korthikanti2022-175b-full.yaml", kKorthikantiTime, "MFU", 0, 18.13},
+      {"korthikanti2022-530b-full.yaml", kKorthikantiTime, "MFU", 0, 49.05},
+      {"korthikanti2022-1t-full.yaml", kKorthikantiTime, "MFU", 0, 94.42},
+      {"llama3-405b-8192-h100.yaml", kLlama, "MFU", 0.43},
+      {"llama3-405b-16384-h100.yaml", kLlama, "MFU", 0.41},
   };
 }
 
@@ -81,36 +84,47 @@ std::string shares(const StepSummary& s) {
   return out;
 }
 
+PublishedCheck published_check(const Published& run, const ValidateOptions& o) {
+  logger("trainsim.validate")->info("validate: published run {}", run.file);
+  LoadedScenario loaded =
+      load_scenario((std::filesystem::path(o.scenarios_dir) / "validation" / run.file).string());
+  // No link statistics: nothing here names a link, and the run is a third faster without.
+  validation::Measured m = validation::measure(loaded, sim::Fidelity::fast, false);
+  PublishedCheck c;
+  c.name = std::filesystem::path(run.file).stem().string();
+  c.source = run.source;
+  c.assumptions = "scenarios/validation/" + std::string(run.file);
+  c.convention = run.convention;
+  c.gpus = loaded.scenario.execution.gpus();
+  bool hardware = c.convention == "HFU";
+  // Both utilizations share the step time: the bound's ceiling scales with the same FLOP.
+  double per_model_flop = hardware ? m.summary.hfu / m.summary.mfu : 1.0;
+  c.predicted = m.summary.mfu * per_model_flop;
+  c.bound = m.bound.mfu_upper_bound * per_model_flop;
+  c.step_s = m.result.step_time.value();
+  c.bound_s = m.bound.step_time.value();
+  c.published =
+      run.published_step_s > 0 ? c.predicted * c.step_s / run.published_step_s : run.published;
+  c.breakdown = shares(m.summary);
+  return c;
+}
+
 } // namespace
+
+PublishedErrors published_errors(const std::vector<PublishedCheck>& runs) {
+  PublishedErrors e;
+  for (const PublishedCheck& c : runs) {
+    double error = std::abs(c.error());
+    e.mean += error / static_cast<double>(runs.size());
+    if (error > e.worst) e.worst = error, e.worst_run = c.name;
+  }
+  return e;
+}
 
 std::vector<PublishedCheck> published_checks(const ValidateOptions& o) {
   std::vector<PublishedCheck> out;
-  for (const Published& run : published_runs()) {
-    if (o.quick && !run.quick) continue;
-    logger("trainsim.validate")->info("validate: published run {}", run.file);
-    LoadedScenario loaded =
-        load_scenario((std::filesystem::path(o.scenarios_dir) / "validation" / run.file).string());
-    // One value for every run; it prices only what a roofline prices (these transformers are
-    // priced per operator, from their GPU preset's figures).
-    loaded.scenario.system.gpu.matmul_efficiency = o.matmul_efficiency;
-    // No link statistics: nothing here names a link, and the run is a third faster without.
-    validation::Measured m = validation::measure(loaded, sim::Fidelity::fast, false);
-    PublishedCheck c;
-    c.name = loaded.scenario.model.name + " on " +
-             std::to_string(loaded.scenario.execution.gpus()) + " GPUs";
-    c.source = run.source;
-    c.assumptions =
-        run.accounting_note + "; scenarios/validation/" + run.file + " states what we assumed";
-    c.gpus = loaded.scenario.execution.gpus();
-    c.published_mfu = run.mfu;
-    double accounting =
-        run.hardware_flop ? m.summary.hfu / m.summary.mfu : 1.0; // published FLOP per model FLOP
-    c.predicted_mfu = m.summary.mfu * accounting;
-    c.bound_mfu = m.bound.mfu_upper_bound * accounting;
-    c.step_s = m.result.step_time.value();
-    c.bound_s = m.bound.step_time.value();
-    out.push_back(c);
-  }
+  for (const Published& run : published_runs())
+    if (!o.quick || run.quick) out.push_back(published_check(run, o));
   return out;
 }
 
