@@ -15,8 +15,8 @@ struct Modes {
   double fast = 0, fine = 0, bound = 0;
 };
 
-Modes both_modes(const std::string& text) {
-  LoadedScenario loaded = parse_scenario(text, "test.yaml");
+Modes both_modes(const Scenario& s) {
+  LoadedScenario loaded = build_scenario(s);
   sim::SimOptions fast{sim::Fidelity::fast, false, false, {}},
       fine{sim::Fidelity::fine, false, false, {}};
   Modes r;
@@ -28,19 +28,26 @@ Modes both_modes(const std::string& text) {
   return r;
 }
 
-std::string moe(const std::string& model, const std::string& topology,
-                const std::string& execution) {
-  return "model: {" + model + "}\nsystem:\n  topology: {generator: fat-tree, " + topology +
-         "}\nexecution: {" + execution + "}\n";
+// Transformers (the default kind) with experts, on the H100 SXM preset: these tests compare
+// the modes and the bound with one another, so the GPU's figures need not be round numbers.
+Scenario moe(const ModelSpec& model, const topo::FatTreeParams& topology,
+             const ExecutionSpec& execution) {
+  return scenario(topology, execution, model, h100());
 }
 
 TEST(Experts, FineModeRunsSixteenWayExpertParallelism) {
   // Fine mode deadlocked here: a pairwise receive took whichever round's message came first.
   // 16 GPUs on 2 nodes: the rounds cross nodes, and the DP ring has 14 NVLink pairs and 2
   // network ones, so ranks wait for one another differently in the two modes (within 3%).
+  ModelSpec model{.layers = 2,
+                  .d_model = 1024,
+                  .d_ff = 4096,
+                  .heads = 16,
+                  .seq_len = 1024,
+                  .experts = 16,
+                  .top_k = 2};
   Modes r = both_modes(
-      moe("layers: 2, d_model: 1024, d_ff: 4096, heads: 16, seq_len: 1024, experts: 16, top_k: 2",
-          "nodes: 2, gpus_per_node: 8", "dp: 16, ep: 16, global_batch: 16"));
+      moe(model, {.nodes = 2, .gpus_per_node = 8}, {.dp = 16, .ep = 16, .global_batch = 16}));
   EXPECT_NEAR(r.fast, r.fine, 0.03 * r.fine);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
   EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
@@ -49,10 +56,16 @@ TEST(Experts, FineModeRunsSixteenWayExpertParallelism) {
 TEST(Experts, FineModeRunsAMixtralLikeJob) {
   // 8 experts, top-2, 256 GPUs on a 2-tier fat-tree, tp 4, ep 8: the job of issue 12 that
   // deadlocked. Its DP rings share spine links, which the two modes resolve differently.
-  Modes r = both_modes(
-      moe("layers: 2, d_model: 4096, d_ff: 14336, gated_mlp: true, heads: 32, seq_len: 4096, "
-          "experts: 8, top_k: 2",
-          "nodes: 32, gpus_per_node: 8", "dp: 64, tp: 4, ep: 8, global_batch: 64"));
+  ModelSpec model{.layers = 2,
+                  .d_model = 4096,
+                  .d_ff = 14336,
+                  .heads = 32,
+                  .seq_len = 4096,
+                  .experts = 8,
+                  .top_k = 2,
+                  .gated_mlp = true};
+  Modes r = both_modes(moe(model, {.nodes = 32, .gpus_per_node = 8},
+                           {.dp = 64, .tp = 4, .ep = 8, .global_batch = 64}));
   EXPECT_GT(r.fine, 0.0);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
   EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
@@ -64,9 +77,15 @@ TEST(Experts, FastAndFineAgreeOnExpertsWithTensorParallelismWhereNoLinkIsShared)
   // network, one flow per GPU per round; the DP ring is the EP group's ranks. No link carries
   // two flows at once, so the modes agree, and both meet the bound, which prices every round
   // at the NIC (the old bound took NVLink here, as tp did not fill the node).
-  Modes r = both_modes(moe(
-      "layers: 2, d_model: 2048, d_ff: 8192, heads: 16, seq_len: 2048, experts: 8, top_k: 2",
-      "nodes: 2, gpus_per_node: 8, leaf_down_ports: 64", "dp: 4, tp: 4, ep: 4, global_batch: 4"));
+  ModelSpec model{.layers = 2,
+                  .d_model = 2048,
+                  .d_ff = 8192,
+                  .heads = 16,
+                  .seq_len = 2048,
+                  .experts = 8,
+                  .top_k = 2};
+  Modes r = both_modes(moe(model, {.nodes = 2, .gpus_per_node = 8, .leaf_down_ports = 64},
+                           {.dp = 4, .tp = 4, .ep = 4, .global_batch = 4}));
   EXPECT_NEAR(r.fast, r.fine, 0.01 * r.fine);
   EXPECT_NEAR(r.fast, r.bound, 0.01 * r.bound);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
@@ -81,10 +100,11 @@ TEST(Rings, FastModePacesARingThatMixesTiersByItsSlowestPair) {
   // Unpaced, the 14 ranks on NVLink pairs would leave after 30 x 74.6 us = 2.2 ms and idle
   // the other 18 ms (mean idle ~15.7 ms); fine mode's ranks leave within about a round of
   // one another (its skew), fast mode's together.
-  std::string text =
-      scenario("nodes: 2, gpus_per_node: 8, leaf_down_ports: 16", "dp: 16, global_batch: 16");
+  topo::FatTreeParams links = fat_tree(2, 8);
+  links.leaf_down_ports = 16;
+  Scenario s = scenario(links, {.dp = 16, .global_batch = 16});
   const double ring = 30 * (2e-6 + 536870912.0 / 16 / 50e9);
-  Outcome fast = simulate(text, sim::Fidelity::fast), fine = simulate(text, sim::Fidelity::fine);
+  Outcome fast = simulate(s, sim::Fidelity::fast), fine = simulate(s, sim::Fidelity::fine);
   for (const Outcome* run : {&fast, &fine}) {
     double ring_part = run->result.step_time.value() - category(run->summary, "compute");
     EXPECT_NEAR(ring_part, ring, 0.01 * ring);
@@ -103,13 +123,13 @@ TEST(Rings, RankOrderRingsAcrossRailsCollideOnASpine) {
   // 20.99 ms; sharing the link halves that pair's bandwidth, and the lockstep rounds of fine
   // mode wait for it: 2 x 62 x 335.5 us + 62 x 3 us = 41.79 ms. The bound cannot see the
   // collision and stays at the 20.99 ms.
-  std::string text = "model: {kind: mlp, layers: 2, d_model: 4096, d_ff: 16384, seq_len: 4096}\n"
-                     "system:\n  gpu: {preset: h100-sxm, kernel_latency: 0us}\n"
-                     "  topology: {generator: rail-optimized, nodes: 4, gpus_per_node: 8}\n"
-                     "execution: {dp: 32, global_batch: 32}\n";
+  GpuSpec no_launch = h100();
+  no_launch.kernel_latency = Seconds(0);
+  topo::FatTreeParams rails{.nodes = 4, .gpus_per_node = 8, .rail_optimized = true};
+  Scenario s = scenario(rails, {.dp = 32, .global_batch = 32}, mlp(2), no_launch);
   const double shared = 2 * 62 * (536870912.0 / 32 / 50e9) + 62 * 3e-6;
   for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
-    Outcome run = simulate(text, fidelity);
+    Outcome run = simulate(s, fidelity);
     double ring = run.result.step_time.value() - category(run.summary, "compute");
     EXPECT_NEAR(ring, shared, 0.02 * shared);
     EXPECT_GT(run.result.step_time.value(), 1.5 * run.summary.bound.value());

@@ -6,24 +6,37 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
+#include "models/hardware_presets.hpp"
 #include "tools/io/scenario_loader.hpp"
 
 namespace trainsim {
 namespace {
 
-LoadedScenario mlp_on(const std::string& topology, const std::string& execution) {
-  return parse_scenario(
-      "model: {kind: mlp, layers: 4, d_model: 256, d_ff: 1024, seq_len: 64, experts: 8}\n"
-      "system:\n  topology: " +
-          topology + "\nexecution: " + execution + "\n",
-      "fabric_summary_test.yaml");
+// A small sparse MLP on the H100 SXM preset: only the fabric and the rank layout matter here.
+LoadedScenario mlp_on(topo::TopologySpec topology, ExecutionSpec execution) {
+  Scenario s;
+  s.file = "fabric_summary_test.yaml";
+  s.model = {.kind = ModelKind::mlp,
+             .layers = 4,
+             .d_model = 256,
+             .d_ff = 1024,
+             .seq_len = 64,
+             .experts = 8};
+  s.system.gpu = find_gpu_preset("h100-sxm")->gpu;
+  s.system.topology = std::move(topology);
+  s.execution = std::move(execution);
+  return build_scenario(std::move(s));
 }
+
+// Four nodes of 8 GPUs; the tests' 50 GB/s NIC and 450 GB/s NVLink are the defaults.
+topo::FatTreeParams four_nodes() { return {.nodes = 4, .gpus_per_node = 8}; }
 
 TEST(FabricSummary, AnExpertGroupInsideANodeStaysOnNvlink) {
   // Nodes of 8 GPUs, tp 2: EP groups are ep consecutive DP members, 2 GPUs apart, so 4 of
   // them span ranks 0..7, one node.
-  LoadedScenario s = mlp_on("{generator: fat-tree, nodes: 4, gpus_per_node: 8}",
-                            "{dp: 16, tp: 2, ep: 4, global_batch: 16}");
+  LoadedScenario s = mlp_on(four_nodes(), {.dp = 16, .tp = 2, .ep = 4, .global_batch = 16});
   StageFabric f = fabric_summary(s.topology, s.scenario.execution).stages.front();
   EXPECT_EQ(f.ep.name, "nvlink");
   // The DP ring of 16 spans 4 nodes: its slowest pair is NIC -> leaf at 50 GB/s.
@@ -38,8 +51,7 @@ TEST(FabricSummary, AnExpertGroupOverTwoNodesPaysTheNicInEveryRound) {
   // from member 0) and round 7 (to member 0, from member 2); every other round of member 1,
   // and every round of members 0 and 3, leaves the node. The bound takes the member with the
   // cheapest rounds: 5 at the NIC's 50 GB/s and 2 at NVLink's 450 GB/s.
-  LoadedScenario s = mlp_on("{generator: fat-tree, nodes: 4, gpus_per_node: 8}",
-                            "{dp: 16, tp: 2, ep: 8, global_batch: 16}");
+  LoadedScenario s = mlp_on(four_nodes(), {.dp = 16, .tp = 2, .ep = 8, .global_batch = 16});
   StageFabric f = fabric_summary(s.topology, s.scenario.execution).stages.front();
   EXPECT_EQ(f.ep.name, "leaf");
   EXPECT_DOUBLE_EQ(f.ep.seconds_per_byte, 5 / 50e9 + 2 / 450e9);
@@ -48,10 +60,13 @@ TEST(FabricSummary, AnExpertGroupOverTwoNodesPaysTheNicInEveryRound) {
 TEST(FabricSummary, DragonflyGlobalLinksBindTheDataParallelRing) {
   // 5 groups of 4 routers, one 8-GPU node per router, 100 Gb/s = 12.5 GB/s global links:
   // the DP ring over the 20 nodes leaves its group, so its slowest pair is a global link.
-  LoadedScenario s =
-      mlp_on("{generator: dragonfly, groups: 5, routers_per_group: 4, global_links: 2, "
-             "nodes_per_router: 1, gpus_per_node: 8, global_bandwidth: 100Gbps}",
-             "{dp: 20, tp: 8, global_batch: 20}");
+  topo::DragonflyParams dragonfly{.groups = 5,
+                                  .routers_per_group = 4,
+                                  .global_links = 2,
+                                  .nodes_per_router = 1,
+                                  .global_bandwidth = BytesPerSecond(100e9 / 8)};
+  dragonfly.node.gpus_per_node = 8;
+  LoadedScenario s = mlp_on(dragonfly, {.dp = 20, .tp = 8, .global_batch = 20});
   StageFabric f = fabric_summary(s.topology, s.scenario.execution).stages.front();
   CollectiveCost dp = dearest("ring", 2, Bytes(1e9), 20, f.dp);
   EXPECT_EQ(dp.tier, "global");
@@ -61,8 +76,9 @@ TEST(FabricSummary, DragonflyGlobalLinksBindTheDataParallelRing) {
 TEST(FabricSummary, ATorusPricesEachRoundByItsOwnPath) {
   // 4x2x2 torus, one GPU per chip, 50 GB/s links: tp 4 groups the first ring; the EP group of
   // 4 DP members lies along the other dimensions; every pair is a direct link or two.
-  LoadedScenario s = mlp_on("{generator: torus, dims: 4x2x2, link_bandwidth: 50GBps}",
-                            "{dp: 4, tp: 4, ep: 4, global_batch: 4}");
+  LoadedScenario s =
+      mlp_on(topo::TorusParams{.dims = {4, 2, 2}, .link_bandwidth = BytesPerSecond(50e9)},
+             {.dp = 4, .tp = 4, .ep = 4, .global_batch = 4});
   StageFabric f = fabric_summary(s.topology, s.scenario.execution).stages.front();
   EXPECT_EQ(f.ep.name, "direct");
   EXPECT_DOUBLE_EQ(f.ep.seconds_per_byte, 3 / 50e9);

@@ -18,21 +18,23 @@ double waiting_share(const Outcome& o) {
 }
 
 // Four single-GPU nodes on one leaf, transfers free: only the schedule shapes the step.
-const std::string kFourNodes = "nodes: 4, gpus_per_node: 1";
+Scenario pipeline(ExecutionSpec execution, int layers) {
+  return scenario(four_nodes(ideal_fabric()), std::move(execution), mlp(layers));
+}
 
 TEST(Schedules, GPipeWaitsLikeOneFOneB) {
   // Both fill and drain the pipeline once: (PP - 1) / (m + PP - 1) = 3 / 11 with m = 8.
   Outcome run =
-      simulate(scenario(kFourNodes, "pp: 4, global_batch: 8, schedule: gpipe", 8, kIdealFabric));
+      simulate(pipeline({.pp = 4, .global_batch = 8, .schedule = PipelineSchedule::gpipe}, 8));
   EXPECT_NEAR(waiting_share(run), 3.0 / 11.0, 0.01 * 3.0 / 11.0);
 }
 
 TEST(Schedules, InterleavingDividesTheBubbleByTheChunks) {
   // v = 2 chunks of 2 layers per GPU: each pass is half as long, the fill is PP - 1 such
   // passes, so the waiting share is (PP - 1) / (v m + PP - 1) = 3 / 19 with m = 8.
-  Outcome run =
-      simulate(scenario(kFourNodes, "pp: 4, global_batch: 8, schedule: interleaved, interleave: 2",
-                        16, kIdealFabric));
+  Outcome run = simulate(pipeline(
+      {.pp = 4, .global_batch = 8, .schedule = PipelineSchedule::interleaved, .interleave = 2},
+      16));
   EXPECT_NEAR(waiting_share(run), 3.0 / 19.0, 0.01 * 3.0 / 19.0);
 }
 
@@ -40,25 +42,28 @@ TEST(Sharding, ZeroOneMovesWhatAnAllReduceMoves) {
   // A ring reduce-scatter plus all-gather is the two halves of a ring all-reduce: the same
   // 2(p-1) steps of n/p bytes, so the DP phase takes the same time.
   double plain =
-      category(simulate(scenario(kFourNodes, "dp: 4, global_batch: 4")).summary, "dp_comm");
-  double zero1 = category(simulate(scenario(kFourNodes, "dp: 4, global_batch: 4, zero: 1")).summary,
-                          "dp_comm");
+      category(simulate(scenario(four_nodes(), {.dp = 4, .global_batch = 4})).summary, "dp_comm");
+  double zero1 = category(
+      simulate(scenario(four_nodes(), {.dp = 4, .global_batch = 4, .zero = 1})).summary, "dp_comm");
   EXPECT_NEAR(zero1, plain, 1e-9 * plain);
 }
 
 TEST(Sharding, SequenceParallelMovesWhatTensorParallelMoves) {
   // Each all-reduce becomes a reduce-scatter and an all-gather of the same tensor.
-  Outcome plain = simulate(scenario("nodes: 1", "tp: 8, global_batch: 1"));
-  Outcome sp = simulate(scenario("nodes: 1", "tp: 8, global_batch: 1, sequence_parallel: true"));
+  Outcome plain = simulate(scenario(fat_tree(1), {.tp = 8, .global_batch = 1}));
+  Outcome sp =
+      simulate(scenario(fat_tree(1), {.tp = 8, .global_batch = 1, .sequence_parallel = true}));
   EXPECT_NEAR(sp.result.step_time.value(), plain.result.step_time.value(), 1e-9);
 }
 
 TEST(Overlap, GradientBucketsHideBehindTheLastBackwardPass) {
   // With 4 layers in 1 GB buckets of 2 x 4096 x 16384 x 2 B = 268 MB per layer, the first
   // buckets reduce while later layers still compute: DP time shrinks, the step too.
-  std::string base = "dp: 4, global_batch: 8, dp_bucket: 500MB";
-  Outcome serial = simulate(scenario(kFourNodes, base, 4));
-  Outcome overlapped = simulate(scenario(kFourNodes, base + ", dp_overlap: true", 4));
+  ExecutionSpec base{.dp = 4, .global_batch = 8, .dp_bucket = Bytes(500e6)};
+  ExecutionSpec overlap = base;
+  overlap.dp_overlap = true;
+  Outcome serial = simulate(scenario(four_nodes(), base, mlp(4)));
+  Outcome overlapped = simulate(scenario(four_nodes(), overlap, mlp(4)));
   EXPECT_LT(category(overlapped.summary, "dp_comm"), 0.9 * category(serial.summary, "dp_comm"));
   EXPECT_LT(overlapped.result.step_time, serial.result.step_time);
   EXPECT_GE(overlapped.result.step_time.value(), (overlapped.summary.bound * (1 - 1e-6)).value());
@@ -68,15 +73,15 @@ TEST(Experts, AllToAllOverNvlinkMatchesPairwiseAlphaBeta) {
   // 4 GPUs on one NVSwitch, DP 4 = EP 4, 4 experts, top-1, one 4096-token microbatch each.
   // Per MoE layer, dispatch and combine forward, again backward: 4 all-to-alls of
   // n = 4096 x 4096 x 2 B per rank; pairwise: (p-1) (alpha + n / (p B)) with alpha = 1 us.
-  std::string text =
-      "model: {kind: mlp, layers: 2, d_model: 4096, d_ff: 16384, seq_len: 4096, experts: 4}\n"
-      "system:\n  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 4, " +
-      kFabric + "}\nexecution: {dp: 4, ep: 4, global_batch: 4}\n";
+  ModelSpec experts = mlp(2);
+  experts.experts = 4;
+  // On the H100 SXM preset, kernel latency and all: only ep_comm is measured.
+  Scenario s = scenario(fat_tree(1, 4), {.dp = 4, .ep = 4, .global_batch = 4}, experts, h100());
   const double n = 4096.0 * 4096 * 2;
   const double all_to_all = 3 * (1e-6 + n / 4 / 450e9);
   const double expected = 2 /*layers*/ * 4 * all_to_all;
   for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine})
-    EXPECT_NEAR(category(simulate(text, fidelity).summary, "ep_comm"), expected, 0.01 * expected);
+    EXPECT_NEAR(category(simulate(s, fidelity).summary, "ep_comm"), expected, 0.01 * expected);
 }
 
 TEST(Fidelity, FastAndFineAgreeOnThe1kReferenceScenario) {
@@ -95,24 +100,23 @@ TEST(Bottlenecks, OversubscribedFabricStretchesTheDataParallelPhase) {
   // 16 nodes of 8 GPUs, one node per leaf (8 NIC ports), TP 8 and DP 16 across nodes: every
   // hop of the 8 DP rings leaves its leaf, 8 flows per leaf. 1:1 gives each leaf 8 uplinks;
   // 4:1 gives 2, so the rings' bandwidth part takes up to 4x longer.
-  auto scenario_with = [](const std::string& oversubscription) {
-    return "model: {kind: mlp, layers: 2, d_model: 4096, d_ff: 16384, seq_len: 4096}\n"
-           "system:\n  topology: {generator: fat-tree, nodes: 16, leaf_down_ports: 8, "
-           "oversubscription: " +
-           oversubscription + "}\nexecution: {tp: 8, dp: 16, global_batch: 16}\n";
+  auto scenario_with = [](double oversubscription) {
+    topo::FatTreeParams clos{
+        .nodes = 16, .leaf_down_ports = 8, .oversubscription = oversubscription};
+    return scenario(clos, {.dp = 16, .tp = 8, .global_batch = 16}, mlp(2), h100());
   };
-  Outcome full = simulate(scenario_with("1")), thin = simulate(scenario_with("4"));
+  Outcome full = simulate(scenario_with(1)), thin = simulate(scenario_with(4));
   EXPECT_GT(category(thin.summary, "dp_comm"), 2.0 * category(full.summary, "dp_comm"));
   // The statistics name the saturated tier: under 4:1 the busiest spine-tier link is busier.
-  auto busiest_spine = [&](const std::string& oversubscription, const Outcome& run) {
-    LoadedScenario loaded = parse_scenario(scenario_with(oversubscription), "test.yaml");
+  auto busiest_spine = [&](double oversubscription, const Outcome& run) {
+    LoadedScenario loaded = build_scenario(scenario_with(oversubscription));
     auto tiers = summarize_links(loaded.topology, run.result.channel_bytes, run.result.step_time);
     auto spine = std::find_if(tiers.begin(), tiers.end(),
                               [](const TierLoad& t) { return t.tier == "spine"; });
     EXPECT_NE(spine, tiers.end());
     return spine->busiest.front();
   };
-  LinkLoad thin_top = busiest_spine("4", thin), full_top = busiest_spine("1", full);
+  LinkLoad thin_top = busiest_spine(4, thin), full_top = busiest_spine(1, full);
   EXPECT_NE(thin_top.name.find("spine"), std::string::npos) << thin_top.name;
   EXPECT_GT(thin_top.bytes, full_top.bytes);
 }

@@ -1,10 +1,14 @@
-// Scenario text and simulation helpers shared by the simulator's step tests.
+// Scenarios of the simulator's step tests, made in code, and the simulation helpers they share.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
+#include "models/hardware_presets.hpp"
+#include "models/scenario.hpp"
+#include "models/topology_spec.hpp"
 #include "sim/simulation.hpp"
 #include "tools/study/evaluate.hpp"
 #include "tools/formats/report.hpp"
@@ -12,26 +16,78 @@
 
 namespace trainsim::testing {
 
-// H100-like links: NVLink 450 GB/s, PCIe 64 GB/s, NIC 400 Gb/s, 0.5 us per hop.
-inline const std::string kFabric =
-    "nvlink_bandwidth: 450GBps, nvlink_latency: 0.5us, pcie_bandwidth: 64GBps, "
-    "pcie_latency: 0.5us, nic_bandwidth: 400Gbps, network_latency: 0.5us";
-// Links so fast and close that transfers take no measurable time.
-inline const std::string kIdealFabric =
-    "nvlink_bandwidth: 1e9GBps, nvlink_latency: 0us, pcie_bandwidth: 1e9GBps, "
-    "pcie_latency: 0us, nic_bandwidth: 1e9GBps, network_latency: 0us";
+/// One fat-tree node of 8 GPUs; tests set the node count and shape. H100-like links: NVLink
+/// 450 GB/s, PCIe 64 GB/s, NIC 400 Gb/s, 0.5 us per hop. They are the FatTreeParams defaults
+/// today, written out because the tests' arithmetic depends on them.
+inline topo::FatTreeParams fabric() {
+  topo::FatTreeParams p;
+  p.nvlink_bandwidth = BytesPerSecond(450e9);
+  p.nvlink_latency = Seconds(0.5e-6);
+  p.pcie_bandwidth = BytesPerSecond(64e9);
+  p.pcie_latency = Seconds(0.5e-6);
+  p.nic_bandwidth = BytesPerSecond(400e9 / 8);
+  p.network_latency = Seconds(0.5e-6);
+  return p;
+}
 
-// An MLP block (two matmuls) of d_model 4096 and d_ff 16384 on sequences of 4096 tokens;
-// no kernel launch latency, so kernel time is FLOP / sustained rate when compute binds.
-inline std::string scenario(const std::string& topology, const std::string& execution,
-                            int layers = 2, const std::string& fabric = kFabric) {
-  return "model: {kind: mlp, layers: " + std::to_string(layers) +
-         ", d_model: 4096, d_ff: 16384, seq_len: 4096}\n"
-         "system:\n"
-         "  gpu: {peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps, hbm_capacity: "
-         "80GB, kernel_latency: 0us}\n"
-         "  topology: {generator: fat-tree, " +
-         fabric + ", " + topology + "}\nexecution: {" + execution + "}\n";
+/// Links so fast and close that transfers take no measurable time (1e9 GB/s, no latency).
+inline topo::FatTreeParams ideal_fabric() {
+  topo::FatTreeParams p;
+  p.nvlink_bandwidth = p.pcie_bandwidth = p.nic_bandwidth = BytesPerSecond(1e18);
+  p.nvlink_latency = p.pcie_latency = p.network_latency = Seconds(0);
+  return p;
+}
+
+/// `links` with `nodes` nodes of `gpus_per_node` GPUs.
+inline topo::FatTreeParams fat_tree(int nodes, int gpus_per_node = 8,
+                                    topo::FatTreeParams links = fabric()) {
+  links.nodes = nodes;
+  links.gpus_per_node = gpus_per_node;
+  return links;
+}
+
+/// Four single-GPU nodes on one leaf: ring and pipeline flows use distinct link directions.
+inline topo::FatTreeParams four_nodes(topo::FatTreeParams links = fabric()) {
+  return fat_tree(4, 1, std::move(links));
+}
+
+/// An MLP block (two matmuls) of d_model 4096 and d_ff 16384 on sequences of 4096 tokens.
+inline ModelSpec mlp(int layers = 2) {
+  ModelSpec m;
+  m.kind = ModelKind::mlp;
+  m.layers = layers;
+  m.d_model = 4096;
+  m.d_ff = 16384;
+  m.seq_len = 4096;
+  return m;
+}
+
+/// The H100 SXM's figures given one by one, with no kernel launch latency, so kernel time is
+/// FLOP / sustained rate when compute binds. Named as the loader names a GPU without a preset.
+inline GpuSpec gpu() {
+  GpuSpec g;
+  g.name = g.preset = "custom";
+  g.peak = FlopPerSecond(989e12);
+  g.matmul_efficiency = 0.8;
+  g.hbm_bandwidth = BytesPerSecond(3.35e12);
+  g.hbm_capacity = Bytes(80e9);
+  g.kernel_latency = Seconds(0);
+  return g;
+}
+
+/// The H100 SXM preset, as a scenario without a `system.gpu` section runs on.
+inline GpuSpec h100() { return find_gpu_preset("h100-sxm")->gpu; }
+
+/// `model` on `topology`, split by `execution`, every GPU a `chip`.
+inline Scenario scenario(topo::TopologySpec topology, ExecutionSpec execution,
+                         ModelSpec model = mlp(), GpuSpec chip = gpu()) {
+  Scenario s;
+  s.file = "test.yaml"; // the label the tests' error messages have always named
+  s.model = std::move(model);
+  s.system.gpu = std::move(chip);
+  s.system.topology = std::move(topology);
+  s.execution = std::move(execution);
+  return s;
 }
 
 struct Outcome {
@@ -39,9 +95,10 @@ struct Outcome {
   StepSummary summary;
 };
 
-/// The simulated step and its summary, with the closed-form bound attached as `trainsim run` does.
-inline Outcome simulate(const std::string& text, sim::Fidelity fidelity = sim::Fidelity::fast) {
-  Evaluation e = evaluate(parse_scenario(text, "test.yaml"), {.fidelity = fidelity});
+/// The simulated step and its summary, with the closed-form bound attached as `trainsim run`
+/// does; build_scenario() checks the scenario's rules as it does a file's.
+inline Outcome simulate(const Scenario& s, sim::Fidelity fidelity = sim::Fidelity::fast) {
+  Evaluation e = evaluate(build_scenario(s), {.fidelity = fidelity});
   return {e.result, e.summary};
 }
 

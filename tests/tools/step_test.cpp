@@ -2,8 +2,6 @@
 // flows share a link, so the simulation must reproduce the closed form.
 #include <gtest/gtest.h>
 
-#include <string>
-
 #include "tests/tools/step_fixtures.hpp"
 
 namespace trainsim {
@@ -24,13 +22,10 @@ TEST(Step, TensorParallelStepIsComputePlusRingAllReduces) {
   // Per layer: forward t + ring, backward 2t + ring.
   const double expected = 2 * (3 * t_fwd + 2 * ring);
   for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
-    Outcome run = simulate(scenario("nodes: 1", "tp: 8, global_batch: 1"), fidelity);
+    Outcome run = simulate(scenario(fat_tree(1), {.tp = 8, .global_batch = 1}), fidelity);
     EXPECT_NEAR(run.result.step_time.value(), expected, 0.005 * expected);
   }
 }
-
-// Four single-GPU nodes on one leaf: the DP ring's flows use distinct link directions.
-const std::string kFourNodes = "nodes: 4, gpus_per_node: 1";
 
 TEST(Step, DataParallelStepIsComputePlusRingAllReduce) {
   // Each of 4 GPUs runs one microbatch: forward 2 x 2 x 4096 x 4096 x 16384 FLOP = 1.1e12.
@@ -40,20 +35,21 @@ TEST(Step, DataParallelStepIsComputePlusRingAllReduce) {
   const double gradients = 2 * 2.0 * 4096 * 16384 * 2;
   const double ring = 6 * (2e-6 + gradients / 4 / 50e9);
   const double expected = 2 * 3 * t_fwd + ring;
-  Outcome run = simulate(scenario(kFourNodes, "dp: 4, global_batch: 4"));
+  Outcome run = simulate(scenario(four_nodes(), {.dp = 4, .global_batch = 4}));
   EXPECT_NEAR(run.result.step_time.value(), expected, 0.005 * expected);
 }
 
 TEST(Step, HalvingNetworkBandwidthDoublesTheBandwidthPartOfTheAllReduce) {
   // dp_comm = 6 x latency + 6 x n / (4 B): only the second term scales with 1 / B.
   const double latency_part = 6 * 2e-6;
-  auto dp_time = [&](const std::string& bandwidth) {
-    std::string fabric =
-        "nic_bandwidth: " + bandwidth + ", network_latency: 0.5us, pcie_latency: 0.5us";
-    return category(simulate(scenario(kFourNodes, "dp: 4, global_batch: 4", 2, fabric)).summary,
+  auto dp_time = [&](double nic_gbps) {
+    topo::FatTreeParams links; // the other links keep the FatTreeParams defaults
+    links.nic_bandwidth = BytesPerSecond(nic_gbps * 1e9 / 8);
+    links.network_latency = links.pcie_latency = Seconds(0.5e-6);
+    return category(simulate(scenario(four_nodes(links), {.dp = 4, .global_batch = 4})).summary,
                     "dp_comm");
   };
-  double ratio = (dp_time("200Gbps") - latency_part) / (dp_time("400Gbps") - latency_part);
+  double ratio = (dp_time(200) - latency_part) / (dp_time(400) - latency_part);
   EXPECT_NEAR(ratio, 2.0, 0.01);
 }
 
@@ -61,9 +57,9 @@ TEST(Step, OneFOneBBubbleIsPipelineDepthOverMicrobatches) {
   // PP 4 on four nodes with 16 microbatches; the network is made so fast that transfers are
   // negligible. Every stage computes m (t_f + t_b) and waits (PP - 1)(t_f + t_b), so the
   // waiting share of the step is (PP - 1) / (m + PP - 1) = 3 / 19.
-  std::string text =
-      scenario(kFourNodes, "pp: 4, global_batch: 16, schedule: 1f1b", 8, kIdealFabric);
-  Outcome run = simulate(text);
+  Outcome run = simulate(
+      scenario(four_nodes(ideal_fabric()),
+               {.pp = 4, .global_batch = 16, .schedule = PipelineSchedule::one_f_one_b}, mlp(8)));
   double waiting = (category(run.summary, "bubble") + category(run.summary, "idle") +
                     category(run.summary, "pp_comm")) /
                    run.result.step_time.value();
@@ -71,7 +67,7 @@ TEST(Step, OneFOneBBubbleIsPipelineDepthOverMicrobatches) {
 }
 
 TEST(Step, BreakdownAddsUpToTheStepTimeOnEveryRank) {
-  Outcome run = simulate(scenario("nodes: 2", "tp: 8, pp: 2, global_batch: 4"));
+  Outcome run = simulate(scenario(fat_tree(2), {.tp = 8, .pp = 2, .global_batch = 4}));
   for (const auto& r : run.result.ranks) {
     Seconds sum; // every category a rank is charged while it runs (idle comes after)
     for (sim::Category c : sim::kCategories) sum += r[c];
