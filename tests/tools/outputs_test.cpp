@@ -209,20 +209,21 @@ TEST(TraceCli, BadSelectionIsExitCodeTwo) {
 // --- links ---------------------------------------------------------------------------------------
 
 // One node of 8 GPUs on one NVSwitch, TP 8 only: every byte moved is a TP all-reduce.
-// NVLink latency 0 here; LatencyDoesNotAddBytes checks the same with latency.
-const char* kTpOnly = R"(
-model: {name: tiny, kind: transformer, layers: 4, d_model: 1024, d_ff: 4096, heads: 8,
-        seq_len: 512, precision: bf16}
-system:
-  gpu: {name: h100, peak: 989TFLOPS, matmul_efficiency: 0.8, hbm_bandwidth: 3.35TBps,
-        hbm_capacity: 80GB, kernel_latency: 4us}
-  topology: {generator: fat-tree, nodes: 1, gpus_per_node: 8, nvlink_bandwidth: 450GBps,
-             nvlink_latency: 0us, nic_bandwidth: 400Gbps}
-execution: {tp: 8, pp: 1, dp: 1, global_batch: 4, micro_batch: 1, schedule: 1f1b, collective: ring}
-)";
+// NVLink latency 0 by default; LatencyDoesNotAddBytes checks the same with latency.
+LoadedScenario tp_only(Seconds nvlink_latency = Seconds(0)) {
+  Scenario s;
+  s.file = "tp-only.yaml";
+  s.model = {
+      .name = "tiny", .layers = 4, .d_model = 1024, .d_ff = 4096, .heads = 8, .seq_len = 512};
+  s.system.gpu.name = "h100"; // the GpuSpec defaults: 989 TFLOP/s, 0.8, 3.35 TB/s, 80 GB, 4 us
+  topo::FatTreeParams fabric{.nodes = 1, .gpus_per_node = 8, .nvlink_latency = nvlink_latency};
+  s.system.topology = fabric; // NVLink 450 GB/s and NICs at 400 Gb/s, the defaults
+  s.execution = {.tp = 8, .global_batch = 4, .micro_batch = 1};
+  return build_scenario(std::move(s));
+}
 
 TEST(Links, NvlinkBytesEqualTheRingAllReduceTraffic) {
-  LoadedScenario l = parse_scenario(kTpOnly, "tp-only.yaml");
+  LoadedScenario l = tp_only();
   sim::SimResult r = sim::simulate(l.scenario, l.topology, {sim::Fidelity::fast, false, true, {}});
   // Sum over the program of count x n for the TP all-reduces of one rank (every rank runs
   // the same program). A ring all-reduce of n bytes over p ranks sends 2 (p-1)/p x n from
@@ -266,10 +267,7 @@ TEST(Links, NvlinkBytesEqualTheRingAllReduceTraffic) {
 // bytes in fast mode (32 x 225 kB too many) and 8330248192 in fine mode: it integrated link
 // usage during each message's latency too. sim/ now counts the bytes it sends.
 TEST(Links, LatencyDoesNotAddBytes) {
-  std::string text = kTpOnly;
-  text.replace(text.find("nvlink_latency: 0us"), 19, "nvlink_latency: 0.5us");
-  LoadedScenario l = parse_scenario(text, "tp-only.yaml");
-  LoadedScenario zero = parse_scenario(kTpOnly, "tp-only.yaml");
+  LoadedScenario l = tp_only(Seconds(0.5e-6)), zero = tp_only();
   for (sim::Fidelity f : {sim::Fidelity::fast, sim::Fidelity::fine}) {
     auto bytes = [&](const LoadedScenario& x) {
       auto r = sim::simulate(x.scenario, x.topology, {f, false, true, {}});

@@ -304,22 +304,41 @@ TEST(Trust, RunningOutOfMemoryWhileBuildingIsARefusalNotAnInternalError) {
 TEST(Trust, ProgramEstimateBoundsTheBuiltPrograms) {
   // The estimate must not fall short of what sim builds (the guard would let through what
   // does not fit) nor exceed it by much (it would refuse what fits).
-  for (const auto& changes : std::vector<std::vector<std::pair<std::string, std::string>>>{
-           {},
-           {{"schedule: 1f1b", "schedule: interleaved\n  interleave: 4"}},
-           {{"collective: ring", "collective: ring\n  sequence_parallel: true\n  zero: 3\n  "
-                                 "dp_overlap: true\n  dp_bucket: 100MB"}},
-           {{"seq_len: 4096", "seq_len: 4096\n  experts: 4"},
-            {"collective: ring", "collective: ring\n  ep: 2"}},
-           {{"kind: transformer", "kind: mlp"}, {"pp: 2", "pp: 1"}, {"dp: 4", "dp: 8"}}}) {
-    LoadedScenario l = parse_scenario(default_with(changes), "s.yaml");
+  const Scenario base = load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml").scenario;
+  const std::vector<std::pair<std::string, std::function<void(Scenario&)>>> variants{
+      {"default", [](Scenario&) {}},
+      {"interleave 4",
+       [](Scenario& s) {
+         s.execution.schedule = PipelineSchedule::interleaved;
+         s.execution.interleave = 4;
+       }},
+      {"sequence parallel, zero 3, dp overlap",
+       [](Scenario& s) {
+         s.execution.sequence_parallel = true;
+         s.execution.zero = 3;
+         s.execution.dp_overlap = true;
+         s.execution.dp_bucket = Bytes(100e6);
+       }},
+      {"4 experts, ep 2",
+       [](Scenario& s) {
+         s.model.experts = 4;
+         s.execution.ep = 2;
+       }},
+      {"mlp, pp 1, dp 8", [](Scenario& s) {
+         s.model.kind = ModelKind::mlp;
+         s.execution.pp = 1;
+         s.execution.dp = 8;
+       }}};
+  for (const auto& [what, change] : variants) {
+    Scenario s = base;
+    change(s);
+    LoadedScenario l = build_scenario(std::move(s));
     size_t fine = 0, folded = 0;
     for (int stage = 0; stage < l.scenario.execution.pp; ++stage) {
       fine = std::max(fine, sim::stage_program(l.scenario, stage, false).size());
       folded = std::max(folded, sim::stage_program(l.scenario, stage, true).size());
     }
     ProgramOps estimate = estimate_program_ops(l.scenario);
-    std::string what = changes.empty() ? "default" : changes.back().second;
     EXPECT_GE(estimate.fine, static_cast<double>(fine)) << what;
     EXPECT_LE(estimate.fine, 1.25 * static_cast<double>(fine)) << what;
     EXPECT_GE(estimate.folded, static_cast<double>(folded)) << what;
