@@ -229,9 +229,16 @@ BlockOperators head_operators(const ModelSpec& m, const ExecutionSpec& e) {
   return b;
 }
 
-Operator optimizer_operator(double params, const ModelSpec& m, const ExecutionSpec& e) {
-  double per_param = 2.0 * e.optimizer_bytes_per_param.value() + 2.0 * m.bytes_per_word.value();
-  return memory("adam", params * per_param);
+Operators optimizer_operators(double params, const ModelSpec& m, const ExecutionSpec& e) {
+  constexpr double kGrad = 4.0; // gradients accumulate in fp32 (Megatron's main_grad)
+  double state = e.optimizer_bytes_per_param.value(), w = m.bytes_per_word.value();
+  Operators ops;
+  if (m.precision == "fp16") ops.push_back(memory("grad_unscale", params * 2.0 * kGrad));
+  ops.push_back(memory("grad_norm", params * kGrad));
+  ops.push_back(memory("adam", params * (2.0 * state + kGrad))); // state in and out, grad in
+  ops.push_back(memory("param_copy", params * (4.0 + w)));       // fp32 master in, model out
+  ops.push_back(memory("grad_zero", params * kGrad));
+  return ops;
 }
 
 double embedding_params(const ModelSpec& m, const ExecutionSpec& e) {

@@ -59,10 +59,12 @@ BlockOperators embedding_operators(const ModelSpec& model, const ExecutionSpec& 
 /// empty when the model has no vocabulary.
 BlockOperators head_operators(const ModelSpec& model, const ExecutionSpec& exec);
 
-/// Adam on `params` parameters (this GPU's shard): reads the gradient and the optimizer state
-/// (master weights and two moments, exec.optimizer_bytes_per_param), writes the state and the
-/// parameter in the model's precision.
-Operator optimizer_operator(double params, const ModelSpec& model, const ExecutionSpec& exec);
+/// The mixed-precision optimizer step on `params` parameters (this GPU's shard), kernel by
+/// kernel as Megatron-LM runs it: with fp16 loss scaling, unscale the fp32 gradients and check
+/// them for inf/nan; the gradient norm for clipping; Adam over the fp32 master weights and
+/// moments (exec.optimizer_bytes_per_param); the master weights copied to the model's
+/// precision; the fp32 gradient buffer zeroed for the next step.
+Operators optimizer_operators(double params, const ModelSpec& model, const ExecutionSpec& exec);
 
 /// Parameters of the embedding (first stage) or of the LM head (last stage) on one GPU:
 /// vocab x d_model / tp, plus the learned positions on the first stage.

@@ -62,7 +62,7 @@ KernelTime optimizer_time(const Scenario& s, int stage) {
   GradientBytes g = gradient_bytes(s, stage);
   double dense = g.dense / s.model.bytes_per_word, experts = g.experts / s.model.bytes_per_word;
   if (e.zero >= 1) dense /= e.dp, experts /= static_cast<double>(e.dp / e.ep);
-  return operator_time(optimizer_operator(dense + experts, s.model, e), s.system.gpu);
+  return operators_time(optimizer_operators(dense + experts, s.model, e), s.system.gpu);
 }
 
 StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {

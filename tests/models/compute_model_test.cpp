@@ -132,10 +132,21 @@ TEST(Operators, VocabularyAddsEmbeddingHeadAndTheirParameters) {
   EXPECT_EQ(embedding_params(m, e), 800);
 }
 
-TEST(Operators, AdamReadsAndWritesStateGradientAndParameter) {
-  // 1000 parameters: 12 B of state read and written, a 2 B gradient read and a 2 B
-  // parameter written: 1000 x 28 B.
-  EXPECT_EQ(optimizer_operator(1000, tiny(), ExecutionSpec{}).bytes.value(), 28000);
+TEST(Operators, TheOptimizerStepRunsMegatronsKernels) {
+  // 1000 parameters, BF16, fp32 gradients (4 B): the norm reads them (4000 B); Adam reads and
+  // writes 12 B of state and reads the gradient (28000 B); the master weights are copied to
+  // BF16 (4 + 2 B: 6000 B); the gradients are zeroed (4000 B). 42 B per parameter.
+  Operators bf16 = optimizer_operators(1000, tiny(), ExecutionSpec{});
+  ASSERT_EQ(bf16.size(), 4u);
+  EXPECT_EQ(find(bf16, "grad_norm").bytes.value(), 4000);
+  EXPECT_EQ(find(bf16, "adam").bytes.value(), 28000);
+  EXPECT_EQ(find(bf16, "param_copy").bytes.value(), 6000);
+  EXPECT_EQ(bytes_of(bf16).value(), 42000);
+  // FP16 loss scaling adds the unscale and inf/nan check: the gradients read and written,
+  // 8000 B more: 50 B per parameter.
+  ModelSpec fp16 = tiny();
+  fp16.precision = "fp16";
+  EXPECT_EQ(bytes_of(optimizer_operators(1000, fp16, ExecutionSpec{})).value(), 50000);
 }
 
 GpuSpec a100_like() {
