@@ -105,6 +105,7 @@ TEST(ValidateTest, QuickPrintsItsVerdictsAndWritesWhereOutSays) {
   ASSERT_TRUE(json.good());
   nlohmann::json report = nlohmann::json::parse(json);
   EXPECT_EQ(report["published"].size(), 2u); // the two cheapest runs only
+  EXPECT_EQ(report["layers"].size(), 5u);    // Korthikanti et al.'s Table 4 settings
   EXPECT_TRUE(std::filesystem::exists(dir / "validation.md"));
 }
 

@@ -22,6 +22,7 @@ ValidationReport run_validation(const ValidateOptions& options) {
   r.collectives = collective_checks(options.quick);
   logger("trainsim.validate")->info("validate: published runs");
   r.published = published_checks(r.options);
+  r.layers = layer_checks();
   for (const PublishedCheck& p : r.published)
     r.bounds.push_back({"validation/" + p.name, "published run", p.gpus, p.step_s, p.bound_s, ""});
   if (!options.quick) {

@@ -70,6 +70,13 @@ struct PublishedCheck {
   [[nodiscard]] double error() const { return predicted / published - 1.0; }
 };
 
+/// One transformer layer's forward + backward against a published measurement of it.
+struct LayerCheck {
+  std::string variant;
+  double published_ms = 0, predicted_ms = 0;
+  [[nodiscard]] double error() const { return predicted_ms / published_ms - 1.0; }
+};
+
 /// The published-run suite's figures: mean and worst absolute relative error.
 struct PublishedErrors {
   double mean = 0, worst = 0;
@@ -93,6 +100,7 @@ struct ValidationReport {
   int random_generated = 0, random_rejected = 0; ///< rejected: parse_scenario refused them
   std::vector<CollectiveCheck> collectives;
   std::vector<PublishedCheck> published;
+  std::vector<LayerCheck> layers;
   std::vector<FrontierCheck> frontier;
   std::vector<std::string> skipped; ///< what could not be run, and why
   double wall_s = 0;
@@ -103,6 +111,7 @@ std::vector<ExactCase> exact_cases(bool quick);
 std::vector<BoundCheck> bound_checks(const ValidateOptions& options, int& generated, int& rejected);
 std::vector<CollectiveCheck> collective_checks(bool quick);
 std::vector<PublishedCheck> published_checks(const ValidateOptions& options);
+std::vector<LayerCheck> layer_checks();
 std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped);
 
 /// Random scenario `index` of the stream seeded with `seed`, named "random/INDEX"; deterministic
