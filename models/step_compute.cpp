@@ -61,7 +61,7 @@ KernelTime optimizer_time(const Scenario& s, int stage) {
   // dense weights, the dp / ep GPUs holding the same experts for expert weights.
   GradientBytes g = gradient_bytes(s, stage);
   double dense = g.dense / s.model.bytes_per_word, experts = g.experts / s.model.bytes_per_word;
-  if (e.zero >= 1) dense /= e.dp, experts /= static_cast<double>(e.dp / e.ep);
+  if (e.zero >= 1) dense /= e.dp, experts /= static_cast<double>(e.dp) / e.ep;
   return operators_time(optimizer_operators(dense + experts, s.model, e), s.system.gpu);
 }
 

@@ -35,6 +35,7 @@ public:
   friend constexpr Quantity operator/(Quantity a, double k) { return Quantity(a.value_ / k); }
   /// A ratio of two like quantities is a plain number.
   friend constexpr double operator/(Quantity a, Quantity b) { return a.value_ / b.value_; }
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads the defaulted <=>'s 0
   friend constexpr auto operator<=>(Quantity, Quantity) = default;
 
 private:

@@ -15,7 +15,7 @@ Scenario layer_of_22b(bool sequence_parallel, Recompute recompute) {
   m.name = "gpt-22b layer";
   m.layers = 1;
   m.d_model = 6144;
-  m.d_ff = 4 * 6144;
+  m.d_ff = 4L * 6144;
   m.heads = 64;
   m.seq_len = 2048;
   m.precision = "fp16";
