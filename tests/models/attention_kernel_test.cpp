@@ -8,26 +8,20 @@
 #include "models/compute_model.hpp"
 #include "models/operators.hpp"
 #include "models/workload.hpp"
+#include "tests/models/operator_fixtures.hpp"
 
 namespace trainsim {
 namespace {
 
-// d_model 8, 2 heads of 4, d_ff 32, sequences of 4 tokens, micro-batch 1, BF16, unfused.
+// The tiny layer (d_model 8, 2 heads of 4, sequences of 4 tokens) with the unfused core.
 ModelSpec tiny() {
-  ModelSpec m;
-  m.layers = 1;
-  m.d_model = 8;
-  m.heads = 2;
-  m.d_ff = 32;
-  m.seq_len = 4;
+  ModelSpec m = testing::tiny_layer();
   m.attention = AttentionKernel::unfused;
   return m;
 }
 
 const Operator* find(const Operators& ops, const std::string& name) {
-  for (const Operator& op : ops)
-    if (op.name == name) return &op;
-  return nullptr;
+  return testing::find_or_null(ops, name);
 }
 
 TEST(UnfusedAttention, RunsTheFullScoresAsBatchedGemmsAndMovesThemThroughHbm) {

@@ -8,29 +8,18 @@
 
 #include "models/operators.hpp"
 #include "models/step_compute.hpp"
+#include "tests/models/operator_fixtures.hpp"
 
 namespace trainsim {
 namespace {
 
-// d_model 8, 2 heads of 4 (1 KV head: grouped-query), d_ff 32, sequences of 4 tokens,
-// micro-batch 1, BF16: 4 tokens per microbatch.
-ModelSpec tiny() {
-  ModelSpec m;
-  m.layers = 1;
-  m.d_model = 8;
-  m.heads = 2;
-  m.kv_heads = 1;
-  m.d_ff = 32;
-  m.seq_len = 4;
-  return m;
-}
+using testing::find;
 
-const Operator& find(const Operators& ops, const std::string& name) {
-  for (const Operator& op : ops)
-    if (op.name == name) return op;
-  ADD_FAILURE() << "no operator " << name;
-  static const Operator none;
-  return none;
+// The tiny layer with one KV head (grouped-query), micro-batch 1: 4 tokens per microbatch.
+ModelSpec tiny() {
+  ModelSpec m = testing::tiny_layer();
+  m.kv_heads = 1;
+  return m;
 }
 
 double flop_of_kind(const Operators& ops, OperatorKind kind) {

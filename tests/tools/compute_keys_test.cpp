@@ -5,9 +5,13 @@
 #include <string>
 
 #include "tools/io/scenario_loader.hpp"
+#include "tests/tools/loader_fixtures.hpp"
 
 namespace trainsim {
 namespace {
+
+using testing::error_of;
+using testing::with;
 
 // A valid 16-GPU transformer; each test changes one thing in it.
 const std::string kValid = R"(model:
@@ -26,12 +30,6 @@ execution:
   global_batch: 8
 )";
 
-std::string with(std::string text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
-
 std::string model_with(const std::string& lines) {
   return with(kValid, "  seq_len: 1024\n", "  seq_len: 1024\n" + lines);
 }
@@ -39,15 +37,6 @@ std::string gpu_with(const std::string& keys) {
   return with(kValid, "{preset: a100-sxm-80gb}", "{preset: a100-sxm-80gb, " + keys + "}");
 }
 std::string execution_with(const std::string& lines) { return kValid + lines; }
-
-std::string error_of(const std::string& text) {
-  try {
-    (void)parse_scenario(text, "s.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "accepted";
-}
 
 TEST(ComputeKeys, DefaultsPriceATransformerPerOperatorWithoutAVocabulary) {
   Scenario s = parse_scenario(kValid, "s.yaml").scenario;

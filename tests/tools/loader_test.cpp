@@ -9,9 +9,13 @@
 
 #include "sim/log.hpp"
 #include "tools/io/scenario_loader.hpp"
+#include "tests/tools/loader_fixtures.hpp"
 
 namespace trainsim {
 namespace {
+
+using testing::error_of;
+using testing::with;
 
 // A valid 16-GPU scenario; each test breaks one thing in it.
 const std::string kValid = R"(model:
@@ -31,21 +35,6 @@ execution:
   global_batch: 8
   micro_batch: 2
 )";
-
-std::string with(std::string text, const std::string& from, const std::string& to) {
-  auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
-
-std::string error_of(const std::string& text) {
-  try {
-    (void)parse_scenario(text, "s.yaml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "accepted";
-}
 
 TEST(Loader, AcceptsTheValidScenario) {
   LoadedScenario loaded = parse_scenario(kValid, "s.yaml");
