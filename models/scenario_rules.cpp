@@ -75,10 +75,11 @@ void check_compute(const Rules& r) {
   if (g.gemm_peak > g.peak)
     r.broken("system.gpu.gemm_peak", format(g.gemm_peak),
              "exceeds the peak (" + format(g.peak) + "): it is what GEMMs achieve of it");
-  for (const FlopPerSecond& rate : g.flash_attention.d128)
-    if (rate > g.peak)
-      r.broken("system.gpu.flash_attention", format(rate),
-               "exceeds the peak (" + format(g.peak) + ")");
+  for (const auto* row : {&g.flash_attention.d64, &g.flash_attention.d128})
+    for (const FlopPerSecond& rate : *row)
+      if (rate > g.peak)
+        r.broken("system.gpu.flash_attention", format(rate),
+                 "exceeds the peak (" + format(g.peak) + ")");
 }
 
 void check_degrees(const Rules& r) {

@@ -267,7 +267,6 @@ nlohmann::ordered_json validation_json(const ValidationReport& r) {
   nlohmann::ordered_json j;
   j["quick"] = r.options.quick;
   j["seed"] = r.options.seed;
-  j["matmul_efficiency"] = r.options.matmul_efficiency;
   j["wall_s"] = r.wall_s;
   j["summary"] = {{"exact_worst_error", worst_exact(r)},
                   {"bound_violations", violations(r)},

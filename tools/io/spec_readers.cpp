@@ -24,7 +24,6 @@ void reject_transformer_keys(const Params& p) {
 void read_transformer_parts(const Params& p, ModelSpec& m) {
   m.kv_heads = p.get_positive_or("kv_heads", m.heads);
   m.vocab = p.get_or("vocab", m.vocab);
-  if (m.vocab < 0) p.fail("vocab", "must not be negative (0: no embedding or LM head)");
   m.biases = p.get_or("biases", m.biases);
   m.dropout = p.get_or("dropout", m.dropout);
   m.rotary = p.get_or("rotary", m.rotary);

@@ -21,9 +21,6 @@ struct ValidateOptions {
   int random_scenarios = 200; ///< random scenarios in the full run (quick: 20)
   unsigned long long seed =
       20261130; ///< the random scenarios' seed; fixed so reports are reproducible
-  /// Sustained fraction of peak for matmuls in every published run; one value for all of
-  /// them, the project's default (models/scenario.hpp), not fitted to any run.
-  double matmul_efficiency = 0.8;
   std::string scenarios_dir; ///< default: the scenarios folder found at run time
                              ///< (tools/io/data_dir.hpp)
 };
