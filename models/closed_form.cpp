@@ -71,10 +71,10 @@ struct LayerSplit {
 // One layer, one microbatch, as sim/program.cpp replays it: per block (attention, MLP) its
 // kernels, then its TP all-reduce (sequence parallelism: an all-gather before and a
 // reduce-scatter after, the same two phases); an expert block adds an EP all-to-all before
-// and after its kernels. Backward runs the blocks' gradient kernels (and what recomputation
-// runs again), and the same collectives. ZeRO-3 gathers the layer's parameters over DP
-// before each pass and reduce-scatters its gradients after the backward. Collectives in the
-// passes take the stage's cheapest group.
+// and after its kernels. Backward runs the blocks' gradient kernels and the same collectives;
+// full recomputation first runs the forward again, its collectives too. ZeRO-3 gathers the
+// layer's parameters over DP before each pass and reduce-scatters its gradients after the
+// backward. Collectives in the passes take the stage's cheapest group.
 LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric& f,
                        TierNames& names) {
   const ExecutionSpec& e = s.execution;
@@ -87,7 +87,9 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   CollectiveCost zero = cheapest(e.dp_collective, 1, s.model.bytes_per_word * c.params, e.dp, f.dp);
   Split gather = e.zero >= 3 ? split_of(zero, &Split::zero) : Split{};
   names.tp = tp.tier, names.ep = f.ep.name, names.zero = zero.tier;
-  return {forward + comms + gather, backward + comms + gather * 2.0};
+  // Full recomputation runs the forward's collectives again (sim/program.cpp).
+  Split again = e.recompute == Recompute::full ? comms : Split{};
+  return {forward + comms + gather, backward + comms + again + gather * 2.0};
 }
 
 // Per stage: forward and backward of one chunk for one microbatch; the embedding (first

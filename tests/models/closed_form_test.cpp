@@ -195,6 +195,10 @@ TEST(ClosedForm, GroupsThatCrossNodesPayTheNetwork) {
   BoundResult b = bound(mlp_scenario(1, 1, 2, 1, 1), 1);
   EXPECT_NEAR(term(b, "network").value(), 2 * 40e-6, 1e-12);
   EXPECT_NEAR(term(b, "latency").value(), 3 * 1e-6 + 2 * 4e-6, 1e-12);
+  // Full recomputation runs the forward's all-reduce again: 3 x 40 us.
+  Scenario again = mlp_scenario(1, 1, 2, 1, 1);
+  again.execution.recompute = Recompute::full;
+  EXPECT_NEAR(term(bound(again, 1), "network").value(), 3 * 40e-6, 1e-12);
   // A TP group larger than a node crosses nodes: its ring runs at the pace of the crossing pair.
   BoundResult wide = bound(mlp_scenario(1, 1, 16, 1, 1));
   EXPECT_NEAR(term(wide, "latency").value(), 3 * 1e-6 + 2 * (2 * 15 * 2e-6), 1e-12);

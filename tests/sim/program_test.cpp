@@ -95,9 +95,15 @@ TEST(Program, OneStageOneLayerIsItsKernelsForwardThenBackward) {
   EXPECT_TRUE(p[0].forward);
   EXPECT_FALSE(p[3].forward);
   EXPECT_EQ(p[3].layer, 0);
-  // Recomputation runs the forward again in the backward pass: three times the kernel.
+  // Recomputation runs the layer's forward again (attention, MLP) before the backward's
+  // kernels, which keep their length: forward 2 kernels, backward 2 recomputed + 2 = 6.
   s.execution.recompute = Recompute::full;
-  EXPECT_DOUBLE_EQ(stage_program(s, 0, false)[2].duration.value(), (mlp * 3.0).value());
+  Program again = stage_program(s, 0, false);
+  ASSERT_EQ(shape(again), "C C C C C C waitS");
+  EXPECT_EQ(again[2].duration, attention);
+  EXPECT_EQ(again[3].duration, mlp);
+  EXPECT_DOUBLE_EQ(again[4].duration.value(), (mlp * 2.0).value());
+  EXPECT_FALSE(again[2].forward); // recomputed within the backward pass
   // Folded: the four kernels are one run, so one compute op of 3 x (attention + MLP).
   s.execution.recompute = Recompute::none;
   Program folded = stage_program(s, 0, true);
@@ -216,6 +222,12 @@ TEST(Program, FoldCountsEachDistinctCollective) {
   // reduce-scatter after it: 8 of each, counted separately in order of first appearance.
   s.execution.sequence_parallel = true;
   EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AG*8 tp.RS*8 waitS");
+  // Full recomputation re-runs each layer's forward, its two all-reduces included: 2 layers x
+  // (2 forward + 2 recomputed + 2 backward) = 12.
+  s.execution.sequence_parallel = false;
+  s.execution.recompute = Recompute::full;
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AR*12 waitS");
+  s.execution.recompute = Recompute::none;
   // On two stages, runs end at every transfer: stage 0 (layer 0) of 2 microbatches under
   // 1F1B runs F0 F1 B0 B1, each pass one run of 2 all-reduces.
   s = scenario(ModelKind::transformer, 2, grid(1, 2, 2, 2));
