@@ -92,11 +92,13 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   return {forward + comms + gather, backward + comms + again + gather * 2.0};
 }
 
-// Per stage: forward and backward of one chunk for one microbatch; the embedding (first
-// stage) and LM head (last stage) kernels, which one chunk's passes add per microbatch; the
-// gradient reduction after the last backward and the optimizer step after it.
+// Per stage: forward and backward of one layer for one microbatch and the layers of each
+// chunk; the embedding (first stage) and LM head (last stage) kernels, which one chunk's
+// passes add per microbatch; the gradient reduction after the last backward and the
+// optimizer step after it.
 struct StageCost {
   Split forward, backward, dp;
+  std::vector<double> chunk_layers;
   BlockTime vocabulary;
   Split optimizer;
   TierNames names;
@@ -106,17 +108,18 @@ struct StageCost {
 // sim/program.cpp fills them: a bucket closes once it holds dp_bucket bytes, and at the end of
 // the pass, with the embedding's and LM head's gradients in the stage's last bucket). Only
 // the last bucket must start after the pass, so only it is certain to add to the step: the
-// share of this stage's gradients it holds.
+// share of this stage's gradients it holds. The stage's last backward pass is its chunk 0's.
 double last_bucket_share(const Scenario& s, int stage) {
   const ExecutionSpec& e = s.execution;
-  int layers = chunk_layers(s.model, e, stage);
+  int layers = chunk_layers(s.model, e, stage, 0);
   Bytes per_layer = s.model.bytes_per_word * layer_costs(s.model, e).params, pending;
   for (int l = 1; l <= layers; ++l) {
     pending += per_layer;
     if (l < layers && pending >= e.dp_bucket) pending = Bytes();
   }
   GradientBytes g = gradient_bytes(s, stage);
-  Bytes all = g.dense + g.experts, vocabulary = all - per_layer * (layers * e.chunks());
+  Bytes all = g.dense + g.experts,
+        vocabulary = all - per_layer * stage_layer_count(s.model, e, stage);
   return (pending + vocabulary) / all;
 }
 
@@ -160,9 +163,9 @@ std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs,
     const StageFabric& f = fabric.stages[static_cast<size_t>(j)];
     StageCost stage;
     LayerSplit layer = layer_split(s, costs, f, stage.names);
-    double layers = chunk_layers(s.model, e, j);
-    stage.forward = layer.forward * layers;
-    stage.backward = layer.backward * layers;
+    for (int c = 0; c < e.chunks(); ++c) stage.chunk_layers.push_back(chunk_layers(s.model, e, j, c));
+    stage.forward = layer.forward;
+    stage.backward = layer.backward;
     stage.dp = gradient_reduction(s, j, f, stage.names);
     if (j == 0) stage.vocabulary = embedding_time(s);
     if (j == e.pp - 1) {
@@ -194,14 +197,22 @@ struct Critical {
   [[nodiscard]] Seconds total() const { return busy.total() + bubble + dp.total(); }
 };
 
+double layers_of(const StageCost& stage) {
+  double layers = 0;
+  for (double l : stage.chunk_layers) layers += l;
+  return layers;
+}
+
 Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e, Seconds send) {
   int chunks = e.chunks();
   int m = static_cast<int>(e.microbatches());
-  PassTimes pass;
-  for (const StageCost& c : st) {
-    pass.forward.push_back(c.forward.total());
-    pass.backward.push_back(c.backward.total());
-  }
+  PassTimes pass; // by virtual stage: chunk x stages + stage
+  for (int c = 0; c < chunks; ++c)
+    for (const StageCost& stage : st) {
+      double layers = stage.chunk_layers[static_cast<size_t>(c)];
+      pass.forward.push_back(stage.forward.total() * layers);
+      pass.backward.push_back(stage.backward.total() * layers);
+    }
   // The embedding runs in the first virtual stage's passes, the LM head in the last's.
   pass.first = {st.front().vocabulary.forward.total(), st.front().vocabulary.backward.total()};
   pass.last = {st.back().vocabulary.forward.total(), st.back().vocabulary.backward.total()};
@@ -211,7 +222,8 @@ Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e
   for (size_t j = 0; j < st.size(); ++j) {
     Split vocabulary = kernels(st[j].vocabulary.forward) + kernels(st[j].vocabulary.backward);
     Split passes =
-        (st[j].forward + st[j].backward) * (static_cast<double>(m) * chunks) + vocabulary * m;
+        (st[j].forward + st[j].backward) * (static_cast<double>(m) * layers_of(st[j])) +
+        vocabulary * m;
     Critical c{static_cast<int>(j), passes + st[j].optimizer,
                std::max(Seconds(0), finish[j] - passes.total()), st[j].dp, st[j].names};
     if (j == 0 || c.total() > worst.total()) worst = c;

@@ -25,7 +25,7 @@ struct PassEnds {
 class Walk {
 public:
   Walk(PipelineSchedule schedule, int microbatches, int chunks, const PassTimes& pass, Seconds send)
-      : stages_(static_cast<int>(pass.forward.size())), chunks_(chunks), pass_(pass),
+      : stages_(static_cast<int>(pass.forward.size()) / chunks), chunks_(chunks), pass_(pass),
         send_(send.value()), ends_(stages_ * chunks, microbatches),
         free_at_(static_cast<size_t>(stages_), 0.0), done_at_(static_cast<size_t>(stages_), 0.0),
         next_(static_cast<size_t>(stages_), 0) {
@@ -61,7 +61,7 @@ private:
                          : arrival(ends_.at(false, vs + 1, op.microbatch));
     if (input < 0) return false;
     double end = std::max(input, free_at_[s]) +
-                 (op.forward ? pass_.forward : pass_.backward)[s].value() +
+                 (op.forward ? pass_.forward : pass_.backward)[static_cast<size_t>(vs)].value() +
                  extra(op.forward, vs == 0, vs == last);
     ends_.at(op.forward, vs, op.microbatch) = free_at_[s] = end;
     bool sends = op.forward ? vs < last : vs > 0;

@@ -11,8 +11,8 @@
 
 namespace trainsim {
 
-/// Per stage, the time of one forward and one backward pass of one chunk (with v
-/// interleaved chunks a stage's layers are split into v equal chunks).
+/// Per virtual stage (chunk x stages + stage), the time of its forward and backward pass of
+/// one microbatch: chunks x stages entries each.
 struct PassTimes {
   std::vector<Seconds> forward, backward;
   /// What the passes of the first virtual stage (the embedding) and of the last (the LM

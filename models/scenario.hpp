@@ -116,6 +116,12 @@ struct ExecutionSpec {
   long micro_batch = 1;  ///< sequences per microbatch
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int interleave = 1;             ///< virtual pipeline stages per GPU (schedule interleaved)
+  /// The pipeline split (models/stage_layout.hpp): the first and last stages' layers (0: an
+  /// even share), or the embedding and the loss each counted as a layer.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  bool embedding_as_layer = false;
+  bool loss_as_layer = false;
   bool sequence_parallel = false; ///< TP all-reduces split into reduce-scatter + all-gather
   int zero = 0; ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
   Recompute recompute = Recompute::none;

@@ -109,6 +109,12 @@ void check_batch(const Rules& r) {
 void check_schedule(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
   r.positive("execution.interleave", e.interleave);
+  if (e.first_stage_layers < 0)
+    r.broken("execution.first_stage_layers", std::to_string(e.first_stage_layers),
+             "must be greater than zero");
+  if (e.last_stage_layers < 0)
+    r.broken("execution.last_stage_layers", std::to_string(e.last_stage_layers),
+             "must be greater than zero");
   if (e.schedule != PipelineSchedule::interleaved && e.interleave != 1)
     r.broken("execution.interleave", std::to_string(e.interleave), "needs schedule: interleaved");
   if (e.schedule == PipelineSchedule::interleaved && e.microbatches() % e.pp != 0)
@@ -157,10 +163,7 @@ void check_fit(const Rules& r) {
   if (e.pp > m.layers)
     r.broken("execution.pp", std::to_string(e.pp),
              "exceeds the model's " + std::to_string(m.layers) + " layers");
-  if (e.schedule == PipelineSchedule::interleaved && m.layers % (e.pp * e.interleave) != 0)
-    r.broken("execution.interleave", std::to_string(e.interleave),
-             "pp x interleave = " + std::to_string(e.pp * e.interleave) +
-                 " must divide the model's " + std::to_string(m.layers) + " layers");
+  if (LayoutProblem p = layout_problem(m, e); !p.empty()) r.broken(p.key, p.value, p.why);
   if (m.experts % e.ep != 0)
     r.broken("execution.ep", std::to_string(e.ep),
              "must divide the model's " + std::to_string(m.experts) + " experts");

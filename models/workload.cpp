@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/operators.hpp"
+#include "models/stage_layout.hpp"
 
 namespace trainsim {
 namespace {
@@ -67,6 +68,7 @@ LayerShape layer_shape(const ModelSpec& m) {
   if (m.kv_heads > 0) l.kv_width = m.kv_heads * (l.d_model / m.heads);
   if (m.per_operator() && m.attention == AttentionKernel::unfused)
     l.score_elements = static_cast<double>(m.heads) * l.seq_len;
+  l.dropout = m.dropout;
   return l;
 }
 
@@ -116,18 +118,10 @@ LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
 
 GradientBytes gradient_bytes(const Scenario& s, int stage) {
   const ExecutionSpec& e = s.execution;
-  double layers = chunk_layers(s.model, e, stage) * e.chunks();
+  double layers = stage_layer_count(s.model, e, stage);
   GpuParams p = params_on_gpu(layer_shape(s.model), gpu_share(s.model, e), layers);
   Bytes word = s.model.bytes_per_word;
   return {word * (p.dense + vocabulary_params(s.model, e, stage)), word * p.experts};
-}
-
-int stage_layers(int layers, int pp, int stage) {
-  return layers / pp + (stage < layers % pp ? 1 : 0);
-}
-
-int chunk_layers(const ModelSpec& m, const ExecutionSpec& e, int stage) {
-  return e.chunks() > 1 ? m.layers / (e.pp * e.chunks()) : stage_layers(m.layers, e.pp, stage);
 }
 
 double tokens_per_step(const ModelSpec& m, const ExecutionSpec& e) {
@@ -157,16 +151,27 @@ Seconds kernel_time(const KernelCost& cost, const GpuSpec& gpu) {
 
 namespace {
 
-// Activations kept for backward, per layer and microbatch (Korthikanti et al. 2022, eq. 1):
-// 34 x tokens x d_model bytes / tp for a transformer, plus 5 bytes per attention score an
-// unfused attention keeps (none under flash attention or selective recomputation); an MLP
-// block keeps its input and hidden activations. Full recomputation keeps each layer's input.
+// Activations kept for backward, per layer and microbatch, term by term as Korthikanti et
+// al. 2022 (section 4.1) count them for their GPT (MHA, dropout, a 4 d_model GeLU MLP), where
+// they sum to 34 bytes per token and d_model at 2 bytes a word: per norm its input (2 words);
+// attention: the QKV GEMM's input, Q, K and V (1 + 2 kv / d_model), the output projection's
+// input; the MLP: fc1's input, the activation's input and fc2's (2 d_ff words, or 3 d_ff for
+// a gated MLP's gate, up and product), per expert a token visits; a 1-byte dropout mask after
+// each block. Without sequence parallelism the norms' inputs, the QKV and fc1 inputs and the
+// masks are whole on every TP rank, the rest split (their eq. 2: 10 + 24 / t). An unfused
+// attention also keeps 5 bytes per score (none under flash attention or selective
+// recomputation). An MLP block keeps its input and hidden activations. Full recomputation
+// keeps each layer's input.
 double activations_per_layer(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
-  double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value();
+  double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value(), tp = g.tp();
   if (r.recompute) return tokens * d * w;
-  double scores = r.recompute_attention ? 0.0 : 5.0 * tokens * l.score_elements / g.tp();
-  if (l.kind == ModelKind::transformer) return tokens * d * 34.0 / g.tp() + scores;
-  return tokens * (d + (l.gated_mlp ? 3.0 : 2.0) * l.top_k * l.d_ff) * w / g.tp();
+  double scores = r.recompute_attention ? 0.0 : 5.0 * tokens * l.score_elements / tp;
+  double hidden = (l.gated_mlp ? 3.0 : 2.0) * l.top_k * l.d_ff;
+  if (l.kind != ModelKind::transformer) return tokens * (d + hidden) * w / tp;
+  double kv = l.kv_width > 0 ? l.kv_width : d;
+  double whole = (2.0 * d + d + d) * w + (l.dropout ? 2.0 * d : 0.0); // norms, QKV, fc1, masks
+  double split = (d + 2.0 * kv + d) * w + hidden * w; // Q, K, V, out_proj input; MLP hidden
+  return tokens * (r.sequence_parallel ? (whole + split) / tp : whole + split / tp) + scores;
 }
 
 // ZeRO shards a parameter's state over the ranks that hold the same parameter: all of DP for
@@ -191,18 +196,25 @@ MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidenc
 }
 
 MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
-  double microbatches = static_cast<double>(e.microbatches());
   StageResidency r;
-  r.layers = stage_layers(m.layers, e.pp, 0);
-  r.vocabulary_params = vocabulary_params(m, e, 0);
-  r.in_flight =
-      e.schedule == PipelineSchedule::gpipe ? microbatches : std::min<double>(e.pp, microbatches);
   r.dp = e.dp;
   r.zero = e.zero;
   r.optimizer_bytes_per_param = e.optimizer_bytes_per_param;
   r.recompute = e.recompute == Recompute::full;
   r.recompute_attention = e.recompute == Recompute::selective;
-  return memory_use(layer_shape(m), gpu_share(m, e), r);
+  r.sequence_parallel = e.sequence_parallel || e.tp == 1;
+  LayerShape shape = layer_shape(m);
+  GpuShare share = gpu_share(m, e);
+  MemoryUse most;
+  for (int stage = 0; stage < e.pp; ++stage) {
+    r.layers = stage_layer_count(m, e, stage);
+    r.vocabulary_params = vocabulary_params(m, e, stage);
+    // memory_use() counts activations as layers x microbatches in flight.
+    r.in_flight = r.layers > 0 ? peak_held_layers(m, e, stage) / r.layers : 0.0;
+    MemoryUse use = memory_use(shape, share, r);
+    if (stage == 0 || use.total() > most.total()) most = use;
+  }
+  return most;
 }
 
 std::string to_string(PipelineSchedule s) {

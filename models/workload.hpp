@@ -5,6 +5,7 @@
 #pragma once
 
 #include "models/scenario.hpp"
+#include "models/stage_layout.hpp"
 
 namespace trainsim {
 
@@ -24,6 +25,7 @@ struct LayerShape {
   /// Attention-score elements per token an unfused attention keeps for its backward (heads x
   /// seq_len, 5 bytes each: softmax output, dropout mask and output); 0 under flash attention.
   double score_elements = 0;
+  bool dropout = true; ///< a 1-byte mask after the attention and after the MLP
 };
 LayerShape layer_shape(const ModelSpec& model);
 
@@ -80,13 +82,6 @@ struct GpuParams {
 };
 GpuParams params_on_gpu(const LayerShape& layer, const GpuShare& share, double layers = 1);
 
-/// Layers on pipeline stage `stage` (the first layers % pp stages take one more).
-int stage_layers(int layers, int pp, int stage);
-
-/// Layers in each of the exec.chunks() chunks of pipeline stage `stage`: layers / (pp x v)
-/// when interleaved (the loader makes that divide), otherwise stage_layers().
-int chunk_layers(const ModelSpec& model, const ExecutionSpec& exec, int stage);
-
 /// Gradient bytes one GPU of pipeline stage `stage` reduces per step: over its DP group
 /// (dense: attention, or everything without expert parallelism) and over the GPUs holding
 /// the same experts (experts: DP / EP of them).
@@ -125,14 +120,15 @@ struct StageResidency {
   double dp = 1;                ///< data-parallel ranks (a real number while the frontier searches)
   int zero = 0;                 ///< 1 shards optimizer state, 2 also gradients, 3 also weights
   Bytes optimizer_bytes_per_param{12.0};
+  bool sequence_parallel = true;    ///< the norms' and dropouts' activations split over TP too
   bool recompute = false;           ///< full: only each layer's input is kept
   bool recompute_attention = false; ///< selective: the attention core keeps no activations
 };
 MemoryUse memory_use(const LayerShape& layer, const GpuShare& share,
                      const StageResidency& residency);
 
-/// HBM needed on the most loaded GPU (pipeline stage 0, which holds the most layers and,
-/// under 1F1B, the most microbatches in flight).
+/// HBM needed on the most loaded GPU: of every pipeline stage's layers, vocabulary and peak of
+/// activations held under the schedule (models/stage_layout.hpp), the largest.
 MemoryUse memory_per_gpu(const ModelSpec& model, const ExecutionSpec& exec);
 
 } // namespace trainsim

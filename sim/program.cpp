@@ -55,7 +55,7 @@ private:
   [[nodiscard]] bool last_virtual(int chunk) const {
     return stage_ == e_.pp - 1 && chunk == e_.chunks() - 1;
   }
-  [[nodiscard]] int layers(int /*chunk*/) const { return chunk_layers(s_.model, e_, stage_); }
+  [[nodiscard]] int layers(int chunk) const { return chunk_layers(s_.model, e_, stage_, chunk); }
   [[nodiscard]] bool moe() const { return e_.ep > 1; }
   [[nodiscard]] Bytes layer_gradients() const { return s_.model.bytes_per_word * costs_.params; }
   /// This stage's embedding and LM head gradients (none without a vocabulary).
@@ -88,13 +88,14 @@ private:
     if (!last_virtual(chunk))
       program_.push_back(transfer(OpKind::recv, false, costs_.pp_activation));
     if (last_virtual(chunk)) extra_kernels(head_.backward);
-    for (int l = 0; l < layers(chunk); ++l) {
-      tagged(layers(chunk) - 1 - l, [&] { layer(false); });
-      bool end = l + 1 == layers(chunk);
-      if (end && first_virtual(chunk)) extra_kernels(embedding_.backward);
-      if (end && final_pass && e_.dp_overlap) pending_ += vocabulary_gradients();
-      if (last && e_.dp_overlap) bucket(end);
+    int n = layers(chunk); // none in a chunk that holds only the embedding or the loss
+    for (int l = 0; l < n; ++l) {
+      tagged(n - 1 - l, [&] { layer(false); });
+      if (l + 1 < n && last && e_.dp_overlap) bucket(layer_gradients(), false);
     }
+    if (first_virtual(chunk)) extra_kernels(embedding_.backward);
+    if (final_pass && e_.dp_overlap) pending_ += vocabulary_gradients();
+    if (last && e_.dp_overlap) bucket(n > 0 ? layer_gradients() : Bytes(), true);
     if (!first_virtual(chunk))
       program_.push_back(transfer(OpKind::send, false, costs_.pp_activation));
   }
@@ -163,8 +164,8 @@ private:
 
   /// During the last backward pass: start a DP collective whenever a bucket's worth of
   /// gradients is ready, and for the rest at the end of the pass.
-  void bucket(bool end_of_pass) {
-    pending_ += layer_gradients();
+  void bucket(Bytes gradients, bool end_of_pass) {
+    pending_ += gradients;
     if (pending_ < e_.dp_bucket && !end_of_pass) return;
     for (Op op : gradient_ops(pending_)) {
       op.kind = OpKind::start_collective;

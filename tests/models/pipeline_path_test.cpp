@@ -8,9 +8,9 @@ namespace trainsim {
 namespace {
 
 // f = 1 s forward and b = 2 s backward on every stage (per chunk: divided by the chunks).
-PassTimes uniform(int stages, double chunks = 1) {
+PassTimes uniform(int stages, int chunks = 1) {
   PassTimes t;
-  for (int j = 0; j < stages; ++j) {
+  for (int j = 0; j < stages * chunks; ++j) {
     t.forward.emplace_back(1.0 / chunks);
     t.backward.emplace_back(2.0 / chunks);
   }

@@ -314,11 +314,31 @@ TEST(Loader, InterleavingMustDivideLayersAndMicrobatches) {
   std::string text = with(with(kValid, "pp: 1", "pp: 2\n  schedule: interleaved\n  interleave: 4"),
                           "dp: 2", "dp: 1");
   text = with(text, "global_batch: 8", "global_batch: 4");
-  EXPECT_EQ(
-      error_of(text),
-      "s.yaml: execution.interleave = '4': pp x interleave = 8 must divide the model's 4 layers");
+  EXPECT_EQ(error_of(text),
+            "s.yaml: execution.interleave = '4': pp x interleave = 8 must divide the model's 4 "
+            "layers (or first_stage_layers, last_stage_layers, embedding_as_layer or "
+            "loss_as_layer must make the split even)");
   EXPECT_EQ(error_of(with(kValid, "pp: 1", "pp: 1\n  interleave: 2")),
             "s.yaml: execution.interleave = '2': needs schedule: interleaved");
+}
+
+TEST(Loader, StageSplitKeysAreReadAndChecked) {
+  // 4 layers on pp 2 (dp 1 x tp 8 x pp 2 = 16 GPUs).
+  std::string two = with(with(kValid, "pp: 1", "pp: 2"), "dp: 2", "dp: 1");
+  LoadedScenario loaded = parse_scenario(with(two, "pp: 2", "pp: 2\n  first_stage_layers: 1"),
+                                         "s.yaml");
+  EXPECT_EQ(loaded.scenario.execution.first_stage_layers, 1);
+  EXPECT_EQ(loaded.scenario.execution.last_stage_layers, 0);
+  EXPECT_EQ(error_of(with(two, "pp: 2", "pp: 2\n  last_stage_layers: 0")),
+            "s.yaml: execution.last_stage_layers = '0': must be greater than zero");
+  // 4 layers and the embedding's slot: 5 over 2 stages.
+  EXPECT_EQ(error_of(with(two, "pp: 2", "pp: 2\n  embedding_as_layer: true")),
+            "s.yaml: execution.embedding_as_layer = 'true': the model's 4 layers and 1 for the "
+            "embedding and loss do not divide into pp x chunks = 2 virtual stages");
+  EXPECT_EQ(error_of(with(two, "pp: 2", "pp: 2\n  embedding_as_layer: true\n  loss_as_layer: true")),
+            "accepted");
+  EXPECT_EQ(error_of(with(two, "pp: 2", "pp: 2\n  loss_as_layer: maybe")),
+            "s.yaml: execution.loss_as_layer = 'maybe': is not true or false");
 }
 
 TEST(Loader, CollectivesMustSupportWhatTheExecutionAsksOf) {

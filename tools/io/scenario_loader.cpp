@@ -219,6 +219,12 @@ void read_schedule(const Params& p, ExecutionSpec& e) {
                        {"gpipe", PipelineSchedule::gpipe},
                        {"interleaved", PipelineSchedule::interleaved}});
   e.interleave = p.get_positive_or("interleave", e.interleave);
+  // Absent: the even split (no default is written back: 0 is not a layer count one can give).
+  for (auto [key, field] : {std::pair{"first_stage_layers", &ExecutionSpec::first_stage_layers},
+                            std::pair{"last_stage_layers", &ExecutionSpec::last_stage_layers}})
+    if (p.has(key)) e.*field = p.get_positive<int>(key);
+  e.embedding_as_layer = p.get_or("embedding_as_layer", e.embedding_as_layer);
+  e.loss_as_layer = p.get_or("loss_as_layer", e.loss_as_layer);
 }
 
 ExecutionSpec read_execution(const Params& p) {

@@ -14,6 +14,7 @@
 #include "models/error.hpp"
 #include "tools/study/cgroup_memory.hpp"
 #include "models/schedule.hpp"
+#include "models/stage_layout.hpp"
 #include "sim/program.hpp"
 
 namespace trainsim {
@@ -57,8 +58,7 @@ ProgramOps stage_ops(const Scenario& s) {
   double blocks = s.model.kind == ModelKind::transformer ? 2.0 : 1.0;
   double experts = e.ep > 1 ? 2.0 : 0.0;
   bool zero3 = e.zero >= 3;
-  double layers =
-      std::ceil(static_cast<double>(s.model.layers) / (static_cast<double>(e.pp) * e.chunks()));
+  double layers = max_chunk_layers(s.model, e);
   // With a vocabulary the first and last stages add an embedding or LM head op each way.
   double vocabulary = s.model.per_operator() && s.model.vocab > 0 ? 2.0 : 0.0;
   double fine_pair =

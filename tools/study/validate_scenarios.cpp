@@ -133,7 +133,7 @@ std::string parallelism(const ExecutionSpec& e) {
 std::string features(const Scenario& sc) {
   const ExecutionSpec& e = sc.execution;
   std::string out = parallelism(e) + " " + to_string(e.schedule);
-  if (e.schedule == PipelineSchedule::interleaved) out += "x" + std::to_string(e.interleave);
+  if (e.schedule == PipelineSchedule::interleaved) out.append("x").append(std::to_string(e.interleave));
   if (e.recompute != Recompute::none) out += " recompute " + to_string(e.recompute);
   if (e.sequence_parallel) out += " sp";
   if (e.zero > 0) out += " zero" + std::to_string(e.zero);

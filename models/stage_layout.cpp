@@ -1,0 +1,126 @@
+#include "models/stage_layout.hpp"
+
+#include <algorithm>
+
+#include "models/schedule.hpp"
+
+namespace trainsim {
+namespace {
+
+bool fixed_ends(const ExecutionSpec& e) { return e.first_stage_layers > 0 || e.last_stage_layers > 0; }
+int slots(const ExecutionSpec& e) {
+  return (e.embedding_as_layer ? 1 : 0) + (e.loss_as_layer ? 1 : 0);
+}
+int middle_stages(const ExecutionSpec& e) {
+  return e.pp - (e.first_stage_layers > 0 ? 1 : 0) - (e.last_stage_layers > 0 ? 1 : 0);
+}
+int middle_layers(const ModelSpec& m, const ExecutionSpec& e) {
+  return m.layers - e.first_stage_layers - e.last_stage_layers;
+}
+
+// A stage's layers when the first or last stage's are fixed.
+int fixed_stage_layers(const ModelSpec& m, const ExecutionSpec& e, int stage) {
+  if (e.first_stage_layers > 0 && stage == 0) return e.first_stage_layers;
+  if (e.last_stage_layers > 0 && stage == e.pp - 1) return e.last_stage_layers;
+  return middle_layers(m, e) / middle_stages(e);
+}
+
+LayoutProblem fixed_ends_problem(const ModelSpec& m, const ExecutionSpec& e) {
+  const char* key = e.first_stage_layers > 0 ? "execution.first_stage_layers"
+                                             : "execution.last_stage_layers";
+  std::string value = std::to_string(e.first_stage_layers > 0 ? e.first_stage_layers
+                                                              : e.last_stage_layers);
+  if (slots(e) > 0)
+    return {"execution.embedding_as_layer", "true",
+            "cannot be combined with first_stage_layers or last_stage_layers (nor can "
+            "Megatron-LM's two ways of lightening the end stages)"};
+  if (middle_stages(e) < 0 || e.pp < 2) return {key, value, "needs pp of at least 2"};
+  int middle = middle_layers(m, e), stages = middle_stages(e);
+  if (middle < stages || (stages == 0 && middle != 0) || (stages > 0 && middle % stages != 0))
+    return {key, value,
+            "leaves " + std::to_string(middle) + " of the model's " + std::to_string(m.layers) +
+                " layers for " + std::to_string(stages) +
+                " other stages, which does not split evenly with at least one layer each"};
+  for (int stage : {0, e.pp - 1})
+    if (fixed_stage_layers(m, e, stage) % e.chunks() != 0)
+      return {key, value,
+              "gives stage " + std::to_string(stage) + " " +
+                  std::to_string(fixed_stage_layers(m, e, stage)) +
+                  " layers, which do not divide into its " + std::to_string(e.chunks()) +
+                  " interleaved chunks"};
+  if (stages > 0 && (middle / stages) % e.chunks() != 0)
+    return {key, value,
+            "gives the middle stages " + std::to_string(middle / stages) +
+                " layers each, which do not divide into " + std::to_string(e.chunks()) +
+                " interleaved chunks"};
+  return {};
+}
+
+} // namespace
+
+int stage_layers(int layers, int pp, int stage) {
+  return layers / pp + (stage < layers % pp ? 1 : 0);
+}
+
+int chunk_layers(const ModelSpec& m, const ExecutionSpec& e, int stage, int chunk) {
+  int v = e.chunks();
+  if (fixed_ends(e)) return fixed_stage_layers(m, e, stage) / v;
+  if (slots(e) > 0) {
+    int per = (m.layers + slots(e)) / (e.pp * v), virtual_stage = chunk * e.pp + stage;
+    bool embedding = e.embedding_as_layer && virtual_stage == 0;
+    bool loss = e.loss_as_layer && virtual_stage == e.pp * v - 1;
+    return per - (embedding ? 1 : 0) - (loss ? 1 : 0);
+  }
+  if (v > 1) return m.layers / (e.pp * v);
+  return stage_layers(m.layers, e.pp, stage);
+}
+
+int stage_layer_count(const ModelSpec& m, const ExecutionSpec& e, int stage) {
+  int layers = 0;
+  for (int c = 0; c < e.chunks(); ++c) layers += chunk_layers(m, e, stage, c);
+  return layers;
+}
+
+int max_chunk_layers(const ModelSpec& m, const ExecutionSpec& e) {
+  int most = 0;
+  for (int j = 0; j < e.pp; ++j)
+    for (int c = 0; c < e.chunks(); ++c) most = std::max(most, chunk_layers(m, e, j, c));
+  return most;
+}
+
+LayoutProblem layout_problem(const ModelSpec& m, const ExecutionSpec& e) {
+  if (fixed_ends(e)) return fixed_ends_problem(m, e);
+  int virtual_stages = e.pp * e.chunks();
+  if (slots(e) > 0 && (m.layers + slots(e)) % virtual_stages != 0)
+    return {e.embedding_as_layer ? "execution.embedding_as_layer" : "execution.loss_as_layer",
+            "true",
+            "the model's " + std::to_string(m.layers) + " layers and " +
+                std::to_string(slots(e)) + " for the embedding and loss do not divide into pp x " +
+                "chunks = " + std::to_string(virtual_stages) + " virtual stages"};
+  if (slots(e) == 0 && e.chunks() > 1 && m.layers % virtual_stages != 0)
+    return {"execution.interleave", std::to_string(e.interleave),
+            "pp x interleave = " + std::to_string(virtual_stages) + " must divide the model's " +
+                std::to_string(m.layers) +
+                " layers (or first_stage_layers, last_stage_layers, embedding_as_layer or "
+                "loss_as_layer must make the split even)"};
+  return {};
+}
+
+double peak_held_layers(const ModelSpec& m, const ExecutionSpec& e, int stage) {
+  long microbatches = e.microbatches();
+  if (e.schedule == PipelineSchedule::gpipe)
+    return static_cast<double>(microbatches) * stage_layer_count(m, e, stage);
+  // After its warm-up the order repeats every pp microbatches (every pp x chunks passes), and
+  // the warm-up is under (chunks + 1) x pp passes: 3 x pp microbatches pass the peak. The
+  // interleaved schedule's microbatches are a multiple of pp, so the shorter walk is too.
+  int walked = static_cast<int>(std::min<long>(microbatches, 3L * e.pp));
+  double held = 0, peak = 0;
+  for (const PipelineOp& op : pipeline_order(e.schedule, stage, e.pp, walked, e.chunks())) {
+    double layers = chunk_layers(m, e, stage, op.chunk);
+    held += op.forward ? layers : -layers;
+    peak = std::max(peak, held);
+  }
+  return peak;
+}
+
+} // namespace trainsim
