@@ -36,14 +36,15 @@ Tier ring_tier(const GroupSpan& span, const PairCosts& pairs) {
 // The most favourable neighbour pair of a ring: least latency and most bandwidth of any pair.
 Tier closest_pair(const GroupSpan& g, const PairCosts& pairs) {
   if (g.size < 2) return tier_of(no_pair());
-  Tier best = tier_of(pairs(g.member(0), g.member(1)));
+  Tier best = tier_of(pairs(g.member(0), g.member(g.ring_next(0))));
   for (int i = 1; i < g.size; ++i)
-    best = most_favourable(best, tier_of(pairs(g.member(i), g.member(i + 1))));
+    best = most_favourable(best, tier_of(pairs(g.member(i), g.member(g.ring_next(i)))));
   return best;
 }
 
-GroupTiers group_tiers(const GroupSpan& g, const PairCosts& pairs, int gpus_per_node) {
-  GroupTiers t{ring_tier(g, pairs), closest_pair(g, pairs), node_block(g, gpus_per_node), {}, {}};
+GroupTiers group_tiers(GroupSpan g, const PairCosts& pairs, int gpus_per_node) {
+  g.ring_block = node_block(g, gpus_per_node); // rings are rail-aligned, as the simulator's
+  GroupTiers t{ring_tier(g, pairs), closest_pair(g, pairs), g.ring_block, {}, {}};
   if (t.block == 1 || t.block == g.size) return t.block = 1, t;
   // A rank's own block ring, and the rings across the blocks: it ends its all-gather only once
   // every ring across has delivered to its block-mates, so the slowest of those counts, and of
@@ -97,7 +98,7 @@ Tier pipeline_sends(const Layout& layout, int stage, const PairCosts& pairs) {
 RingCost ring_cost(const GroupSpan& g, const PairCosts& pairs) {
   RingCost ring{no_pair(), Seconds(0), true};
   for (int i = 0; i < g.size && g.size > 1; ++i) {
-    PairCost pair = pairs(g.member(i), g.member(i + 1));
+    PairCost pair = pairs(g.member(i), g.member(g.ring_next(i)));
     if (i > 0)
       ring.uniform &=
           pair.bandwidth == ring.slowest.bandwidth && pair.latency == ring.slowest.latency;

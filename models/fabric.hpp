@@ -24,8 +24,8 @@ struct PairCost {
 };
 using PairCosts = std::function<PairCost(int src, int dst)>;
 
-/// A ring over a group's members in order (member i sends to member i + 1). Its rounds run
-/// in lockstep, so the slowest neighbour pair paces every round.
+/// A ring over a group's members (member i sends to member group.ring_next(i)). Its rounds
+/// run in lockstep, so the slowest neighbour pair paces every round.
 struct RingCost {
   PairCost slowest;    ///< the pair with the least bandwidth (ties: the most latency)
   Seconds max_latency; ///< the most latency of any pair

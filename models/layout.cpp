@@ -2,6 +2,24 @@
 
 namespace trainsim {
 
+namespace {
+
+// The ring position of member i (or the member at position i: the map is its own inverse)
+// when odd blocks are walked backwards.
+int snake(int i, int block) {
+  int b = i / block, o = i % block;
+  return b * block + (b % 2 == 1 ? block - 1 - o : o);
+}
+
+} // namespace
+
+int GroupSpan::ring_next(int i) const {
+  i = (i % size + size) % size;
+  int b = ring_block;
+  if (b <= 1 || b >= size || size % b != 0) return (i + 1) % size;
+  return snake((snake(i, b) + 1) % size, b);
+}
+
 int node_block(const GroupSpan& g, int per_node) {
   if (g.stride >= per_node || per_node % g.stride != 0) return 1;
   int block = per_node / g.stride;

@@ -21,8 +21,14 @@ struct GroupSpan {
   int base = 0;
   int stride = 1;
   int size = 1;
+  int ring_block = 1; ///< members per node of a rail-aligned ring (node_block()); 1: none
   /// Member i, taken modulo the size (so me + 1 wraps around the ring).
   [[nodiscard]] int member(int i) const { return base + ((i % size + size) % size) * stride; }
+  /// The member after member i on the group's ring. With ring_block > 1 every other node's
+  /// members are walked backwards, so that the ring leaves a node from the GPU with the local
+  /// index it enters the next node by: NCCL's rail-aligned rings, GPU k of a node talking to
+  /// GPU k of the next, whose traffic stays on one rail's switches. Otherwise i + 1.
+  [[nodiscard]] int ring_next(int i) const;
   friend bool operator==(const GroupSpan&, const GroupSpan&) = default;
 };
 

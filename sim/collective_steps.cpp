@@ -46,7 +46,7 @@ sg4::CommPtr receive(const Inboxes& inboxes, int my_rank) {
 }
 
 RingView ring_of(const Group& g, const Inboxes& inboxes) {
-  return RingView{&inboxes, g.rank(), g.member(g.me + 1), g.hop_latency, g.span()};
+  return RingView{&inboxes, g.rank(), g.ring_next(), g.hop_latency, g.span()};
 }
 
 int ring_steps(CollectiveOp op, int size) {

@@ -31,7 +31,7 @@ struct RingView {
   GroupSpan members;   ///< the whole ring, member i sending to member i + 1
 };
 
-/// The group's own ring (member me -> me + 1) on `inboxes`.
+/// The group's own ring (member me -> its ring_next()) on `inboxes`.
 RingView ring_of(const Group& g, const Inboxes& inboxes);
 
 /// Ring rounds of an op over `size` members: 2(p-1) for an all-reduce, p-1 otherwise.

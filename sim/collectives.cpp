@@ -25,7 +25,7 @@ const Channel& Mailboxes::channel(std::string_view name) {
 }
 
 const RingCost& GroupPaths::ring(const GroupSpan& span) {
-  auto key = std::tuple(span.base, span.stride, span.size);
+  auto key = std::tuple(span.base, span.stride, span.size, span.ring_block);
   auto it = rings_.find(key);
   if (it == rings_.end()) it = rings_.emplace(key, ring_cost(span, pairs_)).first;
   return it->second;
@@ -34,7 +34,8 @@ const RingCost& GroupPaths::ring(const GroupSpan& span) {
 Group make_group(int base, int stride, int size, int me, std::string channel,
                  const topo::Topology& topology) {
   Group g{base, stride, size, me, std::move(channel), Seconds()};
-  if (size > 1) g.hop_latency = topology.path_latency(g.member(me), g.member(me + 1));
+  g.ring_block = node_block(g.span(), topology.gpus_per_node());
+  if (size > 1) g.hop_latency = topology.path_latency(g.rank(), g.ring_next());
   return g;
 }
 

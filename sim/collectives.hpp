@@ -71,14 +71,17 @@ struct Group {
   int size = 1;
   int me = 0;          ///< this rank's index in the group
   std::string channel; ///< mailbox channel of this group's messages (e.g. "tp", "dp")
-  Seconds hop_latency; ///< path latency from this rank to member me + 1 (set by make_group)
+  Seconds hop_latency; ///< path latency from this rank to the next on the ring (make_group)
+  int ring_block = 1;  ///< members per node of the rail-aligned ring (GroupSpan::ring_next)
 
-  [[nodiscard]] GroupSpan span() const { return {base, stride, size}; }
+  [[nodiscard]] GroupSpan span() const { return {base, stride, size, ring_block}; }
+  [[nodiscard]] int ring_next() const { return member(span().ring_next(me)); }
   [[nodiscard]] int member(int i) const { return span().member(i); }
   [[nodiscard]] int rank() const { return member(me); }
 };
 
-/// A group with hop_latency filled in from the topology's route to the next member.
+/// A group whose ring is rail-aligned on the topology's nodes (ring_block: node_block()),
+/// with hop_latency filled in from the route to the next member on it.
 Group make_group(int base, int stride, int size, int me, std::string channel,
                  const topo::Topology& topology);
 
@@ -91,7 +94,7 @@ public:
 
 private:
   PairCosts pairs_;
-  std::map<std::tuple<int, int, int>, RingCost> rings_;
+  std::map<std::tuple<int, int, int, int>, RingCost> rings_;
 };
 
 /// What an algorithm may use besides its group.

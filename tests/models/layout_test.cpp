@@ -75,6 +75,23 @@ TEST(Layout, MembersWrapAroundTheRing) {
   EXPECT_EQ(g.member(9), 3);
 }
 
+TEST(Layout, RailAlignedRingsWalkEveryOtherNodeBackwards) {
+  // DP of tp 4 on nodes of 8: members 0-7 are ranks 0, 4, 8, ..., 28, two per node (local
+  // GPUs 0 and 4). Blocks [0 1] [3 2] [4 5] [7 6]: 0 -> 1 -> 3 -> 2 -> 4 -> 5 -> 7 -> 6 -> 0.
+  GroupSpan dp{0, 4, 8, 2};
+  std::vector<int> next;
+  for (int i = 0; i < 8; ++i) next.push_back(dp.ring_next(i));
+  EXPECT_EQ(next, (std::vector<int>{1, 3, 4, 2, 5, 7, 0, 6}));
+  // Every hop between nodes joins GPUs of the same local index: the ring stays on its rails.
+  for (int i = 0; i < 8; ++i) {
+    int from = dp.member(i), to = dp.member(dp.ring_next(i));
+    if (from / 8 != to / 8) EXPECT_EQ(from % 8, to % 8) << from << " -> " << to;
+  }
+  // Without blocks (or with one node) the ring is the member order.
+  EXPECT_EQ((GroupSpan{0, 4, 8}).ring_next(3), 4);
+  EXPECT_EQ((GroupSpan{0, 1, 8, 8}).ring_next(7), 0);
+}
+
 TEST(Layout, PipelinePeersStepOneStageEachWay) {
   // pp 4 of 2 ranks per stage: rank 3 (stage 1) sends forward to 5, backward to 1; the last
   // stage's next is the first and the first stage's previous the last.
