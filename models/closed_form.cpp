@@ -85,11 +85,14 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   Split comms = split_of(tp, &Split::tp) * c.tp_allreduces;
   if (e.ep > 1) comms += all_to_all(c.tp_allreduce * s.model.top_k, e.ep, f.ep) * 2.0;
   CollectiveCost zero = cheapest(e.dp_collective, 1, s.model.bytes_per_word * c.params, e.dp, f.dp);
+  CollectiveCost zero_reduce =
+      cheapest(e.dp_collective, 1, gradient_word(s.model, e) * c.params, e.dp, f.dp);
   Split gather = e.zero >= 3 ? split_of(zero, &Split::zero) : Split{};
+  Split reduce = e.zero >= 3 ? split_of(zero_reduce, &Split::zero) : Split{};
   names.tp = tp.tier, names.ep = f.ep.name, names.zero = zero.tier;
   // Full recomputation runs the forward's collectives again (sim/program.cpp).
   Split again = e.recompute == Recompute::full ? comms : Split{};
-  return {forward + comms + gather, backward + comms + again + gather * 2.0};
+  return {forward + comms + gather, backward + comms + again + gather + reduce};
 }
 
 // Per stage: forward and backward of one layer for one microbatch and the layers of each
@@ -112,7 +115,7 @@ struct StageCost {
 double last_bucket_share(const Scenario& s, int stage) {
   const ExecutionSpec& e = s.execution;
   int layers = chunk_layers(s.model, e, stage, 0);
-  Bytes per_layer = s.model.bytes_per_word * layer_costs(s.model, e).params, pending;
+  Bytes per_layer = gradient_word(s.model, e) * layer_costs(s.model, e).params, pending;
   for (int l = 1; l <= layers; ++l) {
     pending += per_layer;
     if (l < layers && pending >= e.dp_bucket) pending = Bytes();
@@ -133,22 +136,20 @@ Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f, Tie
   if (e.zero >= 3) return dp;
   GradientBytes g = gradient_bytes(s, stage);
   double reduced = e.dp_overlap ? last_bucket_share(s, stage) : 1.0;
-  int gathered = e.zero >= 1 ? 1 : 0;
-  int phases_of_all = e.dp_overlap ? gathered : 2,
-      phases_of_share = e.dp_overlap ? 2 - gathered : 0;
+  int reduce_phases = e.zero >= 1 ? 1 : 2; // a reduce-scatter, or an all-reduce
+  // The parameters gathered back are at the model's precision, the gradients maybe in FP32.
+  double parameter_bytes = s.model.bytes_per_word / gradient_word(s.model, e);
   // The simulator skips a reduction with nothing to reduce (an MLP whose every weight is an
   // expert).
   auto add = [&](Bytes bytes, int p, const std::vector<GroupTiers>& groups, Seconds Split::*into,
                  std::string& tier) {
     if (bytes <= Bytes(0)) return;
     const std::string& alg = e.dp_collective;
-    CollectiveCost all =
-        phases_of_all > 0 ? dearest(alg, phases_of_all, bytes, p, groups) : CollectiveCost{};
-    CollectiveCost share = phases_of_share > 0
-                               ? dearest(alg, phases_of_share, bytes * reduced, p, groups)
-                               : CollectiveCost{};
-    dp += split_of(all, into) + split_of(share, into);
-    tier = all.transfer >= share.transfer ? all.tier : share.tier;
+    CollectiveCost reduce = dearest(alg, reduce_phases, bytes * reduced, p, groups);
+    CollectiveCost gather = e.zero >= 1 ? dearest(alg, 1, bytes * parameter_bytes, p, groups)
+                                        : CollectiveCost{};
+    dp += split_of(reduce, into) + split_of(gather, into);
+    tier = reduce.transfer >= gather.transfer ? reduce.tier : gather.tier;
   };
   add(g.dense, e.dp, f.dp, &Split::dp, names.dp);
   add(g.experts, e.dp / e.ep, f.edp, &Split::edp, names.edp);
@@ -184,6 +185,17 @@ Seconds send_time(const FabricSummary& fabric, Bytes activation) {
   Seconds best(std::numeric_limits<double>::infinity());
   for (const StageFabric& f : fabric.stages)
     best = std::min(best, f.pp_send.alpha + activation / f.pp_send.bandwidth);
+  return best;
+}
+
+// Under scatter/gather a received activation is all-gathered over TP before it is used: the
+// cheapest stage's TP all-gather, counted with the send.
+Seconds gather_time(const Scenario& s, const LayerCosts& costs, const FabricSummary& fabric) {
+  const ExecutionSpec& e = s.execution;
+  if (!e.pp_scatter_gather || e.sequence_parallel || e.tp < 2) return Seconds(0);
+  Seconds best(std::numeric_limits<double>::infinity());
+  for (const StageFabric& f : fabric.stages)
+    best = std::min(best, cheapest(e.tp_collective, 1, costs.tp_allreduce, e.tp, f.tp).total());
   return best;
 }
 
@@ -301,7 +313,7 @@ BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
                                           std::to_string(f.stages.size()) +
                                           " stages for pp = " + std::to_string(e.pp));
   LayerCosts costs = layer_costs(s.model, e);
-  Seconds send = e.pp > 1 ? send_time(f, costs.pp_activation) : Seconds(0);
+  Seconds send = e.pp > 1 ? send_time(f, costs.pp_activation) + gather_time(s, costs, f) : Seconds(0);
   Critical worst = critical_stage(stage_costs(s, costs, f), e, send);
   BoundResult r;
   r.terms = terms_of(worst, e.dp_overlap);

@@ -123,6 +123,13 @@ struct ExecutionSpec {
   bool embedding_as_layer = false;
   bool loss_as_layer = false;
   bool sequence_parallel = false; ///< TP all-reduces split into reduce-scatter + all-gather
+  /// Megatron's scatter/gather pipeline sends: each TP rank sends 1/tp of the activation and
+  /// the receiving TP group all-gathers it over its links (sequence parallelism sends 1/tp
+  /// anyway, with nothing to gather).
+  bool pp_scatter_gather = false;
+  /// Gradients accumulate and are reduced over DP in FP32 (Megatron-LM's
+  /// --accumulate-allreduce-grads-in-fp32; Llama 3's FSDP), not at the model's precision.
+  bool fp32_gradients = false;
   int zero = 0; ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
   Recompute recompute = Recompute::none;
   bool dp_overlap = false; ///< gradient collectives start during the last backward pass

@@ -81,13 +81,6 @@ int stage_layer_count(const ModelSpec& m, const ExecutionSpec& e, int stage) {
   return layers;
 }
 
-int max_chunk_layers(const ModelSpec& m, const ExecutionSpec& e) {
-  int most = 0;
-  for (int j = 0; j < e.pp; ++j)
-    for (int c = 0; c < e.chunks(); ++c) most = std::max(most, chunk_layers(m, e, j, c));
-  return most;
-}
-
 LayoutProblem layout_problem(const ModelSpec& m, const ExecutionSpec& e) {
   if (fixed_ends(e)) return fixed_ends_problem(m, e);
   int virtual_stages = e.pp * e.chunks();

@@ -26,9 +26,6 @@ int chunk_layers(const ModelSpec& model, const ExecutionSpec& exec, int stage, i
 /// The layers of every chunk of the stage.
 int stage_layer_count(const ModelSpec& model, const ExecutionSpec& exec, int stage);
 
-/// The most layers any chunk holds.
-int max_chunk_layers(const ModelSpec& model, const ExecutionSpec& exec);
-
 /// Why the layout keys cannot split this model, naming the key; empty when they can.
 struct LayoutProblem {
   std::string key, value, why;

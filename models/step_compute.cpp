@@ -60,7 +60,8 @@ KernelTime optimizer_time(const Scenario& s, int stage) {
   // ZeRO-1 and above shard the optimizer over the group that reduces each gradient: DP for
   // dense weights, the dp / ep GPUs holding the same experts for expert weights.
   GradientBytes g = gradient_bytes(s, stage);
-  double dense = g.dense / s.model.bytes_per_word, experts = g.experts / s.model.bytes_per_word;
+  Bytes word = gradient_word(s.model, e);
+  double dense = g.dense / word, experts = g.experts / word;
   if (e.zero >= 1) dense /= e.dp, experts /= static_cast<double>(e.dp) / e.ep;
   return operators_time(optimizer_operators(dense + experts, s.model, e), s.system.gpu);
 }

@@ -113,15 +113,25 @@ LayerCosts layer_costs(const LayerShape& l, const GpuShare& g) {
 }
 
 LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
-  return layer_costs(layer_shape(m), gpu_share(m, e));
+  LayerCosts c = layer_costs(layer_shape(m), gpu_share(m, e));
+  // With sequence parallelism a stage hands on its sequence-parallel shard: each TP rank
+  // sends its 1/tp of the tokens (Megatron-LM's pipeline tensor shape is seq_length / tp);
+  // scatter/gather sends 1/tp too, and the receivers all-gather the rest (sim/program.cpp).
+  if (e.sequence_parallel || e.pp_scatter_gather)
+    c.pp_activation = c.pp_activation / static_cast<double>(e.tp);
+  return c;
 }
 
 GradientBytes gradient_bytes(const Scenario& s, int stage) {
   const ExecutionSpec& e = s.execution;
   double layers = stage_layer_count(s.model, e, stage);
   GpuParams p = params_on_gpu(layer_shape(s.model), gpu_share(s.model, e), layers);
-  Bytes word = s.model.bytes_per_word;
+  Bytes word = gradient_word(s.model, e);
   return {word * (p.dense + vocabulary_params(s.model, e, stage)), word * p.experts};
+}
+
+Bytes gradient_word(const ModelSpec& m, const ExecutionSpec& e) {
+  return e.fp32_gradients ? Bytes(4.0) : m.bytes_per_word;
 }
 
 double tokens_per_step(const ModelSpec& m, const ExecutionSpec& e) {
@@ -189,7 +199,8 @@ MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidenc
   Bytes word = l.bytes_per_word;
   MemoryUse use;
   use.weights = state(word, params, r.zero >= 3, r, g.ep);
-  use.gradients = state(word, params, r.zero >= 2, r, g.ep);
+  Bytes gradient = r.gradient_bytes_per_param > Bytes(0) ? r.gradient_bytes_per_param : word;
+  use.gradients = state(gradient, params, r.zero >= 2, r, g.ep);
   use.optimizer = state(r.optimizer_bytes_per_param, params, r.zero >= 1, r, g.ep);
   use.activations = Bytes(activations_per_layer(l, g, r) * r.layers * r.in_flight);
   return use;
@@ -203,6 +214,7 @@ MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   r.recompute = e.recompute == Recompute::full;
   r.recompute_attention = e.recompute == Recompute::selective;
   r.sequence_parallel = e.sequence_parallel || e.tp == 1;
+  r.gradient_bytes_per_param = gradient_word(m, e);
   LayerShape shape = layer_shape(m);
   GpuShare share = gpu_share(m, e);
   MemoryUse most;

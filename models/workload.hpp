@@ -57,7 +57,8 @@ struct LayerCosts {
   KernelCost mlp;
   Bytes tp_allreduce;    ///< size of each tensor all-reduced over the TP group (tokens x d_model)
   int tp_allreduces = 0; ///< all-reduces per layer per direction
-  Bytes pp_activation;   ///< one activation (or its gradient) crossing a stage boundary
+  Bytes pp_activation;   ///< what one GPU sends across a stage boundary per microbatch (1/tp of
+                         ///< the activation with sequence parallelism)
   double params = 0;     ///< parameters of this layer held by this GPU
   double active_params = 0; ///< parameters one token touches in this layer, per GPU
 };
@@ -90,6 +91,8 @@ struct GradientBytes {
   Bytes experts;
 };
 GradientBytes gradient_bytes(const Scenario& scenario, int stage);
+/// Bytes per gradient: 4 with fp32_gradients, else the model's word.
+Bytes gradient_word(const ModelSpec& model, const ExecutionSpec& exec);
 
 /// Total model FLOP of one training step (forward + backward, no recomputation): the
 /// numerator of MFU.
@@ -120,6 +123,7 @@ struct StageResidency {
   double dp = 1;                ///< data-parallel ranks (a real number while the frontier searches)
   int zero = 0;                 ///< 1 shards optimizer state, 2 also gradients, 3 also weights
   Bytes optimizer_bytes_per_param{12.0};
+  Bytes gradient_bytes_per_param{0.0}; ///< 0: the model's word
   bool sequence_parallel = true;    ///< the norms' and dropouts' activations split over TP too
   bool recompute = false;           ///< full: only each layer's input is kept
   bool recompute_attention = false; ///< selective: the attention core keeps no activations

@@ -57,12 +57,15 @@ private:
   }
   [[nodiscard]] int layers(int chunk) const { return chunk_layers(s_.model, e_, stage_, chunk); }
   [[nodiscard]] bool moe() const { return e_.ep > 1; }
-  [[nodiscard]] Bytes layer_gradients() const { return s_.model.bytes_per_word * costs_.params; }
+  [[nodiscard]] Bytes layer_gradients() const {
+    return gradient_word(s_.model, e_) * costs_.params;
+  }
+  [[nodiscard]] Bytes layer_parameters() const { return s_.model.bytes_per_word * costs_.params; }
   /// This stage's embedding and LM head gradients (none without a vocabulary).
   [[nodiscard]] Bytes vocabulary_gradients() const {
     double params = (stage_ == 0 ? embedding_params(s_.model, e_) : 0.0) +
                     (stage_ == e_.pp - 1 ? head_params(s_.model, e_) : 0.0);
-    return s_.model.bytes_per_word * params;
+    return gradient_word(s_.model, e_) * params;
   }
   /// Kernels outside the layers (embedding, LM head, optimizer step), when the model has them.
   void extra_kernels(const KernelTime& t) {
@@ -73,8 +76,7 @@ private:
   // The embedding opens the first virtual stage's forward and closes its backward; the LM
   // head and the loss close the last virtual stage's forward and open its backward.
   void forward(int chunk) {
-    if (!first_virtual(chunk))
-      program_.push_back(transfer(OpKind::recv, true, costs_.pp_activation));
+    if (!first_virtual(chunk)) receive(true);
     if (first_virtual(chunk)) extra_kernels(embedding_.forward);
     for (int l = 0; l < layers(chunk); ++l) tagged(l, [&] { layer(true); });
     if (last_virtual(chunk)) extra_kernels(head_.forward);
@@ -85,8 +87,7 @@ private:
   // `last`: the chunk's last backward, whose gradients are final (dp_overlap buckets them);
   // `final_pass`: the stage's last backward, whose last bucket also takes the vocabulary's.
   void backward(int chunk, bool last, bool final_pass) {
-    if (!last_virtual(chunk))
-      program_.push_back(transfer(OpKind::recv, false, costs_.pp_activation));
+    if (!last_virtual(chunk)) receive(false);
     if (last_virtual(chunk)) extra_kernels(head_.backward);
     int n = layers(chunk); // none in a chunk that holds only the embedding or the loss
     for (int l = 0; l < n; ++l) {
@@ -98,6 +99,17 @@ private:
     if (last && e_.dp_overlap) bucket(n > 0 ? layer_gradients() : Bytes(), true);
     if (!first_virtual(chunk))
       program_.push_back(transfer(OpKind::send, false, costs_.pp_activation));
+  }
+
+  /// A pipeline receive; under scatter/gather the TP group then gathers the whole activation
+  /// (or gradient) from the 1/tp shares its ranks received.
+  void receive(bool forward) {
+    program_.push_back(transfer(OpKind::recv, forward, costs_.pp_activation));
+    if (gathers_received())
+      program_.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
+  }
+  [[nodiscard]] bool gathers_received() const {
+    return e_.pp_scatter_gather && !e_.sequence_parallel && e_.tp > 1;
   }
 
   /// Runs `body` and marks the ops it added as belonging to layer `l` of the chunk.
@@ -117,7 +129,7 @@ private:
   // forward 7.7).
   void layer(bool fwd) {
     if (e_.zero >= 3)
-      program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_gradients()));
+      program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_parameters()));
     bool recompute = !fwd && e_.recompute == Recompute::full;
     if (recompute) blocks(true, false);
     blocks(fwd, recompute);
@@ -207,8 +219,11 @@ private:
     }
     extra_kernels(optimizer_time(s_, stage_));
     if (e_.zero != 1 && e_.zero != 2) return;
-    for (Op op : gradient_ops(g.dense + g.experts)) { // the updated parameter shards, gathered back
+    // The updated parameter shards, gathered back at the model's precision.
+    double parameter_bytes = s_.model.bytes_per_word / gradient_word(s_.model, e_);
+    for (Op op : gradient_ops(g.dense + g.experts)) {
       op.collective = CollectiveOp::all_gather;
+      op.bytes = op.bytes * parameter_bytes;
       program_.push_back(op);
     }
   }

@@ -178,6 +178,14 @@ TEST(ClosedForm, OverlappedGradientsCountOnlyTheLastBucket) {
   // (1 us + 3.2e7 / (2 x 450e9)) + (1 us + 6.4e7 / (2 x 450e9)).
   s.execution.zero = 1;
   EXPECT_NEAR(term(bound(s), "dp_allreduce").value(), 2e-6 + (3.2e7 + 6.4e7) / (2 * 450e9), 1e-15);
+  // Buckets of 4e7 B. BF16: layers of 1.6e7 B, a bucket closes after layer 3 (4.8e7 B), the
+  // last holds layer 4: 1.6e7 B. FP32 gradients: layers of 3.2e7 B, a bucket closes after
+  // layer 2 (6.4e7 B) and the last holds layers 3 and 4, 6.4e7 B; the parameters gathered back
+  // stay at BF16, 6.4e7 B: (1 us + 6.4e7 / 900e9) twice.
+  s.execution.dp_bucket = Bytes(4e7);
+  EXPECT_NEAR(term(bound(s), "dp_allreduce").value(), 2e-6 + (1.6e7 + 6.4e7) / (2 * 450e9), 1e-15);
+  s.execution.fp32_gradients = true;
+  EXPECT_NEAR(term(bound(s), "dp_allreduce").value(), 2e-6 + (6.4e7 + 6.4e7) / (2 * 450e9), 1e-15);
 }
 
 TEST(ClosedForm, RecomputationRunsTheForwardAgainInTheBackward) {

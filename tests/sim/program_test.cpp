@@ -166,6 +166,14 @@ TEST(Program, ZeroShardsTheGradientsAndTheParameters) {
         EXPECT_EQ(op.bytes, Bytes(1024.0)) << "zero " << zero;
       }
     }
+    // FP32 gradients: the reductions move 512 x 4 = 2048 bytes, the parameter gathers still
+    // 512 x 2 = 1024.
+    e.fp32_gradients = true;
+    for (const Op& op : stage_program(scenario(ModelKind::mlp, 1, e), 0, false)) {
+      if (op.kind != OpKind::collective) continue;
+      bool gather = op.collective == CollectiveOp::all_gather;
+      EXPECT_EQ(op.bytes, Bytes(gather ? 1024.0 : 2048.0)) << "zero " << zero;
+    }
   }
 }
 
@@ -233,6 +241,10 @@ TEST(Program, FoldCountsEachDistinctCollective) {
   s = scenario(ModelKind::transformer, 2, grid(1, 2, 2, 2));
   EXPECT_EQ(shape(stage_program(s, 0, true)),
             "C tp.AR*2 sendF C tp.AR*2 sendF recvB C tp.AR*2 recvB C tp.AR*2 waitS");
+  // Scatter/gather sends: each received gradient is all-gathered over TP before its pass.
+  s.execution.pp_scatter_gather = true;
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AR*2 sendF C tp.AR*2 sendF recvB C tp.AG "
+                                              "tp.AR*2 recvB C tp.AG tp.AR*2 waitS");
 }
 
 TEST(Program, OperatorsAddEmbeddingHeadAndTheOptimizerStep) {

@@ -322,6 +322,17 @@ TEST(Loader, InterleavingMustDivideLayersAndMicrobatches) {
             "s.yaml: execution.interleave = '2': needs schedule: interleaved");
 }
 
+TEST(Loader, PipelineAndGradientFlagsAreBooleans) {
+  LoadedScenario loaded = parse_scenario(
+      with(kValid, "pp: 1", "pp: 1\n  pp_scatter_gather: true\n  fp32_gradients: true"), "s.yaml");
+  EXPECT_TRUE(loaded.scenario.execution.pp_scatter_gather);
+  EXPECT_TRUE(loaded.scenario.execution.fp32_gradients);
+  EXPECT_EQ(error_of(with(kValid, "pp: 1", "pp: 1\n  pp_scatter_gather: 2")),
+            "s.yaml: execution.pp_scatter_gather = '2': is not true or false");
+  EXPECT_EQ(error_of(with(kValid, "pp: 1", "pp: 1\n  fp32_gradients: fp32")),
+            "s.yaml: execution.fp32_gradients = 'fp32': is not true or false");
+}
+
 TEST(Loader, StageSplitKeysAreReadAndChecked) {
   // 4 layers on pp 2 (dp 1 x tp 8 x pp 2 = 16 GPUs).
   std::string two = with(with(kValid, "pp: 1", "pp: 2"), "dp: 2", "dp: 1");

@@ -319,6 +319,18 @@ TEST(Trust, ProgramEstimateBoundsTheBuiltPrograms) {
          s.execution.dp_overlap = true;
          s.execution.dp_bucket = Bytes(100e6);
        }},
+      {"full recomputation, scatter/gather sends",
+       [](Scenario& s) {
+         s.execution.recompute = Recompute::full;
+         s.execution.pp_scatter_gather = true;
+       }},
+      {"interleave 2, embedding and loss as layers",
+       [](Scenario& s) {
+         s.execution.schedule = PipelineSchedule::interleaved;
+         s.execution.interleave = 2;
+         s.execution.embedding_as_layer = s.execution.loss_as_layer = true;
+         s.model.layers = s.execution.pp * 2 * 2 - 2;
+       }},
       {"4 experts, ep 2",
        [](Scenario& s) {
          s.model.experts = 4;

@@ -84,6 +84,8 @@ Json execution_json(const ExecutionSpec& e) {
           {"embedding_as_layer", e.embedding_as_layer},
           {"loss_as_layer", e.loss_as_layer},
           {"sequence_parallel", e.sequence_parallel},
+          {"pp_scatter_gather", e.pp_scatter_gather},
+          {"fp32_gradients", e.fp32_gradients},
           {"zero", e.zero},
           {"recompute", to_string(e.recompute)},
           {"dp_overlap", e.dp_overlap},

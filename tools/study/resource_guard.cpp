@@ -1,5 +1,6 @@
 #include "tools/study/resource_guard.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -47,10 +48,11 @@ bool forced_by_environment() {
 }
 
 // The ops sim/program.cpp builds per stage, from the scenario's shape: per microbatch and
-// chunk a forward and a backward pass, each a receive, its layers and a send. Fine: per layer
-// each block's kernel and collectives (with experts an all-to-all before and after the MLP;
-// with ZeRO-3 a parameter all-gather each way and a gradient reduce-scatter). Folded: per
-// pass one compute op and one op per distinct collective.
+// chunk a forward and a backward pass, each a receive (under scatter/gather and a TP
+// all-gather), its layers and a send. Fine: per layer each block's kernel and collectives
+// (with experts an all-to-all before and after the MLP; full recomputation runs the forward's
+// again in the backward; with ZeRO-3 a parameter all-gather each way and a gradient
+// reduce-scatter). Folded: per pass one compute op and one op per distinct collective.
 // Trust.ProgramEstimateBoundsTheBuiltPrograms holds both to the programs sim builds.
 ProgramOps stage_ops(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
@@ -58,15 +60,21 @@ ProgramOps stage_ops(const Scenario& s) {
   double blocks = s.model.kind == ModelKind::transformer ? 2.0 : 1.0;
   double experts = e.ep > 1 ? 2.0 : 0.0;
   bool zero3 = e.zero >= 3;
-  double layers = max_chunk_layers(s.model, e);
+  // Per chunk, the mean of the stage that holds the most layers (chunks may differ).
+  double layers = 0;
+  for (int j = 0; j < e.pp; ++j)
+    layers = std::max(layers, static_cast<double>(stage_layer_count(s.model, e, j)));
+  layers /= e.chunks();
   // With a vocabulary the first and last stages add an embedding or LM head op each way.
   double vocabulary = s.model.per_operator() && s.model.vocab > 0 ? 2.0 : 0.0;
-  double fine_pair =
-      layers * (2.0 * (blocks * (1.0 + tp) + experts) + (zero3 ? 3.0 : 0.0)) + 4.0 + vocabulary;
+  double passes = e.recompute == Recompute::full ? 3.0 : 2.0;
+  double gathers = e.pp_scatter_gather && !e.sequence_parallel && e.tp > 1 ? 2.0 : 0.0;
+  double fine_pair = layers * (passes * (blocks * (1.0 + tp) + experts) + (zero3 ? 3.0 : 0.0)) +
+                     4.0 + vocabulary + gathers;
   // Folded, a forward and a backward pass: a compute op and the distinct collectives each
   // (an expert all-to-all twice is one op with a count), between a receive and a send.
   double distinct = tp + (experts > 0 ? 1.0 : 0.0);
-  double folded_pair = 2.0 * (1.0 + distinct + 2.0) + (zero3 ? 3.0 : 0.0);
+  double folded_pair = 2.0 * (1.0 + distinct + 2.0) + (zero3 ? 3.0 : 0.0) + gathers;
   double pairs = static_cast<double>(e.microbatches()) * e.chunks();
   // Gradient sync: at most two reductions, two gathers, the waits and the optimizer step. With
   // overlap, a bucket may start after any layer of the last backward pass, each splitting its
