@@ -192,7 +192,7 @@ Seconds send_time(const FabricSummary& fabric, Bytes activation) {
 // cheapest stage's TP all-gather, counted with the send.
 Seconds gather_time(const Scenario& s, const LayerCosts& costs, const FabricSummary& fabric) {
   const ExecutionSpec& e = s.execution;
-  if (!e.pp_scatter_gather || e.sequence_parallel || e.tp < 2) return Seconds(0);
+  if (!e.gathers_pp_receives()) return Seconds(0);
   Seconds best(std::numeric_limits<double>::infinity());
   for (const StageFabric& f : fabric.stages)
     best = std::min(best, cheapest(e.tp_collective, 1, costs.tp_allreduce, e.tp, f.tp).total());

@@ -149,6 +149,11 @@ struct ExecutionSpec {
   [[nodiscard]] int chunks() const {
     return schedule == PipelineSchedule::interleaved ? interleave : 1;
   }
+  /// Whether each pipeline receive is followed by a TP all-gather of the 1/tp shares
+  /// (pp_scatter_gather; sequence parallelism keeps the shards, one rank has nothing to gather).
+  [[nodiscard]] bool gathers_pp_receives() const {
+    return pp_scatter_gather && !sequence_parallel && tp > 1;
+  }
 };
 
 struct Scenario {

@@ -105,11 +105,8 @@ private:
   /// (or gradient) from the 1/tp shares its ranks received.
   void receive(bool forward) {
     program_.push_back(transfer(OpKind::recv, forward, costs_.pp_activation));
-    if (gathers_received())
+    if (e_.gathers_pp_receives())
       program_.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
-  }
-  [[nodiscard]] bool gathers_received() const {
-    return e_.pp_scatter_gather && !e_.sequence_parallel && e_.tp > 1;
   }
 
   /// Runs `body` and marks the ops it added as belonging to layer `l` of the chunk.

@@ -68,7 +68,7 @@ ProgramOps stage_ops(const Scenario& s) {
   // With a vocabulary the first and last stages add an embedding or LM head op each way.
   double vocabulary = s.model.per_operator() && s.model.vocab > 0 ? 2.0 : 0.0;
   double passes = e.recompute == Recompute::full ? 3.0 : 2.0;
-  double gathers = e.pp_scatter_gather && !e.sequence_parallel && e.tp > 1 ? 2.0 : 0.0;
+  double gathers = e.gathers_pp_receives() ? 2.0 : 0.0;
   double fine_pair = layers * (passes * (blocks * (1.0 + tp) + experts) + (zero3 ? 3.0 : 0.0)) +
                      4.0 + vocabulary + gathers;
   // Folded, a forward and a backward pass: a compute op and the distinct collectives each
