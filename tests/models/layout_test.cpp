@@ -85,7 +85,9 @@ TEST(Layout, RailAlignedRingsWalkEveryOtherNodeBackwards) {
   // Every hop between nodes joins GPUs of the same local index: the ring stays on its rails.
   for (int i = 0; i < 8; ++i) {
     int from = dp.member(i), to = dp.member(dp.ring_next(i));
-    if (from / 8 != to / 8) EXPECT_EQ(from % 8, to % 8) << from << " -> " << to;
+    if (from / 8 != to / 8) {
+      EXPECT_EQ(from % 8, to % 8) << from << " -> " << to;
+    }
   }
   // Without blocks (or with one node) the ring is the member order.
   EXPECT_EQ((GroupSpan{0, 4, 8}).ring_next(3), 4);
