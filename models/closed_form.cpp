@@ -18,18 +18,18 @@ namespace {
 // what limits it; total() is what adds up.
 struct Split {
   Seconds compute, hbm, latency;
-  Seconds tp, ep, zero, dp, edp; ///< bytes / bandwidth of each group's collectives
-  [[nodiscard]] Seconds network() const { return tp + ep + zero + dp + edp; }
+  Seconds tp, ep, zero, dp, edp, cp; ///< bytes / bandwidth of each group's collectives
+  [[nodiscard]] Seconds network() const { return tp + ep + zero + dp + edp + cp; }
   [[nodiscard]] Seconds total() const { return compute + hbm + latency + network(); }
   Split& operator+=(const Split& o) {
     compute += o.compute, hbm += o.hbm, latency += o.latency;
-    tp += o.tp, ep += o.ep, zero += o.zero, dp += o.dp, edp += o.edp;
+    tp += o.tp, ep += o.ep, zero += o.zero, dp += o.dp, edp += o.edp, cp += o.cp;
     return *this;
   }
 };
 Split operator*(Split s, double k) {
-  return {s.compute * k, s.hbm * k,  s.latency * k, s.tp * k,
-          s.ep * k,      s.zero * k, s.dp * k,      s.edp * k};
+  return {s.compute * k, s.hbm * k, s.latency * k, s.tp * k, s.ep * k,
+          s.zero * k,    s.dp * k,  s.edp * k,     s.cp * k};
 }
 Split operator+(Split a, const Split& b) { return a += b; }
 
@@ -61,7 +61,7 @@ Split kernels(const KernelTime& k) {
 
 // The tier each group's traffic was priced at, for the bound's explanation.
 struct TierNames {
-  std::string tp, ep, zero, dp, edp;
+  std::string tp, ep, zero, dp, edp, cp;
 };
 
 struct LayerSplit {
@@ -74,7 +74,9 @@ struct LayerSplit {
 // and after its kernels. Backward runs the blocks' gradient kernels and the same collectives;
 // full recomputation first runs the forward again, its collectives too. ZeRO-3 gathers the
 // layer's parameters over DP before each pass and reduce-scatters its gradients after the
-// backward. Collectives in the passes take the stage's cheapest group.
+// backward. Context parallelism all-gathers the keys and values before the attention core in
+// both passes and reduce-scatters their gradients after the backward's. Collectives in the
+// passes take the stage's cheapest group.
 LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric& f,
                        TierNames& names) {
   const ExecutionSpec& e = s.execution;
@@ -84,15 +86,21 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   CollectiveCost tp = cheapest(e.tp_collective, 2, c.tp_allreduce, e.tp, f.tp);
   Split comms = split_of(tp, &Split::tp) * c.tp_allreduces;
   if (e.ep > 1) comms += all_to_all(c.tp_allreduce * s.model.top_k, e.ep, f.ep) * 2.0;
-  CollectiveCost zero = cheapest(e.dp_collective, 1, s.model.bytes_per_word * c.params, e.dp, f.dp);
+  int replicas = e.weight_replicas();
+  CollectiveCost zero =
+      cheapest(e.dp_collective, 1, s.model.bytes_per_word * c.params, replicas, f.dp);
   CollectiveCost zero_reduce =
-      cheapest(e.dp_collective, 1, gradient_word(s.model, e) * c.params, e.dp, f.dp);
+      cheapest(e.dp_collective, 1, gradient_word(s.model, e) * c.params, replicas, f.dp);
+  CollectiveCost kv =
+      e.cp > 1 ? cheapest(e.dp_collective, 1, c.cp_kv, e.cp, f.cp) : CollectiveCost{};
+  Split gather_kv = split_of(kv, &Split::cp);
+  comms += gather_kv;
   Split gather = e.zero >= 3 ? split_of(zero, &Split::zero) : Split{};
   Split reduce = e.zero >= 3 ? split_of(zero_reduce, &Split::zero) : Split{};
-  names.tp = tp.tier, names.ep = f.ep.name, names.zero = zero.tier;
+  names.tp = tp.tier, names.ep = f.ep.name, names.zero = zero.tier, names.cp = kv.tier;
   // Full recomputation runs the forward's collectives again (sim/program.cpp).
   Split again = e.recompute == Recompute::full ? comms : Split{};
-  return {forward + comms + gather, backward + comms + again + gather + reduce};
+  return {forward + comms + gather, backward + comms + gather_kv + again + gather + reduce};
 }
 
 // Per stage: forward and backward of one layer for one microbatch and the layers of each
@@ -151,7 +159,7 @@ Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f, Tie
     dp += split_of(reduce, into) + split_of(gather, into);
     tier = reduce.transfer >= gather.transfer ? reduce.tier : gather.tier;
   };
-  add(g.dense, e.dp, f.dp, &Split::dp, names.dp);
+  add(g.dense, e.weight_replicas(), f.dp, &Split::dp, names.dp);
   add(g.experts, e.dp / e.ep, f.edp, &Split::edp, names.edp);
   return dp;
 }
@@ -255,11 +263,10 @@ struct NetworkPart {
 };
 
 std::vector<NetworkPart> network_parts(const Split& s, const TierNames& n) {
-  std::vector<NetworkPart> parts{{"TP all-reduces", s.tp, n.tp},
-                                 {"EP all-to-alls", s.ep, n.ep},
-                                 {"ZeRO-3 gathers", s.zero, n.zero},
-                                 {"dense gradients over DP", s.dp, n.dp},
-                                 {"expert gradients over EDP", s.edp, n.edp}};
+  std::vector<NetworkPart> parts{
+      {"TP all-reduces", s.tp, n.tp},          {"EP all-to-alls", s.ep, n.ep},
+      {"CP key/value gathers", s.cp, n.cp},    {"ZeRO-3 gathers", s.zero, n.zero},
+      {"dense gradients over DP", s.dp, n.dp}, {"expert gradients over EDP", s.edp, n.edp}};
   std::erase_if(parts, [](const NetworkPart& p) { return p.time <= Seconds(0); });
   std::stable_sort(parts.begin(), parts.end(),
                    [](const auto& a, const auto& b) { return a.time > b.time; });
@@ -283,7 +290,7 @@ std::vector<BoundTerm> terms_of(const Critical& c, bool overlap) {
            "HBM-bound kernels of the critical stage: bytes / HBM bandwidth (weights, activations, "
            "optimizer)"),
       term("latency", c.busy.latency,
-           "kernel launches + alpha per collective step (TP, EP, ZeRO-3), m microbatches"),
+           "kernel launches + alpha per collective step (TP, EP, CP, ZeRO-3), m microbatches"),
       term("network", c.busy.network(),
            describe(network_parts(c.busy, c.names), "no collective traffic in the passes")),
       term("pipeline_bubble", c.bubble,

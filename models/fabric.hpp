@@ -89,7 +89,7 @@ struct GroupTiers {
 /// passes at the stage's most favourable group (every pipeline runs at least that fast) and a
 /// reduction after the passes at its least favourable one (the step waits for every group).
 struct StageFabric {
-  std::vector<GroupTiers> tp, dp, edp; ///< the stage's groups of each kind, alike ones once
+  std::vector<GroupTiers> tp, dp, edp, cp; ///< the stage's groups of each kind, alike ones once
   RoundsTier ep;                       ///< the most favourable EP member's all-to-all rounds
   Tier pp_send;                        ///< the most favourable send to the next or previous stage
 };

@@ -53,6 +53,8 @@ GroupSpan Layout::span(GroupKind kind, int r) const {
     return {dp_base + (c.dp - c.dp % ep_) * tp_, tp_, ep_};
   case GroupKind::edp:
     return {dp_base + (c.dp % ep_) * tp_, tp_ * ep_, dp_ / ep_};
+  case GroupKind::cp:
+    return {dp_base + (c.dp - c.dp % cp_) * tp_, tp_, cp_};
   }
   return {r, 1, 1};
 }
@@ -68,6 +70,8 @@ int Layout::index_in(GroupKind kind, int r) const {
     return c.dp % ep_;
   case GroupKind::edp:
     return c.dp / ep_;
+  case GroupKind::cp:
+    return c.dp % cp_;
   }
   return 0;
 }

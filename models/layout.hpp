@@ -1,8 +1,9 @@
-// Where each rank sits in the DP x TP x PP grid, and which ranks form each of its groups. TP
-// is innermost so a TP group shares an NVLink domain, then DP, then PP (Megatron-LM's default
-// order). EP groups are blocks of `ep` consecutive DP members; the expert-data-parallel (EDP)
-// group links the members with the same EP index. The simulator's actors, the closed-form
-// bound and the fabric's per-group paths all take their groups from here.
+// Where each rank sits in the DP x CP x TP x PP grid, and which ranks form each of its groups.
+// TP is innermost so a TP group shares an NVLink domain, then CP, then DP, then PP
+// (Megatron-LM's default order, with CP inside DP as in its tp-cp-ep-dp-pp). EP groups are blocks
+// of `ep` consecutive DP members; the expert-data-parallel (EDP) group links the members with the
+// same EP index. The simulator's actors, the closed-form bound and the fabric's per-group paths all
+// take their groups from here.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,9 @@ namespace trainsim {
 
 /// Which of a rank's groups a collective talks to. edp: the ranks that hold the same experts
 /// (same EP index across the DP group), which reduce expert gradients together.
-enum class GroupKind : std::uint8_t { tp, dp, ep, edp };
+/// dp: every rank holding the same weights (the DP replicas and their CP ranks, which reduce
+/// gradients together); cp: the ranks that split one sequence.
+enum class GroupKind : std::uint8_t { tp, dp, ep, edp, cp };
 
 /// The members base + i * stride, i < size, of one group.
 struct GroupSpan {
@@ -55,13 +58,14 @@ NestedSpans nested_spans(int tp_2d, int tp_1d, int ep, int pp, double gpus);
 
 struct Coords {
   int tp = 0;
-  int dp = 0;
+  int dp = 0; ///< index among the weight replicas: CP index + cp x DP index
   int pp = 0;
 };
 
 class Layout {
 public:
-  explicit Layout(const ExecutionSpec& e) : tp_(e.tp), dp_(e.dp), pp_(e.pp), ep_(e.ep) {}
+  explicit Layout(const ExecutionSpec& e)
+      : tp_(e.tp), dp_(e.weight_replicas()), pp_(e.pp), ep_(e.ep), cp_(e.cp) {}
 
   [[nodiscard]] Coords coords(int rank) const {
     return {rank % tp_, (rank / tp_) % dp_, rank / (tp_ * dp_)};
@@ -81,7 +85,7 @@ public:
   [[nodiscard]] int ranks_per_stage() const { return tp_ * dp_; }
 
 private:
-  int tp_, dp_, pp_, ep_;
+  int tp_, dp_, pp_, ep_, cp_;
 };
 
 } // namespace trainsim

@@ -7,7 +7,7 @@ namespace {
 
 // The sizes the operators of a layer are built from, on one GPU after the TP split.
 struct Dims {
-  double tokens = 0;      ///< T = micro_batch x seq_len
+  double tokens = 0;      ///< T = micro_batch x seq_len / cp
   double norm_tokens = 0; ///< tokens the norms, dropout and residual adds see: T / tp with
                           ///< sequence parallelism, else T (each TP rank repeats them)
   double d = 0;           ///< d_model
@@ -23,7 +23,7 @@ struct Dims {
 Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   Dims x;
   double tp = e.tp;
-  x.tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);
+  x.tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len) / e.cp;
   x.norm_tokens = e.sequence_parallel ? x.tokens / tp : x.tokens;
   x.d = static_cast<double>(m.d_model);
   x.head_dim = x.d / m.heads;

@@ -112,6 +112,10 @@ struct ExecutionSpec {
   int tp = 1;
   int pp = 1;
   int ep = 1;            ///< expert parallelism inside the DP group; 1 = experts replicated
+  /// Context parallelism: each sequence split over `cp` ranks, which gather one another's keys
+  /// and values for the attention core (Llama 3's all-gather CP) and otherwise hold the same
+  /// weights, so they reduce gradients with the DP replicas (weight_replicas()).
+  int cp = 1;
   long global_batch = 1; ///< sequences per step
   long micro_batch = 1;  ///< sequences per microbatch
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
@@ -139,7 +143,10 @@ struct ExecutionSpec {
   std::string ep_collective = "pairwise";
   Bytes optimizer_bytes_per_param{12.0}; ///< FP32 master weights + Adam moments
 
-  [[nodiscard]] int gpus() const { return dp * tp * pp; }
+  [[nodiscard]] int gpus() const { return dp * tp * pp * cp; }
+  /// The ranks that hold the same weights, which reduce (and with ZeRO shard) their gradients
+  /// and optimizer state together: the DP replicas times the CP ranks of each.
+  [[nodiscard]] int weight_replicas() const { return dp * cp; }
   [[nodiscard]] long microbatches() const {
     return global_batch / (static_cast<long>(dp) * micro_batch);
   }

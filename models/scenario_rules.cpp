@@ -18,8 +18,18 @@ std::string whole(double n) {
 }
 
 std::string grid_of(const ExecutionSpec& e) {
-  return std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " + std::to_string(e.pp);
+  std::string grid =
+      std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " + std::to_string(e.pp);
+  return e.cp > 1 ? grid + " x " + std::to_string(e.cp) : grid;
 }
+
+// "dp x tp x pp", and x cp when the scenario splits sequences.
+std::string grid_keys(const ExecutionSpec& e) {
+  return e.cp > 1 ? "dp x tp x pp x cp" : "dp x tp x pp";
+}
+
+// Every GPU of the grid, as a real number: e.gpus() overflows an int first.
+double grid_gpus(const ExecutionSpec& e) { return static_cast<double>(e.dp) * e.tp * e.pp * e.cp; }
 
 // One scenario's rules, each naming its key under a section ("execution.dp").
 struct Rules {
@@ -88,10 +98,30 @@ void check_degrees(const Rules& r) {
   r.positive("execution.tp", e.tp);
   r.positive("execution.pp", e.pp);
   r.positive("execution.ep", e.ep);
-  if (static_cast<double>(e.dp) * e.tp * e.pp > static_cast<double>(kMaxGpus))
+  r.positive("execution.cp", e.cp);
+  if (grid_gpus(e) > static_cast<double>(kMaxGpus))
     r.broken("execution.dp", std::to_string(e.dp),
-             "gives dp x tp x pp = " + grid_of(e) + " GPUs, more than the " +
+             "gives " + grid_keys(e) + " = " + grid_of(e) + " GPUs, more than the " +
                  std::to_string(kMaxGpus) + " supported");
+}
+
+// Context parallelism as modelled (sim/program.cpp): a transformer's flash attention over
+// keys and values gathered from the CP group, each rank holding 2 of the sequence's 2 cp
+// chunks (Llama 3's load balance for the causal mask).
+void check_context(const Rules& r) {
+  const ExecutionSpec& e = r.s.execution;
+  const ModelSpec& m = r.s.model;
+  if (e.cp == 1) return;
+  std::string cp = std::to_string(e.cp);
+  if (m.kind != ModelKind::transformer)
+    r.broken("execution.cp", cp, "needs a transformer (the MLP-block model has no attention)");
+  if (m.attention != AttentionKernel::flash)
+    r.broken("execution.cp", cp, "needs model.attention: flash (CP splits a flash kernel)");
+  if (e.ep > 1) r.broken("execution.cp", cp, "with ep > 1 is not modelled");
+  if (m.seq_len % (2L * e.cp) != 0)
+    r.broken("execution.cp", cp,
+             "must split model.seq_len (" + std::to_string(m.seq_len) +
+                 ") into 2 x cp = " + std::to_string(2L * e.cp) + " equal chunks");
 }
 
 void check_batch(const Rules& r) {
@@ -152,8 +182,10 @@ void check_sharding(const Rules& r) {
   const std::vector<CollectiveOp> whole_reduce{CollectiveOp::all_reduce};
   check_collective(r, "execution.tp_collective", e.tp_collective,
                    e.sequence_parallel ? halves : whole_reduce);
-  check_collective(r, "execution.dp_collective", e.dp_collective,
-                   e.zero >= 1 ? halves : whole_reduce);
+  // The DP algorithm also runs the CP group's key/value gathers and their reduce-scatters.
+  std::vector<CollectiveOp> dp_ops = e.zero >= 1 ? halves : whole_reduce;
+  if (e.cp > 1 && e.zero == 0) dp_ops.insert(dp_ops.end(), halves.begin(), halves.end());
+  check_collective(r, "execution.dp_collective", e.dp_collective, dp_ops);
   check_collective(r, "execution.ep_collective", e.ep_collective, {CollectiveOp::all_to_all});
 }
 
@@ -174,7 +206,7 @@ void check_fit(const Rules& r) {
   const GpuSpec& gpu = r.s.system.gpu;
   if (use.total() > gpu.hbm_capacity)
     r.broken("system.gpu.hbm_capacity", format(gpu.hbm_capacity),
-             "too small: dp x tp x pp = " + grid_of(e) + " needs " + format(use.total()) +
+             "too small: " + grid_keys(e) + " = " + grid_of(e) + " needs " + format(use.total()) +
                  " per GPU (weights " + format(use.weights) + ", gradients " +
                  format(use.gradients) + ", optimizer " + format(use.optimizer) + ", activations " +
                  format(use.activations) + ")");
@@ -184,9 +216,9 @@ void check_fit(const Rules& r) {
 
 void check_gpu_total(const Scenario& s, double topology_gpus) {
   const ExecutionSpec& e = s.execution;
-  double grid = static_cast<double>(e.dp) * e.tp * e.pp; // e.gpus() overflows an int first
+  double grid = grid_gpus(e);
   if (grid == topology_gpus) return;
-  throw InputError(s.file, "execution.dp x tp x pp", grid_of(e) + " = " + whole(grid),
+  throw InputError(s.file, "execution." + grid_keys(e), grid_of(e) + " = " + whole(grid),
                    "must equal the topology's " + whole(topology_gpus) + " GPUs");
 }
 
@@ -195,6 +227,7 @@ void check_scenario(const Scenario& s, std::optional<double> topology_gpus) {
   check_model(rules);
   check_compute(rules);
   check_degrees(rules);
+  check_context(rules);
   check_batch(rules);
   check_schedule(rules);
   check_sharding(rules);

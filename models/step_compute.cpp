@@ -62,7 +62,7 @@ KernelTime optimizer_time(const Scenario& s, int stage) {
   GradientBytes g = gradient_bytes(s, stage);
   Bytes word = gradient_word(s.model, e);
   double dense = g.dense / word, experts = g.experts / word;
-  if (e.zero >= 1) dense /= e.dp, experts /= static_cast<double>(e.dp) / e.ep;
+  if (e.zero >= 1) dense /= e.weight_replicas(), experts /= static_cast<double>(e.dp) / e.ep;
   return operators_time(optimizer_operators(dense + experts, s.model, e), s.system.gpu);
 }
 
@@ -73,7 +73,7 @@ StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
   LayerCosts c = layer_costs(m, e);
   Flop recomputed;
   if (e.recompute == Recompute::full)
-    recomputed = (c.attention.flop + c.mlp.flop) * (e.tp * layer_passes);
+    recomputed = (c.attention.flop + c.mlp.flop) * (e.tp * e.cp * layer_passes);
   if (e.recompute == Recompute::selective && m.kind == ModelKind::transformer) {
     // The attention core's forward, counted in full as in `model`: 4 s d_model per token.
     double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);

@@ -73,7 +73,9 @@ LayerShape layer_shape(const ModelSpec& m) {
 }
 
 GpuShare gpu_share(const ModelSpec& m, const ExecutionSpec& e) {
-  return {static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len), e.tp, 1, e.ep};
+  // Context parallelism gives each of its ranks 1/cp of every sequence's tokens.
+  double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len) / e.cp;
+  return {tokens, e.tp, 1, e.ep};
 }
 
 KernelCost mlp_cost(const LayerShape& l, const GpuShare& g, double passes, double layers) {
@@ -119,6 +121,14 @@ LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
   // scatter/gather sends 1/tp too, and the receivers all-gather the rest (sim/program.cpp).
   if (e.sequence_parallel || e.pp_scatter_gather)
     c.pp_activation = c.pp_activation / static_cast<double>(e.tp);
+  // Context parallelism gathers every CP rank's keys and values: the whole sequence's K and V
+  // of this TP rank's heads (kv_width / tp each).
+  if (e.cp > 1) {
+    LayerShape l = layer_shape(m);
+    double kv = l.kv_width > 0 ? l.kv_width : l.d_model;
+    c.cp_kv = Bytes(2.0 * kv / e.tp * static_cast<double>(e.micro_batch) *
+                    static_cast<double>(m.seq_len) * l.bytes_per_word.value());
+  }
   return c;
 }
 
@@ -139,10 +149,10 @@ double tokens_per_step(const ModelSpec& m, const ExecutionSpec& e) {
 }
 
 Flop model_flop_per_step(const ModelSpec& m, const ExecutionSpec& e) {
-  // Forward FLOP of one layer on the whole batch = per-GPU FLOP x tp, scaled from one
+  // Forward FLOP of one layer on the whole batch = per-GPU FLOP x tp x cp, scaled from one
   // microbatch to the global batch, plus the logits GEMM; backward doubles it.
   LayerCosts c = layer_costs(m, e);
-  double per_microbatch = (c.attention.flop + c.mlp.flop).value() * e.tp;
+  double per_microbatch = (c.attention.flop + c.mlp.flop).value() * e.tp * e.cp;
   double microbatches = static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch);
   double logits =
       2.0 * tokens_per_step(m, e) * static_cast<double>(m.d_model) * static_cast<double>(m.vocab);
@@ -208,7 +218,7 @@ MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidenc
 
 MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   StageResidency r;
-  r.dp = e.dp;
+  r.dp = e.weight_replicas();
   r.zero = e.zero;
   r.optimizer_bytes_per_param = e.optimizer_bytes_per_param;
   r.recompute = e.recompute == Recompute::full;

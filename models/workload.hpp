@@ -59,6 +59,8 @@ struct LayerCosts {
   int tp_allreduces = 0; ///< all-reduces per layer per direction
   Bytes pp_activation;   ///< what one GPU sends across a stage boundary per microbatch (1/tp of
                          ///< the activation with sequence parallelism)
+  Bytes cp_kv;           ///< keys and values all-gathered over the CP group per layer and pass (the
+               ///< gathered size, every CP rank's share of this TP rank's heads); 0: no CP
   double params = 0;     ///< parameters of this layer held by this GPU
   double active_params = 0; ///< parameters one token touches in this layer, per GPU
 };

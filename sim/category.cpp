@@ -14,6 +14,8 @@ const char* name(Category c) {
     return "dp_comm";
   case Category::ep_comm:
     return "ep_comm";
+  case Category::cp_comm:
+    return "cp_comm";
   case Category::bubble:
     return "bubble";
   case Category::idle:
@@ -47,6 +49,10 @@ const char* meaning(Category c) {
            "compute is not counted).";
   case Category::ep_comm:
     return "blocked in expert-parallel all-to-alls: each MoE layer's dispatch and combine.";
+  case Category::cp_comm:
+    return "blocked in context-parallel collectives: each layer's all-gather of the keys and "
+           "values over the CP group before its attention core, forward and backward, and the "
+           "reduce-scatter of their gradients after the backward.";
   case Category::bubble:
     return "blocked on a pipeline receive before its data started moving: the neighbouring stage "
            "had not sent it yet.";

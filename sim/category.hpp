@@ -9,11 +9,20 @@
 
 namespace trainsim::sim {
 
-enum class Category : std::uint8_t { compute, tp_comm, pp_comm, dp_comm, ep_comm, bubble, idle };
+enum class Category : std::uint8_t {
+  compute,
+  tp_comm,
+  pp_comm,
+  dp_comm,
+  ep_comm,
+  cp_comm,
+  bubble,
+  idle
+};
 
-inline constexpr std::array<Category, 7> kCategories{
+inline constexpr std::array<Category, 8> kCategories{
     Category::compute, Category::tp_comm, Category::pp_comm, Category::dp_comm,
-    Category::ep_comm, Category::bubble,  Category::idle};
+    Category::ep_comm, Category::cp_comm, Category::bubble,  Category::idle};
 
 constexpr std::size_t index(Category c) { return static_cast<std::size_t>(c); }
 

@@ -68,6 +68,7 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
   dp_ = group_of(l, GroupKind::dp, rank, "dp", t);
   ep_ = group_of(l, GroupKind::ep, rank, "dp.ep", t);
   edp_ = group_of(l, GroupKind::edp, rank, "dp.edp", t);
+  cp_ = group_of(l, GroupKind::cp, rank, "dp.cp", t);
   for (const Op& op : plan.programs[static_cast<size_t>(at_.pp)])
     if (op.kind == OpKind::recv) recvs_left_[op.forward ? 0 : 1] += 1;
 }
@@ -90,6 +91,8 @@ TraceEvent::Kind trace_kind(GroupKind group) {
     return TraceEvent::Kind::tp;
   case GroupKind::ep:
     return TraceEvent::Kind::ep;
+  case GroupKind::cp:
+    return TraceEvent::Kind::cp;
   case GroupKind::dp:
   case GroupKind::edp:
     return TraceEvent::Kind::dp;
@@ -163,6 +166,8 @@ const Group& GpuActor::group(GroupKind kind) const {
     return ep_;
   case GroupKind::edp:
     return edp_;
+  case GroupKind::cp:
+    return cp_;
   }
   return tp_;
 }
@@ -175,6 +180,7 @@ const CollectiveAlgorithm& GpuActor::algorithm(GroupKind kind) const {
     return *plan_.ep_collective;
   case GroupKind::dp:
   case GroupKind::edp:
+  case GroupKind::cp: // a CP group spans nodes, as DP's does
     return *plan_.dp_collective;
   }
   return *plan_.tp_collective;
@@ -186,6 +192,8 @@ Seconds& GpuActor::category(GroupKind kind) {
     return stats_[Category::tp_comm];
   case GroupKind::ep:
     return stats_[Category::ep_comm];
+  case GroupKind::cp:
+    return stats_[Category::cp_comm];
   case GroupKind::dp:
   case GroupKind::edp:
     return stats_[Category::dp_comm];

@@ -64,7 +64,7 @@ private:
   Coords at_;
   RankStats& stats_;
   CollectiveEnv env_;
-  Group tp_, dp_, ep_, edp_;
+  Group tp_, dp_, ep_, edp_, cp_;
   simgrid::s4u::CommPtr pending_send_[2]; ///< the last send of each direction (forward, backward)
   simgrid::s4u::CommPtr posted_recv_[2];  ///< the next receive of each direction, posted early
   int recvs_left_[2] = {0, 0};            ///< receives of each direction still to come

@@ -144,7 +144,7 @@ private:
     };
     std::vector<std::vector<Op>> order;
     if (s_.model.kind == ModelKind::transformer)
-      order.push_back(block(pass(times_.attention), false));
+      order.push_back(with_context(block(pass(times_.attention), false), fwd));
     order.push_back(block(pass(times_.mlp), moe()));
     // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
     // g (all-reduce forward) is the identity backward and its f (identity forward) is the
@@ -171,6 +171,20 @@ private:
     return ops;
   }
 
+  // Context parallelism, as Llama 3 runs it: the attention core waits for an all-gather of
+  // the CP group's keys and values, forward and backward (Transformer Engine's all-gather CP
+  // keeps only the local K and V and gathers them again for the backward), and the backward
+  // reduce-scatters their gradients back to their owners.
+  [[nodiscard]] std::vector<Op> with_context(std::vector<Op> ops, bool fwd) const {
+    if (e_.cp <= 1) return ops;
+    auto kernel = std::find_if(ops.begin(), ops.end(),
+                               [](const Op& op) { return op.kind == OpKind::compute; });
+    kernel = ops.insert(kernel, collective(GroupKind::cp, CollectiveOp::all_gather, costs_.cp_kv));
+    if (!fwd)
+      ops.insert(kernel + 2, collective(GroupKind::cp, CollectiveOp::reduce_scatter, costs_.cp_kv));
+    return ops;
+  }
+
   /// During the last backward pass: start a DP collective whenever a bucket's worth of
   /// gradients is ready, and for the rest at the end of the pass.
   void bucket(Bytes gradients, bool end_of_pass) {
@@ -191,7 +205,7 @@ private:
     CollectiveOp op = e_.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
     double expert_share = moe() ? expert_fraction() : 0.0;
     std::vector<Op> ops;
-    if (e_.dp > 1 && expert_share < 1.0)
+    if (e_.weight_replicas() > 1 && expert_share < 1.0)
       ops.push_back(collective(GroupKind::dp, op, bytes * (1.0 - expert_share)));
     if (e_.dp / e_.ep > 1 && expert_share > 0.0)
       ops.push_back(collective(GroupKind::edp, op, bytes * expert_share));

@@ -42,6 +42,7 @@ struct TraceEvent {
     tp,
     dp,
     ep,
+    cp,
     pp_transfer,
     bubble,
     pp_send_wait,

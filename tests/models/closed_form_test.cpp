@@ -265,6 +265,26 @@ TEST(ClosedForm, AVocabularyAddsEmbeddingHeadAndTheirOptimizerState) {
   EXPECT_NEAR((term(with, "latency") - term(plain, "latency")).value(), 11e-6, 1e-15);
 }
 
+TEST(ClosedForm, ContextParallelismHalvesTheWorkAndGathersKeysAndValues) {
+  // cp 2 on GPUs one per node: each rank holds 500 of the 1000 tokens, so every GEMM, and the
+  // attention core (500 queries against 1000 keys, causal and balanced), does half of
+  // OperatorsPrice...'s work: 79 / 2 = 39.5 ms. Per layer the K/V all-gather (K and V of the
+  // whole sequence, 2 x 1000 x 1000 x 2 B = 4e6 B) runs forward and backward and the
+  // reduce-scatter of their gradients backward, each one ring step over the network of 2 us
+  // and 4e6 / (2 x 50e9) s = 40 us: 3 x 40 us.
+  Scenario s = operator_scenario();
+  s.execution.cp = 2;
+  BoundResult b = bound(s, 1);
+  EXPECT_NEAR(term(b, "compute").value(), 39.5e-3, 1e-12);
+  EXPECT_NEAR(term(b, "network").value(), 3 * 40e-6, 1e-12);
+  EXPECT_NE(format_bound(b).find("CP key/value gathers"), std::string::npos);
+  // The two CP ranks hold the same weights: their gradients (1.2e7 x 2 B) are all-reduced
+  // between them, 2 x (2 us + 2.4e7 / (2 x 50e9)) = 484 us.
+  EXPECT_NEAR(term(b, "dp_allreduce").value(), 484e-6, 1e-12);
+  // The model's FLOP do not depend on how the sequence is split.
+  EXPECT_DOUBLE_EQ(b.model_flop.value(), bound(operator_scenario(), 1).model_flop.value());
+}
+
 TEST(ClosedForm, SelectiveRecomputationRunsTheAttentionCoreAgain) {
   // The attention core's forward again in the backward: 2e9 FLOP = 2 ms and one launch.
   Scenario s = operator_scenario();

@@ -40,6 +40,22 @@ TEST(Layout, EveryGroupOfAStageOnce) {
   EXPECT_EQ(l.spans(GroupKind::dp, 1).front(), (GroupSpan{8, 2, 4}));
 }
 
+TEST(Layout, ContextParallelGroupsSitInsideTheWeightReplicas) {
+  // dp 2, cp 2, tp 2, pp 2: rank = tp + 2 (w + 4 pp) with w = cp + 2 dp the index among the 4
+  // ranks of a stage holding the same weights. Rank 5: tp 1, w 2 (cp 0, dp 1), pp 0.
+  ExecutionSpec e = grid(2, 2, 2, 1);
+  e.cp = 2;
+  Layout l(e);
+  EXPECT_EQ(l.ranks_per_stage(), 8);
+  EXPECT_EQ(l.span(GroupKind::cp, 5), (GroupSpan{5, 2, 2})); // w 2, 3: ranks 5, 7
+  EXPECT_EQ(l.span(GroupKind::cp, 3), (GroupSpan{1, 2, 2})); // w 0, 1: ranks 1, 3
+  EXPECT_EQ(l.index_in(GroupKind::cp, 7), 1);
+  // Gradients are reduced over every weight replica, the CP ranks included: ranks 1, 3, 5, 7.
+  EXPECT_EQ(l.span(GroupKind::dp, 5), (GroupSpan{1, 2, 4}));
+  EXPECT_EQ(l.spans(GroupKind::cp, 1).size(), 4u); // 8 ranks of stage 1 in pairs
+  EXPECT_EQ(l.pipeline_peer(5, true), 13);         // + tp x dp x cp = 8
+}
+
 TEST(Layout, CoordsAndRanksAreInverse) {
   // TP innermost, then DP, then PP: rank = tp + 2 (dp + 3 pp) for tp 2, dp 3, pp 4.
   Layout l(grid(3, 2, 4, 1));

@@ -75,6 +75,41 @@ TEST(ScenarioRules, TheGridMustEqualTheTopologysGpusWhenKnown) {
   EXPECT_EQ(refusal(small(), std::nullopt), "accepted"); // an imported file's count comes later
 }
 
+TEST(ScenarioRules, ContextParallelismNamesWhatItNeeds) {
+  // cp 2 over small()'s 8 GPUs: dp 1 x tp 2 x pp 2 x cp 2; a sequence of 512 tokens splits
+  // into 2 x cp = 4 chunks of 128.
+  Scenario s = small();
+  s.execution.dp = 1;
+  s.execution.cp = 2;
+  EXPECT_EQ(refusal(s), "accepted");
+  EXPECT_EQ(refusal(s, 16), "code.yaml: execution.dp x tp x pp x cp = '1 x 2 x 2 x 2 = 8': must "
+                            "equal the topology's 16 GPUs");
+  Scenario bad = s;
+  bad.execution.cp = 0;
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.cp = '0': must be greater than zero");
+  bad = s;
+  bad.model.seq_len = 510; // not 4 equal chunks
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.cp = '2': must split model.seq_len (510) into 2 x "
+                          "cp = 4 equal chunks");
+  bad = s;
+  bad.model.kind = ModelKind::mlp;
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.cp = '2': needs a transformer (the MLP-block "
+                          "model has no attention)");
+  bad = s;
+  bad.model.attention = AttentionKernel::unfused;
+  EXPECT_EQ(
+      refusal(bad),
+      "code.yaml: execution.cp = '2': needs model.attention: flash (CP splits a flash kernel)");
+  bad = s;
+  bad.model.experts = 2;
+  bad.execution.dp = 2, bad.execution.ep = 2, bad.execution.pp = 1;
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.cp = '2': with ep > 1 is not modelled");
+  bad = s;
+  bad.execution.dp_collective = "tree"; // CP's key/value gathers need an all-gather
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.dp_collective = 'tree': has no reduce-scatter, "
+                          "which this execution needs");
+}
+
 TEST(ScenarioRules, FitIsCheckedAfterTheGrid) {
   Scenario s = small();
   s.execution.pp = 16; // more stages than the 8 layers; the grid 2 x 2 x 16 = 64 is given

@@ -105,5 +105,25 @@ TEST(Workload, ZeroShardsExpertStateOverTheRanksHoldingIt) {
   EXPECT_DOUBLE_EQ(memory_use(l, share(10, 1, 1, 4), r).optimizer.value(), 9.6e7 + 6e6);
 }
 
+TEST(Workload, ContextParallelismSplitsActivationsAndShardsOverItsRanks) {
+  // A GPT layer (d 1024, 16 heads, seq 4096, 2 sequences of which one per microbatch) on dp 1,
+  // with ZeRO-1: cp 2 gives each rank 2048 of the 4096 tokens, so the activations halve; the
+  // optimizer state is sharded over the 2 CP ranks, which hold the same weights (dp x cp = 2).
+  ModelSpec m;
+  m.layers = 1, m.d_model = 1024, m.d_ff = 4096, m.heads = 16, m.seq_len = 4096;
+  ExecutionSpec e;
+  e.global_batch = 2, e.zero = 1;
+  MemoryUse whole = memory_per_gpu(m, e);
+  e.cp = 2;
+  MemoryUse split = memory_per_gpu(m, e);
+  EXPECT_DOUBLE_EQ(split.activations.value(), whole.activations.value() / 2);
+  EXPECT_DOUBLE_EQ(split.optimizer.value(), whole.optimizer.value() / 2);
+  EXPECT_DOUBLE_EQ(split.weights.value(), whole.weights.value());
+  // The model's FLOP per step are the same however the sequences are split.
+  ExecutionSpec one = e;
+  one.cp = 1;
+  EXPECT_DOUBLE_EQ(model_flop_per_step(m, e).value(), model_flop_per_step(m, one).value());
+}
+
 } // namespace
 } // namespace trainsim

@@ -4,7 +4,7 @@
 //
 // Ops are written as tokens: C compute, recvF/recvB and sendF/sendB pipeline transfers of an
 // activation (F) or a gradient (B), waitS wait_sends, waitC wait_collectives, and
-// collectives as GROUP.OP (tp.AR, dp.RS, dp.AG, ep.A2A, edp.AR), "start:" for a background
+// collectives as GROUP.OP (tp.AR, dp.RS, dp.AG, ep.A2A, edp.AR, cp.AG), "start:" for a background
 // one, "*N" for a count N > 1.
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ namespace trainsim::sim {
 namespace {
 
 std::string collective(const Op& op) {
-  static const char* const groups[] = {"tp", "dp", "ep", "edp"};
+  static const char* const groups[] = {"tp", "dp", "ep", "edp", "cp"};
   static const char* const ops[] = {"AR", "RS", "AG", "A2A"};
   std::string out = groups[static_cast<int>(op.group)];
   out.append(".").append(ops[static_cast<int>(op.collective)]);
@@ -110,6 +110,28 @@ TEST(Program, OneStageOneLayerIsItsKernelsForwardThenBackward) {
   ASSERT_EQ(shape(folded), "C waitS");
   EXPECT_DOUBLE_EQ(folded[0].duration.value(), (3.0 * (attention + mlp)).value());
   EXPECT_EQ(folded[0].layer, -1);
+}
+
+TEST(Program, ContextParallelismGathersKeysAndValuesAroundTheAttention) {
+  // cp 2 over a sequence of 4: each rank holds 2 tokens. Forward: the K/V all-gather, then
+  // attention and MLP; backward: MLP, then the gather again (only the local K and V are kept),
+  // attention's gradients and the reduce-scatter of dK and dV. The two CP ranks hold the same
+  // weights, so the gradients are all-reduced over them (dp 1 x cp 2).
+  ExecutionSpec e = grid(1, 1, 1, 1);
+  e.cp = 2;
+  Scenario s = scenario(ModelKind::transformer, 1, e);
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), "cp.AG C C C cp.AG C cp.RS waitS dp.AR");
+  // Gathered: K and V (d_model 8 each under MHA) of the whole sequence's 4 tokens at 2 bytes:
+  // 2 x 8 x 4 x 2 = 128 bytes, the reduce-scatter's input the same.
+  EXPECT_EQ(p[0].bytes, Bytes(128));
+  EXPECT_EQ(p[6].bytes, Bytes(128));
+  // The rank's share: its attention kernel prices 2 tokens, as cp 1 would over a 2-token
+  // microbatch with keys of the whole sequence.
+  EXPECT_EQ(layer_costs(s.model, s.execution).tp_allreduce, Bytes(2 * 8 * 2));
+  // Full recomputation gathers once more, in the recomputed forward.
+  s.execution.recompute = Recompute::full;
+  EXPECT_EQ(shape(stage_program(s, 0, false)), "cp.AG C C cp.AG C C C cp.AG C cp.RS waitS dp.AR");
 }
 
 TEST(Program, TwoStagesRunOneForwardOneBackward) {

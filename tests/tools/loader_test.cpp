@@ -333,6 +333,20 @@ TEST(Loader, PipelineAndGradientFlagsAreBooleans) {
             "s.yaml: execution.fp32_gradients = 'fp32': is not true or false");
 }
 
+TEST(Loader, ContextParallelismIsReadAndCountedInTheGrid) {
+  // dp 1 x tp 8 x pp 1 x cp 2 = the fat-tree's 16 GPUs; 1024 tokens split into 4 chunks.
+  std::string cp = with(kValid, "dp: 2", "dp: 1\n  cp: 2");
+  LoadedScenario loaded = parse_scenario(with(cp, "global_batch: 8", "global_batch: 4"), "s.yaml");
+  EXPECT_EQ(loaded.scenario.execution.cp, 2);
+  EXPECT_EQ(loaded.scenario.execution.gpus(), 16);
+  EXPECT_EQ(loaded.scenario.execution.microbatches(), 2); // 4 sequences / (dp 1 x micro 2)
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  cp: 2")),
+            "s.yaml: execution.dp x tp x pp x cp = '2 x 8 x 1 x 2 = 32': must equal the "
+            "topology's 16 GPUs");
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  cp: half")),
+            "s.yaml: execution.cp = 'half': is not a whole number");
+}
+
 TEST(Loader, StageSplitKeysAreReadAndChecked) {
   // 4 layers on pp 2 (dp 1 x tp 8 x pp 2 = 16 GPUs).
   std::string two = with(with(kValid, "pp: 1", "pp: 2"), "dp: 2", "dp: 1");

@@ -99,8 +99,9 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   const ExecutionSpec& e = s.execution;
   out << s.file << ": " << s.model.name << " on " << sum.gpus << " GPUs ("
       << t.gpu_count() / t.gpus_per_node() << " nodes), DP " << e.dp << " x TP " << e.tp << " x PP "
-      << e.pp << ", " << to_string(e.schedule) << ", " << sum.microbatches << " microbatches of "
-      << e.micro_batch << "\n";
+      << e.pp << (e.cp > 1 ? " x CP " + std::to_string(e.cp) : std::string()) << ", "
+      << to_string(e.schedule) << ", " << sum.microbatches << " microbatches of " << e.micro_batch
+      << "\n";
   out << wrapped(hardware_line(s), 100, "  simulated     ", "                ");
   out << "  by            " << origin_line(s) << "\n";
   out << "  step time     " << format(sum.step_time) << "\n";
@@ -175,6 +176,7 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["parallelism"] = {{"dp", s.execution.dp},
                       {"tp", s.execution.tp},
                       {"pp", s.execution.pp},
+                      {"cp", s.execution.cp},
                       {"microbatches", sum.microbatches},
                       {"schedule", to_string(s.execution.schedule)}};
   j["step_time_s"] = sum.step_time.value();

@@ -51,7 +51,7 @@ void add_named(const SelectionContext& c, const std::string& kind, const std::st
   Layout layout(e);
   int gpus = e.gpus();
   if (kind == "pipeline") {
-    int k = parse_index(c, index, e.tp * e.dp, "pipeline");
+    int k = parse_index(c, index, e.tp * e.weight_replicas(), "pipeline");
     for (int s = 0; s < e.pp; ++s) out.insert(layout.rank({k % e.tp, k / e.tp, s}));
   } else if (kind == "stage") {
     int s = parse_index(c, index, e.pp, "stage");
@@ -109,6 +109,8 @@ std::string group_name(Kind kind, const ExecutionSpec& e) {
     return e.sequence_parallel ? "tp all-gather/reduce-scatter" : "tp all-reduce";
   case Kind::ep:
     return "ep all-to-all";
+  case Kind::cp:
+    return "cp all-gather/reduce-scatter";
   default:
     return e.zero >= 3 ? "dp all-gather/reduce-scatter" : "dp";
   }
@@ -155,6 +157,8 @@ const char* category(Kind kind) {
     return "dp";
   case Kind::ep:
     return "ep";
+  case Kind::cp:
+    return "cp";
   case Kind::pp_transfer:
     return "pp_transfer";
   case Kind::bubble:
@@ -290,6 +294,7 @@ std::string trace_event_name(const sim::TraceEvent& ev, const Scenario& s) {
   case Kind::tp:
   case Kind::dp:
   case Kind::ep:
+  case Kind::cp:
     return collective_name(ev, s);
   case Kind::dp_background:
     return with_count("dp gradient bucket " + gradient_collective(s.execution), ev.count);

@@ -75,6 +75,7 @@ Json execution_json(const ExecutionSpec& e) {
           {"tp", e.tp},
           {"pp", e.pp},
           {"ep", e.ep},
+          {"cp", e.cp},
           {"global_batch", e.global_batch},
           {"micro_batch", e.micro_batch},
           {"schedule", to_string(e.schedule)},

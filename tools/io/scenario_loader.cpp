@@ -233,6 +233,7 @@ ExecutionSpec read_execution(const Params& p) {
   e.tp = p.get_positive_or("tp", e.tp);
   e.pp = p.get_positive_or("pp", e.pp);
   e.ep = p.get_positive_or("ep", e.ep);
+  e.cp = p.get_positive_or("cp", e.cp);
   e.global_batch = p.get_positive<long>("global_batch");
   e.micro_batch = p.get_positive_or("micro_batch", e.micro_batch);
   read_schedule(p, e);

@@ -57,6 +57,7 @@ std::vector<Published> published_runs() {
       {"korthikanti2022-1t-full.yaml", kKorthikantiTime, "MFU", 0, 94.42},
       {"llama3-405b-8192-h100.yaml", kLlama, "MFU", 0.43},
       {"llama3-405b-16384-h100.yaml", kLlama, "MFU", 0.41},
+      {"llama3-405b-16384-cp16-h100.yaml", kLlama, "MFU", 0.38},
   };
 }
 
