@@ -27,15 +27,13 @@ public:
   [[nodiscard]] simgrid::s4u::Host* host(int rank) const {
     return hosts_[static_cast<size_t>(rank)];
   }
-  /// GPU compute speed in FLOP/s: the sustained rate, so an exec of F FLOP takes F / speed.
-  [[nodiscard]] double speed() const { return speed_; }
   [[nodiscard]] const topo::Topology& topology() const { return topology_; }
   /// The SimGrid link of each direction of each graph link, by Hop::channel().
   [[nodiscard]] const std::vector<simgrid::s4u::Link*>& channels() const { return channels_; }
 
 private:
   const topo::Topology& topology_;
-  double speed_;
+  double speed_; ///< the hosts' nominal speed (kernels are sleeps: sim/gpu_actor.cpp)
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<simgrid::s4u::Link*> channels_;
 };
