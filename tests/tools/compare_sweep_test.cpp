@@ -48,10 +48,10 @@ TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
   std::istringstream lines(csv.text);
   std::string header, a, b, extra;
   std::getline(lines, header), std::getline(lines, a), std::getline(lines, b);
-  EXPECT_EQ(
-      header.rfind(
-          "scenario,gpus,step_time_s,mfu,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,bubble_s,", 0),
-      0u);
+  EXPECT_EQ(header.rfind("scenario,gpus,step_time_s,mfu,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,cp_"
+                         "comm_s,bubble_s,",
+                         0),
+            0u);
   EXPECT_EQ(a.rfind("default,64,", 0), 0u);
   EXPECT_EQ(b.rfind("oversubscribed,64,", 0), 0u);
   EXPECT_FALSE(std::getline(lines, extra));

@@ -25,25 +25,13 @@ std::string time_cell(double s) { return s > 0 ? format(Seconds(s)) : "-"; }
 
 Row header(bool csv) {
   if (csv)
-    return {"scenario",
-            "gpus",
-            "step_time_s",
-            "mfu",
-            "tp_comm_s",
-            "pp_comm_s",
-            "dp_comm_s",
-            "ep_comm_s",
-            "bubble_s",
-            "busiest_tier",
-            "busiest_utilization",
-            "bound_s",
-            "sim_over_bound",
-            "error",
-            "hardware",
-            "input_hash",
-            "trainsim"};
-  return {"scenario", "GPUs",    "step time", "MFU",          "TP comm", "PP comm",
-          "DP comm",  "EP comm", "bubble",    "busiest tier", "bound",   "sim/bound"};
+    return {"scenario",   "gpus",           "step_time_s",  "mfu",
+            "tp_comm_s",  "pp_comm_s",      "dp_comm_s",    "ep_comm_s",
+            "cp_comm_s",  "bubble_s",       "busiest_tier", "busiest_utilization",
+            "bound_s",    "sim_over_bound", "error",        "hardware",
+            "input_hash", "trainsim"};
+  return {"scenario", "GPUs",    "step time", "MFU",          "TP comm", "PP comm",  "DP comm",
+          "EP comm",  "CP comm", "bubble",    "busiest tier", "bound",   "sim/bound"};
 }
 
 Row csv_row(const std::string& name, const VariantResult& r) {
@@ -56,6 +44,7 @@ Row csv_row(const std::string& name, const VariantResult& r) {
           g(r.pp_comm_s),
           g(r.dp_comm_s),
           g(r.ep_comm_s),
+          g(r.cp_comm_s),
           g(r.bubble_s),
           r.busiest_tier,
           g(r.busiest_utilization),
@@ -81,6 +70,7 @@ Row text_row(const std::string& name, const VariantResult& r) {
           time_cell(r.pp_comm_s),
           time_cell(r.dp_comm_s),
           time_cell(r.ep_comm_s),
+          time_cell(r.cp_comm_s),
           time_cell(r.bubble_s),
           r.busiest_tier + " (" + formatted("%.0f %%", 100 * r.busiest_utilization) + ")",
           time_cell(r.bound_s),

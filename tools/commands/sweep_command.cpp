@@ -96,7 +96,8 @@ Variant make_variant(const ScenarioTree& base, const std::vector<SweepAxis>& axe
 std::string header(const std::vector<SweepAxis>& axes) {
   std::string h = "variant";
   for (const auto& a : axes) h.append(",").append(csv_field(a.key)); // append(): GCC 12 -Wrestrict
-  return h + ",gpus,step_time_s,mfu,tokens_per_s,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,bubble_s,"
+  return h + ",gpus,step_time_s,mfu,tokens_per_s,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,cp_comm_s,"
+             "bubble_s,"
              "busiest_tier,"
              "busiest_utilization,bound_s,bound_limiting,error";
 }
@@ -105,7 +106,7 @@ std::string row(size_t index, const Variant& v, const VariantResult& r) {
   std::string line = std::to_string(index);
   for (const auto& value : v.values) line.append(",").append(csv_field(value));
   for (double x : {static_cast<double>(r.gpus), r.step_time_s, r.mfu, r.tokens_per_s, r.tp_comm_s,
-                   r.pp_comm_s, r.dp_comm_s, r.ep_comm_s, r.bubble_s})
+                   r.pp_comm_s, r.dp_comm_s, r.ep_comm_s, r.cp_comm_s, r.bubble_s})
     line.append(",").append(csv_number(x));
   return line + "," + r.busiest_tier + "," + csv_number(r.busiest_utilization) + "," +
          csv_number(r.bound_s) + "," + csv_field(r.bound_limiting) + "," + csv_field(r.error);

@@ -24,26 +24,20 @@ namespace trainsim {
 namespace {
 
 nlohmann::json to_json(const VariantResult& r) {
-  return {{"gpus", r.gpus},
-          {"step", r.step_time_s},
-          {"mfu", r.mfu},
-          {"tokens", r.tokens_per_s},
-          {"tp", r.tp_comm_s},
-          {"pp", r.pp_comm_s},
-          {"dp", r.dp_comm_s},
-          {"ep", r.ep_comm_s},
-          {"bubble", r.bubble_s},
-          {"tier", r.busiest_tier},
-          {"util", r.busiest_utilization},
-          {"bound", r.bound_s},
-          {"limiting", r.bound_limiting},
+  return {{"gpus", r.gpus},         {"step", r.step_time_s},
+          {"mfu", r.mfu},           {"tokens", r.tokens_per_s},
+          {"tp", r.tp_comm_s},      {"pp", r.pp_comm_s},
+          {"dp", r.dp_comm_s},      {"ep", r.ep_comm_s},
+          {"cp", r.cp_comm_s},      {"bubble", r.bubble_s},
+          {"tier", r.busiest_tier}, {"util", r.busiest_utilization},
+          {"bound", r.bound_s},     {"limiting", r.bound_limiting},
           {"error", r.error}};
 }
 
 VariantResult from_json(const nlohmann::json& j) {
-  return {j.at("gpus"), j.at("step"),  j.at("mfu"),      j.at("tokens"), j.at("tp"),
-          j.at("pp"),   j.at("dp"),    j.at("ep"),       j.at("bubble"), j.at("tier"),
-          j.at("util"), j.at("bound"), j.at("limiting"), j.at("error")};
+  return {j.at("gpus"), j.at("step"), j.at("mfu"),   j.at("tokens"),   j.at("tp"),
+          j.at("pp"),   j.at("dp"),   j.at("ep"),    j.at("cp"),       j.at("bubble"),
+          j.at("tier"), j.at("util"), j.at("bound"), j.at("limiting"), j.at("error")};
 }
 
 } // namespace
@@ -66,6 +60,7 @@ VariantResult run_variant(const LoadedScenario& loaded) {
                   time(Category::pp_comm),
                   time(Category::dp_comm),
                   time(Category::ep_comm),
+                  time(Category::cp_comm),
                   time(Category::bubble),
                   "",
                   0,

@@ -16,7 +16,7 @@ struct VariantResult {
   double step_time_s = 0;
   double mfu = 0;
   double tokens_per_s = 0;
-  double tp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0, ep_comm_s = 0,
+  double tp_comm_s = 0, pp_comm_s = 0, dp_comm_s = 0, ep_comm_s = 0, cp_comm_s = 0,
          bubble_s = 0;            ///< exposed, blocking
   std::string busiest_tier;       ///< the tier whose busiest link direction is the most utilized
   double busiest_utilization = 0; ///< that link direction's busy time / step time
