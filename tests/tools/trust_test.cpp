@@ -331,6 +331,12 @@ TEST(Trust, ProgramEstimateBoundsTheBuiltPrograms) {
          s.execution.embedding_as_layer = s.execution.loss_as_layer = true;
          s.model.layers = s.execution.pp * 2 * 2 - 2;
        }},
+      {"context parallel 2, full recomputation",
+       [](Scenario& s) {
+         s.execution.cp = 2;
+         s.execution.dp /= 2;
+         s.execution.recompute = Recompute::full;
+       }},
       {"4 experts, ep 2",
        [](Scenario& s) {
          s.model.experts = 4;

@@ -52,7 +52,9 @@ bool forced_by_environment() {
 // all-gather), its layers and a send. Fine: per layer each block's kernel and collectives
 // (with experts an all-to-all before and after the MLP; full recomputation runs the forward's
 // again in the backward; with ZeRO-3 a parameter all-gather each way and a gradient
-// reduce-scatter). Folded: per pass one compute op and one op per distinct collective.
+// reduce-scatter; with context parallelism a K/V all-gather each pass, recomputed ones too,
+// and a reduce-scatter backward). Folded: per pass one compute op and one op per distinct
+// collective.
 // Trust.ProgramEstimateBoundsTheBuiltPrograms holds both to the programs sim builds.
 ProgramOps stage_ops(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
@@ -60,6 +62,7 @@ ProgramOps stage_ops(const Scenario& s) {
   double blocks = s.model.kind == ModelKind::transformer ? 2.0 : 1.0;
   double experts = e.ep > 1 ? 2.0 : 0.0;
   bool zero3 = e.zero >= 3;
+  double context = e.cp > 1 ? 1.0 : 0.0;
   // Per chunk, the mean of the stage that holds the most layers (chunks may differ).
   double layers = 0;
   for (int j = 0; j < e.pp; ++j)
@@ -69,11 +72,12 @@ ProgramOps stage_ops(const Scenario& s) {
   double vocabulary = s.model.per_operator() && s.model.vocab > 0 ? 2.0 : 0.0;
   double passes = e.recompute == Recompute::full ? 3.0 : 2.0;
   double gathers = e.gathers_pp_receives() ? 2.0 : 0.0;
-  double fine_pair = layers * (passes * (blocks * (1.0 + tp) + experts) + (zero3 ? 3.0 : 0.0)) +
+  double fine_pair = layers * (passes * (blocks * (1.0 + tp) + experts + context) + context +
+                               (zero3 ? 3.0 : 0.0)) +
                      4.0 + vocabulary + gathers;
   // Folded, a forward and a backward pass: a compute op and the distinct collectives each
   // (an expert all-to-all twice is one op with a count), between a receive and a send.
-  double distinct = tp + (experts > 0 ? 1.0 : 0.0);
+  double distinct = tp + (experts > 0 ? 1.0 : 0.0) + 2.0 * context; // CP: all-gather, reduce-scatter
   double folded_pair = 2.0 * (1.0 + distinct + 2.0) + (zero3 ? 3.0 : 0.0) + gathers;
   double pairs = static_cast<double>(e.microbatches()) * e.chunks();
   // Gradient sync: at most two reductions, two gathers, the waits and the optimizer step. With
