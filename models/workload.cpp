@@ -35,6 +35,9 @@ KernelCost attention_cost(const LayerShape& l, double tokens, double tp) {
   return qkv + out + scores;
 }
 
+// The keys' (and values') width: kv_width under grouped-query attention, else d_model.
+double key_width(const LayerShape& l) { return l.kv_width > 0 ? l.kv_width : l.d_model; }
+
 // d x d_ff matrices per expert: up and down, and the gate of a gated MLP.
 double mlp_matrices(const LayerShape& l) { return l.gated_mlp ? 3.0 : 2.0; }
 
@@ -115,7 +118,8 @@ LayerCosts layer_costs(const LayerShape& l, const GpuShare& g) {
 }
 
 LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
-  LayerCosts c = layer_costs(layer_shape(m), gpu_share(m, e));
+  LayerShape l = layer_shape(m);
+  LayerCosts c = layer_costs(l, gpu_share(m, e));
   // With sequence parallelism a stage hands on its sequence-parallel shard: each TP rank
   // sends its 1/tp of the tokens (Megatron-LM's pipeline tensor shape is seq_length / tp);
   // scatter/gather sends 1/tp too, and the receivers all-gather the rest (sim/program.cpp).
@@ -123,12 +127,9 @@ LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
     c.pp_activation = c.pp_activation / static_cast<double>(e.tp);
   // Context parallelism gathers every CP rank's keys and values: the whole sequence's K and V
   // of this TP rank's heads (kv_width / tp each).
-  if (e.cp > 1) {
-    LayerShape l = layer_shape(m);
-    double kv = l.kv_width > 0 ? l.kv_width : l.d_model;
-    c.cp_kv = Bytes(2.0 * kv / e.tp * static_cast<double>(e.micro_batch) *
+  if (e.cp > 1)
+    c.cp_kv = Bytes(2.0 * key_width(l) / e.tp * static_cast<double>(e.micro_batch) *
                     static_cast<double>(m.seq_len) * l.bytes_per_word.value());
-  }
   return c;
 }
 
@@ -188,7 +189,7 @@ double activations_per_layer(const LayerShape& l, const GpuShare& g, const Stage
   double scores = r.recompute_attention ? 0.0 : 5.0 * tokens * l.score_elements / tp;
   double hidden = (l.gated_mlp ? 3.0 : 2.0) * l.top_k * l.d_ff;
   if (l.kind != ModelKind::transformer) return tokens * (d + hidden) * w / tp;
-  double kv = l.kv_width > 0 ? l.kv_width : d;
+  double kv = key_width(l);
   double whole = (2.0 * d + d + d) * w + (l.dropout ? 2.0 * d : 0.0); // norms, QKV, fc1, masks
   double split = (d + 2.0 * kv + d) * w + hidden * w; // Q, K, V, out_proj input; MLP hidden
   return tokens * (r.sequence_parallel ? (whole + split) / tp : whole + split / tp) + scores;

@@ -152,9 +152,7 @@ SimResult decode(std::string_view in) {
 std::uint64_t total_ops(const StepPlan& plan) {
   std::uint64_t per_pipeline = 0;
   for (const Program& p : plan.programs) per_pipeline += p.size();
-  const ExecutionSpec& e = plan.scenario.execution;
-  return per_pipeline * static_cast<std::uint64_t>(e.tp) *
-         static_cast<std::uint64_t>(e.weight_replicas());
+  return per_pipeline * static_cast<std::uint64_t>(plan.layout.ranks_per_stage());
 }
 
 SimResult run_step(const Scenario& scenario, const Platform& platform, const SimOptions& options) {

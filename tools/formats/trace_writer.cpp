@@ -51,7 +51,7 @@ void add_named(const SelectionContext& c, const std::string& kind, const std::st
   Layout layout(e);
   int gpus = e.gpus();
   if (kind == "pipeline") {
-    int k = parse_index(c, index, e.tp * e.weight_replicas(), "pipeline");
+    int k = parse_index(c, index, layout.ranks_per_stage(), "pipeline");
     for (int s = 0; s < e.pp; ++s) out.insert(layout.rank({k % e.tp, k / e.tp, s}));
   } else if (kind == "stage") {
     int s = parse_index(c, index, e.pp, "stage");
