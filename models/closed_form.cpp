@@ -83,16 +83,17 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   LayerTimes t = layer_times(s);
   Split forward = kernels(t.mlp.forward) + kernels(t.attention.forward);
   Split backward = kernels(t.mlp.backward) + kernels(t.attention.backward);
-  CollectiveCost tp = cheapest(e.tp_collective, 2, c.tp_allreduce, e.tp, f.tp);
+  const CollectiveEfficiency* nvlink = collective_efficiency(s);
+  CollectiveCost tp = cheapest(e.tp_collective, 2, c.tp_allreduce, e.tp, f.tp, nvlink);
   Split comms = split_of(tp, &Split::tp) * c.tp_allreduces;
   if (e.ep > 1) comms += all_to_all(c.tp_allreduce * s.model.top_k, e.ep, f.ep) * 2.0;
   int replicas = e.weight_replicas();
   CollectiveCost zero =
-      cheapest(e.dp_collective, 1, s.model.bytes_per_word * c.params, replicas, f.dp);
-  CollectiveCost zero_reduce =
-      cheapest(e.dp_collective, 1, gradient_word(s.model, e) * c.params, replicas, f.dp);
+      cheapest(e.dp_collective, 1, s.model.bytes_per_word * c.params, replicas, f.dp, nvlink);
+  CollectiveCost zero_reduce = cheapest(e.dp_collective, 1, gradient_word(s.model, e) * c.params,
+                                        replicas, f.dp, nvlink);
   CollectiveCost kv =
-      e.cp > 1 ? cheapest(e.dp_collective, 1, c.cp_kv, e.cp, f.cp) : CollectiveCost{};
+      e.cp > 1 ? cheapest(e.dp_collective, 1, c.cp_kv, e.cp, f.cp, nvlink) : CollectiveCost{};
   Split gather_kv = split_of(kv, &Split::cp);
   comms += gather_kv;
   Split gather = e.zero >= 3 ? split_of(zero, &Split::zero) : Split{};
@@ -153,9 +154,11 @@ Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f, Tie
                  std::string& tier) {
     if (bytes <= Bytes(0)) return;
     const std::string& alg = e.dp_collective;
-    CollectiveCost reduce = dearest(alg, reduce_phases, bytes * reduced, p, groups);
-    CollectiveCost gather = e.zero >= 1 ? dearest(alg, 1, bytes * parameter_bytes, p, groups)
-                                        : CollectiveCost{};
+    const CollectiveEfficiency* nvlink = collective_efficiency(s);
+    CollectiveCost reduce = dearest(alg, reduce_phases, bytes * reduced, p, groups, nvlink);
+    CollectiveCost gather = e.zero >= 1
+                                ? dearest(alg, 1, bytes * parameter_bytes, p, groups, nvlink)
+                                : CollectiveCost{};
     dp += split_of(reduce, into) + split_of(gather, into);
     tier = reduce.transfer >= gather.transfer ? reduce.tier : gather.tier;
   };
@@ -203,7 +206,9 @@ Seconds gather_time(const Scenario& s, const LayerCosts& costs, const FabricSumm
   if (!e.gathers_pp_receives()) return Seconds(0);
   Seconds best(std::numeric_limits<double>::infinity());
   for (const StageFabric& f : fabric.stages)
-    best = std::min(best, cheapest(e.tp_collective, 1, costs.tp_allreduce, e.tp, f.tp).total());
+    best = std::min(best, cheapest(e.tp_collective, 1, costs.tp_allreduce, e.tp, f.tp,
+                                   collective_efficiency(s))
+                              .total());
   return best;
 }
 

@@ -1,13 +1,32 @@
 #include "models/collective_cost.hpp"
 
+#include <algorithm>
+
 namespace trainsim {
+
+double CollectiveEfficiency::at(Bytes step) const {
+  if (points.empty()) return 1.0;
+  if (step <= points.front().step) return points.front().fraction;
+  if (step >= points.back().step) return points.back().fraction;
+  auto hi = std::find_if(points.begin(), points.end(), [&](const Point& p) { return p.step >= step; });
+  auto lo = hi - 1;
+  double f = std::log2(step / lo->step) / std::log2(hi->step / lo->step);
+  return lo->fraction + f * (hi->fraction - lo->fraction);
+}
+
+double nvlink_fraction(std::string_view tier, Bytes step, const CollectiveEfficiency* nvlink) {
+  return nvlink != nullptr && tier == "nvlink" ? nvlink->at(step) : 1.0;
+}
+
 namespace {
 
-// One ring half: p-1 steps of alpha + n/(p B).
-CollectiveCost ring_half(Bytes n, int p, const Tier& t) {
+// One ring half: p-1 steps of alpha + n/(p B), each step's transfer at NCCL's efficiency for
+// n/p bytes where the ring runs over NVLink.
+CollectiveCost ring_half(Bytes n, int p, const Tier& t, const CollectiveEfficiency* nvlink) {
   if (p <= 1) return {Seconds(0), Seconds(0), t.name};
   double steps = half_steps("ring", p);
-  return {t.alpha * steps, (n / t.bandwidth) * (steps / p), t.name};
+  double fraction = nvlink_fraction(t.name, n / p, nvlink);
+  return {t.alpha * steps, (n / t.bandwidth) * (steps / p / fraction), t.name};
 }
 
 CollectiveCost operator*(CollectiveCost c, double k) {
@@ -26,10 +45,11 @@ CollectiveCost tree_floor(Bytes n, int p, const Tier& closest) {
 
 template <class Better>
 CollectiveCost pick(std::string_view algorithm, int phases, Bytes n, int p,
-                    const std::vector<GroupTiers>& groups, Better better) {
-  CollectiveCost chosen = collective_cost(algorithm, phases, n, p, groups.front());
+                    const std::vector<GroupTiers>& groups, const CollectiveEfficiency* nvlink,
+                    Better better) {
+  CollectiveCost chosen = collective_cost(algorithm, phases, n, p, groups.front(), nvlink);
   for (size_t i = 1; i < groups.size(); ++i) {
-    CollectiveCost c = collective_cost(algorithm, phases, n, p, groups[i]);
+    CollectiveCost c = collective_cost(algorithm, phases, n, p, groups[i], nvlink);
     if (better(c.total(), chosen.total())) chosen = c;
   }
   return chosen;
@@ -38,24 +58,28 @@ CollectiveCost pick(std::string_view algorithm, int phases, Bytes n, int p,
 } // namespace
 
 CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p,
-                               const GroupTiers& g) {
+                               const GroupTiers& g, const CollectiveEfficiency* nvlink) {
   if (p <= 1) return {Seconds(0), Seconds(0), "none"};
   if (algorithm == "tree") return tree_floor(n, p, g.closest);
   if (algorithm == "hierarchical" && g.block > 1) {
     int nodes = p / g.block;
-    return (ring_half(n, g.block, g.within) + ring_half(n / g.block, nodes, g.across)) * phases;
+    return (ring_half(n, g.block, g.within, nvlink) +
+            ring_half(n / g.block, nodes, g.across, nvlink)) *
+           phases;
   }
-  return ring_half(n, p, g.ring) * phases;
+  return ring_half(n, p, g.ring, nvlink) * phases;
 }
 
 CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p,
-                        const std::vector<GroupTiers>& groups) {
-  return pick(algorithm, phases, n, p, groups, [](Seconds a, Seconds b) { return a < b; });
+                        const std::vector<GroupTiers>& groups, const CollectiveEfficiency* nvlink) {
+  return pick(algorithm, phases, n, p, groups, nvlink,
+              [](Seconds a, Seconds b) { return a < b; });
 }
 
 CollectiveCost dearest(std::string_view algorithm, int phases, Bytes n, int p,
-                       const std::vector<GroupTiers>& groups) {
-  return pick(algorithm, phases, n, p, groups, [](Seconds a, Seconds b) { return a > b; });
+                       const std::vector<GroupTiers>& groups, const CollectiveEfficiency* nvlink) {
+  return pick(algorithm, phases, n, p, groups, nvlink,
+              [](Seconds a, Seconds b) { return a > b; });
 }
 
 } // namespace trainsim

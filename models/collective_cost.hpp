@@ -11,6 +11,7 @@
 
 #include "models/check.hpp"
 #include "models/fabric.hpp"
+#include "models/scenario.hpp"
 
 namespace trainsim {
 
@@ -28,8 +29,15 @@ struct CollectiveCost {
 ///   across nodes per half (a plain ring when the group does not split into node blocks);
 /// - tree (all-reduce only): at least 2 ceil(log2 p) steps of the closest pair's alpha and n
 ///   bytes into every rank at its bandwidth, a floor under the pipelined double binary tree.
+/// With `nvlink`, a ring (or a hierarchical collective's ring) over the NVLink tier moves its
+/// steps at nvlink->at(bytes per step) of the tier's bandwidth (nvlink_fraction()).
 CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p,
-                               const GroupTiers& group);
+                               const GroupTiers& group,
+                               const CollectiveEfficiency* nvlink = nullptr);
+
+/// NCCL's fraction of the bandwidth of the tier named `tier` for ring steps of `step` bytes:
+/// nvlink->at(step) on "nvlink", 1 elsewhere or without a curve (the simulator's rings too).
+double nvlink_fraction(std::string_view tier, Bytes step, const CollectiveEfficiency* nvlink);
 
 /// Alpha steps on the critical path of one half (reduce-scatter or all-gather) of `algorithm`
 /// over p members: p - 1 for a "ring", ceil(log2 p) for a "tree" (up or down it); 0 for p <= 1.
@@ -44,8 +52,10 @@ inline double half_steps(std::string_view algorithm, double p) {
 
 /// Of a stage's groups, the one whose collective costs least or most.
 CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p,
-                        const std::vector<GroupTiers>& groups);
+                        const std::vector<GroupTiers>& groups,
+                        const CollectiveEfficiency* nvlink = nullptr);
 CollectiveCost dearest(std::string_view algorithm, int phases, Bytes n, int p,
-                       const std::vector<GroupTiers>& groups);
+                       const std::vector<GroupTiers>& groups,
+                       const CollectiveEfficiency* nvlink = nullptr);
 
 } // namespace trainsim

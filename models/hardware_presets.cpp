@@ -1,6 +1,7 @@
 #include "models/hardware_presets.hpp"
 
 #include <array>
+#include <cmath>
 
 #include "models/check.hpp"
 #include "models/error.hpp"
@@ -22,6 +23,7 @@ struct Efficiency {
   std::array<double, 6> d64{},
       d128{};                  ///< causal flash attention fwd+bwd FLOP/s at kAttentionSeqLens
   double hbm_efficiency = 1.0; ///< measured copy bandwidth / datasheet bandwidth
+  CollectiveEfficiency nvlink_collectives;
 };
 
 std::array<FlopPerSecond, 6> rates(const std::array<double, 6>& row) {
@@ -43,6 +45,7 @@ GpuPreset gpu(std::string name, std::string alias, std::string source, double pe
   spec.gemm_peak = FlopPerSecond(eff.gemm_peak);
   spec.flash_attention = {rates(eff.d64), rates(eff.d128)};
   spec.hbm_efficiency = eff.hbm_efficiency;
+  spec.nvlink_collectives = eff.nvlink_collectives;
   return {std::move(name), std::move(alias), std::move(source), spec};
 }
 
@@ -65,20 +68,51 @@ constexpr std::array<double, 6> kA100d128{99e12, 133e12, 155e12, 173e12, 182e12,
 constexpr std::array<double, 6> kH100d64{141e12, 192e12, 232e12, 257e12, 273e12, 284e12};
 constexpr std::array<double, 6> kH100d128{163e12, 221e12, 265e12, 294e12, 308e12, 328e12};
 
+// NCCL all-reduce bus bandwidth (GB/s) on the 8 GPUs of one NVSwitch node, nccl-tests
+// all_reduce_perf in place at 1 MiB, 2 MiB, ... 8 GiB (Azure/AI-benchmarking-guide, "NCCL
+// Bandwidth": Azure_Results/ND_A100_v4_results.md, A100-SXM4-80GB, NCCL 2.18.5, a ring: A100
+// has no NVLink SHARP; "Azure Results/ND_H100_v5_results.md", H100 80GB HBM3, NCCL 2.18.5, and
+// Azure_Results/ND_H200_v5_results.md, H200, NCCL 2.20.5: both the NVLS algorithm, the only
+// H100-generation curves published there, whose asymptote is above the ring's). Below 1 MiB
+// the collectives are latency-bound, priced by the links' latency instead.
+constexpr std::array<double, 14> kA100AllReduce{36.22,  53.54,  71.43,  89.99,  109.22,
+                                                132.77, 166.63, 174.18, 213.87, 221.58,
+                                                228.10, 230.22, 230.48, 231.58};
+constexpr std::array<double, 14> kH100AllReduce{43.70,  81.93,  128.73, 172.13, 234.45,
+                                                295.53, 361.78, 400.61, 423.38, 438.46,
+                                                466.35, 472.36, 475.54, 478.87};
+constexpr std::array<double, 14> kH200AllReduce{52.96,  88.78,  138.44, 181.94, 240.41,
+                                                300.91, 368.11, 412.45, 432.24, 442.72,
+                                                467.58, 472.57, 477.41, 479.98};
+
+// An all-reduce of S bytes over 8 ranks passes S / 8 bytes per ring step; each point is its
+// bus bandwidth over the largest size's, NCCL's asymptote (which the scenarios give as the
+// NVLink bandwidth: nccl-tests issues 149 and 212).
+CollectiveEfficiency all_reduce_curve(const std::array<double, 14>& busbw) {
+  CollectiveEfficiency curve;
+  for (size_t i = 0; i < busbw.size(); ++i)
+    curve.points.push_back({Bytes(std::ldexp(1.0, 20 + static_cast<int>(i)) / 8.0),
+                            busbw[i] / busbw.back()});
+  return curve;
+}
+
 // The A100 40GB has the 80GB part's GA100 compute; no copy bandwidth of it was found at the
 // same scale (CUDA's bandwidthTest, 32 MB: 1157.5 GB/s of 1555, router-gao/cuda-demo), so it
 // takes the 80GB part's fraction.
-const Efficiency kA100{108, 271.2e12, kA100d64, kA100d128, 1.61e12 / 2.039e12};
-const Efficiency kH100{132, 794.5e12, kH100d64, kH100d128, 2.90e12 / 3.35e12};
+const Efficiency kA100{108, 271.2e12, kA100d64, kA100d128, 1.61e12 / 2.039e12,
+                      all_reduce_curve(kA100AllReduce)};
+const Efficiency kH100{132, 794.5e12, kH100d64, kH100d128, 2.90e12 / 3.35e12,
+                      all_reduce_curve(kH100AllReduce)};
 // H200: the H100's GH100 compute, so its attention table (Azure measured FlashAttention-2 at
 // d_head 128, batch 2, 8k tokens: 329.3 TFLOP/s on H200, 327.9 on H100).
-const Efficiency kH200{132, 794.5e12, kH100d64, kH100d128, 4.01e12 / 4.8e12};
+const Efficiency kH200{132, 794.5e12, kH100d64, kH100d128, 4.01e12 / 4.8e12,
+                      all_reduce_curve(kH200AllReduce)};
 
-// B200: no flash attention chart or copy bandwidth of it was read. Attention: the H100 table
+// B200: no flash attention chart, copy bandwidth or NCCL curve of it was read. Attention: the H100 table
 // scaled by FlashAttention-2 on GB200 over H200 at the same shape (Azure ND_GB200_v6: 373.9
 // vs 329.3 TFLOP/s), an estimate; HBM: the H200's fraction.
 Efficiency b200() {
-  Efficiency e{148, 1745.0e12, kH100d64, kH100d128, 4.01e12 / 4.8e12};
+  Efficiency e{148, 1745.0e12, kH100d64, kH100d128, 4.01e12 / 4.8e12, {}};
   for (size_t i = 0; i < 6; ++i) e.d64[i] *= 373.9 / 329.3, e.d128[i] *= 373.9 / 329.3;
   return e;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/workload.hpp"
+
 namespace trainsim {
 namespace {
 
@@ -18,6 +20,10 @@ struct Dims {
   double w = 0;      ///< bytes per word
   double routed = 0; ///< expert inputs: T x top_k
   double local_experts = 1;
+  /// Bytes per parameter of the separate gradient-accumulation add, each microbatch: 0 with
+  /// grad_accumulation_fusion, else the fresh gradient read (w) and the sum read and written.
+  double accumulate = 0;
+  bool biases = false;
 };
 
 Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
@@ -34,6 +40,8 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   x.w = m.bytes_per_word.value();
   x.routed = x.tokens * m.top_k;
   x.local_experts = static_cast<double>(m.experts) / e.ep;
+  if (!e.grad_accumulation_fusion) x.accumulate = x.w + 2.0 * gradient_word(m, e).value();
+  x.biases = m.biases;
   return x;
 }
 
@@ -53,10 +61,20 @@ Operator gemm(const char* name, GemmShape g, double count, double w) {
   return op;
 }
 
-Operator memory(const char* name, double bytes) {
+Operator memory(const char* name, double bytes, double kernels = 1.0) {
   Operator op = make(name, OperatorKind::memory);
   op.bytes = Bytes(bytes);
+  op.count = kernels;
   return op;
+}
+
+// Without gradient-accumulation fusion, autograd hands each parameter's fresh gradient to a
+// separate add into the accumulated one (Megatron-LM's DDP hook `main_grad.add_(grad)`, or
+// PyTorch's AccumulateGrad): one kernel per parameter tensor, every microbatch, after the
+// weight gradient. Nothing with the fusion, where the GEMM accumulates in place.
+void accumulate(const char* name, double params, double tensors, const Dims& x,
+                BlockOperators& b) {
+  if (x.accumulate > 0) b.backward.push_back(memory(name, params * x.accumulate, tensors));
 }
 
 // Y = X W forward, and its two gradients: dX = dY W^T (m x k outputs, summing over n) and
@@ -68,12 +86,27 @@ void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g,
   b.backward.push_back(gemm(wgrad, {g.k, g.n, g.m, g.batch}, count, w));
 }
 
+struct LinearNames {
+  const char *forward, *dgrad, *wgrad, *accumulate;
+};
+
+// A layer's own weights W (k x n, `count` of them) and, with biases, their n-wide bias: the
+// GEMMs of linear() and the weights' gradient accumulation.
+void weight_linear(const LinearNames& n, GemmShape g, double count, const Dims& x,
+                   BlockOperators& b) {
+  linear(n.forward, n.dgrad, n.wgrad, g, count, x.w, b);
+  double params = (g.k * g.n + (x.biases ? g.n : 0.0)) * count;
+  accumulate(n.accumulate, params, (x.biases ? 2.0 : 1.0) * count, x, b);
+}
+
 // LayerNorm or RMSNorm (the same traffic): forward reads x and writes y; backward reads x
 // and dy and writes dx (the per-channel weight gradients are a few d_model-sized sums).
 void norm(const Dims& x, BlockOperators& b) {
   double activation = x.norm_tokens * x.d * x.w;
   b.forward.push_back(memory("norm", 2.0 * activation));
   b.backward.push_back(memory("norm_grad", 3.0 * activation));
+  // LayerNorm's scale and shift (GPT, with biases), RMSNorm's scale alone (Llama).
+  accumulate("norm_grad_accum", x.biases ? 2.0 * x.d : x.d, x.biases ? 2.0 : 1.0, x, b);
 }
 
 // The end of a block: the branch's bias (fused here, as Megatron's bias-dropout-add does),
@@ -146,7 +179,8 @@ void attention_core(const Dims& x, const ModelSpec& m, Recompute recompute, Bloc
 BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute recompute) {
   BlockOperators b;
   norm(x, b);
-  linear("qkv", "qkv_dgrad", "qkv_wgrad", {x.tokens, x.q + 2.0 * x.kv, x.d}, 1.0, x.w, b);
+  weight_linear({"qkv", "qkv_dgrad", "qkv_wgrad", "qkv_grad_accum"},
+                {x.tokens, x.q + 2.0 * x.kv, x.d}, 1.0, x, b);
   if (m.biases) b.backward.push_back(memory("qkv_bias_grad", x.tokens * (x.q + 2.0 * x.kv) * x.w));
   if (m.rotary) { // rotate q and k in place: read and write them, both ways
     double qk = 2.0 * x.tokens * (x.q + x.kv) * x.w;
@@ -154,7 +188,8 @@ BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute reco
     b.backward.push_back(memory("rotary_grad", qk));
   }
   attention_core(x, m, recompute, b);
-  linear("out_proj", "out_proj_dgrad", "out_proj_wgrad", {x.tokens, x.d, x.q}, 1.0, x.w, b);
+  weight_linear({"out_proj", "out_proj_dgrad", "out_proj_wgrad", "out_proj_grad_accum"},
+                {x.tokens, x.d, x.q}, 1.0, x, b);
   residual(x, m, b);
   return b;
 }
@@ -166,7 +201,8 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
   norm(x, b);
   double per_expert = x.routed / x.local_experts, hidden = x.routed * x.ff * x.w;
   double up = m.gated_mlp ? 2.0 * x.ff : x.ff;
-  linear("fc1", "fc1_dgrad", "fc1_wgrad", {per_expert, up, x.d}, x.local_experts, x.w, b);
+  weight_linear({"fc1", "fc1_dgrad", "fc1_wgrad", "fc1_grad_accum"}, {per_expert, up, x.d},
+                x.local_experts, x, b);
   // GeLU (with fc1's bias fused) reads its input and writes its output; backward reads the
   // input and the output gradient and writes the input gradient. SwiGLU reads gate and up
   // and writes their product; backward reads both and the gradient, writes two gradients.
@@ -174,7 +210,8 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
       memory(m.gated_mlp ? "swiglu" : "bias_gelu", (m.gated_mlp ? 3.0 : 2.0) * hidden));
   b.backward.push_back(
       memory(m.gated_mlp ? "swiglu_grad" : "bias_gelu_grad", (m.gated_mlp ? 5.0 : 3.0) * hidden));
-  linear("fc2", "fc2_dgrad", "fc2_wgrad", {per_expert, x.d, x.ff}, x.local_experts, x.w, b);
+  weight_linear({"fc2", "fc2_dgrad", "fc2_wgrad", "fc2_grad_accum"}, {per_expert, x.d, x.ff},
+                x.local_experts, x, b);
   residual(x, m, b);
   return b;
 }
@@ -210,6 +247,7 @@ BlockOperators embedding_operators(const ModelSpec& m, const ExecutionSpec& e) {
     b.forward.push_back(memory("position_add", 3.0 * activation));
     b.backward.push_back(memory("position_grad", activation));
   }
+  accumulate("embedding_grad_accum", embedding_params(m, e), m.rotary ? 1.0 : 2.0, x, b);
   return b;
 }
 
@@ -220,6 +258,7 @@ BlockOperators head_operators(const ModelSpec& m, const ExecutionSpec& e) {
   norm(x, b);
   double vocab = static_cast<double>(m.vocab) / e.tp;
   linear("logits", "logits_dgrad", "logits_wgrad", {x.tokens, vocab, x.d}, 1.0, x.w, b);
+  accumulate("logits_grad_accum", head_params(m, e), 1.0, x, b); // GPT's LM head has no bias
   // Vocabulary-parallel softmax + cross-entropy, fused: read the logits, write the softmax
   // kept for backward; backward reads it and writes the logits' gradient.
   double logits = x.tokens * vocab * x.w;

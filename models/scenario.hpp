@@ -5,6 +5,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "models/topology_spec.hpp"
 #include "models/units.hpp"
@@ -67,6 +68,22 @@ struct AttentionRates {
   [[nodiscard]] bool known() const { return d64[0].value() > 0 && d128[0].value() > 0; }
 };
 
+/// NCCL's efficiency inside an NVLink domain: the fraction of its large-message bus bandwidth
+/// a collective reaches, by the bytes each rank passes on per ring step (the message over the
+/// ranks). Mid-sized collectives fall well short of it (protocol, chunking and synchronization
+/// per step), which a link's bandwidth and latency alone do not give. Points ascending in
+/// `step`, held at the ends; none: every collective at the full bandwidth.
+struct CollectiveEfficiency {
+  struct Point {
+    Bytes step;
+    double fraction = 1.0;
+  };
+  std::vector<Point> points;
+  [[nodiscard]] bool known() const { return !points.empty(); }
+  /// Interpolated linearly in log2(step) between the points.
+  [[nodiscard]] double at(Bytes step) const;
+};
+
 struct GpuSpec {
   std::string name = "h100";
   FlopPerSecond peak{989e12};     ///< dense BF16
@@ -82,6 +99,8 @@ struct GpuSpec {
                               ///< peak x matmul_efficiency
   AttentionRates flash_attention; ///< measured flash attention throughput
   double hbm_efficiency = 1.0;    ///< sustained fraction of hbm_bandwidth for streaming kernels
+  /// NCCL's collectives over this GPU generation's NVLink (the per-operator model only).
+  CollectiveEfficiency nvlink_collectives;
   /// The preset the figures start from (models/hardware_presets.hpp), before any override;
   /// "custom" when a scenario gives every figure itself, "" when built in code.
   std::string preset;
@@ -134,6 +153,11 @@ struct ExecutionSpec {
   /// Gradients accumulate and are reduced over DP in FP32 (Megatron-LM's
   /// --accumulate-allreduce-grads-in-fp32; Llama 3's FSDP), not at the model's precision.
   bool fp32_gradients = false;
+  /// Each weight-gradient GEMM accumulates into the gradient buffer itself (Megatron-LM's
+  /// gradient-accumulation fusion, 2022 on). false: it writes a fresh gradient that a separate
+  /// kernel adds to the accumulated one, every microbatch (Megatron-LM before 2022-02, PyTorch
+  /// autograd's AccumulateGrad): models/operators.cpp prices that add.
+  bool grad_accumulation_fusion = true;
   int zero = 0; ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
   Recompute recompute = Recompute::none;
   bool dp_overlap = false; ///< gradient collectives start during the last backward pass

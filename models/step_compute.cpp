@@ -83,4 +83,9 @@ StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
   return {model, model + recomputed};
 }
 
+const CollectiveEfficiency* collective_efficiency(const Scenario& s) {
+  const CollectiveEfficiency& curve = s.system.gpu.nvlink_collectives;
+  return s.model.per_operator() && curve.known() ? &curve : nullptr;
+}
+
 } // namespace trainsim

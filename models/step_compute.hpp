@@ -32,6 +32,11 @@ BlockTime head_time(const Scenario& scenario);
 /// Adam over its parameters, or over its ZeRO shard of them. Zero on the roofline path.
 KernelTime optimizer_time(const Scenario& scenario, int stage);
 
+/// NCCL's efficiency over NVLink that the collectives of this scenario run at: the GPU
+/// preset's curve on the per-operator path, none (plain alpha-beta, as the paper prices them)
+/// for the MLP blocks and the roofline. The simulator and the bound both take it from here.
+const CollectiveEfficiency* collective_efficiency(const Scenario& scenario);
+
 /// FLOP of one step, whole cluster. `model`: forward + backward of every layer and the logits,
 /// attention counted in full (4 s^2 d_model per sequence and layer forward, as PaLM and
 /// Megatron count it) and no recomputation: the numerator of MFU. `hardware`: `model` plus

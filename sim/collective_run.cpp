@@ -22,7 +22,8 @@ CollectiveOutcome simulate_collective(const topo::Topology& topology, const Coll
                       .mailboxes = &mailboxes,
                       .topology = &topology,
                       .paths = &paths,
-                      .counters = &counters};
+                      .counters = &counters,
+                      .nvlink = call.nvlink};
     CollectiveOutcome out;
     const GroupSpan& g = call.group;
     int callers = call.callers < 0 ? g.size : call.callers;

@@ -21,6 +21,7 @@ struct CollectiveCall {
   /// collective (the deadlock report's tests). -1: all of them.
   int callers = -1;
   std::string channel = "collective"; ///< the group's mailbox channel, named in deadlock reports
+  const CollectiveEfficiency* nvlink = nullptr; ///< NCCL's efficiency over NVLink (none: 1)
 };
 
 struct CollectiveOutcome {

@@ -1,10 +1,13 @@
 #include "sim/collective_steps.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <simgrid/s4u.hpp>
 
 #include "sim/traffic.hpp"
+
+#include "models/collective_cost.hpp"
 
 #include "topologies/topology.hpp"
 
@@ -53,21 +56,35 @@ int ring_steps(CollectiveOp op, int size) {
   return op == CollectiveOp::all_reduce ? 2 * (size - 1) : size - 1;
 }
 
+namespace {
+
+// The rate NCCL moves a ring's steps of `chunk` bytes at, when it runs below the links' own
+// bandwidth (an NVLink ring of the per-operator path); 0: no cap.
+double nccl_rate(const RingCost* cost, double chunk, const CollectiveEnv& env) {
+  if (cost == nullptr) return 0;
+  double fraction = nvlink_fraction(cost->slowest.tier, Bytes(chunk), env.nvlink);
+  return fraction < 1.0 ? fraction * cost->slowest.bandwidth.value() : 0;
+}
+
+} // namespace
+
 void ring_rounds(const RingView& ring, int steps, double chunk, const CollectiveEnv& env) {
   if (steps < 1) return;
+  const RingCost* cost = env.paths != nullptr ? &env.paths->ring(ring.members) : nullptr;
+  double nccl = nccl_rate(cost, chunk, env);
   if (env.fidelity == Fidelity::fine) {
-    for (int s = 0; s < steps; ++s) ring_exchange(ring, chunk, env);
+    for (int s = 0; s < steps; ++s) ring_exchange(ring, chunk, env, nccl);
     return;
   }
-  const RingCost* cost = env.paths != nullptr ? &env.paths->ring(ring.members) : nullptr;
   if (cost == nullptr || cost->uniform) {
     sg4::this_actor::sleep_for(ring.hop_latency.value() * (steps - 1));
-    return ring_exchange(ring, chunk * steps, env);
+    return ring_exchange(ring, chunk * steps, env, nccl);
   }
   // Every member posts after the same wait, so that no flow is held up by a receiver that
   // posts late; each then pays its own pair's latency once.
   sg4::this_actor::sleep_for(cost->max_latency.value() * (steps - 1));
-  ring_exchange(ring, chunk * steps, env, cost->slowest.bandwidth.value());
+  double slowest = cost->slowest.bandwidth.value();
+  ring_exchange(ring, chunk * steps, env, nccl > 0 ? std::min(nccl, slowest) : slowest);
 }
 
 namespace {

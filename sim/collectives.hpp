@@ -107,6 +107,9 @@ struct CollectiveEnv {
   Counters* counters = nullptr;
   class Traffic* traffic = nullptr; ///< when set, every send is counted for link statistics
   int rank = -1;                    ///< the rank whose actor runs the collective (the sender)
+  /// When set, rings over NVLink move each step at NCCL's efficiency for its bytes
+  /// (models/collective_cost.hpp: nvlink_fraction), as the bound prices them.
+  const CollectiveEfficiency* nvlink = nullptr;
 };
 
 class CollectiveAlgorithm {

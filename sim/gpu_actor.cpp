@@ -9,6 +9,8 @@
 #include "topologies/group_paths.hpp"
 #include "sim/traffic.hpp"
 
+#include "models/step_compute.hpp"
+
 namespace trainsim::sim {
 namespace {
 
@@ -62,7 +64,8 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
           .paths = &plan.paths,
           .counters = &counters,
           .traffic = plan.traffic,
-          .rank = rank};
+          .rank = rank,
+          .nvlink = collective_efficiency(plan.scenario)};
   const Layout& l = plan.layout;
   tp_ = group_of(l, GroupKind::tp, rank, "tp", t);
   dp_ = group_of(l, GroupKind::dp, rank, "dp", t);

@@ -121,6 +121,34 @@ TEST(Operators, VocabularyAddsEmbeddingHeadAndTheirParameters) {
   EXPECT_EQ(embedding_params(m, e), 800);
 }
 
+TEST(Operators, UnfusedGradientAccumulationAddsEachWeightsGradient) {
+  // Without the fusion every parameter's fresh BF16 gradient is read (2 B) and added into the
+  // accumulated one, read and written (2 x 2 B, or 2 x 4 B in FP32): 6 or 10 B per parameter.
+  // QKV: 8 x 16 weights + 16 biases = 144 parameters, two tensors (two kernels); fc1: 8 x 32 +
+  // 32 = 288; a LayerNorm's scale and shift: 2 x 8 = 16.
+  ModelSpec m = tiny();
+  ExecutionSpec e;
+  EXPECT_EQ(testing::find_or_null(layer_operators(m, e).attention.backward, "qkv_grad_accum"),
+            nullptr); // fused by default: the GEMM accumulates in place
+  e.grad_accumulation_fusion = false;
+  LayerOperators layer = layer_operators(m, e);
+  const Operator& qkv = find(layer.attention.backward, "qkv_grad_accum");
+  EXPECT_EQ(qkv.bytes.value(), 144 * 6);
+  EXPECT_EQ(qkv.count, 2);
+  EXPECT_EQ(find(layer.mlp.backward, "fc1_grad_accum").bytes.value(), 288 * 6);
+  EXPECT_EQ(find(layer.mlp.backward, "norm_grad_accum").bytes.value(), 16 * 6);
+  EXPECT_EQ(testing::find_or_null(layer.attention.forward, "qkv_grad_accum"), nullptr);
+  e.fp32_gradients = true;
+  EXPECT_EQ(find(layer_operators(m, e).attention.backward, "qkv_grad_accum").bytes.value(),
+            144 * 10);
+  // The vocabulary's weights too: the embedding's 100 x 8 + 4 x 8 positions (two tensors) and
+  // the LM head's 100 x 8, at 10 B each here.
+  m.vocab = 100;
+  EXPECT_EQ(find(embedding_operators(m, e).backward, "embedding_grad_accum").bytes.value(),
+            832 * 10);
+  EXPECT_EQ(find(head_operators(m, e).backward, "logits_grad_accum").bytes.value(), 800 * 10);
+}
+
 TEST(Operators, TheOptimizerStepRunsMegatronsKernels) {
   // 1000 parameters, BF16, fp32 gradients (4 B): the norm reads them (4000 B); Adam reads and
   // writes 12 B of state and reads the gradient (28000 B); the master weights are copied to

@@ -87,6 +87,23 @@ TEST(RingTest, ReduceScatterAndAllGatherTake7Steps) {
   expect_both(fat_tree(1, 8), "ring", CollectiveOp::all_gather, 8, 64 * MiB, 137.49e-6);
 }
 
+// NCCL's efficiency over NVLink (the per-operator path's GPU presets): a ring's steps move at
+// its fraction of the link for their bytes. 16 MiB over 8 GPUs: 14 steps of 2 MiB = 2097152 B;
+// at 0.5 of 450 GB/s each takes 1 us + 2097152 / 225e9 s = 1 + 9.3206 us -> 144.49 us.
+// Across nodes (IB) the curve does not apply: 4 GPUs, 6 steps of 4 MiB = 4194304 B at
+// 50 GB/s: 6 x (2 + 83.886) us = 515.32 us.
+TEST(RingTest, NvlinkRingsRunAtNcclsEfficiencyForTheirStepSize) {
+  CollectiveEfficiency half{{{Bytes(4 * MiB), 0.5}, {Bytes(64 * MiB), 1.0}}};
+  for (Fidelity f : {Fidelity::fast, Fidelity::fine}) {
+    CollectiveCall nvlink{"ring", CollectiveOp::all_reduce, Bytes(16 * MiB), f, {0, 1, 8}};
+    nvlink.nvlink = &half;
+    EXPECT_NEAR(simulate_collective(fat_tree(1, 8), nvlink).finish.value(), 144.49e-6, 0.2e-6);
+    CollectiveCall ib{"ring", CollectiveOp::all_reduce, Bytes(16 * MiB), f, {0, 1, 4}};
+    ib.nvlink = &half;
+    EXPECT_NEAR(simulate_collective(fat_tree(4, 1), ib).finish.value(), 515.32e-6, 0.2e-6);
+  }
+}
+
 // ---- tree ----
 //
 // n = 32 MiB: each tree carries 16 MiB in C = 16 chunks of c = 1 MiB = 1048576 B.

@@ -331,6 +331,12 @@ TEST(Loader, PipelineAndGradientFlagsAreBooleans) {
             "s.yaml: execution.pp_scatter_gather = '2': is not true or false");
   EXPECT_EQ(error_of(with(kValid, "pp: 1", "pp: 1\n  fp32_gradients: fp32")),
             "s.yaml: execution.fp32_gradients = 'fp32': is not true or false");
+  EXPECT_TRUE(loaded.scenario.execution.grad_accumulation_fusion); // Megatron's default
+  EXPECT_FALSE(parse_scenario(with(kValid, "pp: 1", "pp: 1\n  grad_accumulation_fusion: false"),
+                              "s.yaml")
+                   .scenario.execution.grad_accumulation_fusion);
+  EXPECT_EQ(error_of(with(kValid, "pp: 1", "pp: 1\n  grad_accumulation_fusion: unfused")),
+            "s.yaml: execution.grad_accumulation_fusion = 'unfused': is not true or false");
 }
 
 TEST(Loader, ContextParallelismIsReadAndCountedInTheGrid) {

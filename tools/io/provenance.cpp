@@ -87,6 +87,7 @@ Json execution_json(const ExecutionSpec& e) {
           {"sequence_parallel", e.sequence_parallel},
           {"pp_scatter_gather", e.pp_scatter_gather},
           {"fp32_gradients", e.fp32_gradients},
+          {"grad_accumulation_fusion", e.grad_accumulation_fusion},
           {"zero", e.zero},
           {"recompute", to_string(e.recompute)},
           {"dp_overlap", e.dp_overlap},

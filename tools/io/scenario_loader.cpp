@@ -240,6 +240,7 @@ ExecutionSpec read_execution(const Params& p) {
   e.sequence_parallel = p.get_or("sequence_parallel", e.sequence_parallel);
   e.pp_scatter_gather = p.get_or("pp_scatter_gather", e.pp_scatter_gather);
   e.fp32_gradients = p.get_or("fp32_gradients", e.fp32_gradients);
+  e.grad_accumulation_fusion = p.get_or("grad_accumulation_fusion", e.grad_accumulation_fusion);
   e.zero = p.get_or("zero", e.zero);
   e.recompute = read_recompute(p);
   e.dp_overlap = p.get_or("dp_overlap", e.dp_overlap);
