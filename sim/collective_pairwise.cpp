@@ -35,8 +35,8 @@ private:
                     const CollectiveEnv& env) {
     const Inboxes& inboxes = *rounds[static_cast<size_t>(k)];
     sg4::CommPtr out = send(inboxes, g.member(g.me + k), chunk, env);
-    receive(inboxes, g.rank())->wait();
-    out->wait();
+    wait_on(receive(inboxes, g.rank()), kReceiving);
+    wait_on(out, kSending);
   }
   /// What one call's rounds pay in latency: each round waits for its slower side, the send
   /// to me + k or the receive from me - k (models/fabric.hpp, as the bound counts it).

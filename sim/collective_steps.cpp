@@ -25,8 +25,8 @@ int* g_received = nullptr;
 void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env, double rate = 0) {
   sg4::CommPtr out = send(*ring.inboxes, ring.next, bytes, env, rate);
   sg4::CommPtr in = receive(*ring.inboxes, ring.me);
-  in->wait();
-  out->wait();
+  wait_on(in, kReceiving);
+  wait_on(out, kSending);
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include <simgrid/forward.h>
 
 #include "sim/collectives.hpp"
+#include "sim/waits.hpp"
 
 namespace trainsim::sim::detail {
 

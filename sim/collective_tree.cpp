@@ -196,14 +196,16 @@ private:
   static void post_all(const Group& g, const std::vector<Stream>& streams, const Channels& all,
                        Pick pick, double bytes, const CollectiveEnv& env) {
     sg4::CommPtr comms[12];
+    const char* verbs[12];
     size_t n = 0;
     for (const Stream& s : streams) {
       if (!pick(s)) continue;
       const Inboxes& inboxes = inboxes_of(all, s);
-      comms[n++] =
+      comms[n] =
           s.sending ? send(inboxes, g.member(s.peer), bytes, env) : receive(inboxes, g.rank());
+      verbs[n++] = s.sending ? kSending : kReceiving;
     }
-    for (size_t i = 0; i < n; ++i) comms[i]->wait();
+    for (size_t i = 0; i < n; ++i) wait_on(comms[i], verbs[i]);
   }
 
   static void pipeline(const Group& g, const std::vector<Stream>& streams, const Channels& all,

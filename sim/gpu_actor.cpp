@@ -8,6 +8,7 @@
 #include "sim/progress.hpp"
 #include "topologies/group_paths.hpp"
 #include "sim/traffic.hpp"
+#include "sim/waits.hpp"
 
 #include "models/step_compute.hpp"
 
@@ -225,7 +226,7 @@ void GpuActor::receive(const Op& op) {
   posted_recv_[d] = nullptr;
   recvs_left_[d] -= 1;
   double posted = now();
-  comm->wait();
+  wait_on(comm, kReceiving);
   double waited = now() - posted;
   post_receive(op.forward);
   // A receive posted early may have completed before this rank came to wait for it.
@@ -244,7 +245,7 @@ void GpuActor::send(const Op& op) {
   bool forward = op.forward;
   sg4::CommPtr& pending = pending_send_[forward ? 0 : 1];
   double start = now();
-  if (pending) timed(stats_[Category::pp_comm], [&] { pending->wait(); });
+  if (pending) timed(stats_[Category::pp_comm], [&] { wait_on(pending, kSending); });
   record(op, TraceEvent::Kind::pp_send_wait, start, now());
   int peer = plan_.layout.pipeline_peer(rank_, forward);
   const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
@@ -256,7 +257,7 @@ void GpuActor::send(const Op& op) {
 void GpuActor::wait_sends() {
   for (sg4::CommPtr& pending : pending_send_)
     if (pending) {
-      pending->wait();
+      wait_on(pending, kSending);
       pending = nullptr;
     }
 }

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <unordered_map>
 
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
@@ -15,6 +14,7 @@
 #include "sim/log.hpp"
 #include "sim/progress.hpp"
 #include "sim/traffic.hpp"
+#include "sim/waits.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -23,7 +23,7 @@ namespace sg4 = simgrid::s4u;
 
 // SimGrid 3.32's Engine::run() returns normally when every remaining actor is blocked, after
 // dumping kernel internals to stderr: the step would then be reported from half-finished ranks.
-// The watch remembers each actor's mailbox comms, so it can say which actors wait on what.
+// The watch turns that into an error that says which actors wait on what (sim/waits.hpp).
 class DeadlockWatch {
 public:
   DeadlockWatch() {
@@ -31,8 +31,6 @@ public:
       xbt_log_control_set("ker_engine.app:file:/dev/null");
       xbt_log_control_set("ker_engine.add:off");
     }
-    sg4::Comm::on_send_cb([this](const sg4::Comm& c) { remember(c, "to send to"); });
-    sg4::Comm::on_recv_cb([this](const sg4::Comm& c) { remember(c, "to receive on"); });
     sg4::Actor::on_creation_cb([this](sg4::Actor&) { ++created_; });
     // Thrown out of Engine::run(), before SimGrid kills the blocked actors and prints its
     // own account of them.
@@ -40,30 +38,11 @@ public:
   }
 
 private:
-  struct Pending {
-    sg4::CommPtr comm;
-    const char* verb;
-  };
-  static constexpr size_t kKeep = 64; // per actor: bounds memory if a comm's state is never updated
-
-  void remember(const sg4::Comm& c, const char* verb) {
-    if (c.get_mailbox() == nullptr) return; // no rendezvous: it cannot wait for a missing peer
-    auto& list = pending_[sg4::this_actor::get_pid()];
-    std::erase_if(list, [](const Pending& p) {
-      return p.comm->get_state() == sg4::Activity::State::FINISHED;
-    });
-    if (list.size() == kKeep) list.erase(list.begin());
-    list.push_back({sg4::CommPtr(const_cast<sg4::Comm*>(&c)), verb});
-  }
   // "gpu3 waits to receive on 3.tp"
-  std::string waiting_on(const sg4::Actor& actor) const {
-    std::string what = std::string(actor.get_cname()) + " waits";
-    auto it = pending_.find(actor.get_pid());
-    if (it == pending_.end()) return what + " on something other than a message";
-    for (const Pending& p : it->second)
-      if (p.comm->get_state() != sg4::Activity::State::FINISHED)
-        return what + " " + p.verb + " " + p.comm->get_mailbox()->get_name();
-    return what + " on something other than a message";
+  static std::string waiting(const sg4::Actor& actor) {
+    std::string on = waiting_on(actor.get_pid());
+    return std::string(actor.get_cname()) + " waits " +
+           (on.empty() ? "on something other than a message" : on);
   }
   std::string describe() const {
     std::vector<sg4::ActorPtr> blocked = sg4::Engine::get_instance()->get_all_actors();
@@ -74,13 +53,12 @@ private:
                        " actors wait forever (a collective or transfer whose peers never arrive): ";
     constexpr size_t kShown = 6; // one line, even at 100k ranks
     for (size_t i = 0; i < std::min(blocked.size(), kShown); ++i)
-      line += (i ? ", " : "") + waiting_on(*blocked[i]);
+      line += (i ? ", " : "") + waiting(*blocked[i]);
     if (blocked.size() > kShown)
       line += ", and " + std::to_string(blocked.size() - kShown) + " more";
     return line;
   }
 
-  std::unordered_map<aid_t, std::vector<Pending>> pending_;
   long created_ = 0;
 };
 
