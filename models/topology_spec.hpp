@@ -48,6 +48,11 @@ struct FatTreeParams {
   int radix = 0;                 ///< switch ports; 0 = unchecked (2 tiers only)
   bool rail_optimized =
       false; ///< NIC k of every node on rail leaf k (not a key: the generator says it)
+  /// How a flow picks its spine plane (and core): "pair", a hash of the two GPUs; "rail", a
+  /// hash of the two nodes (and the rails' offset) turned by up / gpus_per_node planes per
+  /// rail, so that turning every node's GPUs one place turns the routes too (rail symmetry:
+  /// docs/topologies.md; the simulator then runs one rail for all, docs/architecture.md).
+  std::string ecmp = "pair";
 
   [[nodiscard]] NodeParams node() const {
     return NodeParams{gpus_per_node, nvlink_bandwidth, nvlink_latency, pcie_bandwidth,

@@ -7,6 +7,7 @@
 
 #include "sim/traffic.hpp"
 
+#include "models/check.hpp"
 #include "models/collective_cost.hpp"
 
 #include "topologies/topology.hpp"
@@ -85,6 +86,17 @@ void ring_rounds(const RingView& ring, int steps, double chunk, const Collective
   sg4::this_actor::sleep_for(cost->max_latency.value() * (steps - 1));
   double slowest = cost->slowest.bandwidth.value();
   ring_exchange(ring, chunk * steps, env, nccl > 0 ? std::min(nccl, slowest) : slowest);
+}
+
+Seconds ring_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
+                   const CollectiveEnv& env) {
+  if (g.size < 2) return Seconds(0);
+  const RingCost& cost = env.paths->ring(g.span());
+  TRAINSIM_CHECK(cost.uniform, "ring_alone() on a ring whose pairs differ");
+  double chunk = bytes.value() / g.size, steps = ring_steps(op, g.size) * count;
+  double nccl = nccl_rate(&cost, chunk, env);
+  double rate = nccl > 0 ? nccl : cost.slowest.bandwidth.value();
+  return Seconds(steps * (cost.max_latency.value() + chunk / rate));
 }
 
 namespace {

@@ -47,6 +47,13 @@ int ring_steps(CollectiveOp op, int size);
 /// bandwidth) of the slowest pair.
 void ring_rounds(const RingView& ring, int steps, double chunk, const CollectiveEnv& env);
 
+/// What `count` back-to-back ring collectives of `bytes` take on `g`'s own ring when nothing
+/// else uses its links: ring_rounds()'s time for them without contention, steps x (latency +
+/// chunk / rate), the rate being the slowest pair's bandwidth or NCCL's efficiency over NVLink.
+/// The group's ring must have one latency and bandwidth for every pair.
+Seconds ring_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
+                   const CollectiveEnv& env);
+
 /// The inboxes of `channel + "." + suffix` for each suffix, per group channel. Building the
 /// names on every call would allocate in the hot path, so they are looked up once per channel
 /// and Mailboxes instance. Not thread-safe: SimGrid runs all actors on one thread.

@@ -5,6 +5,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/collective_steps.hpp"
 #include "sim/progress.hpp"
 #include "topologies/group_paths.hpp"
 #include "sim/traffic.hpp"
@@ -141,7 +142,22 @@ void GpuActor::record(const Op& op, TraceEvent::Kind kind, double start, double 
 }
 
 void GpuActor::run_collective(const Op& op) {
+  if (plan_.rails > 1 && op.group == GroupKind::tp) return tp_alone(op);
   algorithm(op.group).run_repeated(op.collective, group(op.group), op.bytes, op.count, env_);
+}
+
+// Rail bundling: the TP group is this node, whose GPUs run their rings in step, each on its own
+// NVLink links that nothing else uses; the collective takes its time alone, and this GPU's
+// ring sends stand for every member's (turned when the traffic is mirrored).
+void GpuActor::tp_alone(const Op& op) {
+  const Group& g = group(GroupKind::tp);
+  if (g.size < 2) return;
+  sg4::this_actor::sleep_for(
+      detail::ring_alone(op.collective, g, op.bytes, op.count, env_).value());
+  if (plan_.traffic != nullptr)
+    plan_.traffic->add(rank_, g.ring_next(),
+                       op.bytes.value() / g.size * detail::ring_steps(op.collective, g.size) *
+                           op.count);
 }
 
 // Background collectives run in helper actors on this GPU's host, chained so that each

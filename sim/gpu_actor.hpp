@@ -34,6 +34,8 @@ struct StepPlan {
   const Channel& pp_forward;
   const Channel& pp_backward;
   Progress* progress = nullptr;     ///< optional
+  /// GPUs per node that each node's rail-0 GPU runs the step for (sim/rail_bundle.hpp); 1: all.
+  int rails = 1;
   std::vector<bool> traced;         ///< by rank: record its ops as trace events
   class Traffic* traffic = nullptr; ///< optional: bytes sent, for link statistics
 };
@@ -48,6 +50,7 @@ public:
 private:
   void execute(const Op& op);
   void run_collective(const Op& op);
+  void tp_alone(const Op& op);
   void start_collective(const Op& op);
   void wait_collectives();
   void receive(const Op& op);

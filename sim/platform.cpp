@@ -8,6 +8,8 @@
 #include <malloc.h>
 #include <xbt/log.h>
 
+#include "models/check.hpp"
+
 namespace trainsim::sim {
 namespace {
 
@@ -18,7 +20,8 @@ namespace routing = simgrid::kernel::routing;
 // (hosts are created in rank order and are the zone's only components).
 class GraphZone final : public routing::NetZoneImpl {
 public:
-  GraphZone(const topo::Topology& topology) : NetZoneImpl("cluster"), topology_(topology) {}
+  GraphZone(const topo::Topology& topology, bool rail_quotient)
+      : NetZoneImpl("cluster"), topology_(topology), rail_quotient_(rail_quotient) {}
 
   void add_channel_links(std::vector<sg4::Link*> links) { channels_ = std::move(links); }
 
@@ -27,7 +30,9 @@ public:
     hops_.clear();
     topology_.route(static_cast<int>(src->id()), static_cast<int>(dst->id()), hops_);
     for (auto hop : hops_) {
-      into->link_list_.push_back(channels_[static_cast<size_t>(hop.channel())]->get_impl());
+      topo::Hop on = hop;
+      if (rail_quotient_) on.link = topology_.router().rail_link(hop.link);
+      into->link_list_.push_back(channels_[static_cast<size_t>(on.channel())]->get_impl());
       // Latency stays on our side: SimGrid's link implementation header is not installed.
       if (latency != nullptr) *latency += topology_.link(hop.link).latency.value();
     }
@@ -38,6 +43,7 @@ public:
 
 private:
   const topo::Topology& topology_;
+  bool rail_quotient_;
   std::vector<sg4::Link*> channels_;
   std::vector<topo::Hop> hops_;
 };
@@ -65,9 +71,11 @@ void configure_engine() {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }
 
-Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu)
+Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail_quotient)
     : topology_(topology), speed_((gpu.peak * gpu.matmul_efficiency).value()) {
-  auto* zone = new GraphZone(topology); // owned by the engine once created
+  TRAINSIM_CHECK(!rail_quotient || topology.router().rail_symmetric(),
+                 "a rail quotient of a fabric without rail symmetry");
+  auto* zone = new GraphZone(topology, rail_quotient); // owned by the engine once created
   sg4::NetZone* iface = zone->get_iface();
   hosts_.reserve(static_cast<size_t>(topology.gpu_count()));
   for (int r = 0; r < topology.gpu_count(); ++r)

@@ -22,7 +22,10 @@ void configure_engine();
 
 class Platform {
 public:
-  Platform(const topo::Topology& topology, const GpuSpec& gpu);
+  /// With `rail_quotient` (the topology must be rail-symmetric), every route goes over the
+  /// links that stand for its links' orbits (Router::rail_link): the platform of rail bundling,
+  /// where rail 0's flows alone stand for every rail's (docs/architecture.md).
+  Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail_quotient = false);
 
   [[nodiscard]] simgrid::s4u::Host* host(int rank) const {
     return hosts_[static_cast<size_t>(rank)];

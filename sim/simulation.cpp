@@ -13,6 +13,7 @@
 #include "sim/gpu_actor.hpp"
 #include "sim/log.hpp"
 #include "sim/progress.hpp"
+#include "sim/rail_bundle.hpp"
 #include "sim/traffic.hpp"
 #include "sim/waits.hpp"
 
@@ -65,7 +66,7 @@ private:
 } // namespace
 
 std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
-                         const std::function<std::string(Platform&)>& body) {
+                         const std::function<std::string(Platform&)>& body, bool rail_quotient) {
   return run_in_child<std::string>([&] {
     int argc = 1;
     char name[] = "trainsim";
@@ -73,7 +74,7 @@ std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
     sg4::Engine engine(&argc, argv);
     configure_engine();
     DeadlockWatch deadlock; // throws out of the body's Engine::run() on a deadlock
-    Platform platform(topology, gpu);
+    Platform platform(topology, gpu, rail_quotient);
     return body(platform);
   });
 }
@@ -110,6 +111,7 @@ void take_vector(std::string_view& in, std::vector<T>& v) {
 std::string encode(const SimResult& r) {
   std::string out;
   append(out, r.step_time);
+  append(out, r.rail_bundle);
   append(out, r.counters);
   append_vector(out, r.ranks);
   append_vector(out, r.channel_bytes);
@@ -120,6 +122,7 @@ std::string encode(const SimResult& r) {
 SimResult decode(std::string_view in) {
   SimResult r;
   take(in, r.step_time);
+  take(in, r.rail_bundle);
   take(in, r.counters);
   take_vector(in, r.ranks);
   take_vector(in, r.channel_bytes);
@@ -133,9 +136,29 @@ std::uint64_t total_ops(const StepPlan& plan) {
   return per_pipeline * static_cast<std::uint64_t>(plan.layout.ranks_per_stage());
 }
 
-SimResult run_step(const Scenario& scenario, const Platform& platform, const SimOptions& options) {
+// Every GPU an actor: with rail bundling (rails > 1) each node's rail-0 GPU runs the step for
+// the node and the others wait for it to finish (sim/rail_bundle.hpp).
+void create_actors(const StepPlan& plan, const std::vector<bool>& traced, SimResult& result) {
+  const Platform& platform = plan.platform;
+  sg4::ActorPtr leader;
+  for (int r = 0; r < plan.scenario.execution.gpus(); ++r) {
+    auto name = "gpu" + std::to_string(r);
+    if (r % plan.rails != 0) {
+      sg4::Actor::create(name, platform.host(r), [leader] { leader->join(); });
+      continue;
+    }
+    leader =
+        sg4::Actor::create(name, platform.host(r),
+                           GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters,
+                                    traced[static_cast<size_t>(r)] ? &result.trace : nullptr));
+  }
+}
+
+SimResult run_step(const Scenario& scenario, const Platform& platform, const SimOptions& options,
+                   int rails) {
   StepPlan plan(scenario, platform, options.fidelity);
-  Progress progress(total_ops(plan));
+  plan.rails = rails;
+  Progress progress(total_ops(plan) / static_cast<std::uint64_t>(rails));
   Traffic traffic(scenario.execution.gpus());
   if (options.link_stats) plan.traffic = &traffic;
   if (options.progress) plan.progress = &progress;
@@ -143,18 +166,20 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
   for (int r : options.trace_ranks)
     if (r >= 0 && r < scenario.execution.gpus()) plan.traced[static_cast<size_t>(r)] = true;
   SimResult result;
+  result.rail_bundle = rails;
   result.ranks.resize(static_cast<size_t>(scenario.execution.gpus()));
-  for (int r = 0; r < scenario.execution.gpus(); ++r)
-    sg4::Actor::create("gpu" + std::to_string(r), platform.host(r),
-                       GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters,
-                                plan.traced[static_cast<size_t>(r)] ? &result.trace : nullptr));
+  create_actors(plan, rails > 1 ? traced_leaders(rails, plan.traced) : plan.traced, result);
   auto log = logger("trainsim.sim");
-  log->debug("{} actors, {} program ops per pipeline", scenario.execution.gpus(),
-             total_ops(plan) / scenario.execution.gpus() * scenario.execution.pp);
+  log->debug("{} actors, {} program ops per pipeline, rails bundled: {}", scenario.execution.gpus(),
+             total_ops(plan) / scenario.execution.gpus() * scenario.execution.pp, rails);
   sg4::Engine::get_instance()->run();
   progress.finish();
   log->debug("engine done at {} s simulated: {} execs, {} comms", sg4::Engine::get_clock(),
              result.counters.execs, result.counters.comms);
+  if (rails > 1) {
+    mirror_rails(rails, plan.traced, result);
+    traffic.mirror_rails(rails);
+  }
   for (const RankStats& s : result.ranks) result.step_time = std::max(result.step_time, s.finish);
   if (options.link_stats) result.channel_bytes = traffic.channel_bytes(platform.topology());
   return result;
@@ -164,9 +189,11 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
 
 SimResult simulate(const Scenario& scenario, const topo::Topology& topology,
                    const SimOptions& options) {
-  return decode(run_isolated(topology, scenario.system.gpu, [&](Platform& platform) {
-    return encode(run_step(scenario, platform, options));
-  }));
+  int rails = rail_bundle(scenario, topology, options);
+  return decode(run_isolated(
+      topology, scenario.system.gpu,
+      [&](Platform& platform) { return encode(run_step(scenario, platform, options, rails)); },
+      rails > 1));
 }
 
 } // namespace trainsim::sim

@@ -19,6 +19,9 @@ struct SimOptions {
   bool progress = false;          ///< a progress line with an ETA on stderr after a few seconds
   bool link_stats = true;         ///< record the bytes each link direction carries
   std::vector<int> trace_ranks{}; ///< ranks whose every op is recorded as a TraceEvent
+  /// Fast mode on a rail-symmetric fabric with one TP group per node runs rail 0 for all the
+  /// rails (docs/architecture.md, "Rail bundling"); false simulates every rail's flows.
+  bool bundle_rails = true;
 };
 
 /// Simulates one step of `scenario` on `topology`, which must have at least
@@ -34,6 +37,13 @@ class Platform;
 /// creates actors and calls simgrid::s4u::Engine::get_instance()->run(). A trainsim::Error
 /// thrown in the child is rethrown here; a child that dies becomes an Error(simulation).
 std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
-                         const std::function<std::string(Platform&)>& body);
+                         const std::function<std::string(Platform&)>& body,
+                         bool rail_quotient = false);
+
+/// The GPUs of a node whose traffic rail 0's stands for: the GPUs per node when `options`
+/// allow it and the step is symmetric under turning each node's GPUs (a rail-symmetric fabric,
+/// one TP group per node, ring TP collectives, fast mode); 1 otherwise.
+int rail_bundle(const Scenario& scenario, const topo::Topology& topology,
+                const SimOptions& options);
 
 } // namespace trainsim::sim

@@ -61,6 +61,9 @@ struct TraceEvent {
 
 struct SimResult {
   Seconds step_time;
+  /// GPUs per node that rail 0 stood for (rail bundling, sim/rail_bundle.hpp); 1: every GPU's
+  /// own flows were simulated.
+  int rail_bundle = 1;
   std::vector<RankStats> ranks;
   Counters counters;
   /// Bytes carried by each link direction, by Hop::channel(); empty unless link statistics

@@ -13,6 +13,14 @@ void Traffic::add(int from, int to, double bytes) {
     it->second += bytes;
 }
 
+void Traffic::mirror_rails(int rails) {
+  auto turn = [rails](int rank, int k) { return rank - rank % rails + (rank % rails + k) % rails; };
+  for (size_t leader = 0; leader < sent_.size(); leader += static_cast<size_t>(rails))
+    for (int k = 1; k < rails && leader + static_cast<size_t>(k) < sent_.size(); ++k)
+      for (const auto& [to, bytes] : sent_[leader])
+        add(static_cast<int>(leader) + k, turn(to, k), bytes);
+}
+
 std::vector<double> Traffic::channel_bytes(const topo::Topology& topology) const {
   std::vector<double> bytes(2 * static_cast<size_t>(topology.link_count()), 0.0);
   std::vector<topo::Hop> hops;

@@ -15,6 +15,7 @@ struct ClosLayout {
   NodeLayout nodes;
   int gpus_per_node = 1;
   bool rail = false;
+  bool rail_ecmp = false; ///< ecmp: rail (checked: rail mapping, planes divisible by rails)
   int down = 1; ///< NIC ports per leaf
   int up = 0;   ///< uplinks per leaf = spines per pod; 0 with a single leaf
   int leaves = 1;
@@ -42,28 +43,63 @@ public:
       return route_in_node(l_.nodes, l_.gpus_per_node, src, dst, out);
     int leaf_s = l_.leaf_of(src), leaf_d = l_.leaf_of(dst);
     up_to_leaf(src, leaf_s, out);
-    if (leaf_s != leaf_d) across(leaf_s, leaf_d, flow_hash(src, dst), out);
+    if (leaf_s != leaf_d)
+      across(leaf_s, leaf_d, l_.rail_ecmp ? rail_choice(src, dst) : pair_choice(src, dst), out);
     down_from_leaf(dst, leaf_d, out);
   }
 
+  [[nodiscard]] bool rail_symmetric() const override { return l_.rail_ecmp; }
+
+  // A rail-0 route's links are rail 0's own (its NIC, leaf and that leaf's uplinks) except the
+  // spine-core links, which every rail shares: the turn moves plane j to j + up / g, so the
+  // orbit of a spine-core link is named by its plane modulo up / g.
+  [[nodiscard]] int rail_link(int link) const override {
+    if (!l_.rail_ecmp || l_.cores_per_plane == 0 || link < l_.first_core_link) return link;
+    int per_rail = l_.up / l_.gpus_per_node;
+    int spine = (link - l_.first_core_link) / l_.cores_per_plane;
+    int core = (link - l_.first_core_link) % l_.cores_per_plane;
+    int plane = spine % l_.up;
+    return core_link(spine - plane + plane % per_rail, core);
+  }
+
 private:
+  // The equal-cost choice of a flow: its spine plane and, across pods, the core in that plane.
+  struct Choice {
+    int plane = 0;
+    std::uint64_t core = 0; ///< reduced modulo the cores per plane
+  };
+  // ECMP over the pair: one pair always takes one path, many pairs spread evenly.
+  [[nodiscard]] Choice pair_choice(int src, int dst) const {
+    std::uint64_t h = flow_hash(src, dst);
+    auto up = static_cast<unsigned>(l_.up);
+    return {static_cast<int>(h % up), h / up};
+  }
+  // Rail-equivariant ECMP: the hash sees the nodes and how many rails apart the GPUs are, and
+  // rail k adds k x up / g planes, so turning every node's GPUs one place turns the plane by
+  // up / g and keeps the core: the g rails' routes are images of one another.
+  [[nodiscard]] Choice rail_choice(int src, int dst) const {
+    int g = l_.gpus_per_node;
+    int rail = src % g, apart = ((dst % g - rail) % g + g) % g;
+    std::uint64_t h = flow_hash(src / g, (dst / g) * g + apart);
+    auto up = static_cast<unsigned>(l_.up);
+    int plane = static_cast<int>((h % up + static_cast<unsigned>(rail * (l_.up / g))) % up);
+    return {plane, h / up};
+  }
+
   void up_to_leaf(int rank, int leaf, std::vector<Hop>& out) const {
     route_up(l_.nodes, rank, l_.first_leaf_link + rank, leaf_vertex(leaf), out);
   }
   void down_from_leaf(int rank, int leaf, std::vector<Hop>& out) const {
     route_down(l_.nodes, rank, l_.first_leaf_link + rank, leaf_vertex(leaf), out);
   }
-  // ECMP: the plane (and the core within it) is a hash of the pair, so one pair always takes
-  // one path and many pairs spread evenly over the equal-cost paths.
-  void across(int leaf_s, int leaf_d, std::uint64_t h, std::vector<Hop>& out) const {
-    int plane = static_cast<int>(h % static_cast<unsigned>(l_.up));
+  void across(int leaf_s, int leaf_d, Choice c, std::vector<Hop>& out) const {
+    int plane = c.plane;
     int pod_s = l_.pod_of(leaf_s), pod_d = l_.pod_of(leaf_d);
     int spine_s = l_.spine(pod_s, plane), spine_d = l_.spine(pod_d, plane);
     out.push_back(hop(leaf_link(leaf_s, plane), leaf_vertex(leaf_s), spine_vertex(spine_s)));
     if (pod_s != pod_d) {
-      int core =
-          plane * l_.cores_per_plane + static_cast<int>((h / static_cast<unsigned>(l_.up)) %
-                                                        static_cast<unsigned>(l_.cores_per_plane));
+      int core = plane * l_.cores_per_plane +
+                 static_cast<int>(c.core % static_cast<unsigned>(l_.cores_per_plane));
       Vertex core_v = l_.first_core + static_cast<Vertex>(core);
       out.push_back(hop(core_link(spine_s, core), spine_vertex(spine_s), core_v));
       out.push_back(hop(core_link(spine_d, core), core_v, spine_vertex(spine_d)));
@@ -97,7 +133,8 @@ std::vector<Field<FatTreeParams>> make_fields(bool nodes_required) {
   f.insert(f.end(),
            {field("leaf_down_ports", Rule::positive, &P::leaf_down_ports),
             field("oversubscription", Rule::positive, &P::oversubscription),
-            field("tiers", Rule::any, &P::tiers), field("radix", Rule::not_negative, &P::radix)});
+            field("tiers", Rule::any, &P::tiers), field("radix", Rule::not_negative, &P::radix),
+            field("ecmp", Rule::any, &P::ecmp)});
   return f;
 }
 
@@ -105,6 +142,21 @@ const std::vector<Field<FatTreeParams>>& fields(bool nodes_required) {
   static const std::vector<Field<FatTreeParams>> required = make_fields(true),
                                                  optional = make_fields(false);
   return nodes_required ? required : optional;
+}
+
+// Rail-equivariant ECMP turns rail k's planes by k x up / g, inside each pod: the planes and
+// the pods' leaves must divide into the g rails.
+void check_ecmp(const Params& context, const FatTreeParams& p, int up) {
+  if (p.ecmp == "pair") return;
+  if (p.ecmp != "rail") context.fail("ecmp", "must be pair or rail");
+  if (!p.rail_optimized) context.fail("ecmp", "needs rails: generator rail-optimized or dgx-h100");
+  std::string g = std::to_string(p.gpus_per_node);
+  if (up % p.gpus_per_node != 0)
+    context.fail("ecmp", "needs the " + std::to_string(up) +
+                             " uplinks per leaf to be a multiple of gpus_per_node (" + g + ")");
+  if (p.tiers == 3 && (p.radix / 2) % p.gpus_per_node != 0)
+    context.fail("ecmp", "needs the radix / 2 = " + std::to_string(p.radix / 2) +
+                             " leaves per pod to be a multiple of gpus_per_node (" + g + ")");
 }
 
 void check_ports(const Params& context, const FatTreeParams& p) {
@@ -119,6 +171,7 @@ void check_ports(const Params& context, const FatTreeParams& p) {
   if (p.radix > 0 && p.leaf_down_ports + up > p.radix)
     context.fail("radix", "is smaller than a leaf's " + std::to_string(p.leaf_down_ports) +
                               " down + " + std::to_string(up) + " up ports");
+  check_ecmp(context, p, up);
 }
 
 // Node vertices (GPU, NIC, NVSwitch) and links (NVLink, host, leaf) as add_nodes and
@@ -143,6 +196,7 @@ ClosLayout plan(const FatTreeParams& p, const Params& context) {
   l.leaves =
       l.rail ? (p.nodes + l.down - 1) / l.down * p.gpus_per_node : (gpus + l.down - 1) / l.down;
   l.up = l.leaves > 1 ? static_cast<int>(std::floor(p.leaf_down_ports / p.oversubscription)) : 0;
+  l.rail_ecmp = p.ecmp == "rail";
   l.pod_leaves = p.tiers == 3 ? std::max(1, p.radix / 2) : l.leaves;
   l.pods = (l.leaves + l.pod_leaves - 1) / l.pod_leaves;
   l.cores_per_plane = l.pods > 1 ? p.radix / 2 : 0;

@@ -65,6 +65,16 @@ public:
   /// Appends the hops from GPU `src` to GPU `dst` (ranks) to `out`; src != dst.
   virtual void route(const class Topology& topology, int src, int dst,
                      std::vector<Hop>& out) const = 0;
+  /// Rail symmetry: turning every node's GPUs one place (local GPU k to k + 1, modulo the
+  /// GPUs per node) maps the fabric onto itself and each route onto the turned pair's route,
+  /// so the rails carry images of one another's traffic (the simulator's rail bundling,
+  /// docs/architecture.md).
+  [[nodiscard]] virtual bool rail_symmetric() const { return false; }
+  /// With rail symmetry: for a link on a route between two rail-0 GPUs, the link that stands
+  /// for its whole orbit under the turn, so that rail 0's flows alone meet, on it, the flows
+  /// that the other rails' images put on the orbit's links. Itself where no other rail's image
+  /// of a rail-0 route passes (the rail's own NICs, leaves and uplinks).
+  [[nodiscard]] virtual int rail_link(int link) const { return link; }
 };
 
 /// What a generator knows about its fabric from the structure, so reports need no search.

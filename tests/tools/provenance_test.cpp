@@ -50,7 +50,7 @@ TEST(Provenance, ATopologyMadeInCodeListsEveryKeyInSiUnits) {
   s.system.topology = topo::FatTreeParams{.nodes = 2};
   nlohmann::ordered_json p = provenance_json(s);
   const auto& t = p.at("scenario").at("system").at("topology");
-  EXPECT_EQ(t.size(), 13u); // the generator and the fat-tree's 12 keys (docs/topologies.md)
+  EXPECT_EQ(t.size(), 14u); // the generator and the fat-tree's 13 keys (docs/topologies.md)
   EXPECT_EQ(t.at("generator"), "fat-tree");
   EXPECT_EQ(t.at("nodes"), "2");
   EXPECT_EQ(t.at("nic_bandwidth"), "5e+10Bps"); // the default 400 Gb/s = 50 GB/s, nothing written

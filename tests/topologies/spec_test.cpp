@@ -134,7 +134,7 @@ TEST(Spec, SettingsListEveryKeyGivenOrDefault) {
             (std::vector<std::string>{"generator", "nodes", "gpus_per_node", "nvlink_bandwidth",
                                       "nvlink_latency", "pcie_bandwidth", "pcie_latency",
                                       "nic_bandwidth", "network_latency", "leaf_down_ports",
-                                      "oversubscription", "tiers", "radix"}));
+                                      "oversubscription", "tiers", "radix", "ecmp"}));
   EXPECT_EQ(keys_of(spec({{"generator", "torus"}, {"dims", "4x4"}})),
             (std::vector<std::string>{"generator", "dims", "link_bandwidth", "link_latency"}));
   // An imported graph's gpus_per_node is inferred from the file unless given.

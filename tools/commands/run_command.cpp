@@ -98,12 +98,13 @@ int run_command(const RunOptions& options) {
   if (!traced.empty())
     logger("trainsim.run")->info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
   auto started = std::chrono::steady_clock::now();
-  Evaluation step = evaluate(loaded, {options.fidelity, true, options.link_stats, traced});
+  Evaluation step =
+      evaluate(loaded, {options.fidelity, true, options.link_stats, traced, options.bundle_rails});
   const sim::SimResult& result = step.result;
   const StepSummary& summary = step.summary;
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-               result.counters.activities()};
+               result.counters.activities(), result.rail_bundle};
   auto json = result_json(s, summary, info);
   json["stages"] = stage_breakdown_json(s, result);
   if (options.link_stats)
@@ -134,6 +135,9 @@ void add_run_command(CLI::App& app, cli::Command& command) {
   cmd->add_flag_callback(
       "--no-link-stats", [target] { target->link_stats = false; },
       "do not record the bytes each link carries");
+  cmd->add_flag_callback(
+      "--unbundled", [target] { target->bundle_rails = false; },
+      "simulate every rail's flows, also where rail 0 could stand for all (fast mode)");
   cmd->add_option("--trace", run.trace_file, "write a Chrome trace-event / Perfetto timeline JSON");
   cmd->add_option(
       "--trace-ranks", run.trace_ranks,

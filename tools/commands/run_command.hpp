@@ -19,6 +19,7 @@ struct RunOptions {
   std::string
       trace_ranks; ///< rank selection (tools/formats/trace_writer.hpp); empty: bounded default
   std::string links_csv; ///< when set, per-link statistics as CSV
+  bool bundle_rails = true; ///< fast mode runs rail 0 for all rails where the step allows it
 };
 
 /// Returns the process exit code; throws trainsim::Error for anything the user can fix.

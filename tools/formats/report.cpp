@@ -135,7 +135,10 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
       << "); simulated / bound = " << formatted("%.3f", sum.step_time / sum.bound) << "\n";
   if (!sum.blame.empty()) out << "    above the bound: " << sum.blame << "\n";
   out << "  simulated in " << formatted("%.2f", info.wall_s) << " s wall, " << info.activities
-      << " SimGrid activities (" << info.fidelity << " mode)\n";
+      << " SimGrid activities (" << info.fidelity << " mode";
+  if (info.rail_bundle > 1)
+    out << "; rail bundling: each node's GPU 0 ran for its " << info.rail_bundle << " rails";
+  out << ")\n";
 }
 
 std::string blame(const StepSummary& sum) {
@@ -207,8 +210,10 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["bound"] = {
       {"step_time_s", sum.bound.value()}, {"limiting", sum.bound_limiting}, {"terms", terms}};
   if (!sum.blame.empty()) j["bound"]["blame"] = sum.blame;
-  j["sim"] = {
-      {"fidelity", info.fidelity}, {"activities", info.activities}, {"wall_s", info.wall_s}};
+  j["sim"] = {{"fidelity", info.fidelity},
+              {"activities", info.activities},
+              {"rail_bundle", info.rail_bundle},
+              {"wall_s", info.wall_s}};
   j["provenance"] = provenance_json(s);
   return j;
 }

@@ -74,6 +74,7 @@ struct RunInfo {
   std::string fidelity;
   double wall_s = 0; ///< wall-clock time of the simulation (the only non-reproducible field)
   long activities = 0;
+  int rail_bundle = 1; ///< GPUs per node whose flows rail 0's stood for (1: none bundled)
 };
 
 void print_report(std::ostream& out, const Scenario& scenario, const topo::Topology& topology,

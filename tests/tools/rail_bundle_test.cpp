@@ -1,0 +1,99 @@
+// Rail bundling (sim/rail_bundle.hpp): where turning every node's GPUs one place maps the step
+// onto itself, fast mode runs rail 0 for all the rails and must give the per-flow result; where
+// it does not, every GPU's flows run.
+#include <gtest/gtest.h>
+
+#include "tests/tools/step_fixtures.hpp"
+
+namespace trainsim {
+namespace {
+
+using namespace testing;
+
+// 128 nodes of 8 GPUs (1,024), rail-optimized: 16 nodes per rail leaf, 2:1 oversubscribed
+// (8 uplinks), radix 32: pods of 16 leaves (2 groups of 8 rails) -> 4 pods, 8 planes x 16
+// cores. DP rings leave their leaf every 16 nodes and pipeline peers (64 nodes apart) cross
+// pods, so the spine and core links are shared.
+topo::FatTreeParams contended(double oversubscription = 2, const char* ecmp = "rail") {
+  topo::FatTreeParams p = fat_tree(128);
+  p.rail_optimized = true;
+  p.leaf_down_ports = 16;
+  p.oversubscription = oversubscription;
+  p.tiers = 3;
+  p.radix = 32;
+  p.ecmp = ecmp;
+  return p;
+}
+
+// A 4-layer GPT-like transformer on the H100 preset: TP 8 (one node) x PP 2 x DP 64, 4
+// microbatches of 2048 tokens, ZeRO-1: every kind of traffic, priced per operator.
+Scenario step(topo::FatTreeParams fabric = contended()) {
+  ModelSpec m;
+  m.layers = 4;
+  m.d_model = 4096;
+  m.d_ff = 16384;
+  m.heads = 32;
+  m.seq_len = 2048;
+  m.vocab = 32000;
+  ExecutionSpec e{.dp = 64, .tp = 8, .pp = 2, .global_batch = 256};
+  e.zero = 1;
+  return scenario(fabric, e, m, h100());
+}
+
+sim::SimResult run(const Scenario& s, bool bundle, sim::Fidelity f = sim::Fidelity::fast) {
+  LoadedScenario loaded = build_scenario(s);
+  sim::SimOptions o{.fidelity = f, .trace_ranks = {0, 9}};
+  o.bundle_rails = bundle;
+  return sim::simulate(loaded.scenario, loaded.topology, o);
+}
+
+TEST(RailBundle, GivesThePerFlowResultOnAContendedFabric) {
+  sim::SimResult bundled = run(step(), true), flows = run(step(), false);
+  EXPECT_EQ(bundled.rail_bundle, 8);
+  EXPECT_EQ(flows.rail_bundle, 1);
+  // Rail 0 stands for every rail: the same step, every rank's breakdown, every link's bytes,
+  // the traced ranks' events (rank 9 is GPU 1 of node 1: its node's GPU 0's, turned), with an
+  // eighth of the SimGrid activities or fewer.
+  EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
+  ASSERT_EQ(bundled.ranks.size(), flows.ranks.size());
+  for (size_t r = 0; r < flows.ranks.size(); ++r)
+    for (size_t c = 0; c < sim::kCategories.size(); ++c)
+      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(), 1e-9) << r;
+  ASSERT_EQ(bundled.channel_bytes.size(), flows.channel_bytes.size());
+  for (size_t c = 0; c < flows.channel_bytes.size(); ++c)
+    ASSERT_NEAR(bundled.channel_bytes[c], flows.channel_bytes[c], 1e-6 * flows.channel_bytes[c]);
+  ASSERT_EQ(bundled.trace.size(), flows.trace.size());
+  EXPECT_LE(bundled.counters.activities() * 8, flows.counters.activities());
+  // The fabric is contended: on a 1:1 one the step is shorter.
+  EXPECT_LT(run(step(contended(1)), true).step_time, bundled.step_time);
+}
+
+TEST(RailBundle, AgreesWithFineModeWithinHalfAPercent) {
+  // Fine mode runs every algorithm step of every GPU's collectives as its own flows.
+  double fine = run(step(), false, sim::Fidelity::fine).step_time.value();
+  EXPECT_NEAR(run(step(), true).step_time.value(), fine, 0.005 * fine);
+}
+
+TEST(RailBundle, EveryGpuRunsItsOwnFlowsWhereTheStepIsNotSymmetric) {
+  sim::SimOptions fast;
+  auto rails = [&](const Scenario& s) {
+    LoadedScenario l = build_scenario(s);
+    return sim::rail_bundle(l.scenario, l.topology, fast);
+  };
+  EXPECT_EQ(rails(step()), 8);
+  EXPECT_EQ(rails(step(contended(2, "pair"))), 1); // each GPU pair hashes its own plane
+  Scenario half = step();
+  half.execution.tp = 4, half.execution.dp = 128; // two TP groups per node
+  EXPECT_EQ(rails(half), 1);
+  Scenario tree = step();
+  tree.execution.tp_collective = "tree";
+  EXPECT_EQ(rails(tree), 1);
+  fast.fidelity = sim::Fidelity::fine;
+  EXPECT_EQ(rails(step()), 1);
+  fast = {};
+  fast.bundle_rails = false;
+  EXPECT_EQ(rails(step()), 1);
+}
+
+} // namespace
+} // namespace trainsim

@@ -1,0 +1,145 @@
+// Rail-equivariant ECMP (`ecmp: rail`, topologies/fat_tree.cpp): turning every node's GPUs one
+// place turns every route, the equal-cost paths still spread evenly, and rail_link() names a
+// rail-0 link's orbit; the key's rejections.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "route_check.hpp"
+#include "topologies/spec.hpp"
+
+namespace trainsim::topo {
+namespace {
+
+using test::error_of;
+using test::spec;
+
+// 64 nodes of 4 GPUs, 8 nodes per rail leaf: 8 groups x 4 rails = 32 leaves of 8 down and
+// 8 up ports; radix 16: pods of 8 leaves (2 groups) -> 4 pods; 8 planes (2 per rail) x 8 cores.
+Topology rail_clos(const char* ecmp = "rail") {
+  return build_topology(spec({{"generator", "rail-optimized"},
+                              {"nodes", "64"},
+                              {"gpus_per_node", "4"},
+                              {"leaf_down_ports", "8"},
+                              {"tiers", "3"},
+                              {"radix", "16"},
+                              {"ecmp", ecmp}}));
+}
+
+constexpr int kGpus = 4, kUp = 8, kCoresPerPlane = 8;
+
+// The turn on vertices: local GPU k to k + 1 (GPUs, NICs: index = rank), rail leaf k to k + 1,
+// spine and core planes by up / g = 2; NVSwitches stay.
+std::pair<int, int> turned(const VertexProps& v) {
+  auto turn_rank = [](int r) { return r - r % kGpus + (r % kGpus + 1) % kGpus; };
+  int per_rail = kUp / kGpus;
+  if (v.kind == VertexKind::gpu || v.kind == VertexKind::nic) return {v.level, turn_rank(v.index)};
+  if (v.kind != VertexKind::net_switch) return {v.level, v.index};
+  if (v.level == 1) return {1, turn_rank(v.index)}; // leaf = group x g + rail
+  if (v.level == 2) {                               // spine = pod x up + plane
+    int plane = v.index % kUp;
+    return {2, v.index - plane + (plane + per_rail) % kUp};
+  }
+  int plane = v.index / kCoresPerPlane; // core = plane x cores per plane + c
+  return {3, ((plane + per_rail) % kUp) * kCoresPerPlane + v.index % kCoresPerPlane};
+}
+
+std::vector<std::pair<int, int>> path(const Topology& t, int src, int dst, bool turn) {
+  std::vector<Hop> hops;
+  t.route(src, dst, hops);
+  std::vector<std::pair<int, int>> out;
+  for (Vertex v : test::visited(t, src, hops)) {
+    const VertexProps& p = t.graph()[v];
+    out.push_back(turn ? turned(p) : std::pair{p.level, p.index});
+  }
+  return out;
+}
+
+TEST(RailEcmp, TurningTheGpusTurnsEveryRoute) {
+  Topology t = rail_clos();
+  EXPECT_TRUE(t.router().rail_symmetric());
+  auto turn_rank = [](int r) { return r - r % kGpus + (r % kGpus + 1) % kGpus; };
+  for (int a = 0; a < t.gpu_count(); a += 3)
+    for (int b = 1; b < t.gpu_count(); b += 5)
+      if (a != b) {
+        ASSERT_EQ(path(t, turn_rank(a), turn_rank(b), false), path(t, a, b, true))
+            << a << "->" << b;
+      }
+  EXPECT_EQ(test::check_all_routes(t, true), "");
+  EXPECT_FALSE(rail_clos("pair").router().rail_symmetric());
+}
+
+TEST(RailEcmp, FlowsStillSpreadOverEveryCore) {
+  // Rail-aligned pairs: each GPU's 48 peers on its rail in other pods cross one of the 8 planes
+  // x 8 cores = 64 cores; every core within 15% of the mean (256 x 48 = 12,288 flows, ~190 per
+  // core: fewer than the pair-hash test's).
+  Topology t = rail_clos();
+  std::map<int, int> uses;
+  for (int a = 0; a < t.gpu_count(); ++a)
+    for (int b = a % kGpus; b < t.gpu_count(); b += kGpus)
+      for (auto [level, index] : a == b ? decltype(path(t, a, b, false)){} : path(t, a, b, false))
+        if (level == 3) ++uses[index];
+  ASSERT_EQ(uses.size(), 64u);
+  double mean = 0;
+  for (auto [core, n] : uses) mean += n / 64.0;
+  for (auto [core, n] : uses) EXPECT_NEAR(n, mean, 0.15 * mean) << "core " << core;
+}
+
+TEST(RailEcmp, ARail0SpineCoreLinkStandsForItsPlaneModuloUpOverG) {
+  // Rail 0 of node 0 to rail 0 of node 63 (pod 0 to pod 3): its spine-core links are named by
+  // their plane modulo 2; every other link of the route is its own.
+  Topology t = rail_clos();
+  std::vector<Hop> hops;
+  t.route(0, 63 * kGpus, hops);
+  ASSERT_EQ(hops.size(), 8u); // gpu nic leaf spine core spine leaf nic gpu
+  for (const Hop& h : hops) {
+    int rep = t.router().rail_link(h.link);
+    if (t.link(h.link).tier != Tier::core) {
+      EXPECT_EQ(rep, h.link) << t.hop_name(h);
+      continue;
+    }
+    auto [a, b] = t.link_ends(h.link);
+    auto [ra, rb] = t.link_ends(rep);
+    const VertexProps &spine = t.graph()[a], &rspine = t.graph()[ra], &rcore = t.graph()[rb];
+    EXPECT_EQ(rspine.index, spine.index - spine.index % kUp + spine.index % kUp % 2);
+    EXPECT_EQ(rcore.index / kCoresPerPlane, spine.index % kUp % 2);
+    EXPECT_EQ(rcore.index % kCoresPerPlane, t.graph()[b].index % kCoresPerPlane);
+  }
+}
+
+TEST(RailEcmp, RejectionsNameTheKey) {
+  EXPECT_EQ(error_of([] {
+              build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"ecmp", "rail"}}));
+            }),
+            "s.yaml: system.topology.ecmp = 'rail': needs rails: generator rail-optimized or "
+            "dgx-h100");
+  EXPECT_EQ(error_of([] {
+              build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"ecmp", "hash"}}));
+            }),
+            "s.yaml: system.topology.ecmp = 'hash': must be pair or rail");
+  // 4 nodes per rail leaf, oversubscribed 2:1: 2 uplinks, fewer than the 8 rails.
+  EXPECT_EQ(error_of([] {
+              build_topology(spec({{"generator", "rail-optimized"},
+                                   {"nodes", "8"},
+                                   {"leaf_down_ports", "4"},
+                                   {"oversubscription", "2"},
+                                   {"ecmp", "rail"}}));
+            }),
+            "s.yaml: system.topology.ecmp = 'rail': needs the 2 uplinks per leaf to be a multiple "
+            "of gpus_per_node (8)");
+  // radix 12: pods of 6 leaves, which split a group's 4 rail leaves.
+  EXPECT_EQ(error_of([] {
+              build_topology(spec({{"generator", "rail-optimized"},
+                                   {"nodes", "8"},
+                                   {"gpus_per_node", "4"},
+                                   {"leaf_down_ports", "4"},
+                                   {"tiers", "3"},
+                                   {"radix", "12"},
+                                   {"ecmp", "rail"}}));
+            }),
+            "s.yaml: system.topology.ecmp = 'rail': needs the radix / 2 = 6 leaves per pod to be "
+            "a multiple of gpus_per_node (4)");
+}
+
+} // namespace
+} // namespace trainsim::topo
