@@ -99,9 +99,16 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   Split gather = e.zero >= 3 ? split_of(zero, &Split::zero) : Split{};
   Split reduce = e.zero >= 3 ? split_of(zero_reduce, &Split::zero) : Split{};
   names.tp = tp.tier, names.ep = f.ep.name, names.zero = zero.tier, names.cp = kv.tier;
-  // Full recomputation runs the forward's collectives again (sim/program.cpp).
+  // Full recomputation runs the forward's collectives again (sim/program.cpp); sequence
+  // parallelism gathers each block's input once more in the backward.
   Split again = e.recompute == Recompute::full ? comms : Split{};
-  return {forward + comms + gather, backward + comms + gather_kv + again + gather + reduce};
+  Split regather =
+      e.sequence_parallel
+          ? split_of(cheapest(e.tp_collective, 1, c.tp_allreduce, e.tp, f.tp, nvlink), &Split::tp) *
+                c.tp_allreduces
+          : Split{};
+  return {forward + comms + gather,
+          backward + comms + gather_kv + again + regather + gather + reduce};
 }
 
 // Per stage: forward and backward of one layer for one microbatch and the layers of each

@@ -144,8 +144,8 @@ private:
     };
     std::vector<std::vector<Op>> order;
     if (s_.model.kind == ModelKind::transformer)
-      order.push_back(with_context(block(pass(times_.attention), false), fwd));
-    order.push_back(block(pass(times_.mlp), moe()));
+      order.push_back(with_context(block(pass(times_.attention), false, fwd), fwd));
+    order.push_back(block(pass(times_.mlp), moe(), fwd));
     // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
     // g (all-reduce forward) is the identity backward and its f (identity forward) is the
     // all-reduce backward, so a block's collective still follows its kernels.
@@ -153,10 +153,18 @@ private:
     for (auto& ops : order) program_.insert(program_.end(), ops.begin(), ops.end());
   }
 
-  [[nodiscard]] std::vector<Op> block(Seconds kernel, bool experts) const {
+  // Under sequence parallelism the block's first linear keeps only its input's sequence shard
+  // and the backward gathers the whole input again for the weight gradient (Megatron-LM's
+  // LinearWithGradAccumulationAndAsyncCommunication; Korthikanti et al. 2022, section 4.2.2):
+  // a second all-gather in the backward. Megatron overlaps it with the input-gradient GEMM, as
+  // it does the non-sequence-parallel backward's all-reduce with the weight gradient; like that
+  // one (docs/compute-model.md), it runs after the kernels here.
+  [[nodiscard]] std::vector<Op> block(Seconds kernel, bool experts, bool fwd) const {
     std::vector<Op> ops;
     bool tp = e_.tp > 1;
     if (tp && e_.sequence_parallel)
+      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
+    if (tp && e_.sequence_parallel && !fwd)
       ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
     if (experts)
       ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));

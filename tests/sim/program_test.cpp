@@ -249,9 +249,11 @@ TEST(Program, FoldCountsEachDistinctCollective) {
             "C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR waitS");
   EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AR*8 waitS");
   // Sequence parallelism splits each all-reduce into an all-gather before the block and a
-  // reduce-scatter after it: 8 of each, counted separately in order of first appearance.
+  // reduce-scatter after it: 8 of each, counted separately in order of first appearance; the
+  // backward gathers each block's input once more for its weight gradient: 2 layers x 2
+  // blocks = 4 all-gathers more.
   s.execution.sequence_parallel = true;
-  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AG*8 tp.RS*8 waitS");
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AG*12 tp.RS*8 waitS");
   // Full recomputation re-runs each layer's forward, its two all-reduces included: 2 layers x
   // (2 forward + 2 recomputed + 2 backward) = 12.
   s.execution.sequence_parallel = false;

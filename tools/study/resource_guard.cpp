@@ -53,7 +53,8 @@ bool forced_by_environment() {
 // (with experts an all-to-all before and after the MLP; full recomputation runs the forward's
 // again in the backward; with ZeRO-3 a parameter all-gather each way and a gradient
 // reduce-scatter; with context parallelism a K/V all-gather each pass, recomputed ones too,
-// and a reduce-scatter backward). Folded: per pass one compute op and one op per distinct
+// and a reduce-scatter backward; with sequence parallelism a second all-gather per block
+// backward). Folded: per pass one compute op and one op per distinct
 // collective.
 // Trust.ProgramEstimateBoundsTheBuiltPrograms holds both to the programs sim builds.
 ProgramOps stage_ops(const Scenario& s) {
@@ -72,8 +73,9 @@ ProgramOps stage_ops(const Scenario& s) {
   double vocabulary = s.model.per_operator() && s.model.vocab > 0 ? 2.0 : 0.0;
   double passes = e.recompute == Recompute::full ? 3.0 : 2.0;
   double gathers = e.gathers_pp_receives() ? 2.0 : 0.0;
+  double regather = e.tp > 1 && e.sequence_parallel ? blocks : 0.0; // backward's second gather
   double fine_pair = layers * (passes * (blocks * (1.0 + tp) + experts + context) + context +
-                               (zero3 ? 3.0 : 0.0)) +
+                               regather + (zero3 ? 3.0 : 0.0)) +
                      4.0 + vocabulary + gathers;
   // Folded, a forward and a backward pass: a compute op and the distinct collectives each
   // (an expert all-to-all twice is one op with a count), between a receive and a send.
