@@ -63,11 +63,17 @@ void configure_engine() {
   // Guard pages cost one memory mapping per actor; at ~32k actors the process would hit
   // vm.max_map_count. Lazily-zeroed mmap'ed stacks keep resident memory per actor small.
   sg4::Engine::set_config("contexts/guard-size:0");
+  // 1 MiB stacks, not SimGrid's 8: an actor runs a flat loop of simcalls and never uses more
+  // than a few KiB, and each stack is mapped, touched at both ends and unmapped once, so a
+  // smaller span costs fewer page-table pages: the 100k reference step took 38 CPU s instead
+  // of 44 (docs/performance.md), with the same resident memory.
+  sg4::Engine::set_config("contexts/stack-size:1024");
   mallopt(M_MMAP_MAX, 1 << 22);
-  // The 8 MiB stacks must come from mmap (zero pages, resident only when touched), never from
-  // the heap (calloc'ed, so resident at once). glibc raises its mmap threshold to the size of
-  // any mmapped block freed earlier: a topology whose link vector outgrew 8 MiB (~87k GPUs of
-  // one per node) had pushed it above the stack size, and 88k actors took 12.9 GB, not 1.8.
+  // The stacks must come from mmap (zero pages, resident only when touched), never from the
+  // heap (calloc'ed, so resident at once): they are at the mmap threshold, pinned at 1 MiB.
+  // glibc raises its threshold to the size of any mmapped block freed earlier: a topology whose
+  // link vector outgrew 8 MiB (~87k GPUs of one per node) had pushed it above the stack size,
+  // and 88k actors took 12.9 GB, not 1.8.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }
 
@@ -80,16 +86,18 @@ Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail
   hosts_.reserve(static_cast<size_t>(topology.gpu_count()));
   for (int r = 0; r < topology.gpu_count(); ++r)
     hosts_.push_back(iface->create_host("gpu" + std::to_string(r), speed_));
-  std::vector<sg4::Link*> channels;
-  channels.reserve(2 * static_cast<size_t>(topology.link_count()));
+  // The rail quotient needs only the links that stand for their orbits: an eighth of them.
+  std::vector<sg4::Link*> channels(2 * static_cast<size_t>(topology.link_count()), nullptr);
   for (int id = 0; id < topology.link_count(); ++id) {
+    if (rail_quotient && topology.router().rail_link(id) != id) continue;
     double bandwidth = topology.link(id).bandwidth.value();
-    for (const char* direction : {"f", "r"})
-      channels.push_back(
+    for (int direction : {0, 1})
+      channels[2 * static_cast<size_t>(id) + static_cast<size_t>(direction)] =
           iface
-              ->create_link(std::string("l").append(std::to_string(id)).append(direction),
-                            bandwidth)
-              ->seal());
+              ->create_link(
+                  std::string("l").append(std::to_string(id)).append(direction ? "r" : "f"),
+                  bandwidth)
+              ->seal();
   }
   channels_ = channels;
   zone->add_channel_links(std::move(channels));

@@ -31,7 +31,8 @@ public:
     return hosts_[static_cast<size_t>(rank)];
   }
   [[nodiscard]] const topo::Topology& topology() const { return topology_; }
-  /// The SimGrid link of each direction of each graph link, by Hop::channel().
+  /// The SimGrid link of each direction of each graph link, by Hop::channel(); null, in a
+  /// rail quotient, for the links that others stand for.
   [[nodiscard]] const std::vector<simgrid::s4u::Link*>& channels() const { return channels_; }
 
 private:

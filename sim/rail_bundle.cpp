@@ -1,20 +1,34 @@
 #include "sim/rail_bundle.hpp"
 
 #include <algorithm>
+#include <variant>
 
 #include "sim/simulation.hpp"
 
 namespace trainsim::sim {
 
-int rail_bundle(const Scenario& s, const topo::Topology& topology, const SimOptions& options) {
-  const ExecutionSpec& e = s.execution;
-  int g = topology.gpus_per_node();
-  // The TP collective is waited out at its time alone on the node's NVLink (ring_alone):
-  // the algorithms whose time that is inside one node.
+namespace {
+
+// Turning every node's GPUs maps the step onto itself: one TP group per node (every other
+// group then keeps its TP index, its rail), on a fabric that turns with it. The TP collective
+// is waited out at its time alone on the node's NVLink (ring_alone): the algorithms whose time
+// that is inside one node.
+int bundle_of(const ExecutionSpec& e, int g, bool rail_symmetric) {
   bool ring_tp = e.tp_collective == "ring" || e.tp_collective == "hierarchical";
-  bool symmetric =
-      topology.router().rail_symmetric() && e.tp == g && g > 1 && ring_tp && e.gpus() % g == 0;
-  return options.bundle_rails && options.fidelity == Fidelity::fast && symmetric ? g : 1;
+  return rail_symmetric && e.tp == g && g > 1 && ring_tp && e.gpus() % g == 0 ? g : 1;
+}
+
+} // namespace
+
+int rail_bundle(const Scenario& s, const topo::Topology& topology, const SimOptions& options) {
+  if (!options.bundle_rails || options.fidelity != Fidelity::fast) return 1;
+  return bundle_of(s.execution, topology.gpus_per_node(), topology.router().rail_symmetric());
+}
+
+int rail_bundle(const Scenario& s) {
+  const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
+  if (clos == nullptr) return 1;
+  return bundle_of(s.execution, clos->gpus_per_node, clos->rail_optimized && clos->ecmp == "rail");
 }
 
 std::vector<bool> traced_leaders(int rails, const std::vector<bool>& traced) {

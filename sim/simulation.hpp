@@ -46,4 +46,8 @@ std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
 int rail_bundle(const Scenario& scenario, const topo::Topology& topology,
                 const SimOptions& options);
 
+/// rail_bundle()'s answer in fast mode from the scenario alone, for estimates made before the
+/// topology is built: a rail-mapped Clos with `ecmp: rail` is the one rail-symmetric fabric.
+int rail_bundle(const Scenario& scenario);
+
 } // namespace trainsim::sim

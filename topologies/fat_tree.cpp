@@ -50,12 +50,21 @@ public:
 
   [[nodiscard]] bool rail_symmetric() const override { return l_.rail_ecmp; }
 
-  // A rail-0 route's links are rail 0's own (its NIC, leaf and that leaf's uplinks) except the
-  // spine-core links, which every rail shares: the turn moves plane j to j + up / g, so the
-  // orbit of a spine-core link is named by its plane modulo up / g.
+  // The orbit of a link under the turn (GPU k to k + 1 in every node, spine and core plane j
+  // to j + up / g) is named by its member on rail 0: a GPU's NVLink, PCIe and leaf links by
+  // GPU 0's of its node, a rail leaf's uplink by the uplink of the group's rail-0 leaf turned
+  // back, and a spine-core link by its plane modulo up / g (the planes a turn moves into one
+  // another, which every rail's routes share).
   [[nodiscard]] int rail_link(int link) const override {
-    if (!l_.rail_ecmp || l_.cores_per_plane == 0 || link < l_.first_core_link) return link;
-    int per_rail = l_.up / l_.gpus_per_node;
+    if (!l_.rail_ecmp) return link;
+    int g = l_.gpus_per_node, per_rail = l_.up / g;
+    if (link < l_.first_leaf_link) return link - (link / 2) % g * 2; // links 2r and 2r + 1
+    if (link < l_.first_spine_link) return link - (link - l_.first_leaf_link) % g;
+    if (link < l_.first_core_link) {
+      int leaf = (link - l_.first_spine_link) / l_.up, plane = (link - l_.first_spine_link) % l_.up;
+      int rail = leaf % g;
+      return leaf_link(leaf - rail, (plane - rail * per_rail % l_.up + l_.up) % l_.up);
+    }
     int spine = (link - l_.first_core_link) / l_.cores_per_plane;
     int core = (link - l_.first_core_link) % l_.cores_per_plane;
     int plane = spine % l_.up;

@@ -70,10 +70,10 @@ public:
   /// so the rails carry images of one another's traffic (the simulator's rail bundling,
   /// docs/architecture.md).
   [[nodiscard]] virtual bool rail_symmetric() const { return false; }
-  /// With rail symmetry: for a link on a route between two rail-0 GPUs, the link that stands
-  /// for its whole orbit under the turn, so that rail 0's flows alone meet, on it, the flows
-  /// that the other rails' images put on the orbit's links. Itself where no other rail's image
-  /// of a rail-0 route passes (the rail's own NICs, leaves and uplinks).
+  /// With rail symmetry: the link that stands for `link`'s orbit under the turn, itself on
+  /// every link of a rail-0 route except those that other rails' routes share (a Clos's
+  /// spine-core links), so that rail 0's flows alone meet, on the orbit's link, the flows the
+  /// other rails put on its images. The rail quotient of the platform is these links alone.
   [[nodiscard]] virtual int rail_link(int link) const { return link; }
 };
 

@@ -169,6 +169,21 @@ TEST(Trust, MemoryEstimateGrowsWithGpusAndLinks) {
             costs.fixed + 64 * costs.per_gpu + static_cast<double>(e.links) * costs.per_link);
 }
 
+TEST(Trust, MemoryEstimateOfABundledStepPricesOneRailsLinks) {
+  // The 1k reference step (ecmp: rail, one TP group per node): fast mode bundles its 8 rails,
+  // so each GPU costs per_gpu_bundled and each link its graph's share and an eighth of its
+  // SimGrid links'; fine mode (rail_bundling false) prices every rail's.
+  LoadedScenario l = load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/reference/1k.yaml");
+  MemoryCosts costs;
+  MemoryEstimate bundled = estimate_memory(l.scenario, l.topology, costs);
+  costs.rail_bundling = false;
+  MemoryEstimate every_rail = estimate_memory(l.scenario, l.topology, costs);
+  double links = static_cast<double>(l.topology.link_count());
+  double saved = 1024 * (costs.per_gpu - costs.per_gpu_bundled) +
+                 links * (costs.per_link - costs.per_graph_link) * 7.0 / 8.0;
+  EXPECT_NEAR(every_rail.total.value() - bundled.total.value(), saved, 1.0);
+}
+
 /// The default scenario with `from` replaced by `to`, each pair in turn.
 std::string default_with(const std::vector<std::pair<std::string, std::string>>& changes) {
   std::string text = read_file(fs::path(TRAINSIM_SOURCE_DIR) / "scenarios" / "default.yaml");
@@ -228,14 +243,14 @@ TEST(Trust, MemoryGuardRefusesATenMillionGpuFabricBeforeBuildingIt) {
 }
 
 TEST(Trust, MemoryGuardCountsTheActorsStacksAgainstTheAddressSpaceLimit) {
-  // ulimit -v counts SimGrid's 8 MiB stack per actor, resident or not: 64 x 8 MiB = 512 MiB.
+  // ulimit -v counts the 1 MiB stack of each actor, resident or not: 64 x 1 MiB = 64 MiB.
   LoadOptions limited{Footprint::simulation, {}};
   limited.guard.available = Bytes(64e9);
-  limited.guard.address_space = Bytes(256.0 * 1048576.0);
+  limited.guard.address_space = Bytes(32.0 * 1048576.0);
   std::string line = refusal_of(default_with({}), limited);
   EXPECT_EQ(line.rfind("big.yaml: needs about ", 0), 0u) << line;
   EXPECT_NE(line.find(" of address space for 64 GPU actors and "), std::string::npos) << line;
-  EXPECT_NE(line.find("the address-space limit (ulimit -v) leaves 256 MiB"), std::string::npos)
+  EXPECT_NE(line.find("the address-space limit (ulimit -v) leaves 32 MiB"), std::string::npos)
       << line;
   limited.guard.address_space = Bytes(4e9);
   EXPECT_EQ(refusal_of(default_with({}), limited), "loaded");

@@ -107,6 +107,33 @@ TEST(RailEcmp, ARail0SpineCoreLinkStandsForItsPlaneModuloUpOverG) {
   }
 }
 
+TEST(RailEcmp, EveryLinkOfARouteStandsWithItsImageOnRail0) {
+  // rail_link() names orbits: the links of any pair's route and of the pair turned back to
+  // rail 0 name the same links, hop by hop; one link in 4 (the GPUs per node) names itself.
+  Topology t = rail_clos();
+  const Router& r = t.router();
+  int self = 0;
+  for (int l = 0; l < t.link_count(); ++l) {
+    ASSERT_EQ(r.rail_link(r.rail_link(l)), r.rail_link(l)) << l;
+    self += r.rail_link(l) == l ? 1 : 0;
+  }
+  EXPECT_EQ(self * kGpus, t.link_count());
+  std::vector<Hop> hops, back;
+  for (int a = 1; a < t.gpu_count(); a += 7)
+    for (int b = 2; b < t.gpu_count(); b += 11) {
+      if (a / kGpus == b / kGpus) continue;
+      int k = a % kGpus;
+      hops.clear(), back.clear();
+      t.route(a, b, hops);
+      t.route(a - k, b - b % kGpus + (b % kGpus - k + kGpus) % kGpus, back);
+      ASSERT_EQ(hops.size(), back.size());
+      for (size_t i = 0; i < hops.size(); ++i) {
+        ASSERT_EQ(r.rail_link(hops[i].link), r.rail_link(back[i].link)) << a << "->" << b;
+        ASSERT_EQ(hops[i].forward, back[i].forward);
+      }
+    }
+}
+
 TEST(RailEcmp, RejectionsNameTheKey) {
   EXPECT_EQ(error_of([] {
               build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"ecmp", "rail"}}));

@@ -92,7 +92,9 @@ int run_command(const RunOptions& options) {
   logger("trainsim.run")
       ->info("simulating {} GPUs, {} links", loaded.topology.gpu_count(),
              loaded.topology.link_count());
-  check_resources(s, loaded.topology); // refuse now rather than be OOM-killed minutes later
+  GuardParams guard; // refuse now rather than be OOM-killed minutes later
+  guard.costs.rail_bundling = options.fidelity == sim::Fidelity::fast && options.bundle_rails;
+  check_resources(s, loaded.topology, guard);
   OutputFiles files = open_outputs(options);
   std::vector<int> traced = traced_ranks(options, loaded, files.trace_out.is_open());
   if (!traced.empty())

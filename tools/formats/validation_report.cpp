@@ -74,6 +74,8 @@ std::string bound_section(const ValidationReport& r) {
         markdown_row({c.name, std::to_string(c.gpus), c.features, ms(c.simulated_s), ms(c.bound_s),
                       formatted("%.4f", c.ratio()) + (c.violates() ? " **VIOLATION**" : ""),
                       c.violates() ? "**below the bound**" : c.blame});
+  if (!r.bounds_not_run.empty()) out += "\nNot run (this machine cannot hold them):\n\n";
+  for (const std::string& s : r.bounds_not_run) out += "- " + s + "\n";
   return out + "\n";
 }
 

@@ -17,6 +17,7 @@
 #include "models/schedule.hpp"
 #include "models/stage_layout.hpp"
 #include "sim/program.hpp"
+#include "sim/simulation.hpp"
 
 namespace trainsim {
 namespace {
@@ -193,7 +194,11 @@ MemoryEstimate estimate_memory(const Scenario& scenario, const topo::TopologySiz
   e.microbatches = scenario.execution.microbatches();
   e.program = program_bytes(scenario, footprint);
   double graph = costs.per_vertex * size.vertices;
-  if (footprint == Footprint::simulation)
+  int rails = costs.rail_bundling ? sim::rail_bundle(scenario) : 1;
+  if (footprint == Footprint::simulation && rails > 1)
+    graph += costs.per_gpu_bundled * size.gpus +
+             (costs.per_graph_link + (costs.per_link - costs.per_graph_link) / rails) * size.links;
+  else if (footprint == Footprint::simulation)
     graph += costs.per_gpu * size.gpus + costs.per_link * size.links;
   else
     graph += costs.per_graph_link * size.links;

@@ -40,9 +40,16 @@ struct MemoryCosts {
   /// (export_costs() gives each format's).
   double per_export_link = 180;
   double per_export_vertex = 85;
-  /// Address space reserved per GPU actor: SimGrid's default 8 MiB context stack, which
-  /// sim/platform keeps. Mapped lazily, so it costs nothing resident, but `ulimit -v` counts it.
-  double stack_reserve = 8.0 * 1024 * 1024;
+  /// Address space reserved per GPU actor: the 1 MiB context stack sim/platform sets. Mapped
+  /// lazily, so it costs nothing resident, but `ulimit -v` counts it.
+  double stack_reserve = 1024.0 * 1024;
+  /// With rail bundling (sim::rail_bundle: fast mode, rail-symmetric fabric) a node's other
+  /// GPUs only join its GPU 0, and the platform holds the SimGrid links of one rail in g
+  /// (per_link then is per_graph_link plus 1/g of the rest): measured 17.3 KB per GPU in all,
+  /// links included, on the 100k and 1M reference steps (docs/performance.md).
+  double per_gpu_bundled = 15.5e3;
+  /// Whether the run may bundle rails: false for fine mode and `--unbundled`.
+  bool rail_bundling = true;
 };
 
 struct MemoryEstimate {

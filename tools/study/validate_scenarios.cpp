@@ -267,7 +267,8 @@ std::vector<ExactCase> exact_cases(bool quick) {
   return out;
 }
 
-std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, int& rejected) {
+std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, int& rejected,
+                                     std::vector<std::string>& not_run) {
   std::vector<BoundCheck> out;
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
@@ -278,9 +279,17 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   for (const fs::path& f : files) {
-    LoadedScenario loaded = load_scenario(f.string());
-    if (o.quick && loaded.scenario.execution.gpus() > 64) continue;
-    out.push_back(check_bound(loaded, fs::relative(f, o.scenarios_dir).string()));
+    std::string name = fs::relative(f, o.scenarios_dir).string();
+    std::optional<LoadedScenario> loaded;
+    try {
+      loaded = load_scenario(f.string());
+    } catch (const Error& e) {
+      if (e.exit_code() != ExitCode::resources) throw;
+      not_run.push_back(name + ": " + e.what());
+      continue;
+    }
+    if (o.quick && loaded->scenario.execution.gpus() > 64) continue;
+    out.push_back(check_bound(*loaded, name));
   }
   int wanted = o.quick ? 20 : o.random_scenarios;
   generated = rejected = 0;

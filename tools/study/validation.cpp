@@ -17,7 +17,7 @@ ValidationReport run_validation(const ValidateOptions& options) {
   logger("trainsim.validate")->info("validate: exact cases");
   r.exact = exact_cases(options.quick);
   logger("trainsim.validate")->info("validate: the bound on every scenario");
-  r.bounds = bound_checks(r.options, r.random_generated, r.random_rejected);
+  r.bounds = bound_checks(r.options, r.random_generated, r.random_rejected, r.bounds_not_run);
   logger("trainsim.validate")->info("validate: collectives");
   r.collectives = collective_checks(options.quick);
   logger("trainsim.validate")->info("validate: published runs");

@@ -94,6 +94,7 @@ struct ValidationReport {
   ValidateOptions options;
   std::vector<ExactCase> exact;
   std::vector<BoundCheck> bounds;
+  std::vector<std::string> bounds_not_run; ///< scenario files the memory guard refused, and why
   int random_generated = 0, random_rejected = 0; ///< rejected: parse_scenario refused them
   std::vector<CollectiveCheck> collectives;
   std::vector<PublishedCheck> published;
@@ -105,7 +106,11 @@ struct ValidationReport {
 
 // The sections, each usable on its own (tests/tools/validate_test.cpp).
 std::vector<ExactCase> exact_cases(bool quick);
-std::vector<BoundCheck> bound_checks(const ValidateOptions& options, int& generated, int& rejected);
+/// Every scenario file of the options' folder (but validation/) and the random scenarios,
+/// against the bound; a file this machine cannot hold (the memory guard's refusal) goes to
+/// `not_run` with the guard's reason.
+std::vector<BoundCheck> bound_checks(const ValidateOptions& options, int& generated, int& rejected,
+                                     std::vector<std::string>& not_run);
 std::vector<CollectiveCheck> collective_checks(bool quick);
 std::vector<PublishedCheck> published_checks(const ValidateOptions& options);
 std::vector<LayerCheck> layer_checks();
