@@ -10,6 +10,7 @@
 // frontier_scenario.cpp (a point as a scenario to replay).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -128,6 +129,33 @@ struct PlanTimes {
 };
 PlanTimes evaluate_plan(const ModelShape& shape, const FrontierHardware& hw,
                         const ParallelPlan& plan);
+
+/// One kind of wait on a layer's serial path, forward and backward: `count` waits of `each`.
+struct PathStep {
+  const char* what = "";
+  const char* tier = ""; ///< the tier the waits cross, "" for kernels
+  double count = 0;
+  Seconds each;
+  [[nodiscard]] Seconds total() const { return each * count; }
+};
+
+/// A plan's latency term (PlanTimes::latency): the serial path of one layer, forward and
+/// backward (2 matmul kernels each way, the weight gradients off the path; 2 collective phases
+/// per TP axis each way, each of log2 p or p - 1 steps; 2 EP all-to-alls each way), times the
+/// most loaded stage's layers, plus one send per chunk boundary each way.
+struct LatencyPath {
+  std::array<PathStep, 4> layer{}; ///< kernels, 1-D TP, 2-D TP, EP
+  double layers = 0;
+  Seconds sends;
+  [[nodiscard]] Seconds per_layer() const {
+    Seconds t;
+    for (const PathStep& s : layer) t += s.total();
+    return t;
+  }
+  [[nodiscard]] Seconds total() const { return per_layer() * layers + sends; }
+};
+LatencyPath latency_path(const ModelShape& shape, const FrontierHardware& hw,
+                         const ParallelPlan& plan);
 
 struct FrontierPoint {
   ModelShape shape;

@@ -81,17 +81,24 @@ Traffic traffic(const ModelShape& s, const Stage& st, const ParallelPlan& p, con
   return t;
 }
 
-// Serial path of one layer, forward + backward: 2 matmul kernels each way (weight gradients
-// are off the path), 2 collective phases per TP axis per matmul pair each way, and 2 EP
-// all-to-alls each way; plus one send per chunk boundary each way.
-Seconds latency_time(const Stage& st, const ParallelPlan& p, const Placement& pl,
-                     const FrontierHardware& hw) {
-  Seconds layer = hw.gpu.kernel_latency * 4.0;
-  layer += phase_latency(p.tp_1d, *pl.tp_1d, hw) * 4.0;
-  layer += phase_latency(p.tp_2d, *pl.tp_2d, hw) * 4.0;
-  if (p.ep > 1) layer += pl.ep->alpha * 4.0;
-  Seconds sends = p.pp > 1 ? pl.pp->alpha * (2.0 * p.interleave) : Seconds(0);
-  return layer * st.layers + sends;
+// Serial path of one layer, forward + backward (frontier.hpp, LatencyPath): 4 kernels, 4
+// phases per TP axis of half_steps() steps each, 4 EP all-to-alls; one send per chunk
+// boundary each way.
+LatencyPath latency_of(const Stage& st, const ParallelPlan& p, const Placement& pl,
+                       const FrontierHardware& hw) {
+  auto phases = [&](const char* what, double group, const Tier& tier) {
+    return PathStep{what, tier.name.c_str(), 4.0 * half_steps(algorithm(hw.collective), group),
+                    tier.alpha};
+  };
+  LatencyPath path;
+  path.layer = {
+      PathStep{"kernel launches", "", 4.0, hw.gpu.kernel_latency},
+      phases("1-D TP collective steps", p.tp_1d, *pl.tp_1d),
+      phases("2-D TP collective steps", p.tp_2d, *pl.tp_2d),
+      PathStep{"EP all-to-all rounds", pl.ep->name.c_str(), p.ep > 1 ? 4.0 : 0.0, pl.ep->alpha}};
+  path.layers = st.layers;
+  path.sends = p.pp > 1 ? pl.pp->alpha * (2.0 * p.interleave) : Seconds(0);
+  return path;
 }
 
 // Gradient all-reduce of the GPU's parameters over the R ranks that hold the same ones (an
@@ -134,6 +141,10 @@ std::string binding_of(const PlanTimes& t, int microbatches) {
 
 } // namespace
 
+LatencyPath latency_path(const ModelShape& s, const FrontierHardware& hw, const ParallelPlan& p) {
+  return latency_of(stage_of(s, p), p, place(p, hw.fabric), hw);
+}
+
 PlanTimes evaluate_plan(const ModelShape& s, const FrontierHardware& hw, const ParallelPlan& p) {
   Stage st = stage_of(s, p);
   Placement pl = place(p, hw.fabric);
@@ -145,7 +156,7 @@ PlanTimes evaluate_plan(const ModelShape& s, const FrontierHardware& hw, const P
   t.hbm = hbm_time(work.hbm, hw.gpu);
   t.nvlink = tr.nvlink / hw.fabric.nvlink.bandwidth;
   t.network = tr.network / hw.fabric.network.bandwidth;
-  t.latency = latency_time(st, p, pl, hw);
+  t.latency = latency_of(st, p, pl, hw).total();
   t.stage = std::max({t.compute, t.hbm, t.nvlink, t.network, t.latency});
   t.pipeline = t.stage * pipeline_slots(p.microbatches, p.pp, p.interleave);
   t.dp = dp_time(params_on_gpu(s.layer, st.share, st.layers), p, pl, hw,

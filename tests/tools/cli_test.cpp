@@ -57,6 +57,21 @@ TEST(Cli, FrontierLatencyKnobsRejectNegativeAndUnitlessValues) {
   EXPECT_EQ(std::count(unitless.text.begin(), unitless.text.end(), '\n'), 1) << unitless.text;
 }
 
+TEST(Cli, FrontierExplainsOnePointsBindingTermAndLatencyPath) {
+  // At 1.4e30 FLOP (this model's wall) the best plan is latency-bound: one layer's path is 4
+  // kernel launches of 4 us and the TP groups' tree steps, against the per-layer budget.
+  CliOutput out = trainsim("frontier --explain 1.4e30");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("latency   "), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("<- binding"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("4 kernel launches x 4 us = 16 us"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("per-layer budget "), std::string::npos) << out.text;
+  CliOutput bad = trainsim("frontier --explain lots");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(std::count(bad.text.begin(), bad.text.end(), '\n'), 1) << bad.text;
+  EXPECT_NE(bad.text.find("--explain"), std::string::npos) << bad.text;
+}
+
 TEST(Cli, DefaultScenarioWritesResultJson) {
   ScratchDir dir("cli_test_default");
   CliOutput out = trainsim("run --out " + dir.string());

@@ -9,6 +9,7 @@
 
 #include "tools/commands/cli_support.hpp"
 #include "models/error.hpp"
+#include "tools/formats/frontier_explain.hpp"
 #include "tools/formats/frontier_output.hpp"
 #include "tools/formats/text.hpp"
 #include "tools/io/output_file.hpp"
@@ -42,6 +43,15 @@ int frontier_command(const FrontierCommandOptions& options) {
   if (!options.network_latency.empty())
     knobs.network_latency = parse_flag("--network-latency", options.network_latency, parse_seconds);
   validate(knobs); // run_frontier checks them too; a bad knob must not leave an empty --out behind
+  if (!options.explain.empty()) {
+    // A bare number is FLOP ("1.4e30"); anything else goes to parse_flop as typed.
+    bool bare = options.explain.find_first_not_of("0123456789.eE+-") == std::string::npos;
+    Flop compute = parse_flag("--explain", options.explain, [&](const std::string& text) {
+      return parse_flop(bare ? text + "FLOP" : text);
+    });
+    explain_point(std::cout, frontier_point(compute, knobs, false), resolve_hardware(knobs), knobs);
+    return 0;
+  }
   prepare_output_dir(options.out_dir, "--out"); // before the few seconds of computing
   FrontierResult result = run_frontier(knobs);
   write_frontier(result, options.out_dir);
@@ -105,6 +115,9 @@ void add_frontier_command(CLI::App& app, cli::Command& command) {
       ->capture_default_str();
   cli::add_number(*cmd, "--points-per-decade", k.points_per_decade, "compute levels per decade")
       ->capture_default_str();
+  cmd->add_option("--explain", f.explain,
+                  "explain one dense point instead, e.g. 1.4e30: its plan, the terms of its step "
+                  "and one layer's serial path against the per-layer budget");
 }
 
 } // namespace trainsim

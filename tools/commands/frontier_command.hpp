@@ -16,6 +16,7 @@ struct FrontierCommandOptions {
   std::string nvlink_latency,
       network_latency; ///< per collective step, text with a unit; empty keeps the default
   std::string out_dir = "frontier";
+  std::string explain; ///< a training compute ("1.4e30" or "1.4e30FLOP"): explain that point only
 };
 int frontier_command(const FrontierCommandOptions& options);
 
