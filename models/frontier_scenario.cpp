@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <string>
 
 #include "models/check.hpp"
@@ -76,6 +77,11 @@ topo::TopologySpec frontier_topology(const ParallelPlan& p, const FrontierHardwa
   f.gpus_per_node = static_cast<int>(per_node);
   f.nvlink_bandwidth = hw.fabric.nvlink.bandwidth;
   f.nic_bandwidth = hw.fabric.network.bandwidth;
+  // Rail-symmetric routing, so that a replay of 1e5 GPUs runs bundled (docs/architecture.md,
+  // "Rail bundling"); it needs a leaf's uplinks to divide into the rails, and a leaf size
+  // changes nothing on a non-blocking tree.
+  f.leaf_down_ports = std::lcm(f.leaf_down_ports, f.gpus_per_node);
+  f.ecmp = "rail";
   return f;
 }
 

@@ -1,5 +1,6 @@
 #include "tools/commands/frontier_command.hpp"
 
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
@@ -13,6 +14,7 @@
 #include "tools/formats/frontier_output.hpp"
 #include "tools/formats/text.hpp"
 #include "tools/io/output_file.hpp"
+#include "tools/io/scenario_writer.hpp"
 
 namespace trainsim {
 namespace {
@@ -28,6 +30,41 @@ auto parse_flag(const std::string& flag, const std::string& text, Parse parse) {
 
 std::string flop_or_none(const std::optional<Flop>& f) {
   return f ? formatted("%.2g FLOP", f->value()) : "none in the sweep";
+}
+
+// What the file says of where it came from: the compute, the plan and the closed form's
+// figures for it, which `trainsim run` can be checked against.
+std::string frontier_comment(const FrontierPoint& p) {
+  const ParallelPlan& plan = p.plan;
+  return "A point of `trainsim frontier` (docs/closed-form.md): " +
+         formatted("%.3g", p.shape.compute.value()) + " FLOP of training, the plan dp " +
+         formatted("%.0f", plan.dp) + " x tp " + std::to_string(plan.tp_1d) + " x pp " +
+         std::to_string(plan.pp) + " (ep " + std::to_string(plan.ep) + "), " +
+         std::to_string(plan.microbatches) +
+         " microbatches.\nThe closed form's step: " + format(p.times.step) + ", utilization " +
+         percent(p.times.utilization) + ", binding term " + p.times.binding + ".";
+}
+
+// Every feasible point `trainsim run` can replay, as a scenario file named after it; the
+// others are listed with the reason.
+void write_scenarios(const FrontierResult& result, const std::string& dir) {
+  int written = 0;
+  std::string skipped;
+  for (const FrontierCurve& curve : result.curves)
+    for (const FrontierPoint& point : curve.points) {
+      if (!point.feasible) continue;
+      if (std::string why = replay_obstacle(point); !why.empty()) {
+        skipped += "  " + curve.name + " " + formatted("%.3g", point.shape.compute.value()) + ": " +
+                   why + "\n";
+        continue;
+      }
+      Scenario s = frontier_scenario(point, result.hardware);
+      std::string file = (std::filesystem::path(dir) / (s.model.name + ".yaml")).string();
+      write_text_file(file, scenario_yaml(s, frontier_comment(point)), "--scenarios");
+      ++written;
+    }
+  std::cout << "wrote " << written << " scenarios to " << dir << "/ (trainsim run replays each)\n";
+  if (!skipped.empty()) std::cout << "not replayable:\n" << skipped;
 }
 
 } // namespace
@@ -53,8 +90,10 @@ int frontier_command(const FrontierCommandOptions& options) {
     return 0;
   }
   prepare_output_dir(options.out_dir, "--out"); // before the few seconds of computing
+  if (!options.scenarios.empty()) prepare_output_dir(options.scenarios, "--scenarios");
   FrontierResult result = run_frontier(knobs);
   write_frontier(result, options.out_dir);
+  if (!options.scenarios.empty()) write_scenarios(result, options.scenarios);
   for (const FrontierCurve& curve : result.curves)
     std::cout << curve.name << ": utilization knee " << flop_or_none(curve.utilization_knee)
               << ", latency wall " << flop_or_none(curve.latency_wall) << "\n";
@@ -115,6 +154,8 @@ void add_frontier_command(CLI::App& app, cli::Command& command) {
       ->capture_default_str();
   cli::add_number(*cmd, "--points-per-decade", k.points_per_decade, "compute levels per decade")
       ->capture_default_str();
+  cmd->add_option("--scenarios", f.scenarios,
+                  "also write every feasible point trainsim run can replay as DIR/<name>.yaml");
   cmd->add_option("--explain", f.explain,
                   "explain one dense point instead, e.g. 1.4e30: its plan, the terms of its step "
                   "and one layer's serial path against the per-layer budget");

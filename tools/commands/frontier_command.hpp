@@ -17,6 +17,7 @@ struct FrontierCommandOptions {
       network_latency; ///< per collective step, text with a unit; empty keeps the default
   std::string out_dir = "frontier";
   std::string explain; ///< a training compute ("1.4e30" or "1.4e30FLOP"): explain that point only
+  std::string scenarios; ///< when set, a directory for every replayable point as a scenario file
 };
 int frontier_command(const FrontierCommandOptions& options);
 

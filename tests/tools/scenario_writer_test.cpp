@@ -1,0 +1,81 @@
+// A Scenario value written as a file reads back as the same value (tools/io/scenario_writer),
+// and `trainsim frontier --scenarios` writes points that `trainsim run` replays.
+#include "tools/io/scenario_writer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "models/check.hpp"
+#include "models/frontier.hpp"
+#include "tests/tools/cli_fixtures.hpp"
+#include "tests/support/scratch_dir.hpp"
+#include "tools/io/provenance.hpp"
+#include "tools/io/scenario_loader.hpp"
+
+namespace trainsim {
+namespace {
+
+// The resolved scenario, every key with its value: equal when the two values are the same.
+nlohmann::ordered_json resolved(const Scenario& s) { return provenance_json(s).at("scenario"); }
+
+Scenario read_back(const std::string& text) {
+  return ScenarioTree::parse(text, "written.yaml").read();
+}
+
+std::string file_text(const std::filesystem::path& path) {
+  std::ostringstream text;
+  text << std::ifstream(path).rdbuf();
+  return text.str();
+}
+
+TEST(ScenarioWriter, AFrontierPointReadsBackAsTheSameScenario) {
+  FrontierPoint point = frontier_point(Flop(1e24), FrontierOptions{}, false);
+  Scenario s = frontier_scenario(point, resolve_hardware(FrontierOptions{}));
+  std::string text = scenario_yaml(s, "first line\nsecond line");
+  EXPECT_EQ(text.rfind("# first line\n# second line\nmodel:\n", 0), 0u) << text;
+  EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
+}
+
+TEST(ScenarioWriter, EveryShippedScenarioReadsBackAsItself) {
+  // Transformers, GPU overrides, every generator and execution key the suite uses: the
+  // loader's value, written and read again, is the same value.
+  int files = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(TRAINSIM_SOURCE_DIR "/scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    Scenario s = ScenarioTree::parse(file_text(entry.path()), entry.path().string()).read();
+    EXPECT_EQ(resolved(read_back(scenario_yaml(s))), resolved(s)) << entry.path();
+    ++files;
+  }
+  EXPECT_GT(files, 20);
+}
+
+TEST(ScenarioWriter, RefusesAValueNoKeyExpresses) {
+  Scenario s;
+  s.execution.optimizer_bytes_per_param = Bytes(16); // no scenario key gives it
+  EXPECT_THROW((void)scenario_yaml(s), InternalError);
+}
+
+TEST(ScenarioWriter, FrontierWritesPointsThatRunReplays) {
+  // One point a decade, 1-D TP only: 1e24 FLOP is the first point (168 GPUs, see
+  // FrontierScenario.TheSearchedBaselinePointReplaysItsPlan), replayed unchanged.
+  testing::ScratchDir dir("scenario_writer_frontier");
+  std::string scenarios = (dir.path() / "points").string();
+  testing::CliOutput out =
+      testing::run_trainsim("frontier --points-per-decade 1 --max-tp-2d 1 --out " +
+                            (dir.path() / "f").string() + " --scenarios " + scenarios);
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("scenarios to " + scenarios), std::string::npos) << out.text;
+  std::filesystem::path first = dir.path() / "points" / "frontier-dense-1e+24.yaml";
+  ASSERT_TRUE(std::filesystem::exists(first)) << out.text;
+  EXPECT_NE(file_text(first).find("# The closed form's step: "), std::string::npos);
+  testing::CliOutput run =
+      testing::run_trainsim("run " + first.string() + " --out " + (dir.path() / "r").string());
+  EXPECT_EQ(run.exit_code, 0) << run.text;
+}
+
+} // namespace
+} // namespace trainsim

@@ -1,0 +1,152 @@
+#include "tools/io/scenario_writer.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "models/check.hpp"
+#include "models/hardware_presets.hpp"
+#include "models/params.hpp"
+#include "topologies/spec.hpp"
+
+namespace trainsim {
+namespace {
+
+template <class T>
+void pair(YAML::Emitter& out, const char* key, const T& value) {
+  out << YAML::Key << key << YAML::Value << Params::text_of(value);
+}
+
+void model(YAML::Emitter& out, const ModelSpec& m) {
+  out << YAML::Key << "model" << YAML::Value << YAML::BeginMap;
+  pair(out, "name", m.name);
+  pair(out, "kind", to_string(m.kind));
+  pair(out, "layers", m.layers);
+  pair(out, "d_model", m.d_model);
+  pair(out, "d_ff", m.d_ff);
+  pair(out, "heads", m.heads);
+  pair(out, "seq_len", m.seq_len);
+  pair(out, "experts", m.experts);
+  pair(out, "top_k", m.top_k);
+  pair(out, "gated_mlp", m.gated_mlp);
+  pair(out, "precision", m.precision);
+  if (m.kind == ModelKind::transformer) { // the MLP-block model refuses these keys
+    pair(out, "kv_heads", m.kv_heads_or_heads());
+    pair(out, "vocab", m.vocab);
+    pair(out, "biases", m.biases);
+    pair(out, "dropout", m.dropout);
+    pair(out, "rotary", m.rotary);
+    pair(out, "attention", to_string(m.attention));
+    pair(out, "compute", to_string(m.compute));
+  }
+  out << YAML::EndMap;
+}
+
+bool same_rates(const AttentionRates& a, const AttentionRates& b, double scale) {
+  for (size_t i = 0; i < a.d64.size(); ++i)
+    if (std::abs(a.d64[i] / (b.d64[i] * scale) - 1) > 1e-9 ||
+        std::abs(a.d128[i] / (b.d128[i] * scale) - 1) > 1e-9)
+      return false;
+  return true;
+}
+
+bool same_curve(const CollectiveEfficiency& a, const CollectiveEfficiency& b) {
+  if (a.points.size() != b.points.size()) return false;
+  for (size_t i = 0; i < a.points.size(); ++i)
+    if (a.points[i].step != b.points[i].step || a.points[i].fraction != b.points[i].fraction)
+      return false;
+  return true;
+}
+
+// The figures a `gpu` mapping can override, written where they differ from `base` (every one
+// when `all`).
+void figures(YAML::Emitter& out, const GpuSpec& g, const GpuSpec& base, bool all) {
+  auto put = [&](const char* key, auto value, auto base_value) {
+    if (all || value != base_value) pair(out, key, value);
+  };
+  put("peak", g.peak, base.peak);
+  put("matmul_efficiency", g.matmul_efficiency, base.matmul_efficiency);
+  put("hbm_bandwidth", g.hbm_bandwidth, base.hbm_bandwidth);
+  put("hbm_capacity", g.hbm_capacity, base.hbm_capacity);
+  put("kernel_latency", g.kernel_latency, base.kernel_latency);
+  if (g.sms > 0) put("sms", g.sms, base.sms);
+  if (g.gemm_peak.value() > 0) put("gemm_peak", g.gemm_peak, base.gemm_peak);
+  put("hbm_efficiency", g.hbm_efficiency, base.hbm_efficiency);
+}
+
+void gpu(YAML::Emitter& out, const GpuSpec& g) {
+  out << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap;
+  const GpuPreset* preset = find_gpu_preset(g.preset);
+  if (preset != nullptr) {
+    pair(out, "preset", g.preset);
+    TRAINSIM_CHECK(
+        same_rates(g.flash_attention, preset->gpu.flash_attention, g.peak / preset->gpu.peak) &&
+            same_curve(g.nvlink_collectives, preset->gpu.nvlink_collectives),
+        "a GPU whose attention table or NCCL curve no scenario key gives");
+    figures(out, g, preset->gpu, false);
+  } else {
+    TRAINSIM_CHECK(!g.flash_attention.known() && !g.nvlink_collectives.known(),
+                   "a GPU without a preset but with measured tables");
+    figures(out, g, g, true);
+  }
+  if (g.name != g.preset) pair(out, "name", g.name);
+  out << YAML::EndMap;
+}
+
+void system(YAML::Emitter& out, const SystemSpec& s) {
+  out << YAML::Key << "system" << YAML::Value << YAML::BeginMap;
+  gpu(out, s.gpu);
+  out << YAML::Key << "topology" << YAML::Value << YAML::BeginMap;
+  for (const topo::TopologySetting& setting : topo::topology_settings(s.topology))
+    out << YAML::Key << setting.key << YAML::Value << setting.text;
+  out << YAML::EndMap << YAML::EndMap;
+}
+
+void execution(YAML::Emitter& out, const ExecutionSpec& e) {
+  TRAINSIM_CHECK(e.optimizer_bytes_per_param == ExecutionSpec{}.optimizer_bytes_per_param,
+                 "optimizer_bytes_per_param has no scenario key");
+  out << YAML::Key << "execution" << YAML::Value << YAML::BeginMap;
+  for (auto [key, value] : {std::pair{"dp", e.dp}, std::pair{"tp", e.tp}, std::pair{"pp", e.pp},
+                            std::pair{"ep", e.ep}, std::pair{"cp", e.cp}})
+    pair(out, key, value);
+  pair(out, "global_batch", e.global_batch);
+  pair(out, "micro_batch", e.micro_batch);
+  pair(out, "schedule", to_string(e.schedule));
+  if (e.schedule == PipelineSchedule::interleaved) pair(out, "interleave", e.interleave);
+  if (e.first_stage_layers > 0) pair(out, "first_stage_layers", e.first_stage_layers);
+  if (e.last_stage_layers > 0) pair(out, "last_stage_layers", e.last_stage_layers);
+  for (auto [key, value] : {std::pair{"embedding_as_layer", e.embedding_as_layer},
+                            std::pair{"loss_as_layer", e.loss_as_layer},
+                            std::pair{"sequence_parallel", e.sequence_parallel},
+                            std::pair{"pp_scatter_gather", e.pp_scatter_gather},
+                            std::pair{"fp32_gradients", e.fp32_gradients},
+                            std::pair{"grad_accumulation_fusion", e.grad_accumulation_fusion},
+                            std::pair{"dp_overlap", e.dp_overlap}})
+    pair(out, key, value);
+  pair(out, "zero", e.zero);
+  pair(out, "recompute", to_string(e.recompute));
+  pair(out, "dp_bucket", e.dp_bucket);
+  pair(out, "tp_collective", e.tp_collective);
+  pair(out, "dp_collective", e.dp_collective);
+  pair(out, "ep_collective", e.ep_collective);
+  out << YAML::EndMap;
+}
+
+} // namespace
+
+std::string scenario_yaml(const Scenario& s, const std::string& comment) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  model(out, s.model);
+  system(out, s.system);
+  execution(out, s.execution);
+  out << YAML::EndMap;
+  std::ostringstream text;
+  std::istringstream lines(comment);
+  for (std::string line; std::getline(lines, line);) text << "# " << line << "\n";
+  text << out.c_str() << "\n";
+  return text.str();
+}
+
+} // namespace trainsim
