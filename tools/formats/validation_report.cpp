@@ -141,30 +141,32 @@ std::string published_section(const ValidationReport& r) {
 std::string frontier_section(const ValidationReport& r) {
   std::string out =
       "## 5. The frontier, replayed\n\n"
-      "Dense frontier points (H100 baseline, 3 months) whose plan has at most 16384 GPUs: the plan "
-      "the "
-      "closed form chose among 1-D tensor-parallel plans (`--max-tp-2d 1`: the simulator has one "
-      "TP "
-      "axis), as an MLP-only scenario (ZeRO-1, 1F1B) on rail-optimized nodes of 8 GPUs (of one TP "
-      "group "
-      "when it does not divide 8) with the DP all-reduce overlapped (`dp_overlap`), simulated for "
-      "one "
-      "step. The closed form takes the max of its terms (compute, memory, network, latency) and of "
-      "the "
-      "pipeline and the DP all-reduce, as the paper does; the simulator runs TP collectives after "
-      "their "
-      "kernels, and with gradient accumulation it can overlap the DP all-reduce only with the last "
-      "microbatch's backward. So it is expected to be slower, by about its tp_comm and dp_comm "
-      "shares.\n\n" +
-      markdown_header({"training FLOP", "plan", "GPUs", "closed-form utilization", "simulated MFU",
-                       "closed-form step (s)", "simulated step (s)", "closed form's binding term",
-                       "simulated step, by category"});
+      "Dense frontier points (H100 baseline, 3 months) up to 1e27 FLOP: the plan the closed form "
+      "chose among 1-D tensor-parallel plans (`--max-tp-2d 1`: the simulator has one TP axis), "
+      "as the MLP-only scenario `trainsim frontier --max-tp-2d 1 --scenarios DIR` writes "
+      "(ZeRO-1, 1F1B, rail-optimized nodes of 8 GPUs, or of one TP group when it does not divide "
+      "8, rail-symmetric ECMP so that large replays run bundled), simulated for one step twice: "
+      "with the DP reduction overlapped with the last backward pass (`dp_overlap`, the "
+      "scenario's setting, whose breakdown and busiest link are shown) and with nothing "
+      "overlapped. The closed form takes the max of its terms (compute, memory, network, "
+      "latency) and of the pipeline and the DP all-reduce, as the paper does: it hides TP "
+      "communication behind compute and the DP all-reduce behind the whole pipeline. The "
+      "simulator runs TP collectives after their kernels (it has no TP overlap yet), and with "
+      "gradient accumulation the DP reduction can overlap only the last microbatch's backward. "
+      "So the replays are expected to be slower, by about their tp_comm and dp_comm shares.\n\n" +
+      markdown_header({"training FLOP", "plan", "GPUs", "closed-form utilization",
+                       "simulated MFU, DP overlapped", "simulated MFU, nothing overlapped",
+                       "closed-form step (s)", "simulated step (s), DP overlapped / not",
+                       "closed form's binding term", "simulated step, by category",
+                       "largest phase, busiest link"});
   for (const FrontierCheck& c : r.frontier)
-    out += markdown_row({formatted("%.3g", c.compute_flop), c.plan, std::to_string(c.gpus),
-                         formatted("%.1f%%", 100 * c.closed_form_utilization),
-                         formatted("%.1f%%", 100 * c.simulated_mfu),
-                         formatted("%.3g", c.step_closed_s), formatted("%.3g", c.step_sim_s),
-                         c.note, c.breakdown});
+    out += markdown_row(
+        {formatted("%.3g", c.compute_flop), c.plan, std::to_string(c.gpus),
+         formatted("%.1f%%", 100 * c.closed_form_utilization),
+         formatted("%.1f%%", 100 * c.simulated_mfu),
+         formatted("%.1f%%", 100 * c.simulated_mfu_serial), formatted("%.3g", c.step_closed_s),
+         formatted("%.3g", c.step_sim_s) + " / " + formatted("%.3g", c.step_sim_serial_s), c.note,
+         c.breakdown, c.blame});
   if (!r.skipped.empty()) out += "\nNot replayed:\n\n";
   for (const std::string& s : r.skipped) out += "- " + s + "\n";
   return out + "\n";
@@ -321,7 +323,10 @@ nlohmann::ordered_json validation_json(const ValidationReport& r) {
                              {"simulated_mfu", c.simulated_mfu},
                              {"step_closed_s", c.step_closed_s},
                              {"step_sim_s", c.step_sim_s},
+                             {"simulated_mfu_serial", c.simulated_mfu_serial},
+                             {"step_sim_serial_s", c.step_sim_serial_s},
                              {"binding", c.note},
+                             {"blame", c.blame},
                              {"simulated_breakdown", c.breakdown}});
   j["skipped"] = r.skipped;
   return j;

@@ -88,6 +88,9 @@ struct FrontierCheck {
   double closed_form_utilization = 0, simulated_mfu = 0, step_closed_s = 0, step_sim_s = 0;
   std::string note;      ///< the closed form's binding term
   std::string breakdown; ///< where the simulated step goes: categories over 5% of it
+  /// The same replay with nothing overlapped (dp_overlap off); the fields above have it on.
+  double simulated_mfu_serial = 0, step_sim_serial_s = 0;
+  std::string blame; ///< the largest non-compute phase and the busiest link (overlapped replay)
 };
 
 struct ValidationReport {
