@@ -64,6 +64,14 @@ struct TierNames {
   std::string tp, ep, zero, dp, edp, cp;
 };
 
+// tp_overlap: a pass takes at least its kernels and at least its TP collectives, which run
+// beside them on their own stream; what the collectives take beyond the kernels is TP time.
+Split beside(const Split& kernels, const Split& tp) {
+  Seconds excess = tp.total() - kernels.total();
+  if (excess <= Seconds()) return kernels;
+  return kernels + tp * (excess / tp.total());
+}
+
 struct LayerSplit {
   Split forward, backward;
 };
@@ -85,7 +93,8 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   Split backward = kernels(t.mlp.backward) + kernels(t.attention.backward);
   const CollectiveEfficiency* nvlink = collective_efficiency(s);
   CollectiveCost tp = cheapest(e.tp_collective, 2, c.tp_allreduce, e.tp, f.tp, nvlink);
-  Split comms = split_of(tp, &Split::tp) * c.tp_allreduces;
+  Split tp_comms = split_of(tp, &Split::tp) * c.tp_allreduces;
+  Split comms; // the pass's collectives other than TP's
   if (e.ep > 1) comms += all_to_all(c.tp_allreduce * s.model.top_k, e.ep, f.ep) * 2.0;
   int replicas = e.weight_replicas();
   CollectiveCost zero =
@@ -101,14 +110,19 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   names.tp = tp.tier, names.ep = f.ep.name, names.zero = zero.tier, names.cp = kv.tier;
   // Full recomputation runs the forward's collectives again (sim/program.cpp); sequence
   // parallelism gathers each block's input once more in the backward.
-  Split again = e.recompute == Recompute::full ? comms : Split{};
+  bool full = e.recompute == Recompute::full;
+  Split again = full ? comms : Split{};
   Split regather =
       e.sequence_parallel
           ? split_of(cheapest(e.tp_collective, 1, c.tp_allreduce, e.tp, f.tp, nvlink), &Split::tp) *
                 c.tp_allreduces
           : Split{};
-  return {forward + comms + gather,
-          backward + comms + gather_kv + again + regather + gather + reduce};
+  Split tp_backward = tp_comms + (full ? tp_comms : Split{}) + regather;
+  if (e.tp_overlap)
+    return {beside(forward, tp_comms) + comms + gather,
+            beside(backward, tp_backward) + comms + gather_kv + again + gather + reduce};
+  return {forward + tp_comms + comms + gather,
+          backward + tp_backward + comms + gather_kv + again + gather + reduce};
 }
 
 // Per stage: forward and backward of one layer for one microbatch and the layers of each

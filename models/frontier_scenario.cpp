@@ -47,8 +47,9 @@ ModelSpec model_of(const FrontierPoint& point) {
   return m;
 }
 
-// The plan, with the frontier's memory baseline (ZeRO-1) and the DP all-reduce started during
-// the last backward pass, as close as the simulator comes to the paper's overlap of it.
+// The plan, with the frontier's memory baseline (ZeRO-1) and as close as the simulator comes
+// to the paper's overlap: the TP collectives pipelined with their kernels (tp_overlap) and the
+// DP reduction started during the last backward pass.
 ExecutionSpec execution_of(const FrontierPoint& point) {
   const ParallelPlan& p = point.plan;
   ExecutionSpec e;
@@ -62,6 +63,7 @@ ExecutionSpec execution_of(const FrontierPoint& point) {
   e.interleave = p.interleave;
   e.zero = 1;
   e.dp_overlap = true;
+  e.tp_overlap = e.tp > 1;
   e.optimizer_bytes_per_param = point.shape.optimizer_bytes_per_param;
   return e;
 }

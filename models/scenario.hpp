@@ -126,6 +126,12 @@ enum class Recompute {
   selective, ///< run only the attention core again (Korthikanti et al. 2022); the rest is kept
 };
 
+/// The chunks a block's kernels and TP collectives are split into under tp_overlap: Transformer
+/// Engine's default num_splits for its pipelined GEMM + reduce-scatter overlap (initialize_ub in
+/// transformer_engine/pytorch/module/base.py, 2024). Its ring-exchange all-gathers use tp chunks;
+/// one figure keeps the fast mode's folded passes short (docs/compute-model.md).
+inline constexpr int kTpOverlapChunks = 4;
+
 struct ExecutionSpec {
   int dp = 1;
   int tp = 1;
@@ -161,6 +167,9 @@ struct ExecutionSpec {
   int zero = 0; ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
   Recompute recompute = Recompute::none;
   bool dp_overlap = false; ///< gradient collectives start during the last backward pass
+  /// Each block's TP collectives pipelined with its kernels in kTpOverlapChunks chunks, on a
+  /// stream of their own (Megatron-LM's --tp-comm-overlap through Transformer Engine).
+  bool tp_overlap = false;
   Bytes dp_bucket{1e9};    ///< gradient bytes per DP collective when overlapping
   std::string tp_collective = "ring";
   std::string dp_collective = "ring";

@@ -176,6 +176,8 @@ void check_sharding(const Rules& r) {
     r.broken("execution.zero", std::to_string(e.zero), "must be 0, 1, 2 or 3");
   if (e.dp_bucket <= Bytes(0))
     r.broken("execution.dp_bucket", format(e.dp_bucket), "must be greater than zero");
+  if (e.tp_overlap && e.tp == 1)
+    r.broken("execution.tp_overlap", "true", "needs tp > 1: there is no TP collective to overlap");
   if (e.dp % e.ep != 0)
     r.broken("execution.ep", std::to_string(e.ep), "must divide dp (" + std::to_string(e.dp) + ")");
   const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};

@@ -123,8 +123,8 @@ void GpuActor::execute(const Op& op) {
   case OpKind::start_collective:
     return start_collective(op);
   case OpKind::wait_collectives:
-    timed(stats_[Category::dp_comm], [&] { wait_collectives(); });
-    return record(op, TraceEvent::Kind::dp, start, now());
+    timed(category(op.group), [&] { wait_collectives(op); });
+    return record(op, trace_kind(op.group), start, now());
   case OpKind::recv:
     return receive(op);
   case OpKind::send:
@@ -154,28 +154,60 @@ void GpuActor::tp_alone(const Op& op) {
   if (g.size < 2) return;
   sg4::this_actor::sleep_for(
       detail::ring_alone(op.collective, g, op.bytes, op.count, env_).value());
-  if (plan_.traffic != nullptr)
+  add_tp_traffic(op);
+}
+
+// This GPU's ring sends of a TP collective run alone, for the link statistics.
+void GpuActor::add_tp_traffic(const Op& op) {
+  const Group& g = group(GroupKind::tp);
+  if (plan_.traffic != nullptr && g.size > 1)
     plan_.traffic->add(rank_, g.ring_next(),
                        op.bytes.value() / g.size * detail::ring_steps(op.collective, g.size) *
                            op.count);
 }
 
 // Background collectives run in helper actors on this GPU's host, chained so that each
-// starts after the previous one: in order on one stream, as NCCL runs them.
+// starts after the previous one: in order on one stream, as NCCL runs them. The DP gradient
+// buckets and the overlapped TP collectives have a stream each.
 void GpuActor::start_collective(const Op& op) {
-  sg4::ActorPtr previous = background_.empty() ? nullptr : background_.back();
-  auto body = [this, op, previous] {
+  Stream& stream = stream_of(op.group);
+  if (plan_.rails > 1 && op.group == GroupKind::tp) return start_alone(op, stream);
+  sg4::ActorPtr previous = stream.started.empty() ? nullptr : stream.started.back();
+  auto kind =
+      op.group == GroupKind::tp ? TraceEvent::Kind::tp_background : TraceEvent::Kind::dp_background;
+  auto body = [this, op, previous, kind] {
     if (previous) previous->join();
     double start = now();
     run_collective(op);
-    record(op, TraceEvent::Kind::dp_background, start, now());
+    record(op, kind, start, now());
   };
-  background_.push_back(sg4::Actor::create("bg", sg4::this_actor::get_host(), body));
+  stream.started.push_back(sg4::Actor::create("bg", sg4::this_actor::get_host(), body));
 }
 
-void GpuActor::wait_collectives() {
-  for (const auto& actor : background_) actor->join();
-  background_.clear();
+// Rail bundling: a TP collective takes its time alone (tp_alone), so the stream's chunks end
+// one after another, each its own time after the later of its start and the previous end:
+// the stream is its list of end times, and waiting is sleeping until one of them.
+void GpuActor::start_alone(const Op& op, Stream& stream) {
+  const Group& g = group(GroupKind::tp);
+  double start = std::max(now(), stream.ends.empty() ? 0.0 : stream.ends.back());
+  double end = start + detail::ring_alone(op.collective, g, op.bytes, op.count, env_).value();
+  stream.ends.push_back(end);
+  add_tp_traffic(op);
+  record(op, TraceEvent::Kind::tp_background, start, end);
+}
+
+void GpuActor::wait_collectives(const Op& op) {
+  Stream& stream = stream_of(op.group);
+  size_t until =
+      op.count == 0 ? stream.started.size() + stream.ends.size() : static_cast<size_t>(op.count);
+  if (!stream.ends.empty() && until > 0 && stream.ends[until - 1] > now())
+    sg4::this_actor::sleep_until(stream.ends[until - 1]);
+  for (; stream.joined < std::min(until, stream.started.size()); ++stream.joined)
+    stream.started[stream.joined]->join();
+  if (op.count != 0) return;
+  stream.started.clear();
+  stream.ends.clear();
+  stream.joined = 0;
 }
 
 const Group& GpuActor::group(GroupKind kind) const {

@@ -52,7 +52,8 @@ private:
   void run_collective(const Op& op);
   void tp_alone(const Op& op);
   void start_collective(const Op& op);
-  void wait_collectives();
+  void wait_collectives(const Op& op);
+  void add_tp_traffic(const Op& op);
   void receive(const Op& op);
   void post_receive(bool forward);
   void send(const Op& op);
@@ -71,7 +72,16 @@ private:
   simgrid::s4u::CommPtr pending_send_[2]; ///< the last send of each direction (forward, backward)
   simgrid::s4u::CommPtr posted_recv_[2];  ///< the next receive of each direction, posted early
   int recvs_left_[2] = {0, 0};            ///< receives of each direction still to come
-  std::vector<simgrid::s4u::ActorPtr> background_;
+  /// Background collectives of one stream, in the order started: as helper actors, the first
+  /// `joined` done; or, for TP collectives that run alone (rail bundling), as their end times.
+  struct Stream {
+    std::vector<simgrid::s4u::ActorPtr> started;
+    std::vector<double> ends;
+    size_t joined = 0;
+  };
+  Stream dp_stream_, tp_stream_;
+  Stream& stream_of(GroupKind group) { return group == GroupKind::tp ? tp_stream_ : dp_stream_; }
+  void start_alone(const Op& op, Stream& stream);
   std::vector<TraceEvent>* trace_;
 };
 

@@ -15,6 +15,17 @@ Op compute(Seconds t) {
 Op collective(GroupKind g, CollectiveOp c, Bytes b) {
   return {OpKind::collective, g, c, true, 1, Seconds(), b};
 }
+/// Waits until the first `count` collectives started on the TP stream since its last full
+/// wait have finished; 0: all of them, and the stream starts counting again.
+Op wait_tp(int count) {
+  return {OpKind::wait_collectives,
+          GroupKind::tp,
+          CollectiveOp::all_reduce,
+          true,
+          count,
+          Seconds(),
+          Bytes()};
+}
 Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
 }
@@ -144,8 +155,9 @@ private:
     };
     std::vector<std::vector<Op>> order;
     if (s_.model.kind == ModelKind::transformer)
-      order.push_back(with_context(block(pass(times_.attention), false, fwd), fwd));
-    order.push_back(block(pass(times_.mlp), moe(), fwd));
+      order.push_back(overlapped(with_context(block(pass(times_.attention), false, fwd), fwd)));
+    order.push_back(moe() ? block(pass(times_.mlp), true, fwd)
+                          : overlapped(block(pass(times_.mlp), false, fwd)));
     // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
     // g (all-reduce forward) is the identity backward and its f (identity forward) is the
     // all-reduce backward, so a block's collective still follows its kernels.
@@ -193,6 +205,46 @@ private:
     return ops;
   }
 
+  // tp_overlap (Transformer Engine's userbuffer overlap): the block's kernel in chunks on the
+  // compute stream, its TP collectives in as many chunks on a TP stream of their own. A chunk
+  // of the kernel waits for its chunks of the all-gathers before it (sequence parallelism)
+  // and starts its chunks of the collective after it; the next block waits for them all.
+  // Other ops (context parallelism's) stay where they were. An expert block's TP collective
+  // follows its all-to-all and stays serial.
+  [[nodiscard]] std::vector<Op> overlapped(const std::vector<Op>& ops) const {
+    if (!e_.tp_overlap) return ops;
+    constexpr int k = kTpOverlapChunks;
+    auto kernel = std::find_if(ops.begin(), ops.end(),
+                               [](const Op& op) { return op.kind == OpKind::compute; });
+    auto is_tp = [](const Op& op) {
+      return op.kind == OpKind::collective && op.group == GroupKind::tp;
+    };
+    auto chunk = [](Op op, OpKind kind) {
+      op.kind = kind;
+      op.bytes = op.bytes / static_cast<double>(k);
+      return op;
+    };
+    std::vector<Op> out;
+    int gathers = 0;
+    for (int j = 0; j < k; ++j)
+      for (auto it = ops.begin(); it != kernel; ++it)
+        if (is_tp(*it)) out.push_back(chunk(*it, OpKind::start_collective)), gathers += j == 0;
+    for (auto it = ops.begin(); it != kernel; ++it)
+      if (!is_tp(*it)) out.push_back(*it);
+    for (int j = 0; j < k; ++j) {
+      if (gathers > 0) out.push_back(wait_tp(gathers * (j + 1)));
+      Op part = *kernel;
+      part.duration = part.duration / static_cast<double>(k);
+      out.push_back(part);
+      for (auto it = kernel + 1; it != ops.end(); ++it)
+        if (is_tp(*it)) out.push_back(chunk(*it, OpKind::start_collective));
+    }
+    for (auto it = kernel + 1; it != ops.end(); ++it)
+      if (!is_tp(*it)) out.push_back(*it);
+    out.push_back(wait_tp(0));
+    return out;
+  }
+
   /// During the last backward pass: start a DP collective whenever a bucket's worth of
   /// gradients is ready, and for the rest at the end of the pass.
   void bucket(Bytes gradients, bool end_of_pass) {
@@ -231,7 +283,9 @@ private:
   void gradient_sync() {
     GradientBytes g = gradient_bytes(s_, stage_);
     if (e_.dp_overlap) {
-      program_.push_back(transfer(OpKind::wait_collectives, true, Bytes()));
+      Op wait = wait_tp(0);
+      wait.group = GroupKind::dp;
+      program_.push_back(wait);
     } else {
       auto ops = gradient_ops(g.dense + g.experts);
       program_.insert(program_.end(), ops.begin(), ops.end());
@@ -257,56 +311,11 @@ private:
   Program program_;
 };
 
-bool foldable(const Op& op) { return op.kind == OpKind::compute || op.kind == OpKind::collective; }
-
-bool same_collective(const Op& a, const Op& b) {
-  return a.group == b.group && a.collective == b.collective && a.bytes == b.bytes;
-}
-
-/// Folds one run of kernels and collectives into one compute op plus one op per distinct
-/// collective (in order of first appearance), each with its count.
-void fold_run(Program::const_iterator begin, Program::const_iterator end, Program& out) {
-  if (begin == end) return;
-  Op total = compute(Seconds());
-  total.microbatch = begin->microbatch;
-  total.chunk = begin->chunk;
-  total.forward = begin->forward;
-  std::vector<Op> collectives;
-  for (auto it = begin; it != end; ++it) {
-    if (it->kind == OpKind::compute) {
-      total.duration += it->duration;
-      continue;
-    }
-    auto same = std::find_if(collectives.begin(), collectives.end(),
-                             [&](const Op& c) { return same_collective(c, *it); });
-    if (same == collectives.end()) {
-      collectives.push_back(*it);
-      collectives.back().layer = -1;
-    } else {
-      same->count += it->count;
-    }
-  }
-  if (total.duration > Seconds()) out.push_back(total);
-  out.insert(out.end(), collectives.begin(), collectives.end());
-}
-
-Program fold(const Program& fine) {
-  Program out;
-  auto it = fine.begin();
-  while (it != fine.end()) {
-    auto run_end = std::find_if_not(it, fine.end(), foldable);
-    fold_run(it, run_end, out);
-    if (run_end != fine.end()) out.push_back(*run_end++);
-    it = run_end;
-  }
-  return out;
-}
-
 } // namespace
 
 Program stage_program(const Scenario& scenario, int stage, bool fold_runs) {
   Program fine = Builder(scenario, stage).build();
-  return fold_runs ? fold(fine) : fine;
+  return fold_runs ? detail::fold(fine) : fine;
 }
 
 } // namespace trainsim::sim

@@ -16,8 +16,10 @@ namespace trainsim::sim {
 enum class OpKind : std::uint8_t {
   compute,          ///< kernels for `duration`
   collective,       ///< `count` back-to-back collectives of `bytes` over `group`
-  start_collective, ///< the same, started in the background (DP gradient buckets)
-  wait_collectives, ///< wait for every background collective
+  start_collective, ///< the same, started in the background: on the DP stream (gradient
+                    ///< buckets) or, for `group` tp, the TP stream (tp_overlap)
+  wait_collectives, ///< wait on `group`'s stream: for the first `count` started since its last
+                    ///< full wait, or for all of them when `count` is 0
   recv,             ///< receive a pipeline message (activation if `forward`, else gradient)
   send,             ///< send one, without waiting
   wait_sends,       ///< wait until every pipeline send has been delivered
@@ -45,5 +47,10 @@ using Program = std::vector<Op>;
 /// starts) becomes one compute op plus one op per distinct collective with its count: the
 /// same work and latencies in far fewer SimGrid activities (docs/architecture.md).
 Program stage_program(const Scenario& scenario, int stage, bool fold);
+
+namespace detail {
+/// The folding stage_program applies with `fold` (sim/program_fold.cpp).
+Program fold(const Program& fine);
+} // namespace detail
 
 } // namespace trainsim::sim

@@ -46,7 +46,8 @@ struct TraceEvent {
     pp_transfer,
     bubble,
     pp_send_wait,
-    dp_background
+    dp_background,
+    tp_background ///< a TP collective overlapped with the kernels (tp_overlap)
   };
   Kind kind = Kind::compute;
   bool forward = true;

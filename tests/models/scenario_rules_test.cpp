@@ -66,6 +66,12 @@ TEST(ScenarioRules, EachBrokenRuleNamesItsKeyAndValue) {
   s = small();
   s.model.heads = 3; // 1024 / 3 is not whole
   EXPECT_EQ(refusal(s), "code.yaml: model.heads = '3': must divide d_model (1024)");
+  s = small();
+  s.execution.tp_overlap = true;
+  s.execution.tp = 1;
+  s.execution.dp = 4;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.tp_overlap = 'true': needs tp > 1: there is no TP "
+                        "collective to overlap");
 }
 
 TEST(ScenarioRules, TheGridMustEqualTheTopologysGpusWhenKnown) {

@@ -3,7 +3,8 @@
 // (docs/architecture.md, "How a step is simulated"), and what fold() makes of it.
 //
 // Ops are written as tokens: C compute, recvF/recvB and sendF/sendB pipeline transfers of an
-// activation (F) or a gradient (B), waitS wait_sends, waitC wait_collectives, and
+// activation (F) or a gradient (B), waitS wait_sends, waitC wait_collectives (waitT on the TP
+// stream, waitT:N for its first N), and
 // collectives as GROUP.OP (tp.AR, dp.RS, dp.AG, ep.A2A, edp.AR, cp.AG), "start:" for a background
 // one, "*N" for a count N > 1.
 #include <gtest/gtest.h>
@@ -36,7 +37,8 @@ std::string token(const Op& op) {
   case OpKind::start_collective:
     return std::string("start:").append(collective(op));
   case OpKind::wait_collectives:
-    return "waitC";
+    if (op.group != GroupKind::tp) return "waitC";
+    return op.count == 0 ? "waitT" : "waitT:" + std::to_string(op.count);
   case OpKind::recv:
     return op.forward ? "recvF" : "recvB";
   case OpKind::send:
@@ -307,6 +309,37 @@ TEST(Program, TheLastGradientBucketTakesTheVocabulary) {
   Program p = stage_program(s, 0, false);
   ASSERT_EQ(shape(p), "C C C C C C C C start:dp.AR waitS waitC C");
   EXPECT_EQ(p[8].bytes, Bytes(2112.0));
+}
+
+TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
+  // tp_overlap splits a block's kernel and its all-reduce in 4 (kTpOverlapChunks): each
+  // kernel chunk starts its chunk of the collective on the TP stream, and the block ends by
+  // waiting for all of them. One MLP layer: forward, then backward, one block each.
+  ExecutionSpec e = grid(1, 2, 1, 1);
+  e.tp_overlap = true;
+  Scenario s = scenario(ModelKind::mlp, 1, e);
+  const std::string block = "C start:tp.AR C start:tp.AR C start:tp.AR C start:tp.AR waitT";
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), block + " " + block + " waitS");
+  LayerCosts c = layer_costs(s.model, s.execution);
+  EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel_time(c.mlp, s.system.gpu).value() / 4);
+  EXPECT_EQ(p[1].bytes, c.tp_allreduce / 4.0);
+  // Sequence parallelism: the all-gathers before the kernel go first, each chunk of the
+  // kernel waiting for its own (the backward gathers twice: 2 per chunk).
+  s.execution.sequence_parallel = true;
+  p = stage_program(s, 0, false);
+  const std::string gathers = "start:tp.AG start:tp.AG start:tp.AG start:tp.AG";
+  const std::string forward = gathers +
+                              " waitT:1 C start:tp.RS waitT:2 C start:tp.RS waitT:3 C start:tp.RS"
+                              " waitT:4 C start:tp.RS waitT";
+  ASSERT_EQ(shape(p).rfind(forward + " " + gathers + " " + gathers + " waitT:2 C start:tp.RS", 0),
+            0u)
+      << shape(p);
+  // Folded, the pass's kernels are one pipeline of 4 chunks, each starting a quarter of its
+  // overlapped collectives: 8 reduce-scatters and 12 all-gathers over the step's one run.
+  Program folded = stage_program(s, 0, true);
+  const std::string chunk = "C start:tp.AG*3 start:tp.RS*2";
+  EXPECT_EQ(shape(folded), chunk + " " + chunk + " " + chunk + " " + chunk + " waitT waitS");
 }
 
 } // namespace

@@ -74,6 +74,30 @@ TEST(Overlap, GradientBucketsHideBehindTheLastBackwardPass) {
   EXPECT_GE(overlapped.result.step_time.value(), (overlapped.summary.bound * (1 - 1e-6)).value());
 }
 
+TEST(Overlap, TpCollectivesHideBehindTheirKernelsButTheLastChunk) {
+  // TP 2 on one NVSwitch, links without latency, no launch latency: a block's MLP kernel
+  // (4 x 4096 x 4096 x 16384 / 2 FLOP at 791 TFLOP/s = 0.69 ms forward) dwarfs its all-reduce
+  // (2 ring steps of 4096 x 4096 x 2 B / 2 at 450 GB/s = 75 us), so under tp_overlap each
+  // block exposes only its last chunk: a quarter of its all-reduce (kTpOverlapChunks = 4).
+  // 2 layers, forward and backward: tp_comm falls from 4 all-reduces to 4 quarters, and the
+  // step by the other three quarters. Fast mode's folded pipeline exposes the same.
+  topo::FatTreeParams links = fat_tree(1, 2);
+  links.nvlink_latency = links.pcie_latency = Seconds(0);
+  ExecutionSpec base{.tp = 2, .global_batch = 1};
+  ExecutionSpec overlap = base;
+  overlap.tp_overlap = true;
+  for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
+    Outcome serial = simulate(scenario(links, base), fidelity);
+    Outcome overlapped = simulate(scenario(links, overlap), fidelity);
+    double tp = category(serial.summary, "tp_comm");
+    EXPECT_NEAR(tp, 4 * 2 * (4096.0 * 4096 * 2 / 2 / 450e9), 1e-3 * tp);
+    EXPECT_NEAR(category(overlapped.summary, "tp_comm"), 0.25 * tp, 1e-6 * tp);
+    EXPECT_NEAR(overlapped.result.step_time.value(), serial.result.step_time.value() - 0.75 * tp,
+                1e-6 * tp);
+    EXPECT_GE(overlapped.result.step_time.value(), (overlapped.summary.bound * (1 - 1e-6)).value());
+  }
+}
+
 TEST(Experts, AllToAllOverNvlinkMatchesPairwiseAlphaBeta) {
   // 4 GPUs on one NVSwitch, DP 4 = EP 4, 4 experts, top-1, one 4096-token microbatch each.
   // Per MoE layer, dispatch and combine forward, again backward: 4 all-to-alls of

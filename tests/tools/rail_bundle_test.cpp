@@ -68,6 +68,22 @@ TEST(RailBundle, GivesThePerFlowResultOnAContendedFabric) {
   EXPECT_LT(run(step(contended(1)), true).step_time, bundled.step_time);
 }
 
+TEST(RailBundle, TheOverlappedTpStreamGivesThePerFlowResult) {
+  // tp_overlap: bundled, the TP stream's chunks take their time alone one after another; per
+  // flow, helper actors run their rings over the node's NVLink, which nothing else uses. The
+  // same step and breakdowns, and the same trace events.
+  Scenario s = step();
+  s.execution.tp_overlap = true;
+  sim::SimResult bundled = run(s, true), flows = run(s, false);
+  EXPECT_EQ(bundled.rail_bundle, 8);
+  EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
+  for (size_t r = 0; r < flows.ranks.size(); ++r)
+    for (size_t c = 0; c < sim::kCategories.size(); ++c)
+      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(), 1e-9) << r;
+  EXPECT_EQ(bundled.trace.size(), flows.trace.size());
+  EXPECT_LT(bundled.step_time, run(step(), true).step_time); // the overlap hides something
+}
+
 TEST(RailBundle, AgreesWithFineModeWithinHalfAPercent) {
   // Fine mode runs every algorithm step of every GPU's collectives as its own flows.
   double fine = run(step(), false, sim::Fidelity::fine).step_time.value();

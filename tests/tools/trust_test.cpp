@@ -357,6 +357,19 @@ TEST(Trust, ProgramEstimateBoundsTheBuiltPrograms) {
          s.model.experts = 4;
          s.execution.ep = 2;
        }},
+      {"tp overlap", [](Scenario& s) { s.execution.tp_overlap = true; }},
+      {"tp overlap, sequence parallel, full recomputation",
+       [](Scenario& s) {
+         s.execution.tp_overlap = s.execution.sequence_parallel = true;
+         s.execution.recompute = Recompute::full;
+       }},
+      {"tp overlap, mlp, pp 1",
+       [](Scenario& s) {
+         s.execution.tp_overlap = true;
+         s.model.kind = ModelKind::mlp;
+         s.execution.pp = 1;
+         s.execution.dp = 8;
+       }},
       {"mlp, pp 1, dp 8", [](Scenario& s) {
          s.model.kind = ModelKind::mlp;
          s.execution.pp = 1;

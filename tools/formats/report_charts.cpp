@@ -97,25 +97,14 @@ std::string chart_percent(double fraction) {
 }
 
 std::string colour(const std::string& key) {
-  static const std::map<std::string, std::string> c = {{"compute", "#4e79a7"},
-                                                       {"tp_comm", "#f28e2b"},
-                                                       {"tp", "#f28e2b"},
-                                                       {"pp_comm", "#e15759"},
-                                                       {"pp_transfer", "#e15759"},
-                                                       {"pp_send_wait", "#ff9d9a"},
-                                                       {"dp_comm", "#76b7b2"},
-                                                       {"dp", "#76b7b2"},
-                                                       {"dp_background", "#76b7b2"},
-                                                       {"ep_comm", "#59a14f"},
-                                                       {"ep", "#59a14f"},
-                                                       {"bubble", "#edc948"},
-                                                       {"idle", "#d4d4d4"},
-                                                       {"hbm", "#9c755f"},
-                                                       {"latency", "#b07aa1"},
-                                                       {"network", "#f28e2b"},
-                                                       {"pipeline_bubble", "#edc948"},
-                                                       {"dp_allreduce", "#76b7b2"},
-                                                       {"bound", "#9c755f"}};
+  static const std::map<std::string, std::string> c = {
+      {"compute", "#4e79a7"},       {"tp_comm", "#f28e2b"}, {"tp", "#f28e2b"},
+      {"tp_background", "#f28e2b"}, {"pp_comm", "#e15759"}, {"pp_transfer", "#e15759"},
+      {"pp_send_wait", "#ff9d9a"},  {"dp_comm", "#76b7b2"}, {"dp", "#76b7b2"},
+      {"dp_background", "#76b7b2"}, {"ep_comm", "#59a14f"}, {"ep", "#59a14f"},
+      {"bubble", "#edc948"},        {"idle", "#d4d4d4"},    {"hbm", "#9c755f"},
+      {"latency", "#b07aa1"},       {"network", "#f28e2b"}, {"pipeline_bubble", "#edc948"},
+      {"dp_allreduce", "#76b7b2"},  {"bound", "#9c755f"}};
   auto it = c.find(key);
   return it == c.end() ? "#999999" : it->second;
 }

@@ -107,6 +107,9 @@ std::string group_name(Kind kind, const ExecutionSpec& e) {
   switch (kind) {
   case Kind::tp:
     return e.sequence_parallel ? "tp all-gather/reduce-scatter" : "tp all-reduce";
+  case Kind::tp_background:
+    return e.sequence_parallel ? "tp overlapped all-gather/reduce-scatter"
+                               : "tp overlapped all-reduce";
   case Kind::ep:
     return "ep all-to-all";
   case Kind::cp:
@@ -167,13 +170,17 @@ const char* category(Kind kind) {
     return "pp_send_wait";
   case Kind::dp_background:
     return "dp_background";
+  case Kind::tp_background:
+    return "tp_background";
   }
   return "other";
 }
 
-// Main track: tid 2R; background collectives: tid 2R + 1 (they overlap the main track).
+// Main track: tid 2R; background collectives: tid 2R + 1 (they overlap the main track; the
+// TP stream's and the DP stream's overlap each other only in the last backward pass).
 int track(const sim::TraceEvent& ev) {
-  return 2 * ev.rank + (ev.kind == Kind::dp_background ? 1 : 0);
+  bool background = ev.kind == Kind::dp_background || ev.kind == Kind::tp_background;
+  return 2 * ev.rank + (background ? 1 : 0);
 }
 
 // Fine mode runs a layer's kernels in program order (sim/program.cpp): attention then MLP
@@ -292,6 +299,7 @@ std::string trace_event_name(const sim::TraceEvent& ev, const Scenario& s) {
     if (!in_pass) return "compute";
     return pass_prefix(ev, s) + (ev.layer >= 0 ? " L" + std::to_string(ev.layer) : "") + " compute";
   case Kind::tp:
+  case Kind::tp_background:
   case Kind::dp:
   case Kind::ep:
   case Kind::cp:

@@ -91,6 +91,7 @@ Json execution_json(const ExecutionSpec& e) {
           {"zero", e.zero},
           {"recompute", to_string(e.recompute)},
           {"dp_overlap", e.dp_overlap},
+          {"tp_overlap", e.tp_overlap},
           {"dp_bucket_bytes", e.dp_bucket.value()},
           {"tp_collective", e.tp_collective},
           {"dp_collective", e.dp_collective},

@@ -116,13 +116,14 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
   if (e.schedule == PipelineSchedule::interleaved) pair(out, "interleave", e.interleave);
   if (e.first_stage_layers > 0) pair(out, "first_stage_layers", e.first_stage_layers);
   if (e.last_stage_layers > 0) pair(out, "last_stage_layers", e.last_stage_layers);
-  for (auto [key, value] : {std::pair{"embedding_as_layer", e.embedding_as_layer},
-                            std::pair{"loss_as_layer", e.loss_as_layer},
-                            std::pair{"sequence_parallel", e.sequence_parallel},
-                            std::pair{"pp_scatter_gather", e.pp_scatter_gather},
-                            std::pair{"fp32_gradients", e.fp32_gradients},
-                            std::pair{"grad_accumulation_fusion", e.grad_accumulation_fusion},
-                            std::pair{"dp_overlap", e.dp_overlap}})
+  for (auto [key, value] :
+       {std::pair{"embedding_as_layer", e.embedding_as_layer},
+        std::pair{"loss_as_layer", e.loss_as_layer},
+        std::pair{"sequence_parallel", e.sequence_parallel},
+        std::pair{"pp_scatter_gather", e.pp_scatter_gather},
+        std::pair{"fp32_gradients", e.fp32_gradients},
+        std::pair{"grad_accumulation_fusion", e.grad_accumulation_fusion},
+        std::pair{"dp_overlap", e.dp_overlap}, std::pair{"tp_overlap", e.tp_overlap}})
     pair(out, key, value);
   pair(out, "zero", e.zero);
   pair(out, "recompute", to_string(e.recompute));

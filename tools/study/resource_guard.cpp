@@ -75,13 +75,20 @@ ProgramOps stage_ops(const Scenario& s) {
   double passes = e.recompute == Recompute::full ? 3.0 : 2.0;
   double gathers = e.gathers_pp_receives() ? 2.0 : 0.0;
   double regather = e.tp > 1 && e.sequence_parallel ? blocks : 0.0; // backward's second gather
-  double fine_pair = layers * (passes * (blocks * (1.0 + tp) + experts + context) + context +
-                               regather + (zero3 ? 3.0 : 0.0)) +
+  // tp_overlap: a block's kernel and each of its TP collectives in k chunks, a wait for the
+  // gathers before each chunk under sequence parallelism, one for the block (sim/program.cpp).
+  double k = e.tp_overlap ? kTpOverlapChunks : 1.0;
+  double chunk_wait = e.sequence_parallel ? 1.0 : 0.0;
+  double block = e.tp_overlap ? k * (1.0 + tp + chunk_wait) + 1.0 : 1.0 + tp;
+  double fine_pair = layers * (passes * (blocks * block + experts + context) + context +
+                               k * regather + (zero3 ? 3.0 : 0.0)) +
                      4.0 + vocabulary + gathers;
   // Folded, a forward and a backward pass: a compute op and the distinct collectives each
   // (an expert all-to-all twice is one op with a count), between a receive and a send.
   double distinct = tp + (experts > 0 ? 1.0 : 0.0) + 2.0 * context; // CP: all-gather, reduce-scatter
-  double folded_pair = 2.0 * (1.0 + distinct + 2.0) + (zero3 ? 3.0 : 0.0) + gathers;
+  // tp_overlap folds a pass into k chunks of a compute op and its share of each collective.
+  double pass = e.tp_overlap ? k * (1.0 + distinct) + 1.0 : 1.0 + distinct;
+  double folded_pair = 2.0 * (pass + 2.0) + (zero3 ? 3.0 : 0.0) + gathers;
   double pairs = static_cast<double>(e.microbatches()) * e.chunks();
   // Gradient sync: at most two reductions, two gathers, the waits and the optimizer step. With
   // overlap, a bucket may start after any layer of the last backward pass, each splitting its
@@ -89,8 +96,7 @@ ProgramOps stage_ops(const Scenario& s) {
   double buckets = e.dp_overlap && !zero3 ? layers * e.chunks() : 0.0;
   double tail = (s.model.per_operator() ? 7.0 : 6.0) + buckets * 2.0;
   // Without pipeline transfers (one stage, one chunk) nothing splits the step's runs.
-  double folded =
-      e.pp * e.chunks() == 1 ? 1.0 + distinct + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
+  double folded = e.pp * e.chunks() == 1 ? pass + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
   return {pairs * fine_pair + tail, folded + tail + buckets * (1.0 + distinct)};
 }
 

@@ -147,14 +147,17 @@ std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>&
       skipped.push_back(std::string(what) + ": " + obstacle);
       continue;
     }
-    // The same point with the DP reduction overlapped (as the frontier scenario has it) and
-    // with nothing overlapped; the memory guard refuses a replay this machine cannot hold.
+    // The same point with the paper's overlap as far as the simulator runs it (TP collectives
+    // pipelined with their kernels, the DP reduction during the last backward: the frontier
+    // scenario's settings) and with nothing overlapped; the memory guard refuses a replay this
+    // machine cannot hold.
     std::optional<validation::Measured> overlapped, serial;
     try {
       Scenario replay = frontier_scenario(point, hw);
       replay.file = what;
       overlapped = validation::measure(build_scenario(replay));
       replay.execution.dp_overlap = false;
+      replay.execution.tp_overlap = false;
       serial = validation::measure(build_scenario(std::move(replay)), sim::Fidelity::fast, false);
     } catch (const Error& e) { // e.g. the plan's memory estimate differs from the loader's
       skipped.push_back(std::string(what) + ": the scenario loader refused it: " + e.what());
@@ -168,7 +171,10 @@ std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>&
                     point.times.step.value(),
                     overlapped->result.step_time.value(),
                     point.times.binding,
-                    shares(overlapped->summary)};
+                    shares(overlapped->summary),
+                    0,
+                    0,
+                    ""};
     c.simulated_mfu_serial = serial->summary.mfu;
     c.step_sim_serial_s = serial->result.step_time.value();
     c.blame = validation::blame(*overlapped);

@@ -136,6 +136,7 @@ std::string features(const Scenario& sc) {
   if (e.schedule == PipelineSchedule::interleaved) out.append("x").append(std::to_string(e.interleave));
   if (e.recompute != Recompute::none) out += " recompute " + to_string(e.recompute);
   if (e.sequence_parallel) out += " sp";
+  if (e.tp_overlap) out += " tp_overlap";
   if (e.zero > 0) out += " zero" + std::to_string(e.zero);
   return out + ", " + sc.system.topology.generator;
 }
@@ -229,6 +230,7 @@ ExecutionSpec random_execution(Draw& d, int gpus, bool moe) {
   if (schedule == 2) e.interleave = 2;
   if (d.chance(4)) e.recompute = Recompute::full;
   if (tp > 1 && d.chance(4)) e.sequence_parallel = true;
+  if (tp > 1 && d.chance(4)) e.tp_overlap = true;
   if (d.chance(3)) e.zero = 1 + d.below(3);
   if (moe) e.ep = std::min(dp, d.one_of({2, 4, 8}));
   return e;
