@@ -141,6 +141,19 @@ TEST(Cli, UnwritableFrontierOutNamesOut) {
   EXPECT_EQ(std::count(out.text.begin(), out.text.end(), '\n'), 1) << out.text;
 }
 
+TEST(Cli, UnwritableFrontierScenariosNamesScenarios) {
+  // --scenarios is checked with --out, before the computation.
+  ScratchDir dir("cli_test_frontier_scenarios");
+  CliOutput out = trainsim("frontier --out " + dir.string() + " --scenarios /proc/trainsim/points");
+  EXPECT_EQ(out.exit_code, 5);
+  EXPECT_EQ(out.text.rfind("trainsim: --scenarios /proc/trainsim/points: cannot create the "
+                           "directory",
+                           0),
+            0u)
+      << out.text;
+  EXPECT_EQ(std::count(out.text.begin(), out.text.end(), '\n'), 1) << out.text;
+}
+
 TEST(Cli, OutThatIsAFileIsRefusedBeforeSimulating) {
   ScratchDir dir("cli_test_out_file");
   std::ofstream(dir / "taken") << "not a directory\n";
