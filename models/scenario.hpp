@@ -77,8 +77,10 @@ struct CollectiveEfficiency {
   struct Point {
     Bytes step;
     double fraction = 1.0;
+    friend bool operator==(const Point&, const Point&) = default;
   };
   std::vector<Point> points;
+  friend bool operator==(const CollectiveEfficiency&, const CollectiveEfficiency&) = default;
   [[nodiscard]] bool known() const { return !points.empty(); }
   /// Interpolated linearly in log2(step) between the points.
   [[nodiscard]] double at(Bytes step) const;

@@ -142,28 +142,25 @@ void GpuActor::record(const Op& op, TraceEvent::Kind kind, double start, double 
 }
 
 void GpuActor::run_collective(const Op& op) {
-  if (plan_.rails > 1 && op.group == GroupKind::tp) return tp_alone(op);
+  if (runs_alone(op)) return sg4::this_actor::sleep_for(time_alone(op).value());
   algorithm(op.group).run_repeated(op.collective, group(op.group), op.bytes, op.count, env_);
 }
 
 // Rail bundling: the TP group is this node, whose GPUs run their rings in step, each on its own
-// NVLink links that nothing else uses; the collective takes its time alone, and this GPU's
-// ring sends stand for every member's (turned when the traffic is mirrored).
-void GpuActor::tp_alone(const Op& op) {
-  const Group& g = group(GroupKind::tp);
-  if (g.size < 2) return;
-  sg4::this_actor::sleep_for(
-      detail::ring_alone(op.collective, g, op.bytes, op.count, env_).value());
-  add_tp_traffic(op);
+// NVLink links that nothing else uses.
+bool GpuActor::runs_alone(const Op& op) const {
+  return plan_.rails > 1 && op.group == GroupKind::tp;
 }
 
-// This GPU's ring sends of a TP collective run alone, for the link statistics.
-void GpuActor::add_tp_traffic(const Op& op) {
-  const Group& g = group(GroupKind::tp);
+// What a collective that runs alone takes; this GPU's ring sends, recorded for the link
+// statistics, stand for every member's (turned when the traffic is mirrored).
+Seconds GpuActor::time_alone(const Op& op) {
+  const Group& g = group(op.group);
   if (plan_.traffic != nullptr && g.size > 1)
     plan_.traffic->add(rank_, g.ring_next(),
                        op.bytes.value() / g.size * detail::ring_steps(op.collective, g.size) *
                            op.count);
+  return detail::ring_alone(op.collective, g, op.bytes, op.count, env_);
 }
 
 // Background collectives run in helper actors on this GPU's host, chained so that each
@@ -171,7 +168,7 @@ void GpuActor::add_tp_traffic(const Op& op) {
 // buckets and the overlapped TP collectives have a stream each.
 void GpuActor::start_collective(const Op& op) {
   Stream& stream = stream_of(op.group);
-  if (plan_.rails > 1 && op.group == GroupKind::tp) return start_alone(op, stream);
+  if (runs_alone(op)) return start_alone(op, stream);
   sg4::ActorPtr previous = stream.started.empty() ? nullptr : stream.started.back();
   auto kind =
       op.group == GroupKind::tp ? TraceEvent::Kind::tp_background : TraceEvent::Kind::dp_background;
@@ -184,15 +181,13 @@ void GpuActor::start_collective(const Op& op) {
   stream.started.push_back(sg4::Actor::create("bg", sg4::this_actor::get_host(), body));
 }
 
-// Rail bundling: a TP collective takes its time alone (tp_alone), so the stream's chunks end
-// one after another, each its own time after the later of its start and the previous end:
-// the stream is its list of end times, and waiting is sleeping until one of them.
+// A stream of collectives that run alone: its chunks end one after another, each its own time
+// after the later of its start and the previous end, so the stream is its list of end times
+// and waiting is sleeping until one of them.
 void GpuActor::start_alone(const Op& op, Stream& stream) {
-  const Group& g = group(GroupKind::tp);
   double start = std::max(now(), stream.ends.empty() ? 0.0 : stream.ends.back());
-  double end = start + detail::ring_alone(op.collective, g, op.bytes, op.count, env_).value();
+  double end = start + time_alone(op).value();
   stream.ends.push_back(end);
-  add_tp_traffic(op);
   record(op, TraceEvent::Kind::tp_background, start, end);
 }
 

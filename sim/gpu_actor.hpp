@@ -50,10 +50,10 @@ public:
 private:
   void execute(const Op& op);
   void run_collective(const Op& op);
-  void tp_alone(const Op& op);
+  [[nodiscard]] bool runs_alone(const Op& op) const;
+  Seconds time_alone(const Op& op);
   void start_collective(const Op& op);
   void wait_collectives(const Op& op);
-  void add_tp_traffic(const Op& op);
   void receive(const Op& op);
   void post_receive(bool forward);
   void send(const Op& op);

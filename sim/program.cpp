@@ -15,17 +15,7 @@ Op compute(Seconds t) {
 Op collective(GroupKind g, CollectiveOp c, Bytes b) {
   return {OpKind::collective, g, c, true, 1, Seconds(), b};
 }
-/// Waits until the first `count` collectives started on the TP stream since its last full
-/// wait have finished; 0: all of them, and the stream starts counting again.
-Op wait_tp(int count) {
-  return {OpKind::wait_collectives,
-          GroupKind::tp,
-          CollectiveOp::all_reduce,
-          true,
-          count,
-          Seconds(),
-          Bytes()};
-}
+Op wait_tp(int count) { return detail::wait_stream(GroupKind::tp, count); }
 Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
 }
@@ -283,9 +273,7 @@ private:
   void gradient_sync() {
     GradientBytes g = gradient_bytes(s_, stage_);
     if (e_.dp_overlap) {
-      Op wait = wait_tp(0);
-      wait.group = GroupKind::dp;
-      program_.push_back(wait);
+      program_.push_back(detail::wait_stream(GroupKind::dp, 0));
     } else {
       auto ops = gradient_ops(g.dense + g.experts);
       program_.insert(program_.end(), ops.begin(), ops.end());
@@ -312,6 +300,11 @@ private:
 };
 
 } // namespace
+
+Op detail::wait_stream(GroupKind group, int count) {
+  return {
+      OpKind::wait_collectives, group, CollectiveOp::all_reduce, true, count, Seconds(), Bytes()};
+}
 
 Program stage_program(const Scenario& scenario, int stage, bool fold_runs) {
   Program fine = Builder(scenario, stage).build();

@@ -51,6 +51,9 @@ Program stage_program(const Scenario& scenario, int stage, bool fold);
 namespace detail {
 /// The folding stage_program applies with `fold` (sim/program_fold.cpp).
 Program fold(const Program& fine);
+/// Waits on `group`'s background stream (tp, or dp for the gradient buckets) until the first
+/// `count` collectives started since its last full wait have finished; 0: all of them.
+Op wait_stream(GroupKind group, int count);
 } // namespace detail
 
 } // namespace trainsim::sim

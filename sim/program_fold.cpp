@@ -52,11 +52,7 @@ void fold_overlapped(const Op& total, const std::vector<Op>& serial,
     }
   }
   out.insert(out.end(), serial.begin(), serial.end());
-  Op wait = background.front();
-  wait.kind = OpKind::wait_collectives;
-  wait.count = 0;
-  wait.bytes = Bytes();
-  out.push_back(wait);
+  out.push_back(wait_stream(GroupKind::tp, 0));
 }
 
 /// Folds one run into one compute op plus one op per distinct collective (in order of first

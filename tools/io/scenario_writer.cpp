@@ -51,14 +51,6 @@ bool same_rates(const AttentionRates& a, const AttentionRates& b, double scale) 
   return true;
 }
 
-bool same_curve(const CollectiveEfficiency& a, const CollectiveEfficiency& b) {
-  if (a.points.size() != b.points.size()) return false;
-  for (size_t i = 0; i < a.points.size(); ++i)
-    if (a.points[i].step != b.points[i].step || a.points[i].fraction != b.points[i].fraction)
-      return false;
-  return true;
-}
-
 // The figures a `gpu` mapping can override, written where they differ from `base` (every one
 // when `all`).
 void figures(YAML::Emitter& out, const GpuSpec& g, const GpuSpec& base, bool all) {
@@ -82,7 +74,7 @@ void gpu(YAML::Emitter& out, const GpuSpec& g) {
     pair(out, "preset", g.preset);
     TRAINSIM_CHECK(
         same_rates(g.flash_attention, preset->gpu.flash_attention, g.peak / preset->gpu.peak) &&
-            same_curve(g.nvlink_collectives, preset->gpu.nvlink_collectives),
+            g.nvlink_collectives == preset->gpu.nvlink_collectives,
         "a GPU whose attention table or NCCL curve no scenario key gives");
     figures(out, g, preset->gpu, false);
   } else {

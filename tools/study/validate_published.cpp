@@ -151,34 +151,24 @@ std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>&
     // pipelined with their kernels, the DP reduction during the last backward: the frontier
     // scenario's settings) and with nothing overlapped; the memory guard refuses a replay this
     // machine cannot hold.
-    std::optional<validation::Measured> overlapped, serial;
+    // One topology for both: the settings change the programs, not the fabric.
+    std::optional<LoadedScenario> loaded;
     try {
       Scenario replay = frontier_scenario(point, hw);
       replay.file = what;
-      overlapped = validation::measure(build_scenario(replay));
-      replay.execution.dp_overlap = false;
-      replay.execution.tp_overlap = false;
-      serial = validation::measure(build_scenario(std::move(replay)), sim::Fidelity::fast, false);
+      loaded = build_scenario(std::move(replay));
     } catch (const Error& e) { // e.g. the plan's memory estimate differs from the loader's
       skipped.push_back(std::string(what) + ": the scenario loader refused it: " + e.what());
       continue;
     }
-    FrontierCheck c{point.shape.compute.value(),
-                    plan_text(p),
-                    static_cast<int>(std::lround(p.gpus())),
-                    point.times.utilization,
-                    overlapped->summary.mfu,
-                    point.times.step.value(),
-                    overlapped->result.step_time.value(),
-                    point.times.binding,
-                    shares(overlapped->summary),
-                    0,
-                    0,
-                    ""};
-    c.simulated_mfu_serial = serial->summary.mfu;
-    c.step_sim_serial_s = serial->result.step_time.value();
-    c.blame = validation::blame(*overlapped);
-    out.push_back(c);
+    validation::Measured overlapped = validation::measure(*loaded);
+    loaded->scenario.execution.dp_overlap = loaded->scenario.execution.tp_overlap = false;
+    validation::Measured serial = validation::measure(*loaded, sim::Fidelity::fast, false);
+    out.push_back(
+        {point.shape.compute.value(), plan_text(p), static_cast<int>(std::lround(p.gpus())),
+         point.times.utilization, overlapped.summary.mfu, point.times.step.value(),
+         overlapped.result.step_time.value(), point.times.binding, shares(overlapped.summary),
+         serial.summary.mfu, serial.result.step_time.value(), validation::blame(overlapped)});
   }
   return out;
 }
