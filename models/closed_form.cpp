@@ -78,7 +78,8 @@ struct LayerSplit {
 
 // One layer, one microbatch, as sim/program.cpp replays it: per block (attention, MLP) its
 // kernels, then its TP all-reduce (sequence parallelism: an all-gather before and a
-// reduce-scatter after, the same two phases); an expert block adds an EP all-to-all before
+// reduce-scatter after, the same two phases; 2-D TP: the MLP's hidden all-reduce over the
+// second axis between its matmuls too); an expert block adds an EP all-to-all before
 // and after its kernels. Backward runs the blocks' gradient kernels and the same collectives;
 // full recomputation first runs the forward again, its collectives too. ZeRO-3 gathers the
 // layer's parameters over DP before each pass and reduce-scatters its gradients after the
@@ -94,6 +95,11 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   const CollectiveEfficiency* nvlink = collective_efficiency(s);
   CollectiveCost tp = cheapest(e.tp_collective, 2, c.tp_allreduce, e.tp, f.tp, nvlink);
   Split tp_comms = split_of(tp, &Split::tp) * c.tp_allreduces;
+  // 2-D TP: the MLP's hidden all-reduce over the second axis, once per pass.
+  CollectiveCost tp2 = e.tp_2d > 1
+                           ? cheapest(e.tp_collective, 2, c.tp2_allreduce, e.tp_2d, f.tp2, nvlink)
+                           : CollectiveCost{};
+  tp_comms += split_of(tp2, &Split::tp);
   Split comms; // the pass's collectives other than TP's
   if (e.ep > 1) comms += all_to_all(c.tp_allreduce * s.model.top_k, e.ep, f.ep) * 2.0;
   int replicas = e.weight_replicas();
@@ -107,7 +113,8 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   comms += gather_kv;
   Split gather = e.zero >= 3 ? split_of(zero, &Split::zero) : Split{};
   Split reduce = e.zero >= 3 ? split_of(zero_reduce, &Split::zero) : Split{};
-  names.tp = tp.tier, names.ep = f.ep.name, names.zero = zero.tier, names.cp = kv.tier;
+  names.tp = tp.transfer * c.tp_allreduces >= tp2.transfer ? tp.tier : tp2.tier;
+  names.ep = f.ep.name, names.zero = zero.tier, names.cp = kv.tier;
   // Full recomputation runs the forward's collectives again (sim/program.cpp); sequence
   // parallelism gathers each block's input once more in the backward.
   bool full = e.recompute == Recompute::full;

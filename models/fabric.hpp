@@ -90,6 +90,7 @@ struct GroupTiers {
 /// reduction after the passes at its least favourable one (the step waits for every group).
 struct StageFabric {
   std::vector<GroupTiers> tp, dp, edp, cp; ///< the stage's groups of each kind, alike ones once
+  std::vector<GroupTiers> tp2;             ///< 2-D TP's second axis; empty without one
   RoundsTier ep;                       ///< the most favourable EP member's all-to-all rounds
   Tier pp_send;                        ///< the most favourable send to the next or previous stage
 };

@@ -101,7 +101,7 @@ ModelShape shape_for(Flop compute, const FrontierOptions& options, bool moe);
 
 /// One parallel plan: GPUs = dp x tp_1d x tp_2d x pp; ep divides dp. The search's relaxation
 /// of an ExecutionSpec: dp is a real number while it bisects (whole once chosen), and tp_2d is
-/// the paper's second TP axis N_J, which no scenario has (frontier_scenario() needs it at 1).
+/// the paper's second TP axis N_J (a scenario's execution.tp_2d).
 struct ParallelPlan {
   double dp = 1; ///< data-parallel replicas; the search returns a whole multiple of ep
   int tp_1d = 1; ///< N_K: Megatron axis, carries d_model-sized activations
@@ -189,8 +189,8 @@ FrontierResult run_frontier(const FrontierOptions& options);
 std::string to_string(CollectiveLatency c);
 
 /// Why `trainsim run` cannot replay `point` as a scenario, or "" when it can: an infeasible
-/// point has no plan, the simulator has one TP axis (tp_2d must be 1), its loader needs
-/// pp x interleave to divide the layers, and a scenario's words are FP32, BF16 or FP8.
+/// point has no plan, the simulator's 2-D TP is the dense MLP block's (no experts), its loader
+/// needs pp x interleave to divide the layers, and a scenario's words are FP32, BF16 or FP8.
 std::string replay_obstacle(const FrontierPoint& point);
 
 /// The point as a scenario `trainsim run` replays: MLP blocks at the point's shape (d_model,

@@ -55,6 +55,7 @@ ExecutionSpec execution_of(const FrontierPoint& point) {
   ExecutionSpec e;
   e.dp = static_cast<int>(std::lround(p.dp));
   e.tp = p.tp_1d;
+  e.tp_2d = p.tp_2d;
   e.pp = p.pp;
   e.ep = p.ep;
   e.global_batch = static_cast<long>(e.dp) * p.microbatches;
@@ -63,7 +64,7 @@ ExecutionSpec execution_of(const FrontierPoint& point) {
   e.interleave = p.interleave;
   e.zero = 1;
   e.dp_overlap = true;
-  e.tp_overlap = e.tp > 1;
+  e.tp_overlap = e.tp_ranks() > 1;
   e.optimizer_bytes_per_param = point.shape.optimizer_bytes_per_param;
   return e;
 }
@@ -71,8 +72,15 @@ ExecutionSpec execution_of(const FrontierPoint& point) {
 } // namespace
 
 topo::TopologySpec frontier_topology(const ParallelPlan& p, const FrontierHardware& hw) {
-  long gpus = std::lround(p.gpus()), domain = hw.fabric.domain;
-  long per_node = domain % p.tp_1d == 0 && gpus % domain == 0 ? domain : p.tp_1d;
+  // Nodes of the NVLink domain when a whole number of TP blocks fills one, or when a 2-D TP
+  // block spans whole domains with its second axis inside each (the closed form's tiers:
+  // tp_2d over NVLink, tp_1d across nodes; such a replay runs every GPU's flows, unbundled).
+  // Otherwise nodes of one TP block, which then talks over NVLink where the closed form may
+  // have priced the network (docs/validation.md, section 5).
+  long gpus = std::lround(p.gpus()), domain = hw.fabric.domain, block = p.tp_1d * p.tp_2d;
+  bool blocks_fill = domain % block == 0;
+  bool spans_domains = p.tp_2d > 1 && block % domain == 0 && domain % p.tp_2d == 0;
+  long per_node = (blocks_fill || spans_domains) && gpus % domain == 0 ? domain : block;
   topo::FatTreeParams f;
   f.rail_optimized = true;
   f.nodes = static_cast<int>(gpus / per_node);
@@ -90,7 +98,7 @@ topo::TopologySpec frontier_topology(const ParallelPlan& p, const FrontierHardwa
 std::string replay_obstacle(const FrontierPoint& point) {
   const ParallelPlan& p = point.plan;
   if (!point.feasible) return "infeasible";
-  if (p.tp_2d > 1) return "2-D tensor parallelism (the simulator has one TP axis)";
+  if (p.tp_2d > 1 && p.ep > 1) return "2-D tensor parallelism with experts (not modelled)";
   if (p.interleave > 1 && point.shape.layers % (p.pp * p.interleave) != 0)
     return "interleaving whose pp x interleave does not divide the layers";
   if (precision_of(point.shape.layer.bytes_per_word) == nullptr)

@@ -46,7 +46,9 @@ GroupSpan Layout::span(GroupKind kind, int r) const {
   int dp_base = r - c.dp * tp_; // DP member 0 of this rank's DP group
   switch (kind) {
   case GroupKind::tp:
-    return {r - c.tp, 1, tp_};
+    return {r - c.tp + c.tp % y_, y_, tp_ / y_};
+  case GroupKind::tp2:
+    return {r - c.tp % y_, 1, y_};
   case GroupKind::dp:
     return {dp_base, tp_, dp_};
   case GroupKind::ep:
@@ -63,7 +65,9 @@ int Layout::index_in(GroupKind kind, int r) const {
   Coords c = coords(r);
   switch (kind) {
   case GroupKind::tp:
-    return c.tp;
+    return c.tp / y_;
+  case GroupKind::tp2:
+    return c.tp % y_;
   case GroupKind::dp:
     return c.dp;
   case GroupKind::ep:

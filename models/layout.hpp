@@ -1,5 +1,6 @@
 // Where each rank sits in the DP x CP x TP x PP grid, and which ranks form each of its groups.
-// TP is innermost so a TP group shares an NVLink domain, then CP, then DP, then PP
+// TP is innermost (a TP block of tp x tp_2d ranks, the 2-D axis innermost, as the frontier
+// nests it) so a TP group shares an NVLink domain, then CP, then DP, then PP
 // (Megatron-LM's default order, with CP inside DP as in its tp-cp-ep-dp-pp). EP groups are blocks
 // of `ep` consecutive DP members; the expert-data-parallel (EDP) group links the members with the
 // same EP index. The simulator's actors, the closed-form bound and the fabric's per-group paths all
@@ -16,8 +17,9 @@ namespace trainsim {
 /// Which of a rank's groups a collective talks to. edp: the ranks that hold the same experts
 /// (same EP index across the DP group), which reduce expert gradients together.
 /// dp: every rank holding the same weights (the DP replicas and their CP ranks, which reduce
-/// gradients together); cp: the ranks that split one sequence.
-enum class GroupKind : std::uint8_t { tp, dp, ep, edp, cp };
+/// gradients together); cp: the ranks that split one sequence. tp: Megatron's TP axis (N_K);
+/// tp2: the second axis of 2-D tensor parallelism (N_J), innermost.
+enum class GroupKind : std::uint8_t { tp, dp, ep, edp, cp, tp2 };
 
 /// The members base + i * stride, i < size, of one group.
 struct GroupSpan {
@@ -57,7 +59,7 @@ struct NestedSpans {
 NestedSpans nested_spans(int tp_2d, int tp_1d, int ep, int pp, double gpus);
 
 struct Coords {
-  int tp = 0;
+  int tp = 0; ///< index in the TP block: tp_2d index + tp_2d x TP index
   int dp = 0; ///< index among the weight replicas: CP index + cp x DP index
   int pp = 0;
 };
@@ -65,7 +67,7 @@ struct Coords {
 class Layout {
 public:
   explicit Layout(const ExecutionSpec& e)
-      : tp_(e.tp), dp_(e.weight_replicas()), pp_(e.pp), ep_(e.ep), cp_(e.cp) {}
+      : tp_(e.tp_ranks()), y_(e.tp_2d), dp_(e.weight_replicas()), pp_(e.pp), ep_(e.ep), cp_(e.cp) {}
 
   [[nodiscard]] Coords coords(int rank) const {
     return {rank % tp_, (rank / tp_) % dp_, rank / (tp_ * dp_)};
@@ -83,9 +85,11 @@ public:
 
   [[nodiscard]] int pp() const { return pp_; }
   [[nodiscard]] int ranks_per_stage() const { return tp_ * dp_; }
+  /// Ranks of one TP block (tp x tp_2d), the unit the other groups stride by.
+  [[nodiscard]] int tp_block() const { return tp_; }
 
 private:
-  int tp_, dp_, pp_, ep_, cp_;
+  int tp_, y_, dp_, pp_, ep_, cp_; // tp_: the TP block; y_: its 2-D axis
 };
 
 } // namespace trainsim

@@ -136,7 +136,11 @@ inline constexpr int kTpOverlapChunks = 4;
 
 struct ExecutionSpec {
   int dp = 1;
-  int tp = 1;
+  int tp = 1; ///< Megatron's TP axis (the paper's N_K): each matmul's output dimension split
+  /// The paper's second TP axis N_J (docs/paper-model.md): each matmul's input dimension split
+  /// too, its partial sums reduced over this axis. A TP block is tp x tp_2d ranks, this axis
+  /// innermost. Modelled for the MLP-block model (sim/program.cpp, "2-D tensor parallelism").
+  int tp_2d = 1;
   int pp = 1;
   int ep = 1;            ///< expert parallelism inside the DP group; 1 = experts replicated
   /// Context parallelism: each sequence split over `cp` ranks, which gather one another's keys
@@ -178,7 +182,9 @@ struct ExecutionSpec {
   std::string ep_collective = "pairwise";
   Bytes optimizer_bytes_per_param{12.0}; ///< FP32 master weights + Adam moments
 
-  [[nodiscard]] int gpus() const { return dp * tp * pp * cp; }
+  [[nodiscard]] int gpus() const { return dp * tp_ranks() * pp * cp; }
+  /// The ranks each layer's weights are split over: both TP axes.
+  [[nodiscard]] int tp_ranks() const { return tp * tp_2d; }
   /// The ranks that hold the same weights, which reduce (and with ZeRO shard) their gradients
   /// and optimizer state together: the DP replicas times the CP ranks of each.
   [[nodiscard]] int weight_replicas() const { return dp * cp; }

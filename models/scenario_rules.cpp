@@ -18,18 +18,22 @@ std::string whole(double n) {
 }
 
 std::string grid_of(const ExecutionSpec& e) {
-  std::string grid =
-      std::to_string(e.dp) + " x " + std::to_string(e.tp) + " x " + std::to_string(e.pp);
+  std::string grid = std::to_string(e.dp) + " x " + std::to_string(e.tp) +
+                     (e.tp_2d > 1 ? " x " + std::to_string(e.tp_2d) : "") + " x " +
+                     std::to_string(e.pp);
   return e.cp > 1 ? grid + " x " + std::to_string(e.cp) : grid;
 }
 
-// "dp x tp x pp", and x cp when the scenario splits sequences.
+// "dp x tp x pp", with tp_2d and cp when the scenario has them.
 std::string grid_keys(const ExecutionSpec& e) {
-  return e.cp > 1 ? "dp x tp x pp x cp" : "dp x tp x pp";
+  return std::string("dp x tp") + (e.tp_2d > 1 ? " x tp_2d" : "") + " x pp" +
+         (e.cp > 1 ? " x cp" : "");
 }
 
 // Every GPU of the grid, as a real number: e.gpus() overflows an int first.
-double grid_gpus(const ExecutionSpec& e) { return static_cast<double>(e.dp) * e.tp * e.pp * e.cp; }
+double grid_gpus(const ExecutionSpec& e) {
+  return static_cast<double>(e.dp) * e.tp * e.tp_2d * e.pp * e.cp;
+}
 
 // One scenario's rules, each naming its key under a section ("execution.dp").
 struct Rules {
@@ -96,6 +100,7 @@ void check_degrees(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
   r.positive("execution.dp", e.dp);
   r.positive("execution.tp", e.tp);
+  r.positive("execution.tp_2d", e.tp_2d);
   r.positive("execution.pp", e.pp);
   r.positive("execution.ep", e.ep);
   r.positive("execution.cp", e.cp);
@@ -122,6 +127,18 @@ void check_context(const Rules& r) {
     r.broken("execution.cp", cp,
              "must split model.seq_len (" + std::to_string(m.seq_len) +
                  ") into 2 x cp = " + std::to_string(2L * e.cp) + " equal chunks");
+}
+
+// 2-D tensor parallelism as modelled (sim/program.cpp): the paper's MLP block, whose two
+// matmuls split both their dimensions; attention's and the experts' splits are not modelled.
+void check_two_d(const Rules& r) {
+  const ExecutionSpec& e = r.s.execution;
+  if (e.tp_2d == 1) return;
+  std::string tp_2d = std::to_string(e.tp_2d);
+  if (r.s.model.kind != ModelKind::mlp)
+    r.broken("execution.tp_2d", tp_2d,
+             "needs model.kind: mlp (2-D TP is modelled for the paper's MLP block only)");
+  if (e.ep > 1) r.broken("execution.tp_2d", tp_2d, "with ep > 1 is not modelled");
 }
 
 void check_batch(const Rules& r) {
@@ -176,12 +193,15 @@ void check_sharding(const Rules& r) {
     r.broken("execution.zero", std::to_string(e.zero), "must be 0, 1, 2 or 3");
   if (e.dp_bucket <= Bytes(0))
     r.broken("execution.dp_bucket", format(e.dp_bucket), "must be greater than zero");
-  if (e.tp_overlap && e.tp == 1)
-    r.broken("execution.tp_overlap", "true", "needs tp > 1: there is no TP collective to overlap");
+  if (e.tp_overlap && e.tp_ranks() == 1)
+    r.broken("execution.tp_overlap", "true",
+             "needs tp or tp_2d > 1: there is no TP collective to overlap");
   if (e.dp % e.ep != 0)
     r.broken("execution.ep", std::to_string(e.ep), "must divide dp (" + std::to_string(e.dp) + ")");
   const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
   const std::vector<CollectiveOp> whole_reduce{CollectiveOp::all_reduce};
+  // 2-D TP's hidden all-reduce needs what the plain TP all-reduce does: every algorithm with
+  // the halves has it too.
   check_collective(r, "execution.tp_collective", e.tp_collective,
                    e.sequence_parallel ? halves : whole_reduce);
   // The DP algorithm also runs the CP group's key/value gathers and their reduce-scatters.
@@ -230,6 +250,7 @@ void check_scenario(const Scenario& s, std::optional<double> topology_gpus) {
   check_compute(rules);
   check_degrees(rules);
   check_context(rules);
+  check_two_d(rules);
   check_batch(rules);
   check_schedule(rules);
   check_sharding(rules);

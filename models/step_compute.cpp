@@ -73,7 +73,7 @@ StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
   LayerCosts c = layer_costs(m, e);
   Flop recomputed;
   if (e.recompute == Recompute::full)
-    recomputed = (c.attention.flop + c.mlp.flop) * (e.tp * e.cp * layer_passes);
+    recomputed = (c.attention.flop + c.mlp.flop) * (e.tp_ranks() * e.cp * layer_passes);
   if (e.recompute == Recompute::selective && m.kind == ModelKind::transformer) {
     // The attention core's forward, counted in full as in `model`: 4 s d_model per token.
     double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);

@@ -78,7 +78,7 @@ LayerShape layer_shape(const ModelSpec& m) {
 GpuShare gpu_share(const ModelSpec& m, const ExecutionSpec& e) {
   // Context parallelism gives each of its ranks 1/cp of every sequence's tokens.
   double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len) / e.cp;
-  return {tokens, e.tp, 1, e.ep};
+  return {tokens, e.tp, e.tp_2d, e.ep};
 }
 
 KernelCost mlp_cost(const LayerShape& l, const GpuShare& g, double passes, double layers) {
@@ -109,8 +109,14 @@ LayerCosts layer_costs(const LayerShape& l, const GpuShare& g) {
   LayerCosts c;
   if (l.kind == ModelKind::transformer) c.attention = attention_cost(l, g.tokens, g.tp());
   c.mlp = mlp_cost(l, g);
-  c.tp_allreduce = Bytes(g.tokens * l.d_model * w);
-  c.tp_allreduces = g.tp() > 1 ? (l.kind == ModelKind::transformer ? 2 : 1) : 0;
+  // 2-D TP (docs/paper-model.md's V, the Megatron pairing of frontier_plan.cpp): the up
+  // matmul's input d_model is split over tp_2d and its output d_ff over tp, the down matmul's
+  // the other way round, so a GPU holds tokens x d_model / tp_2d of the layer's input and
+  // output, reduced over tp, and tokens x d_ff / tp of the hidden activation, reduced over
+  // tp_2d. With tp_2d = 1 this is Megatron's 1-D TP.
+  c.tp_allreduce = Bytes(g.tokens * l.d_model * w / g.tp_2d);
+  c.tp_allreduces = g.tp_1d > 1 ? (l.kind == ModelKind::transformer ? 2 : 1) : 0;
+  if (g.tp_2d > 1) c.tp2_allreduce = Bytes(g.tokens * l.top_k * l.d_ff * w / g.tp_1d);
   c.pp_activation = c.tp_allreduce;
   c.params = params_on_gpu(l, g).total();
   c.active_params = (attention_params(l) + mlp_matrices(l) * l.d_model * l.d_ff * l.top_k) / g.tp();
@@ -150,10 +156,10 @@ double tokens_per_step(const ModelSpec& m, const ExecutionSpec& e) {
 }
 
 Flop model_flop_per_step(const ModelSpec& m, const ExecutionSpec& e) {
-  // Forward FLOP of one layer on the whole batch = per-GPU FLOP x tp x cp, scaled from one
+  // Forward FLOP of one layer on the whole batch = per-GPU FLOP x tp x tp_2d x cp, scaled from one
   // microbatch to the global batch, plus the logits GEMM; backward doubles it.
   LayerCosts c = layer_costs(m, e);
-  double per_microbatch = (c.attention.flop + c.mlp.flop).value() * e.tp * e.cp;
+  double per_microbatch = (c.attention.flop + c.mlp.flop).value() * e.tp_ranks() * e.cp;
   double microbatches = static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch);
   double logits =
       2.0 * tokens_per_step(m, e) * static_cast<double>(m.d_model) * static_cast<double>(m.vocab);

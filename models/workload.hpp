@@ -31,8 +31,7 @@ LayerShape layer_shape(const ModelSpec& model);
 
 /// One GPU's share of every layer. A scenario's (gpu_share()) has whole tokens and one TP
 /// axis; the frontier's search moves tokens per replica continuously and adds the paper's
-/// second TP axis N_J (docs/closed-form.md, "One plan"). The closed form and the simulator
-/// leave tp_2d at 1: ExecutionSpec has one TP axis.
+/// second TP axis N_J (docs/closed-form.md, "One plan"), as a scenario's execution.tp_2d does.
 struct GpuShare {
   double tokens = 1; ///< of one microbatch on this GPU's DP replica
   int tp_1d = 1;     ///< N_K: Megatron's TP axis, all-reducing d_model-wide activations
@@ -55,8 +54,12 @@ struct KernelCost {
 struct LayerCosts {
   KernelCost attention; ///< zero for ModelKind::mlp
   KernelCost mlp;
-  Bytes tp_allreduce;    ///< size of each tensor all-reduced over the TP group (tokens x d_model)
+  Bytes tp_allreduce;    ///< size of each tensor all-reduced over the TP group (tokens x d_model,
+                         ///< its 1/tp_2d columns under 2-D TP)
   int tp_allreduces = 0; ///< all-reduces per layer per direction
+  /// 2-D TP: the MLP's hidden activation all-reduced over the tp_2d axis between its two
+  /// matmuls (tokens x d_ff / tp), once per layer and direction; 0 without a second axis.
+  Bytes tp2_allreduce;
   Bytes pp_activation;   ///< what one GPU sends across a stage boundary per microbatch (1/tp of
                          ///< the activation with sequence parallelism)
   Bytes cp_kv;           ///< keys and values all-gathered over the CP group per layer and pass (the

@@ -74,6 +74,7 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
   ep_ = group_of(l, GroupKind::ep, rank, "dp.ep", t);
   edp_ = group_of(l, GroupKind::edp, rank, "dp.edp", t);
   cp_ = group_of(l, GroupKind::cp, rank, "dp.cp", t);
+  tp2_ = group_of(l, GroupKind::tp2, rank, "tp2", t);
   for (const Op& op : plan.programs[static_cast<size_t>(at_.pp)])
     if (op.kind == OpKind::recv) recvs_left_[op.forward ? 0 : 1] += 1;
 }
@@ -93,6 +94,7 @@ namespace {
 TraceEvent::Kind trace_kind(GroupKind group) {
   switch (group) {
   case GroupKind::tp:
+  case GroupKind::tp2:
     return TraceEvent::Kind::tp;
   case GroupKind::ep:
     return TraceEvent::Kind::ep;
@@ -146,10 +148,10 @@ void GpuActor::run_collective(const Op& op) {
   algorithm(op.group).run_repeated(op.collective, group(op.group), op.bytes, op.count, env_);
 }
 
-// Rail bundling: the TP group is this node, whose GPUs run their rings in step, each on its own
-// NVLink links that nothing else uses.
+// Rail bundling: the TP block is this node, whose GPUs run their rings in step, each on its
+// own NVLink links that nothing else uses (under 2-D TP the rings of both axes).
 bool GpuActor::runs_alone(const Op& op) const {
-  return plan_.rails > 1 && op.group == GroupKind::tp;
+  return plan_.rails > 1 && (op.group == GroupKind::tp || op.group == GroupKind::tp2);
 }
 
 // What a collective that runs alone takes; this GPU's ring sends, recorded for the link
@@ -171,7 +173,7 @@ void GpuActor::start_collective(const Op& op) {
   if (runs_alone(op)) return start_alone(op, stream);
   sg4::ActorPtr previous = stream.started.empty() ? nullptr : stream.started.back();
   auto kind =
-      op.group == GroupKind::tp ? TraceEvent::Kind::tp_background : TraceEvent::Kind::dp_background;
+      &stream == &tp_stream_ ? TraceEvent::Kind::tp_background : TraceEvent::Kind::dp_background;
   auto body = [this, op, previous, kind] {
     if (previous) previous->join();
     double start = now();
@@ -217,6 +219,8 @@ const Group& GpuActor::group(GroupKind kind) const {
     return edp_;
   case GroupKind::cp:
     return cp_;
+  case GroupKind::tp2:
+    return tp2_;
   }
   return tp_;
 }
@@ -224,6 +228,7 @@ const Group& GpuActor::group(GroupKind kind) const {
 const CollectiveAlgorithm& GpuActor::algorithm(GroupKind kind) const {
   switch (kind) {
   case GroupKind::tp:
+  case GroupKind::tp2:
     return *plan_.tp_collective;
   case GroupKind::ep:
     return *plan_.ep_collective;
@@ -238,6 +243,7 @@ const CollectiveAlgorithm& GpuActor::algorithm(GroupKind kind) const {
 Seconds& GpuActor::category(GroupKind kind) {
   switch (kind) {
   case GroupKind::tp:
+  case GroupKind::tp2:
     return stats_[Category::tp_comm];
   case GroupKind::ep:
     return stats_[Category::ep_comm];

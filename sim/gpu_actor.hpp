@@ -68,7 +68,7 @@ private:
   Coords at_;
   RankStats& stats_;
   CollectiveEnv env_;
-  Group tp_, dp_, ep_, edp_, cp_;
+  Group tp_, dp_, ep_, edp_, cp_, tp2_;
   simgrid::s4u::CommPtr pending_send_[2]; ///< the last send of each direction (forward, backward)
   simgrid::s4u::CommPtr posted_recv_[2];  ///< the next receive of each direction, posted early
   int recvs_left_[2] = {0, 0};            ///< receives of each direction still to come
@@ -80,7 +80,10 @@ private:
     size_t joined = 0;
   };
   Stream dp_stream_, tp_stream_;
-  Stream& stream_of(GroupKind group) { return group == GroupKind::tp ? tp_stream_ : dp_stream_; }
+  /// Both TP axes share the TP stream; the DP and EDP gradient buckets the DP stream.
+  Stream& stream_of(GroupKind group) {
+    return group == GroupKind::tp || group == GroupKind::tp2 ? tp_stream_ : dp_stream_;
+  }
   void start_alone(const Op& op, Stream& stream);
   std::vector<TraceEvent>* trace_;
 };

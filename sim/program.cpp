@@ -1,6 +1,8 @@
 #include "sim/program.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <iterator>
 
 #include "models/operators.hpp"
 #include "models/schedule.hpp"
@@ -147,7 +149,7 @@ private:
     if (s_.model.kind == ModelKind::transformer)
       order.push_back(overlapped(with_context(block(pass(times_.attention), false, fwd), fwd)));
     order.push_back(moe() ? block(pass(times_.mlp), true, fwd)
-                          : overlapped(block(pass(times_.mlp), false, fwd)));
+                          : overlapped(block(pass(times_.mlp), false, fwd, true)));
     // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
     // g (all-reduce forward) is the identity backward and its f (identity forward) is the
     // all-reduce backward, so a block's collective still follows its kernels.
@@ -161,8 +163,17 @@ private:
   // a second all-gather in the backward. Megatron overlaps it with the input-gradient GEMM, as
   // it does the non-sequence-parallel backward's all-reduce with the weight gradient; like that
   // one (docs/compute-model.md), it runs after the kernels here.
-  [[nodiscard]] std::vector<Op> block(Seconds kernel, bool experts, bool fwd) const {
+  //
+  // 2-D tensor parallelism (the MLP block's `hidden` all-reduce): the block's two matmuls, up
+  // (d_model split over tp_2d, d_ff over tp) and down (the other way round), each half of the
+  // kernel, with the hidden activation's partial sums all-reduced over tp_2d between them;
+  // the block's own collective then reduces the down matmul's partial sums over tp. Backward
+  // mirrors it: down's gradients, the all-reduce over tp_2d, up's, the all-reduce over tp.
+  // Per GPU that is the paper's V (docs/paper-model.md) for both matmuls.
+  [[nodiscard]] std::vector<Op> block(Seconds kernel, bool experts, bool fwd,
+                                      bool hidden = false) const {
     std::vector<Op> ops;
+    ops.reserve(8); // room for every op below; also quiets GCC 12's -Wstringop-overflow
     bool tp = e_.tp > 1;
     if (tp && e_.sequence_parallel)
       ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
@@ -170,6 +181,11 @@ private:
       ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
     if (experts)
       ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
+    if (hidden && costs_.tp2_allreduce > Bytes()) {
+      ops.push_back(compute(kernel / 2.0));
+      ops.push_back(collective(GroupKind::tp2, CollectiveOp::all_reduce, costs_.tp2_allreduce));
+      kernel = kernel / 2.0;
+    }
     ops.push_back(compute(kernel));
     if (experts)
       ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
@@ -195,42 +211,49 @@ private:
     return ops;
   }
 
-  // tp_overlap (Transformer Engine's userbuffer overlap): the block's kernel in chunks on the
-  // compute stream, its TP collectives in as many chunks on a TP stream of their own. A chunk
-  // of the kernel waits for its chunks of the all-gathers before it (sequence parallelism)
-  // and starts its chunks of the collective after it; the next block waits for them all.
-  // Other ops (context parallelism's) stay where they were. An expert block's TP collective
-  // follows its all-to-all and stays serial.
+  // tp_overlap (Transformer Engine's userbuffer overlap): each of the block's kernels in
+  // chunks on the compute stream, its TP collectives in as many chunks on a TP stream of their
+  // own. A chunk of a kernel waits for its chunks of the collectives before it (sequence
+  // parallelism's all-gathers; under 2-D TP the down matmul's for the hidden all-reduce) and
+  // starts its chunks of the collectives after it; the next block waits for them all. Other
+  // ops (context parallelism's) stay where they were. An expert block's TP collective follows
+  // its all-to-all and stays serial.
   [[nodiscard]] std::vector<Op> overlapped(const std::vector<Op>& ops) const {
     if (!e_.tp_overlap) return ops;
     constexpr int k = kTpOverlapChunks;
-    auto kernel = std::find_if(ops.begin(), ops.end(),
-                               [](const Op& op) { return op.kind == OpKind::compute; });
+    auto is_kernel = [](const Op& op) { return op.kind == OpKind::compute; };
     auto is_tp = [](const Op& op) {
-      return op.kind == OpKind::collective && op.group == GroupKind::tp;
+      return op.kind == OpKind::collective &&
+             (op.group == GroupKind::tp || op.group == GroupKind::tp2);
     };
-    auto chunk = [](Op op, OpKind kind) {
-      op.kind = kind;
+    auto start_chunk = [](Op op) {
+      op.kind = OpKind::start_collective;
       op.bytes = op.bytes / static_cast<double>(k);
       return op;
     };
+    auto kernel = std::find_if(ops.begin(), ops.end(), is_kernel);
     std::vector<Op> out;
-    int gathers = 0;
+    int inputs = static_cast<int>(std::count_if(ops.begin(), kernel, is_tp));
     for (int j = 0; j < k; ++j)
       for (auto it = ops.begin(); it != kernel; ++it)
-        if (is_tp(*it)) out.push_back(chunk(*it, OpKind::start_collective)), gathers += j == 0;
-    for (auto it = ops.begin(); it != kernel; ++it)
-      if (!is_tp(*it)) out.push_back(*it);
-    for (int j = 0; j < k; ++j) {
-      if (gathers > 0) out.push_back(wait_tp(gathers * (j + 1)));
-      Op part = *kernel;
-      part.duration = part.duration / static_cast<double>(k);
-      out.push_back(part);
-      for (auto it = kernel + 1; it != ops.end(); ++it)
-        if (is_tp(*it)) out.push_back(chunk(*it, OpKind::start_collective));
+        if (is_tp(*it)) out.push_back(start_chunk(*it));
+    std::copy_if(ops.begin(), kernel, std::back_inserter(out), std::not_fn(is_tp));
+    int started = 0; // on the stream before the current kernel's inputs
+    while (kernel != ops.end()) {
+      auto next = std::find_if(kernel + 1, ops.end(), is_kernel);
+      for (int j = 0; j < k; ++j) {
+        if (inputs > 0) out.push_back(wait_tp(started + inputs * (j + 1)));
+        Op part = *kernel;
+        part.duration = part.duration / static_cast<double>(k);
+        out.push_back(part);
+        for (auto it = kernel + 1; it != next; ++it)
+          if (is_tp(*it)) out.push_back(start_chunk(*it));
+      }
+      std::copy_if(kernel + 1, next, std::back_inserter(out), std::not_fn(is_tp));
+      started += inputs * k;
+      inputs = static_cast<int>(std::count_if(kernel + 1, next, is_tp));
+      kernel = next;
     }
-    for (auto it = kernel + 1; it != ops.end(); ++it)
-      if (!is_tp(*it)) out.push_back(*it);
     out.push_back(wait_tp(0));
     return out;
   }

@@ -9,13 +9,13 @@ namespace trainsim::sim {
 
 namespace {
 
-// Turning every node's GPUs maps the step onto itself: one TP group per node (every other
+// Turning every node's GPUs maps the step onto itself: one TP block per node (every other
 // group then keeps its TP index, its rail), on a fabric that turns with it. The TP collective
 // is waited out at its time alone on the node's NVLink (ring_alone): the algorithms whose time
 // that is inside one node.
 int bundle_of(const ExecutionSpec& e, int g, bool rail_symmetric) {
   bool ring_tp = e.tp_collective == "ring" || e.tp_collective == "hierarchical";
-  return rail_symmetric && e.tp == g && g > 1 && ring_tp && e.gpus() % g == 0 ? g : 1;
+  return rail_symmetric && e.tp_ranks() == g && g > 1 && ring_tp && e.gpus() % g == 0 ? g : 1;
 }
 
 } // namespace

@@ -236,8 +236,12 @@ TEST(FrontierScenario, SaysWhatCannotBeReplayed) {
   p.plan.interleave = 4; // 8 does not
   EXPECT_EQ(replay_obstacle(p), "interleaving whose pp x interleave does not divide the layers");
   p.plan.interleave = 1;
-  p.plan.tp_2d = 2;
-  EXPECT_EQ(replay_obstacle(p), "2-D tensor parallelism (the simulator has one TP axis)");
+  p.plan.tp_2d = 2; // execution.tp_2d
+  EXPECT_EQ(replay_obstacle(p), "");
+  EXPECT_EQ(frontier_scenario(p, resolve_hardware(FrontierOptions{})).execution.tp_2d, 2);
+  p.plan.ep = 2; // the simulator's 2-D TP is the dense MLP block's
+  EXPECT_EQ(replay_obstacle(p), "2-D tensor parallelism with experts (not modelled)");
+  p.plan.tp_2d = 1, p.plan.ep = 1;
   p.feasible = false;
   EXPECT_EQ(replay_obstacle(p), "infeasible");
   EXPECT_THROW((void)frontier_scenario(p, resolve_hardware(FrontierOptions{})), InternalError);

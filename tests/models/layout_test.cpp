@@ -136,6 +136,23 @@ TEST(Layout, NodeBlocksSplitAGroupByNode) {
   EXPECT_EQ(node_block(GroupSpan{0, 3, 8}, 8), 1); // stride 3 does not divide the node
 }
 
+TEST(Layout, TwoDimensionalTpNestsItsSecondAxisInsideTheBlock) {
+  // tp 2, tp_2d 2, dp 2: TP blocks of 4 ranks, the second axis innermost. Rank 5 is block 1's
+  // second rank: tp_2d index 1, TP index 0. Its tp_2d group is {4, 5}; its TP group the ranks
+  // of its block at the same tp_2d index, {5, 7}; its DP group strides by blocks, {1, 5}.
+  Layout l({.dp = 2, .tp = 2, .tp_2d = 2});
+  EXPECT_EQ(l.span(GroupKind::tp2, 5), (GroupSpan{4, 1, 2}));
+  EXPECT_EQ(l.index_in(GroupKind::tp2, 5), 1);
+  EXPECT_EQ(l.span(GroupKind::tp, 5), (GroupSpan{5, 2, 2}));
+  EXPECT_EQ(l.index_in(GroupKind::tp, 5), 0);
+  EXPECT_EQ(l.span(GroupKind::dp, 5), (GroupSpan{1, 4, 2}));
+  EXPECT_EQ(l.index_in(GroupKind::dp, 5), 1);
+  // Each stage lists every group once: two blocks, each with two groups of either axis.
+  EXPECT_EQ(l.spans(GroupKind::tp, 0).size(), 4u);
+  EXPECT_EQ(l.spans(GroupKind::tp2, 0).size(), 4u);
+  EXPECT_EQ(l.tp_block(), 4);
+}
+
 TEST(Layout, TheFrontiersNestedOrderSpansTheInnerGroupsToo) {
   // tp_2d 2 innermost, then tp_1d 4, ep 2, pp 3, the replicas outermost, on 96 GPUs: a tp_1d
   // group with its tp_2d groups spans 2 x 4 = 8 consecutive ranks, an EP group 16, a

@@ -70,8 +70,9 @@ TEST(ScenarioRules, EachBrokenRuleNamesItsKeyAndValue) {
   s.execution.tp_overlap = true;
   s.execution.tp = 1;
   s.execution.dp = 4;
-  EXPECT_EQ(refusal(s), "code.yaml: execution.tp_overlap = 'true': needs tp > 1: there is no TP "
-                        "collective to overlap");
+  EXPECT_EQ(refusal(s),
+            "code.yaml: execution.tp_overlap = 'true': needs tp or tp_2d > 1: there is no TP "
+            "collective to overlap");
 }
 
 TEST(ScenarioRules, TheGridMustEqualTheTopologysGpusWhenKnown) {
@@ -79,6 +80,29 @@ TEST(ScenarioRules, TheGridMustEqualTheTopologysGpusWhenKnown) {
             "code.yaml: execution.dp x tp x pp = '2 x 2 x 2 = 8': must equal the topology's "
             "16 GPUs");
   EXPECT_EQ(refusal(small(), std::nullopt), "accepted"); // an imported file's count comes later
+}
+
+TEST(ScenarioRules, TwoDimensionalTpNamesWhatItNeeds) {
+  // tp 2 x tp_2d 2 on the MLP-block model: dp 1 x 2 x 2 x pp 2 = 8 GPUs.
+  Scenario s = small();
+  s.model.kind = ModelKind::mlp;
+  s.execution.dp = 1;
+  s.execution.tp_2d = 2;
+  s.execution.global_batch = 4;
+  EXPECT_EQ(refusal(s), "accepted");
+  EXPECT_EQ(refusal(s, 16), "code.yaml: execution.dp x tp x tp_2d x pp = '1 x 2 x 2 x 2 = 8': "
+                            "must equal the topology's 16 GPUs");
+  Scenario bad = s;
+  bad.execution.tp_2d = 0;
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.tp_2d = '0': must be greater than zero");
+  bad = s;
+  bad.model.kind = ModelKind::transformer;
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.tp_2d = '2': needs model.kind: mlp (2-D TP is "
+                          "modelled for the paper's MLP block only)");
+  bad = s;
+  bad.model.experts = 2;
+  bad.execution.dp = 2, bad.execution.ep = 2, bad.execution.pp = 1;
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.tp_2d = '2': with ep > 1 is not modelled");
 }
 
 TEST(ScenarioRules, ContextParallelismNamesWhatItNeeds) {

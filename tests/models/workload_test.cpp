@@ -55,6 +55,23 @@ TEST(Workload, TwoTensorParallelAxesSplitEveryMatrixByTheirProduct) {
   EXPECT_EQ(two_axes.tp_allreduces, 1);
 }
 
+TEST(Workload, TwoDimensionalTpReducesAColumnShareOverEachAxis) {
+  // tp 2 (N_K), tp_2d 4 (N_J), 10 tokens, BF16: a GPU holds 1000 / 4 = 250 of the layer's
+  // d_model columns, all-reduced over tp: 10 x 250 x 2 B = 5e3 B; and 4000 / 2 = 2000 of
+  // the hidden d_ff columns, all-reduced over tp_2d: 10 x 2000 x 2 B = 4e4 B. One axis of 8
+  // reduces all 1000 columns over tp and has no hidden all-reduce.
+  LayerShape l = mlp_block();
+  LayerCosts two_axes = layer_costs(l, share(10, 2, 4)), one_axis = layer_costs(l, share(10, 8));
+  EXPECT_DOUBLE_EQ(two_axes.tp_allreduce.value(), 5e3);
+  EXPECT_DOUBLE_EQ(two_axes.tp2_allreduce.value(), 4e4);
+  EXPECT_DOUBLE_EQ(one_axis.tp_allreduce.value(), 2e4);
+  EXPECT_DOUBLE_EQ(one_axis.tp2_allreduce.value(), 0.0);
+  // tp 1, tp_2d 2: no all-reduce over the first axis, the hidden one over the second.
+  LayerCosts second_only = layer_costs(l, share(10, 1, 2));
+  EXPECT_EQ(second_only.tp_allreduces, 0);
+  EXPECT_DOUBLE_EQ(second_only.tp2_allreduce.value(), 10 * 4000 * 2.0);
+}
+
 TEST(Workload, ParametersByTheGroupThatReducesThem) {
   // Transformer, 8 experts over ep 4, tp 2, 3 layers. Attention 4 x 1000^2 = 4e6 per layer,
   // / 2 x 3 = 6e6, dense; 8 / 4 = 2 experts x 2 x 1000 x 4000 = 1.6e7 per layer, / 2 x 3 =

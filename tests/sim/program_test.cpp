@@ -5,8 +5,8 @@
 // Ops are written as tokens: C compute, recvF/recvB and sendF/sendB pipeline transfers of an
 // activation (F) or a gradient (B), waitS wait_sends, waitC wait_collectives (waitT on the TP
 // stream, waitT:N for its first N), and
-// collectives as GROUP.OP (tp.AR, dp.RS, dp.AG, ep.A2A, edp.AR, cp.AG), "start:" for a background
-// one, "*N" for a count N > 1.
+// collectives as GROUP.OP (tp.AR, tp2.AR, dp.RS, dp.AG, ep.A2A, edp.AR, cp.AG), "start:" for a
+// background one, "*N" for a count N > 1.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -20,7 +20,7 @@ namespace trainsim::sim {
 namespace {
 
 std::string collective(const Op& op) {
-  static const char* const groups[] = {"tp", "dp", "ep", "edp", "cp"};
+  static const char* const groups[] = {"tp", "dp", "ep", "edp", "cp", "tp2"};
   static const char* const ops[] = {"AR", "RS", "AG", "A2A"};
   std::string out = groups[static_cast<int>(op.group)];
   out.append(".").append(ops[static_cast<int>(op.collective)]);
@@ -340,6 +340,35 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
   Program folded = stage_program(s, 0, true);
   const std::string chunk = "C start:tp.AG*3 start:tp.RS*2";
   EXPECT_EQ(shape(folded), chunk + " " + chunk + " " + chunk + " " + chunk + " waitT waitS");
+}
+
+TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
+  // tp 2 x tp_2d 2, one MLP layer: the block's kernel in two halves (up, down), the hidden
+  // activation all-reduced over tp_2d between them and the output over tp after; backward
+  // the same shape (down's gradients, tp_2d, up's, tp).
+  ExecutionSpec e = grid(1, 2, 1, 1);
+  e.tp_2d = 2;
+  Scenario s = scenario(ModelKind::mlp, 1, e);
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), "C tp2.AR C tp.AR C tp2.AR C tp.AR waitS");
+  LayerCosts c = layer_costs(s.model, s.execution);
+  EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel_time(c.mlp, s.system.gpu).value() / 2);
+  EXPECT_EQ(p[1].bytes, c.tp2_allreduce);
+  EXPECT_EQ(p[3].bytes, c.tp_allreduce);
+  // Overlapped: up's chunks start their chunks of the hidden all-reduce; each chunk of down
+  // waits for its own (the first 1, 2, 3, 4 on the TP stream) and starts its chunk of the
+  // output's all-reduce; the block waits for the stream.
+  s.execution.tp_overlap = true;
+  p = stage_program(s, 0, false);
+  const std::string block =
+      "C start:tp2.AR C start:tp2.AR C start:tp2.AR C start:tp2.AR"
+      " waitT:1 C start:tp.AR waitT:2 C start:tp.AR waitT:3 C start:tp.AR waitT:4 C start:tp.AR"
+      " waitT";
+  ASSERT_EQ(shape(p), block + " " + block + " waitS");
+  // Folded: one 4-chunk pipeline for the step's one run, a quarter of the 8 + 8 chunks each.
+  EXPECT_EQ(shape(stage_program(s, 0, true)),
+            "C start:tp2.AR*2 start:tp.AR*2 C start:tp2.AR*2 start:tp.AR*2 C start:tp2.AR*2 "
+            "start:tp.AR*2 C start:tp2.AR*2 start:tp.AR*2 waitT waitS");
 }
 
 } // namespace

@@ -353,6 +353,22 @@ TEST(Loader, ContextParallelismIsReadAndCountedInTheGrid) {
             "s.yaml: execution.cp = 'half': is not a whole number");
 }
 
+TEST(Loader, TwoDimensionalTpIsReadAndCountedInTheGrid) {
+  // The MLP-block model, dp 1 x tp 8 x tp_2d 2 x pp 1 = the fat-tree's 16 GPUs.
+  std::string mlp = with(with(kValid, "kind: transformer", "kind: mlp"), "dp: 2", "dp: 1");
+  LoadedScenario loaded = parse_scenario(with(mlp, "tp: 8", "tp: 8\n  tp_2d: 2"), "s.yaml");
+  EXPECT_EQ(loaded.scenario.execution.tp_2d, 2);
+  EXPECT_EQ(loaded.scenario.execution.gpus(), 16);
+  EXPECT_EQ(error_of(with(mlp, "tp: 8", "tp: 8\n  tp_2d: 4")),
+            "s.yaml: execution.dp x tp x tp_2d x pp = '1 x 8 x 4 x 1 = 32': must equal the "
+            "topology's 16 GPUs");
+  EXPECT_EQ(error_of(with(mlp, "tp: 8", "tp: 8\n  tp_2d: two")),
+            "s.yaml: execution.tp_2d = 'two': is not a whole number");
+  EXPECT_EQ(error_of(with(with(kValid, "dp: 2", "dp: 1"), "tp: 8", "tp: 8\n  tp_2d: 2")),
+            "s.yaml: execution.tp_2d = '2': needs model.kind: mlp (2-D TP is modelled for the "
+            "paper's MLP block only)");
+}
+
 TEST(Loader, StageSplitKeysAreReadAndChecked) {
   // 4 layers on pp 2 (dp 1 x tp 8 x pp 2 = 16 GPUs).
   std::string two = with(with(kValid, "pp: 1", "pp: 2"), "dp: 2", "dp: 1");

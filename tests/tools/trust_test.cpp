@@ -370,6 +370,17 @@ TEST(Trust, ProgramEstimateBoundsTheBuiltPrograms) {
          s.execution.pp = 1;
          s.execution.dp = 8;
        }},
+      {"mlp, tp 4 x tp_2d 2",
+       [](Scenario& s) {
+         s.model.kind = ModelKind::mlp;
+         s.execution.tp = 4, s.execution.tp_2d = 2;
+       }},
+      {"mlp, tp 4 x tp_2d 2, tp overlap, sequence parallel",
+       [](Scenario& s) {
+         s.model.kind = ModelKind::mlp;
+         s.execution.tp = 4, s.execution.tp_2d = 2;
+         s.execution.tp_overlap = s.execution.sequence_parallel = true;
+       }},
       {"mlp, pp 1, dp 8", [](Scenario& s) {
          s.model.kind = ModelKind::mlp;
          s.execution.pp = 1;

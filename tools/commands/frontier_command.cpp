@@ -38,7 +38,8 @@ std::string frontier_comment(const FrontierPoint& p) {
   const ParallelPlan& plan = p.plan;
   return "A point of `trainsim frontier` (docs/closed-form.md): " +
          formatted("%.3g", p.shape.compute.value()) + " FLOP of training, the plan dp " +
-         formatted("%.0f", plan.dp) + " x tp " + std::to_string(plan.tp_1d) + " x pp " +
+         formatted("%.0f", plan.dp) + " x tp " + std::to_string(plan.tp_1d) +
+         (plan.tp_2d > 1 ? " x tp_2d " + std::to_string(plan.tp_2d) : "") + " x pp " +
          std::to_string(plan.pp) + " (ep " + std::to_string(plan.ep) + "), " +
          std::to_string(plan.microbatches) +
          " microbatches.\nThe closed form's step: " + format(p.times.step) + ", utilization " +

@@ -98,8 +98,9 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
                   const StepSummary& sum, const RunInfo& info) {
   const ExecutionSpec& e = s.execution;
   out << s.file << ": " << s.model.name << " on " << sum.gpus << " GPUs ("
-      << t.gpu_count() / t.gpus_per_node() << " nodes), DP " << e.dp << " x TP " << e.tp << " x PP "
-      << e.pp << (e.cp > 1 ? " x CP " + std::to_string(e.cp) : std::string()) << ", "
+      << t.gpu_count() / t.gpus_per_node() << " nodes), DP " << e.dp << " x TP " << e.tp
+      << (e.tp_2d > 1 ? " x TP2 " + std::to_string(e.tp_2d) : std::string()) << " x PP " << e.pp
+      << (e.cp > 1 ? " x CP " + std::to_string(e.cp) : std::string()) << ", "
       << to_string(e.schedule) << ", " << sum.microbatches << " microbatches of " << e.micro_batch
       << "\n";
   out << wrapped(hardware_line(s), 100, "  simulated     ", "                ");
@@ -178,6 +179,7 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["gpus"] = sum.gpus;
   j["parallelism"] = {{"dp", s.execution.dp},
                       {"tp", s.execution.tp},
+                      {"tp_2d", s.execution.tp_2d},
                       {"pp", s.execution.pp},
                       {"cp", s.execution.cp},
                       {"microbatches", sum.microbatches},

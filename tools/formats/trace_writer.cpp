@@ -52,7 +52,8 @@ void add_named(const SelectionContext& c, const std::string& kind, const std::st
   int gpus = e.gpus();
   if (kind == "pipeline") {
     int k = parse_index(c, index, layout.ranks_per_stage(), "pipeline");
-    for (int s = 0; s < e.pp; ++s) out.insert(layout.rank({k % e.tp, k / e.tp, s}));
+    int block = layout.tp_block();
+    for (int s = 0; s < e.pp; ++s) out.insert(layout.rank({k % block, k / block, s}));
   } else if (kind == "stage") {
     int s = parse_index(c, index, e.pp, "stage");
     for (int r = 0; r < gpus; ++r)

@@ -73,6 +73,7 @@ Json topology_json(const topo::TopologySpec& topology) {
 Json execution_json(const ExecutionSpec& e) {
   return {{"dp", e.dp},
           {"tp", e.tp},
+          {"tp_2d", e.tp_2d},
           {"pp", e.pp},
           {"ep", e.ep},
           {"cp", e.cp},

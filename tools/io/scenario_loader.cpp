@@ -231,6 +231,7 @@ ExecutionSpec read_execution(const Params& p) {
   ExecutionSpec e;
   e.dp = p.get_positive_or("dp", e.dp);
   e.tp = p.get_positive_or("tp", e.tp);
+  e.tp_2d = p.get_positive_or("tp_2d", e.tp_2d);
   e.pp = p.get_positive_or("pp", e.pp);
   e.ep = p.get_positive_or("ep", e.ep);
   e.cp = p.get_positive_or("cp", e.cp);

@@ -102,6 +102,7 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
   for (auto [key, value] : {std::pair{"dp", e.dp}, std::pair{"tp", e.tp}, std::pair{"pp", e.pp},
                             std::pair{"ep", e.ep}, std::pair{"cp", e.cp}})
     pair(out, key, value);
+  if (e.tp_2d > 1) pair(out, "tp_2d", e.tp_2d);
   pair(out, "global_batch", e.global_batch);
   pair(out, "micro_batch", e.micro_batch);
   pair(out, "schedule", to_string(e.schedule));

@@ -80,12 +80,17 @@ ProgramOps stage_ops(const Scenario& s) {
   double k = e.tp_overlap ? kTpOverlapChunks : 1.0;
   double chunk_wait = e.sequence_parallel ? 1.0 : 0.0;
   double block = e.tp_overlap ? k * (1.0 + tp + chunk_wait) + 1.0 : 1.0 + tp;
-  double fine_pair = layers * (passes * (blocks * block + experts + context) + context +
+  // 2-D TP: the MLP block's second kernel and its hidden all-reduce; overlapped, k chunks of
+  // the kernel, k starts of the all-reduce and k waits for them.
+  double two_d = e.tp_2d > 1 ? (e.tp_overlap ? 3.0 * k : 2.0) : 0.0;
+  double fine_pair = layers * (passes * (blocks * block + two_d + experts + context) + context +
                                k * regather + (zero3 ? 3.0 : 0.0)) +
                      4.0 + vocabulary + gathers;
   // Folded, a forward and a backward pass: a compute op and the distinct collectives each
   // (an expert all-to-all twice is one op with a count), between a receive and a send.
-  double distinct = tp + (experts > 0 ? 1.0 : 0.0) + 2.0 * context; // CP: all-gather, reduce-scatter
+  double distinct = tp + (experts > 0 ? 1.0 : 0.0) +
+                    2.0 * context + // CP: all-gather, reduce-scatter
+                    (e.tp_2d > 1 ? 1.0 : 0.0);
   // tp_overlap folds a pass into k chunks of a compute op and its share of each collective.
   double pass = e.tp_overlap ? k * (1.0 + distinct) + 1.0 : 1.0 + distinct;
   double folded_pair = 2.0 * (pass + 2.0) + (zero3 ? 3.0 : 0.0) + gathers;

@@ -113,7 +113,15 @@ std::vector<Scenario> exact_specs(bool quick) {
   ModelSpec experts = mlp_block(8, 4096);
   experts.experts = 8;
   add("ep-only 8", experts, one_leaf_fat_tree(8, 1), with_ep(grid(8, 1, 1, 16), 8));
+  // 2-D TP: a TP block of tp 4 x tp_2d 2 on one NVSwitch node; each axis's rings have their
+  // own NVLink links.
+  ExecutionSpec two_d = grid(1, 4, 1, 4);
+  two_d.tp_2d = 2;
+  add("tp-2d 8 (tp4 x tp_2d 2)", mlp, one_leaf_fat_tree(1, 8), two_d);
   if (quick) return out;
+  two_d = grid(4, 4, 2, 16);
+  two_d.tp_2d = 2;
+  add("mixed 64 (tp4 x tp_2d 2 dp4 pp2)", mlp, one_leaf_fat_tree(8, 8), two_d);
   add("dp-only 1024", mlp, one_leaf_fat_tree(1024, 1), grid(1024, 1, 1, 2048));
   add("pp-only 64", mlp_block(64), one_leaf_fat_tree(64, 1), grid(1, 1, 64, 64));
   add("mixed 1024 (tp8 dp32 pp4)", kTransformer, one_leaf_fat_tree(128, 8), grid(32, 8, 4, 256));
@@ -124,8 +132,9 @@ std::vector<Scenario> exact_specs(bool quick) {
 }
 
 std::string parallelism(const ExecutionSpec& e) {
-  std::string out =
-      "dp" + std::to_string(e.dp) + " tp" + std::to_string(e.tp) + " pp" + std::to_string(e.pp);
+  std::string out = "dp" + std::to_string(e.dp) + " tp" + std::to_string(e.tp);
+  if (e.tp_2d > 1) out.append("x").append(std::to_string(e.tp_2d)); // append(): GCC 12 -Wrestrict
+  out += " pp" + std::to_string(e.pp);
   if (e.ep > 1) out += " ep" + std::to_string(e.ep);
   return out + " m" + std::to_string(e.microbatches());
 }
@@ -247,6 +256,9 @@ Scenario random_scenario(unsigned long long seed, int index) {
   ModelSpec model = random_model(d, moe);
   topo::TopologySpec topology = random_topology(d, gpus);
   ExecutionSpec execution = random_execution(d, gpus, moe);
+  // 2-D TP on the MLP block, drawn last so that no other scenario's draws move.
+  if (model.kind == ModelKind::mlp && !moe && execution.tp >= 4 && d.chance(3))
+    execution.tp /= 2, execution.tp_2d = 2;
   return make_scenario("random/" + std::to_string(index), model, std::move(topology), execution);
 }
 

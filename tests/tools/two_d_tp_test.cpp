@@ -1,0 +1,92 @@
+// 2-D tensor parallelism (execution.tp_2d) end to end: the bytes each GPU moves against the
+// paper's formula (docs/paper-model.md), the step against the closed form where nothing
+// contends, and rail bundling against every GPU's own flows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tests/tools/step_fixtures.hpp"
+
+namespace trainsim {
+namespace {
+
+using namespace testing;
+
+// One node of `tp x tp_2d` GPUs, dp 1, pp 1: step_fixtures' MLP block (d 4096, d_ff 16384,
+// sequences of 4096 tokens), 2 layers, one microbatch of one sequence.
+Scenario one_node(int tp, int tp_2d) {
+  ExecutionSpec e{.tp = tp, .tp_2d = tp_2d, .global_batch = 1};
+  return scenario(fat_tree(1, tp * tp_2d), e);
+}
+
+// What one GPU sent: on one NVSwitch every byte crosses its sender's uplink and its receiver's
+// downlink, and every GPU sends alike, so the NVLink tier's bytes over 2 x GPUs.
+double sent_per_gpu(const Scenario& s, const Outcome& run) {
+  LoadedScenario loaded = build_scenario(s);
+  auto tiers = summarize_links(loaded.topology, run.result.channel_bytes, run.result.step_time);
+  auto nvlink = std::find_if(tiers.begin(), tiers.end(),
+                             [](const TierLoad& t) { return t.tier == "nvlink"; });
+  EXPECT_NE(nvlink, tiers.end());
+  return nvlink == tiers.end() ? 0.0 : nvlink->bytes.value() / (2.0 * s.execution.gpus());
+}
+
+TEST(TwoDimensionalTp, EachGpuMovesThePapersBytes) {
+  // tp 2 x tp_2d 2. The paper's V = 2[IJ(N_K-1) + KJ(N_I-1) + IK(N_J-1)] words per matmul,
+  // each GPU moving V / (N_I N_J N_K), with I = 4096 tokens and N_I = 1 (no DP term):
+  //   up   (J = d = 4096,   K = d_ff = 16384, N_K = tp = 2,    N_J = tp_2d = 2):
+  //        2[4096 x 4096 + 4096 x 16384] / 4 = 41,943,040 words
+  //   down (J = d_ff,       K = d,            N_K = tp_2d = 2, N_J = tp = 2): the same.
+  // Per layer 83,886,080 words x 2 B = 167,772,160 B; 2 layers 335,544,320 B per GPU.
+  Scenario s = one_node(2, 2);
+  EXPECT_DOUBLE_EQ(sent_per_gpu(s, simulate(s)), 335544320.0);
+  // Overlapped, the same collectives go in 4 chunks: the same bytes.
+  s.execution.tp_overlap = true;
+  EXPECT_DOUBLE_EQ(sent_per_gpu(s, simulate(s)), 335544320.0);
+  // tp 4 x tp_2d 2: per GPU 2[I d (4-1) + I f (2-1)] / 8 per matmul, twice per layer:
+  // 2 x 2 x (4096 x 4096 x 3 + 4096 x 16384) / 8 x 2 B x 2 layers = 234,881,024 B.
+  Scenario wide = one_node(4, 2);
+  EXPECT_DOUBLE_EQ(sent_per_gpu(wide, simulate(wide)), 234881024.0);
+}
+
+TEST(TwoDimensionalTp, TheClosedFormAgreesWhereNothingContends) {
+  // One node: every ring has its own NVLink links, so the simulated step is the closed form's
+  // sum of kernels and collectives (sim/program.cpp and models/closed_form.cpp price the same
+  // ops), fast and fine, and with TP overlap the simulator cannot beat the bound.
+  for (auto [tp, tp_2d] : {std::pair{2, 2}, std::pair{4, 2}, std::pair{1, 4}}) {
+    Scenario s = one_node(tp, tp_2d);
+    for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
+      Outcome run = simulate(s, fidelity);
+      double step = run.result.step_time.value(), bound = run.summary.bound.value();
+      EXPECT_NEAR(step, bound, 0.02 * bound) << tp << " x " << tp_2d;
+      EXPECT_GT(category(run.summary, "tp_comm"), 0.0);
+    }
+    s.execution.tp_overlap = true;
+    Outcome overlapped = simulate(s);
+    EXPECT_GE(overlapped.result.step_time.value(), overlapped.summary.bound.value() * (1 - 1e-9));
+  }
+}
+
+TEST(TwoDimensionalTp, RailBundlingGivesThePerFlowResult) {
+  // Two nodes of 8 = one TP block of tp 4 x tp_2d 2 each, DP 2 across them on rail-symmetric
+  // routes: bundled, each node's GPU 0 runs both axes' rings alone on the node's NVLink.
+  topo::FatTreeParams fabric = fat_tree(2);
+  fabric.rail_optimized = true;
+  fabric.ecmp = "rail";
+  ExecutionSpec e{.dp = 2, .tp = 4, .tp_2d = 2, .global_batch = 4};
+  for (bool overlap : {false, true}) {
+    e.tp_overlap = overlap;
+    LoadedScenario loaded = build_scenario(scenario(fabric, e));
+    sim::SimOptions o;
+    sim::SimResult bundled = sim::simulate(loaded.scenario, loaded.topology, o);
+    o.bundle_rails = false;
+    sim::SimResult flows = sim::simulate(loaded.scenario, loaded.topology, o);
+    EXPECT_EQ(bundled.rail_bundle, 8);
+    EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
+    ASSERT_EQ(bundled.channel_bytes.size(), flows.channel_bytes.size());
+    for (size_t c = 0; c < flows.channel_bytes.size(); ++c)
+      ASSERT_NEAR(bundled.channel_bytes[c], flows.channel_bytes[c], 1e-6 * flows.channel_bytes[c]);
+  }
+}
+
+} // namespace
+} // namespace trainsim
