@@ -138,14 +138,32 @@ std::string published_section(const ValidationReport& r) {
   return out + "\n";
 }
 
+// One row per replayed point of the kind `two_d` asks for.
+std::string frontier_rows(const ValidationReport& r, bool two_d) {
+  std::string out = markdown_header(
+      {"training FLOP", "plan", "GPUs", "closed-form utilization", "simulated MFU, overlapped",
+       "simulated MFU, nothing overlapped", "closed-form step (s)",
+       "simulated step (s), overlapped / not", "closed form's binding term",
+       "simulated step, by category", "largest phase, busiest link"});
+  for (const FrontierCheck& c : r.frontier)
+    if (c.two_d == two_d)
+      out += markdown_row(
+          {formatted("%.3g", c.compute_flop), c.plan, std::to_string(c.gpus),
+           formatted("%.1f%%", 100 * c.closed_form_utilization),
+           formatted("%.1f%%", 100 * c.simulated_mfu),
+           formatted("%.1f%%", 100 * c.simulated_mfu_serial), formatted("%.3g", c.step_closed_s),
+           formatted("%.3g", c.step_sim_s) + " / " + formatted("%.3g", c.step_sim_serial_s), c.note,
+           c.breakdown, c.blame});
+  return out;
+}
+
 std::string frontier_section(const ValidationReport& r) {
   std::string out =
       "## 5. The frontier, replayed\n\n"
-      "Dense frontier points (H100 baseline, 3 months) up to 1e27 FLOP: the plan the closed form "
-      "chose among 1-D tensor-parallel plans (`--max-tp-2d 1`: the simulator has one TP axis), "
-      "as the MLP-only scenario `trainsim frontier --max-tp-2d 1 --scenarios DIR` writes "
-      "(ZeRO-1, 1F1B, rail-optimized nodes of 8 GPUs, or of one TP group when it does not divide "
-      "8, rail-symmetric ECMP so that large replays run bundled), simulated for one step twice. "
+      "Dense frontier points (H100 baseline, 3 months) as the MLP-only scenarios `trainsim "
+      "frontier --scenarios DIR` writes (ZeRO-1, 1F1B, rail-optimized nodes of 8 GPUs, or of one "
+      "TP block when it does not divide 8, rail-symmetric ECMP so that large replays run "
+      "bundled), simulated for one step twice. "
       "First with the paper's overlap as far as the simulator runs it, the scenario's settings: "
       "TP collectives pipelined with their kernels in 4 chunks (`tp_overlap`) and the DP "
       "reduction started during the last backward pass (`dp_overlap`); its breakdown and "
@@ -155,20 +173,18 @@ std::string frontier_section(const ValidationReport& r) {
       "behind the whole pipeline. A replay exposes a chunk of each block's TP collectives, and "
       "with gradient accumulation the DP reduction can overlap only the last microbatch's "
       "backward: the gradients are not final before. So the replays are expected to be slower, "
-      "by about their tp_comm and dp_comm shares.\n\n" +
-      markdown_header({"training FLOP", "plan", "GPUs", "closed-form utilization",
-                       "simulated MFU, overlapped", "simulated MFU, nothing overlapped",
-                       "closed-form step (s)", "simulated step (s), overlapped / not",
-                       "closed form's binding term", "simulated step, by category",
-                       "largest phase, busiest link"});
-  for (const FrontierCheck& c : r.frontier)
-    out += markdown_row(
-        {formatted("%.3g", c.compute_flop), c.plan, std::to_string(c.gpus),
-         formatted("%.1f%%", 100 * c.closed_form_utilization),
-         formatted("%.1f%%", 100 * c.simulated_mfu),
-         formatted("%.1f%%", 100 * c.simulated_mfu_serial), formatted("%.3g", c.step_closed_s),
-         formatted("%.3g", c.step_sim_s) + " / " + formatted("%.3g", c.step_sim_serial_s), c.note,
-         c.breakdown, c.blame});
+      "by about their tp_comm and dp_comm shares.\n\n"
+      "**1-D tensor parallelism, to 1e27 FLOP**: the plan the closed form chose among 1-D TP "
+      "plans (`--max-tp-2d 1`), whose knee is 5.2e26.\n\n" +
+      frontier_rows(r, false);
+  if (std::any_of(r.frontier.begin(), r.frontier.end(), [](auto& c) { return c.two_d; }))
+    out += "\n**2-D tensor parallelism, to 1e26 FLOP**: the closed form's own plan "
+           "(`execution.tp_2d`, the paper's N_J), where it uses a second TP axis. A TP block "
+           "that divides neither 8 nor into nodes with its second axis inside is one node "
+           "(NVLink for both axes, where the closed form priced the first axis on the "
+           "network); one that spans nodes of 8 runs unbundled and is replayed up to 2,048 "
+           "GPUs.\n\n" +
+           frontier_rows(r, true);
   if (!r.skipped.empty()) out += "\nNot replayed:\n\n";
   for (const std::string& s : r.skipped) out += "- " + s + "\n";
   return out + "\n";
@@ -325,6 +341,7 @@ nlohmann::ordered_json validation_json(const ValidationReport& r) {
                              {"simulated_mfu_serial", c.simulated_mfu_serial},
                              {"step_sim_serial_s", c.step_sim_serial_s},
                              {"binding", c.note},
+                             {"two_d", c.two_d},
                              {"blame", c.blame},
                              {"simulated_breakdown", c.breakdown}});
   j["skipped"] = r.skipped;

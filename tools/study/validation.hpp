@@ -91,6 +91,7 @@ struct FrontierCheck {
   /// The same replay with nothing overlapped (dp_overlap off); the fields above have it on.
   double simulated_mfu_serial = 0, step_sim_serial_s = 0;
   std::string blame; ///< the largest non-compute phase and the busiest link (overlapped replay)
+  bool two_d = false; ///< the plan uses 2-D TP (the closed form's own search, not --max-tp-2d 1)
 };
 
 struct ValidationReport {
