@@ -74,7 +74,8 @@ ExecutionSpec execution_of(const FrontierPoint& point) {
 topo::TopologySpec frontier_topology(const ParallelPlan& p, const FrontierHardware& hw) {
   // Nodes of the NVLink domain when a whole number of TP blocks fills one, or when a 2-D TP
   // block spans whole domains with its second axis inside each (the closed form's tiers:
-  // tp_2d over NVLink, tp_1d across nodes; such a replay runs every GPU's flows, unbundled).
+  // tp_2d over NVLink, tp_1d across nodes; bundled when tp_2d is the domain, else every GPU
+  // runs its own flows).
   // Otherwise nodes of one TP block, which then talks over NVLink where the closed form may
   // have priced the network (docs/validation.md, section 5).
   long gpus = std::lround(p.gpus()), domain = hw.fabric.domain, block = p.tp_1d * p.tp_2d;

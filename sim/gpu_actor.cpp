@@ -148,10 +148,13 @@ void GpuActor::run_collective(const Op& op) {
   algorithm(op.group).run_repeated(op.collective, group(op.group), op.bytes, op.count, env_);
 }
 
-// Rail bundling: the TP block is this node, whose GPUs run their rings in step, each on its
-// own NVLink links that nothing else uses (under 2-D TP the rings of both axes).
+// Rail bundling: the node is a TP block (or the second axis of one), whose GPUs run their
+// rings in step, each on its own NVLink links that nothing else uses. A TP axis across nodes
+// runs as flows among the nodes' rail-0 GPUs.
 bool GpuActor::runs_alone(const Op& op) const {
-  return plan_.rails > 1 && (op.group == GroupKind::tp || op.group == GroupKind::tp2);
+  if (plan_.rails <= 1) return false;
+  if (op.group == GroupKind::tp2) return true;
+  return op.group == GroupKind::tp && plan_.scenario.execution.tp_ranks() == plan_.rails;
 }
 
 // What a collective that runs alone takes; this GPU's ring sends, recorded for the link
@@ -167,43 +170,49 @@ Seconds GpuActor::time_alone(const Op& op) {
 
 // Background collectives run in helper actors on this GPU's host, chained so that each
 // starts after the previous one: in order on one stream, as NCCL runs them. The DP gradient
-// buckets and the overlapped TP collectives have a stream each.
+// buckets and the overlapped TP collectives have a stream each. One that runs alone is an end
+// time unless it queues behind an actor, whose end only the actor knows.
 void GpuActor::start_collective(const Op& op) {
   Stream& stream = stream_of(op.group);
-  if (runs_alone(op)) return start_alone(op, stream);
-  sg4::ActorPtr previous = stream.started.empty() ? nullptr : stream.started.back();
+  const Stream::Entry* last = stream.entries.empty() ? nullptr : &stream.entries.back();
+  sg4::ActorPtr previous = last != nullptr ? last->actor : nullptr;
+  if (runs_alone(op) && !previous) return start_alone(op, stream);
+  double after = last != nullptr && !previous ? last->end : 0.0;
   auto kind =
       &stream == &tp_stream_ ? TraceEvent::Kind::tp_background : TraceEvent::Kind::dp_background;
-  auto body = [this, op, previous, kind] {
+  auto body = [this, op, previous, after, kind] {
     if (previous) previous->join();
+    if (after > now()) sg4::this_actor::sleep_until(after);
     double start = now();
     run_collective(op);
     record(op, kind, start, now());
   };
-  stream.started.push_back(sg4::Actor::create("bg", sg4::this_actor::get_host(), body));
+  stream.entries.push_back({sg4::Actor::create("bg", sg4::this_actor::get_host(), body), 0.0});
 }
 
-// A stream of collectives that run alone: its chunks end one after another, each its own time
-// after the later of its start and the previous end, so the stream is its list of end times
-// and waiting is sleeping until one of them.
+// A collective that runs alone at the head of its stream or behind others that did: it ends its
+// own time after the later of its start and the previous end, so it is its end time, and
+// waiting for it is sleeping until then.
 void GpuActor::start_alone(const Op& op, Stream& stream) {
-  double start = std::max(now(), stream.ends.empty() ? 0.0 : stream.ends.back());
+  double start = std::max(now(), stream.entries.empty() ? 0.0 : stream.entries.back().end);
   double end = start + time_alone(op).value();
-  stream.ends.push_back(end);
+  stream.entries.push_back({nullptr, end});
   record(op, TraceEvent::Kind::tp_background, start, end);
 }
 
 void GpuActor::wait_collectives(const Op& op) {
   Stream& stream = stream_of(op.group);
-  size_t until =
-      op.count == 0 ? stream.started.size() + stream.ends.size() : static_cast<size_t>(op.count);
-  if (!stream.ends.empty() && until > 0 && stream.ends[until - 1] > now())
-    sg4::this_actor::sleep_until(stream.ends[until - 1]);
-  for (; stream.joined < std::min(until, stream.started.size()); ++stream.joined)
-    stream.started[stream.joined]->join();
+  size_t until = op.count == 0 ? stream.entries.size()
+                               : std::min(static_cast<size_t>(op.count), stream.entries.size());
+  for (; stream.joined < until; ++stream.joined) {
+    const Stream::Entry& e = stream.entries[stream.joined];
+    if (e.actor)
+      e.actor->join();
+    else if (e.end > now())
+      sg4::this_actor::sleep_until(e.end);
+  }
   if (op.count != 0) return;
-  stream.started.clear();
-  stream.ends.clear();
+  stream.entries.clear();
   stream.joined = 0;
 }
 

@@ -72,11 +72,15 @@ private:
   simgrid::s4u::CommPtr pending_send_[2]; ///< the last send of each direction (forward, backward)
   simgrid::s4u::CommPtr posted_recv_[2];  ///< the next receive of each direction, posted early
   int recvs_left_[2] = {0, 0};            ///< receives of each direction still to come
-  /// Background collectives of one stream, in the order started: as helper actors, the first
-  /// `joined` done; or, for TP collectives that run alone (rail bundling), as their end times.
+  /// Background collectives of one stream, in the order started, the first `joined` waited
+  /// for: each a helper actor, or for a TP collective that runs alone (rail bundling) and
+  /// queues behind no actor, its end time (actor null).
   struct Stream {
-    std::vector<simgrid::s4u::ActorPtr> started;
-    std::vector<double> ends;
+    struct Entry {
+      simgrid::s4u::ActorPtr actor;
+      double end = 0;
+    };
+    std::vector<Entry> entries;
     size_t joined = 0;
   };
   Stream dp_stream_, tp_stream_;

@@ -42,7 +42,8 @@ std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
 
 /// The GPUs of a node whose traffic rail 0's stands for: the GPUs per node when `options`
 /// allow it and the step is symmetric under turning each node's GPUs (a rail-symmetric fabric,
-/// one TP group per node, ring TP collectives, fast mode); 1 otherwise.
+/// one TP block per node or a node that is one group of 2-D TP's second axis, ring TP
+/// collectives, fast mode); 1 otherwise.
 int rail_bundle(const Scenario& scenario, const topo::Topology& topology,
                 const SimOptions& options);
 

@@ -66,26 +66,56 @@ TEST(TwoDimensionalTp, TheClosedFormAgreesWhereNothingContends) {
   }
 }
 
-TEST(TwoDimensionalTp, RailBundlingGivesThePerFlowResult) {
-  // Two nodes of 8 = one TP block of tp 4 x tp_2d 2 each, DP 2 across them on rail-symmetric
-  // routes: bundled, each node's GPU 0 runs both axes' rings alone on the node's NVLink.
-  topo::FatTreeParams fabric = fat_tree(2);
+// Bundled (each node's GPU 0 running for its 8 rails) and every GPU's own flows give the same
+// step, breakdowns and link bytes.
+void expect_bundling_changes_nothing(const Scenario& s) {
+  LoadedScenario loaded = build_scenario(s);
+  sim::SimOptions o;
+  sim::SimResult bundled = sim::simulate(loaded.scenario, loaded.topology, o);
+  o.bundle_rails = false;
+  sim::SimResult flows = sim::simulate(loaded.scenario, loaded.topology, o);
+  EXPECT_EQ(bundled.rail_bundle, 8);
+  EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
+  for (size_t r = 0; r < flows.ranks.size(); ++r)
+    for (size_t c = 0; c < sim::kCategories.size(); ++c)
+      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(), 1e-9) << r;
+  ASSERT_EQ(bundled.channel_bytes.size(), flows.channel_bytes.size());
+  for (size_t c = 0; c < flows.channel_bytes.size(); ++c)
+    ASSERT_NEAR(bundled.channel_bytes[c], flows.channel_bytes[c], 1e-6 * flows.channel_bytes[c]);
+}
+
+topo::FatTreeParams rails(int nodes) {
+  topo::FatTreeParams fabric = fat_tree(nodes);
   fabric.rail_optimized = true;
   fabric.ecmp = "rail";
+  return fabric;
+}
+
+TEST(TwoDimensionalTp, RailBundlingGivesThePerFlowResultWithABlockPerNode) {
+  // Two nodes of 8 = one TP block of tp 4 x tp_2d 2 each, DP 2 across them on rail-symmetric
+  // routes: bundled, each node's GPU 0 runs both axes' rings alone on the node's NVLink.
   ExecutionSpec e{.dp = 2, .tp = 4, .tp_2d = 2, .global_batch = 4};
   for (bool overlap : {false, true}) {
     e.tp_overlap = overlap;
-    LoadedScenario loaded = build_scenario(scenario(fabric, e));
-    sim::SimOptions o;
-    sim::SimResult bundled = sim::simulate(loaded.scenario, loaded.topology, o);
-    o.bundle_rails = false;
-    sim::SimResult flows = sim::simulate(loaded.scenario, loaded.topology, o);
-    EXPECT_EQ(bundled.rail_bundle, 8);
-    EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
-    ASSERT_EQ(bundled.channel_bytes.size(), flows.channel_bytes.size());
-    for (size_t c = 0; c < flows.channel_bytes.size(); ++c)
-      ASSERT_NEAR(bundled.channel_bytes[c], flows.channel_bytes[c], 1e-6 * flows.channel_bytes[c]);
+    expect_bundling_changes_nothing(scenario(rails(2), e));
   }
+}
+
+TEST(TwoDimensionalTp, RailBundlingGivesThePerFlowResultWithTheFirstAxisAcrossNodes) {
+  // tp 2 x tp_2d 8 on nodes of 8: the second axis is the node, the first pairs GPU k of two
+  // nodes, as a DP ring does; DP 2 over 4 nodes. Bundled, the second axis runs alone and the
+  // first as flows among rail-0 GPUs; overlapped, a chunk of the first axis queues on the TP
+  // stream behind the second axis's, and the folded pass interleaves the two.
+  ExecutionSpec e{.dp = 2, .tp = 2, .tp_2d = 8, .global_batch = 4};
+  for (bool overlap : {false, true}) {
+    e.tp_overlap = overlap;
+    expect_bundling_changes_nothing(scenario(rails(4), e));
+  }
+  // With sequence parallelism the first axis's gathers would run ahead of the second axis's
+  // chunks on the stream: every GPU runs its own flows.
+  e.tp_overlap = e.sequence_parallel = true;
+  LoadedScenario loaded = build_scenario(scenario(rails(4), e));
+  EXPECT_EQ(sim::rail_bundle(loaded.scenario, loaded.topology, sim::SimOptions{}), 1);
 }
 
 } // namespace

@@ -32,10 +32,13 @@ std::string summary_table(const nlohmann::json& r) {
   };
   std::string t = "<table>\n";
   t += row("scenario", r.value("scenario", "")) + row("model", r.value("model", ""));
-  t += row("GPUs", std::to_string(r.value("gpus", 0)) + " (DP " + std::to_string(p.value("dp", 0)) +
-                       " x TP " + std::to_string(p.value("tp", 0)) + " x PP " +
-                       std::to_string(p.value("pp", 0)) + ", " + p.value("schedule", "") + ", " +
-                       std::to_string(p.value("microbatches", 0)) + " microbatches)");
+  t +=
+      row("GPUs", std::to_string(r.value("gpus", 0)) + " (DP " + std::to_string(p.value("dp", 0)) +
+                      " x TP " + std::to_string(p.value("tp", 0)) +
+                      (p.value("tp_2d", 1) > 1 ? " x TP2 " + std::to_string(p.value("tp_2d", 1))
+                                               : std::string()) +
+                      " x PP " + std::to_string(p.value("pp", 0)) + ", " + p.value("schedule", "") +
+                      ", " + std::to_string(p.value("microbatches", 0)) + " microbatches)");
   t += row("step time", seconds(step)) + row("MFU", chart_percent(r.value("mfu", 0.0)));
   if (r.contains("hfu")) t += row("HFU", chart_percent(r.value("hfu", 0.0)));
   t += row("closed-form bound", seconds(bound) + "; simulated / bound = " + svg::num(step / bound));

@@ -182,8 +182,8 @@ std::string frontier_section(const ValidationReport& r) {
            "(`execution.tp_2d`, the paper's N_J), where it uses a second TP axis. A TP block "
            "that divides neither 8 nor into nodes with its second axis inside is one node "
            "(NVLink for both axes, where the closed form priced the first axis on the "
-           "network); one that spans nodes of 8 runs unbundled and is replayed up to 2,048 "
-           "GPUs.\n\n" +
+           "network); one that spans nodes of 8 with a second axis narrower than the node runs "
+           "every GPU's flows and is replayed up to 2,048 GPUs.\n\n" +
            frontier_rows(r, true);
   if (!r.skipped.empty()) out += "\nNot replayed:\n\n";
   for (const std::string& s : r.skipped) out += "- " + s + "\n";
