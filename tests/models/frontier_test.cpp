@@ -226,6 +226,27 @@ TEST(FrontierScenario, NodesOfOneTpGroupWhenItDoesNotDivideTheDomain) {
   EXPECT_EQ(t.nodes, 8);
 }
 
+TEST(FrontierScenario, TwoDimensionalBlocksKeepTheClosedFormsTiersWhereTheyCan) {
+  // The hand point's dp 4 x pp 2 with 2-D TP, on the H100 domain of 8 GPUs.
+  FrontierOptions o;
+  auto nodes = [&](int tp_1d, int tp_2d) {
+    FrontierPoint p = hand_point();
+    p.plan.tp_1d = tp_1d, p.plan.tp_2d = tp_2d;
+    topo::TopologySpec spec = frontier_topology(p.plan, resolve_hardware(o));
+    const auto& t = std::get<topo::FatTreeParams>(spec.params);
+    return std::pair{t.gpus_per_node, t.nodes};
+  };
+  // 2 x 2 = 4 divides 8: nodes of 8, two blocks each; 4 x 2 x 4 x 2 / 8 = 8 nodes.
+  EXPECT_EQ(nodes(2, 2), (std::pair{8, 4}));
+  // 8 x 2 = 16 spans two nodes with the second axis (2) inside each, as the closed form
+  // nests it (second axis on NVLink, first across nodes): nodes of 8, 16 x 8 / 8 = 16.
+  EXPECT_EQ(nodes(8, 2), (std::pair{8, 16}));
+  // 2 x 8: the node is one group of the second axis, the first axis one GPU per node.
+  EXPECT_EQ(nodes(2, 8), (std::pair{8, 16}));
+  // 4 x 3 = 12: 3 does not divide 8, so nodes of one block, 96 / 12 = 8.
+  EXPECT_EQ(nodes(4, 3), (std::pair{12, 8}));
+}
+
 TEST(FrontierScenario, SaysWhatCannotBeReplayed) {
   FrontierPoint p = hand_point();
   EXPECT_EQ(replay_obstacle(p), "");
