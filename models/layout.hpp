@@ -21,6 +21,9 @@ namespace trainsim {
 /// tp2: the second axis of 2-D tensor parallelism (N_J), innermost.
 enum class GroupKind : std::uint8_t { tp, dp, ep, edp, cp, tp2 };
 
+/// Either tensor-parallel axis: they share the TP stream and the tp_comm category.
+inline bool tensor_parallel(GroupKind g) { return g == GroupKind::tp || g == GroupKind::tp2; }
+
 /// The members base + i * stride, i < size, of one group.
 struct GroupSpan {
   int base = 0;

@@ -85,9 +85,7 @@ private:
   };
   Stream dp_stream_, tp_stream_;
   /// Both TP axes share the TP stream; the DP and EDP gradient buckets the DP stream.
-  Stream& stream_of(GroupKind group) {
-    return group == GroupKind::tp || group == GroupKind::tp2 ? tp_stream_ : dp_stream_;
-  }
+  Stream& stream_of(GroupKind group) { return tensor_parallel(group) ? tp_stream_ : dp_stream_; }
   void start_alone(const Op& op, Stream& stream);
   std::vector<TraceEvent>* trace_;
 };

@@ -223,8 +223,7 @@ private:
     constexpr int k = kTpOverlapChunks;
     auto is_kernel = [](const Op& op) { return op.kind == OpKind::compute; };
     auto is_tp = [](const Op& op) {
-      return op.kind == OpKind::collective &&
-             (op.group == GroupKind::tp || op.group == GroupKind::tp2);
+      return op.kind == OpKind::collective && tensor_parallel(op.group);
     };
     auto start_chunk = [](Op op) {
       op.kind = OpKind::start_collective;

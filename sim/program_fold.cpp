@@ -9,7 +9,7 @@ namespace {
 
 bool on_tp_stream(const Op& op) {
   return (op.kind == OpKind::start_collective || op.kind == OpKind::wait_collectives) &&
-         (op.group == GroupKind::tp || op.group == GroupKind::tp2);
+         tensor_parallel(op.group);
 }
 
 bool foldable(const Op& op) {

@@ -54,14 +54,7 @@ TEST(RailBundle, GivesThePerFlowResultOnAContendedFabric) {
   // Rail 0 stands for every rail: the same step, every rank's breakdown, every link's bytes,
   // the traced ranks' events (rank 9 is GPU 1 of node 1: its node's GPU 0's, turned), with an
   // eighth of the SimGrid activities or fewer.
-  EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
-  ASSERT_EQ(bundled.ranks.size(), flows.ranks.size());
-  for (size_t r = 0; r < flows.ranks.size(); ++r)
-    for (size_t c = 0; c < sim::kCategories.size(); ++c)
-      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(), 1e-9) << r;
-  ASSERT_EQ(bundled.channel_bytes.size(), flows.channel_bytes.size());
-  for (size_t c = 0; c < flows.channel_bytes.size(); ++c)
-    ASSERT_NEAR(bundled.channel_bytes[c], flows.channel_bytes[c], 1e-6 * flows.channel_bytes[c]);
+  expect_same_step(bundled, flows);
   ASSERT_EQ(bundled.trace.size(), flows.trace.size());
   EXPECT_LE(bundled.counters.activities() * 8, flows.counters.activities());
   // The fabric is contended: on a 1:1 one the step is shorter.

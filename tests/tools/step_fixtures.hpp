@@ -102,6 +102,19 @@ inline Outcome simulate(const Scenario& s, sim::Fidelity fidelity = sim::Fidelit
   return {e.result, e.summary};
 }
 
+/// Rail bundling's promise (sim/rail_bundle.hpp): the bundled run gives the same step, every
+/// rank's breakdown and every link's bytes as every GPU's own flows.
+inline void expect_same_step(const sim::SimResult& bundled, const sim::SimResult& flows) {
+  EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
+  ASSERT_EQ(bundled.ranks.size(), flows.ranks.size());
+  for (size_t r = 0; r < flows.ranks.size(); ++r)
+    for (size_t c = 0; c < sim::kCategories.size(); ++c)
+      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(), 1e-9) << r;
+  ASSERT_EQ(bundled.channel_bytes.size(), flows.channel_bytes.size());
+  for (size_t c = 0; c < flows.channel_bytes.size(); ++c)
+    ASSERT_NEAR(bundled.channel_bytes[c], flows.channel_bytes[c], 1e-6 * flows.channel_bytes[c]);
+}
+
 inline double category(const StepSummary& s, const std::string& name) {
   for (const auto& [c, t] : s.breakdown)
     if (sim::name(c) == name) return t.value();

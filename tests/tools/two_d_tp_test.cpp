@@ -75,13 +75,7 @@ void expect_bundling_changes_nothing(const Scenario& s) {
   o.bundle_rails = false;
   sim::SimResult flows = sim::simulate(loaded.scenario, loaded.topology, o);
   EXPECT_EQ(bundled.rail_bundle, 8);
-  EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
-  for (size_t r = 0; r < flows.ranks.size(); ++r)
-    for (size_t c = 0; c < sim::kCategories.size(); ++c)
-      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(), 1e-9) << r;
-  ASSERT_EQ(bundled.channel_bytes.size(), flows.channel_bytes.size());
-  for (size_t c = 0; c < flows.channel_bytes.size(); ++c)
-    ASSERT_NEAR(bundled.channel_bytes[c], flows.channel_bytes[c], 1e-6 * flows.channel_bytes[c]);
+  expect_same_step(bundled, flows);
 }
 
 topo::FatTreeParams rails(int nodes) {

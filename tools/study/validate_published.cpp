@@ -147,8 +147,9 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
                 plan_text(p).c_str());
   std::string obstacle = replay_obstacle(point);
   if (obstacle.empty() && p.interleave > 1) obstacle = "interleaving, not simulated here";
-  if (obstacle.empty() && sim::rail_bundle(frontier_scenario(point, hw)) == 1 &&
-      p.gpus() > kUnbundledReplayGpus)
+  std::optional<Scenario> replay;
+  if (obstacle.empty()) replay = frontier_scenario(point, hw);
+  if (replay && sim::rail_bundle(*replay) == 1 && p.gpus() > kUnbundledReplayGpus)
     obstacle = "its TP block spans nodes, so every GPU runs its own flows: too slow here";
   if (!obstacle.empty()) {
     skipped.push_back(std::string(what) + ": " + obstacle);
@@ -161,9 +162,8 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
   // fabric.
   std::optional<LoadedScenario> loaded;
   try {
-    Scenario replay = frontier_scenario(point, hw);
-    replay.file = what;
-    loaded = build_scenario(std::move(replay));
+    replay->file = what;
+    loaded = build_scenario(std::move(*replay));
   } catch (const Error& e) { // e.g. the plan's memory estimate differs from the loader's
     skipped.push_back(std::string(what) + ": the scenario loader refused it: " + e.what());
     return std::nullopt;
