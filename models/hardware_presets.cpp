@@ -26,6 +26,16 @@ struct Efficiency {
   CollectiveEfficiency nvlink_collectives;
 };
 
+// GPUs of one SKU differ in the clock they sustain under load: "5% and higher differences on an
+// 8-gpu node", "5%+ MAMF spread between GPUs even when all of them pass the same factory
+// binning" (stas00/ml-engineering, compute/accelerator/README.md, "Not all accelerators are
+// created equal" and "Silicon lottery"); across whole clusters of one SKU, 8% average
+// performance variation (Sinha et al., "Not All GPUs Are Created Equal", SC'22). Read as the
+// range of 8 draws from a normal distribution, whose expected value is 2.847 standard
+// deviations (the control-chart constant d2 for n = 8): a spread of 0.05 / 2.847 = 1.76%. One
+// figure for every NVIDIA generation here: neither source gives one per GPU.
+constexpr double kSpeedSpread = 0.05 / 2.847;
+
 std::array<FlopPerSecond, 6> rates(const std::array<double, 6>& row) {
   std::array<FlopPerSecond, 6> out{};
   for (size_t i = 0; i < row.size(); ++i) out[i] = FlopPerSecond(row[i]);
@@ -46,6 +56,7 @@ GpuPreset gpu(std::string name, std::string alias, std::string source, double pe
   spec.flash_attention = {rates(eff.d64), rates(eff.d128)};
   spec.hbm_efficiency = eff.hbm_efficiency;
   spec.nvlink_collectives = eff.nvlink_collectives;
+  spec.speed_spread = kSpeedSpread;
   return {std::move(name), std::move(alias), std::move(source), spec};
 }
 

@@ -103,6 +103,9 @@ struct GpuSpec {
   double hbm_efficiency = 1.0;    ///< sustained fraction of hbm_bandwidth for streaming kernels
   /// NCCL's collectives over this GPU generation's NVLink (the per-operator model only).
   CollectiveEfficiency nvlink_collectives;
+  /// Relative standard deviation of the sustained kernel rate across GPUs of this SKU (the
+  /// per-operator model only; models/gpu_speed.hpp); 0: every GPU at the figures above.
+  double speed_spread = 0;
   /// The preset the figures start from (models/hardware_presets.hpp), before any override;
   /// "custom" when a scenario gives every figure itself, "" when built in code.
   std::string preset;

@@ -11,6 +11,7 @@
 #include "sim/traffic.hpp"
 #include "sim/waits.hpp"
 
+#include "models/gpu_speed.hpp"
 #include "models/step_compute.hpp"
 
 namespace trainsim::sim {
@@ -40,7 +41,7 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
       dp_collective(make_collective(s.execution.dp_collective)),
       ep_collective(make_collective(s.execution.ep_collective)), mailboxes(s.execution.gpus()),
       paths(topo::pair_costs(p.topology())), pp_forward(mailboxes.channel("ppf")),
-      pp_backward(mailboxes.channel("ppb")) {
+      pp_backward(mailboxes.channel("ppb")), slowdown(kernel_slowdowns(s)) {
   for (int stage = 0; stage < s.execution.pp; ++stage)
     programs.push_back(stage_program(s, stage, f == Fidelity::fast));
 }
@@ -77,6 +78,11 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
   tp2_ = group_of(l, GroupKind::tp2, rank, "tp2", t);
   for (const Op& op : plan.programs[static_cast<size_t>(at_.pp)])
     if (op.kind == OpKind::recv) recvs_left_[op.forward ? 0 : 1] += 1;
+  // A bundled node is one TP block, synchronised after every block's kernels: it runs at its
+  // slowest GPU's pace.
+  if (!plan.slowdown.empty())
+    for (int r = rank; r < rank + std::max(plan.rails, 1); ++r)
+      slowdown_ = std::max(slowdown_, plan.slowdown[static_cast<size_t>(r)]);
 }
 
 void GpuActor::operator()() {
@@ -116,7 +122,8 @@ void GpuActor::execute(const Op& op) {
     // A GPU runs one kernel at a time and nothing else executes on its host, so a kernel is
     // a wait of its duration: a sleep, exact, and cheaper than an exec, which SimGrid shares
     // out through its CPU model's max-min system.
-    timed(stats_[Category::compute], [&] { sg4::this_actor::sleep_for(op.duration.value()); });
+    timed(stats_[Category::compute],
+          [&] { sg4::this_actor::sleep_for(op.duration.value() * slowdown_); });
     env_.counters->execs += 1;
     return record(op, TraceEvent::Kind::compute, start, now());
   case OpKind::collective:

@@ -37,6 +37,9 @@ struct StepPlan {
   /// GPUs per node that each node's rail-0 GPU runs the step for (sim/rail_bundle.hpp); 1: all.
   int rails = 1;
   std::vector<bool> traced;         ///< by rank: record its ops as trace events
+  /// By rank, how much longer its kernels take than the preset's figures (models/gpu_speed.hpp);
+  /// empty: none does.
+  std::vector<double> slowdown;
   class Traffic* traffic = nullptr; ///< optional: bytes sent, for link statistics
 };
 
@@ -66,6 +69,7 @@ private:
   const StepPlan& plan_;
   int rank_;
   Coords at_;
+  double slowdown_ = 1.0; ///< its kernels' duration over the preset's (models/gpu_speed.hpp)
   RankStats& stats_;
   CollectiveEnv env_;
   Group tp_, dp_, ep_, edp_, cp_, tp2_;

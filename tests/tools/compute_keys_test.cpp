@@ -160,6 +160,15 @@ TEST(ComputeKeys, GpuFiguresAreChecked) {
             "exceed 1");
   EXPECT_EQ(error_of(gpu_with("hbm_efficiency: 0")),
             "s.yaml: system.gpu.hbm_efficiency = '0': must be greater than zero");
+  EXPECT_EQ(error_of(gpu_with("speed_spread: -0.01")),
+            "s.yaml: system.gpu.speed_spread = '-0.01': is a relative standard deviation: at "
+            "least 0 and below 0.1");
+  EXPECT_EQ(error_of(gpu_with("speed_spread: 0.2")),
+            "s.yaml: system.gpu.speed_spread = '0.2': is a relative standard deviation: at least "
+            "0 and below 0.1");
+  // 0: every GPU at the preset's figures.
+  EXPECT_EQ(parse_scenario(gpu_with("speed_spread: 0"), "s.yaml").scenario.system.gpu.speed_spread,
+            0.0);
 }
 
 } // namespace

@@ -75,8 +75,17 @@ inline GpuSpec gpu() {
   return g;
 }
 
-/// The H100 SXM preset, as a scenario without a `system.gpu` section runs on.
-inline GpuSpec h100() { return find_gpu_preset("h100-sxm")->gpu; }
+/// The H100 SXM preset, as a scenario without a `system.gpu` section runs on, with every GPU
+/// the median one (`speed_spread` 0): the tests that use it compare fidelities, bundling and
+/// the bound, which one slow GPU would part (tests/tools/gpu_speed_test.cpp tests the spread).
+inline GpuSpec h100() {
+  GpuSpec g = find_gpu_preset("h100-sxm")->gpu;
+  g.speed_spread = 0;
+  return g;
+}
+
+/// The H100 SXM preset as it is, GPUs of unequal speed included.
+inline GpuSpec h100_preset() { return find_gpu_preset("h100-sxm")->gpu; }
 
 /// `model` on `topology`, split by `execution`, every GPU a `chip`.
 inline Scenario scenario(topo::TopologySpec topology, ExecutionSpec execution,

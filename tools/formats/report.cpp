@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "models/gpu_speed.hpp"
 #include "models/step_compute.hpp"
 #include "models/workload.hpp"
 
@@ -91,6 +92,7 @@ StepSummary summarize(const Scenario& s, const sim::SimResult& r) {
   out.hardware_flop_rate = flop.hardware / (r.step_time * out.gpus);
   out.tokens_per_s = tokens_per_step(s.model, s.execution) / r.step_time.value();
   out.breakdown = sim::mean_breakdown(r.ranks.begin(), r.ranks.end(), r.step_time);
+  out.slowest_gpu = slowest_gpu(s);
   return out;
 }
 
@@ -135,6 +137,10 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   out << "  closed-form bound " << format(sum.bound) << " (largest term: " << sum.bound_limiting
       << "); simulated / bound = " << formatted("%.3f", sum.step_time / sum.bound) << "\n";
   if (!sum.blame.empty()) out << "    above the bound: " << sum.blame << "\n";
+  if (sum.slowest_gpu > 1.0)
+    out << "    slowest GPU: kernels x" << formatted("%.3f", sum.slowest_gpu)
+        << " the preset's time (speed spread "
+        << formatted("%.2f %%", 100 * s.system.gpu.speed_spread) << "; not in the bound)\n";
   out << "  simulated in " << formatted("%.2f", info.wall_s) << " s wall, " << info.activities
       << " SimGrid activities (" << info.fidelity << " mode";
   if (info.rail_bundle > 1)
@@ -190,6 +196,7 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["flop_per_s_per_gpu"] = {{"model", sum.model_flop_rate.value()},
                              {"hardware", sum.hardware_flop_rate.value()}};
   j["tokens_per_s"] = sum.tokens_per_s;
+  j["slowest_gpu_slowdown"] = sum.slowest_gpu;
   nlohmann::ordered_json breakdown;
   for (const auto& [category, time] : sum.breakdown) breakdown[sim::name(category)] = time.value();
   j["breakdown"] = breakdown;

@@ -56,6 +56,7 @@ struct StepSummary {
   std::string bound_limiting;  ///< the bound's largest term and, for a communication term, its tier
   std::string blame; ///< when the step is over kBlameRatio x the bound: blame() of this summary
   std::vector<BoundTerm> bound_terms; ///< what the bound adds up, in closed_form's order
+  double slowest_gpu = 1; ///< its kernels' time over the preset's figures (models/gpu_speed.hpp)
 };
 
 StepSummary summarize(const Scenario& scenario, const sim::SimResult& result);

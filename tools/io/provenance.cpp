@@ -58,7 +58,8 @@ Json gpu_json(const GpuSpec& g) {
           {"sms", g.sms},
           {"gemm_peak_flop_per_s", g.gemm_peak.value()},
           {"flash_attention_flop_per_s", attention_json(g.flash_attention)},
-          {"hbm_efficiency", g.hbm_efficiency}};
+          {"hbm_efficiency", g.hbm_efficiency},
+          {"speed_spread", g.speed_spread}};
 }
 
 // Every key, given or left at its default, alphabetical as result.json has always listed them.

@@ -65,6 +65,7 @@ void figures(YAML::Emitter& out, const GpuSpec& g, const GpuSpec& base, bool all
   if (g.sms > 0) put("sms", g.sms, base.sms);
   if (g.gemm_peak.value() > 0) put("gemm_peak", g.gemm_peak, base.gemm_peak);
   put("hbm_efficiency", g.hbm_efficiency, base.hbm_efficiency);
+  put("speed_spread", g.speed_spread, base.speed_spread);
 }
 
 void gpu(YAML::Emitter& out, const GpuSpec& g) {

@@ -110,6 +110,9 @@ GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
   g.hbm_efficiency = p.get_positive_or("hbm_efficiency", g.hbm_efficiency);
   if (g.hbm_efficiency > 1.0)
     p.fail("hbm_efficiency", "is a fraction of hbm_bandwidth and cannot exceed 1");
+  g.speed_spread = p.get_or("speed_spread", g.speed_spread);
+  if (g.speed_spread < 0.0 || g.speed_spread >= 0.1)
+    p.fail("speed_spread", "is a relative standard deviation: at least 0 and below 0.1");
   return g;
 }
 
