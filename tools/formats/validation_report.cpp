@@ -41,7 +41,9 @@ std::string exact_section(const ValidationReport& r) {
       "use GPU k "
       "of each node, hence NIC k, and every node hangs off one leaf, a crossbar) and there is no "
       "overlap "
-      "choice: the simulated step should equal the closed-form bound. Criterion: within 2%.\n\n" +
+      "choice, and every GPU runs at its preset's figures (`speed_spread` 0; the other sections "
+      "keep the GPUs' unequal speed): the simulated step should equal the closed-form bound. "
+      "Criterion: within 2%.\n\n" +
       markdown_header({"case", "GPUs", "split", "simulated (ms)", "bound (ms)", "error", "note"});
   for (const ExactCase& c : r.exact)
     out += markdown_row({c.name, std::to_string(c.gpus), c.parallelism, ms(c.simulated_s),
