@@ -30,16 +30,6 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31U);
 }
 
-} // namespace
-
-double slowdown_at(double u, double spread) {
-  TRAINSIM_CHECK(u > 0.0 && u < 1.0, "a quantile strictly between 0 and 1");
-  double z = normal_quantile(u);
-  return z > 0.0 ? 1.0 / (1.0 - spread * z) : 1.0;
-}
-
-namespace {
-
 bool uneven(const Scenario& s) { return s.system.gpu.speed_spread > 0.0 && s.model.per_operator(); }
 
 double quantile(size_t i, size_t n) {
@@ -47,6 +37,12 @@ double quantile(size_t i, size_t n) {
 }
 
 } // namespace
+
+double slowdown_at(double u, double spread) {
+  TRAINSIM_CHECK(u > 0.0 && u < 1.0, "a quantile strictly between 0 and 1");
+  double z = normal_quantile(u);
+  return z > 0.0 ? 1.0 / (1.0 - spread * z) : 1.0;
+}
 
 double slowest_gpu(const Scenario& s) {
   auto n = static_cast<size_t>(s.execution.gpus());

@@ -81,7 +81,7 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
   // A bundled node is one TP block, synchronised after every block's kernels: it runs at its
   // slowest GPU's pace.
   if (!plan.slowdown.empty())
-    for (int r = rank; r < rank + std::max(plan.rails, 1); ++r)
+    for (int r = rank; r < rank + plan.rails; ++r)
       slowdown_ = std::max(slowdown_, plan.slowdown[static_cast<size_t>(r)]);
 }
 
