@@ -279,6 +279,10 @@ Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e
         vocabulary * m;
     Critical c{static_cast<int>(j), passes + st[j].optimizer,
                std::max(Seconds(0), finish[j] - passes.total()), st[j].dp, st[j].names};
+    // A delayed update's reduction runs from the step's start beside the passes: only what
+    // outlasts them adds, so the stage takes at least the longer of the two.
+    if (e.delayed_update && c.dp.total() > Seconds(0))
+      c.dp = c.dp * (std::max(Seconds(0), c.dp.total() - finish[j]) / c.dp.total());
     if (j == 0 || c.total() > worst.total()) worst = c;
   }
   return worst;
@@ -315,7 +319,13 @@ std::string describe(const std::vector<NetworkPart>& parts, const char* none) {
   return out + ": bytes / the slowest tier the group crosses";
 }
 
-std::vector<BoundTerm> terms_of(const Critical& c, bool overlap) {
+std::string dp_text(const ExecutionSpec& e) {
+  if (e.delayed_update) return "beside the passes (delayed update; what outlasts them): ";
+  if (e.dp_overlap) return "after the last backward (the last bucket; earlier ones overlap it): ";
+  return "after the last backward (not overlapped): ";
+}
+
+std::vector<BoundTerm> terms_of(const Critical& c, const ExecutionSpec& e) {
   return {
       term("compute", c.busy.compute,
            "compute-bound kernels of the critical stage: FLOP / their sustained rate"),
@@ -329,10 +339,7 @@ std::vector<BoundTerm> terms_of(const Critical& c, bool overlap) {
       term("pipeline_bubble", c.bubble,
            "the critical stage waiting: other stages' passes and the sends between them"),
       term("dp_allreduce", c.dp.total(),
-           std::string(overlap
-                           ? "after the last backward (the last bucket; earlier ones overlap it): "
-                           : "after the last backward (not overlapped): ") +
-               describe(network_parts(c.dp, c.names), "nothing to reduce")),
+           dp_text(e) + describe(network_parts(c.dp, c.names), "nothing to reduce")),
   };
 }
 
@@ -356,7 +363,7 @@ BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
   Seconds send = e.pp > 1 ? send_time(f, costs.pp_activation) + gather_time(s, costs, f) : Seconds(0);
   Critical worst = critical_stage(stage_costs(s, costs, f), e, send);
   BoundResult r;
-  r.terms = terms_of(worst, e.dp_overlap);
+  r.terms = terms_of(worst, e);
   r.step_time = worst.total();
   r.limiting =
       std::max_element(r.terms.begin(), r.terms.end(), [](const BoundTerm& a, const BoundTerm& b) {

@@ -36,7 +36,8 @@ struct BoundResult {
 /// in order, one operation at a time (the simulator's replay), a ring phase costs at least
 /// (p-1)(alpha + n/(p B)) of its slowest neighbour pair, a pairwise all-to-all its rounds'
 /// alpha + (n/p) / B each, and the DP reduction starts after the stage's last backward (with
-/// dp_overlap, only its last bucket is counted). Exact, up to rounding, when no two flows share a
+/// dp_overlap, only its last bucket is counted; with delayed_update, it runs beside the passes
+/// and only what outlasts them counts). Exact, up to rounding, when no two flows share a
 /// link and every group of a stage crosses the same tiers.
 BoundResult closed_form_bound(const Scenario& scenario, const FabricSummary& fabric);
 

@@ -176,6 +176,10 @@ struct ExecutionSpec {
   int zero = 0; ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
   Recompute recompute = Recompute::none;
   bool dp_overlap = false; ///< gradient collectives start during the last backward pass
+  /// One-step delayed parameter update (ZeRO-Offload's DPU, Ren et al. 2021, section 5.2):
+  /// the previous step's gradient reduction, and with ZeRO-1/2 its parameter all-gather, run
+  /// alongside this step's passes; the paper's DP all-reduce hidden behind the whole step.
+  bool delayed_update = false;
   /// Each block's TP collectives pipelined with its kernels in kTpOverlapChunks chunks, on a
   /// stream of their own (Megatron-LM's --tp-comm-overlap through Transformer Engine).
   bool tp_overlap = false;

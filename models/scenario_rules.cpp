@@ -193,6 +193,14 @@ void check_sharding(const Rules& r) {
     r.broken("execution.zero", std::to_string(e.zero), "must be 0, 1, 2 or 3");
   if (e.dp_bucket <= Bytes(0))
     r.broken("execution.dp_bucket", format(e.dp_bucket), "must be greater than zero");
+  if (e.delayed_update && e.zero >= 3)
+    r.broken("execution.delayed_update", "true",
+             "needs zero below 3: ZeRO-3 reduces each layer's gradients during the backward pass, "
+             "leaving nothing to delay");
+  if (e.delayed_update && e.dp_overlap)
+    r.broken("execution.dp_overlap", "true",
+             "conflicts with delayed_update, which already runs the whole gradient reduction "
+             "alongside the next step; set one of the two");
   if (e.tp_overlap && e.tp_ranks() == 1)
     r.broken("execution.tp_overlap", "true",
              "needs tp or tp_2d > 1: there is no TP collective to overlap");

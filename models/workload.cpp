@@ -218,6 +218,7 @@ MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidenc
   use.weights = state(word, params, r.zero >= 3, r, g.ep);
   Bytes gradient = r.gradient_bytes_per_param > Bytes(0) ? r.gradient_bytes_per_param : word;
   use.gradients = state(gradient, params, r.zero >= 2, r, g.ep);
+  if (r.delayed_update) use.gradients += state(gradient, params, false, r, g.ep);
   use.optimizer = state(r.optimizer_bytes_per_param, params, r.zero >= 1, r, g.ep);
   use.activations = Bytes(activations_per_layer(l, g, r) * r.layers * r.in_flight);
   return use;
@@ -232,6 +233,7 @@ MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   r.recompute_attention = e.recompute == Recompute::selective;
   r.sequence_parallel = e.sequence_parallel || e.tp == 1;
   r.gradient_bytes_per_param = gradient_word(m, e);
+  r.delayed_update = e.delayed_update;
   LayerShape shape = layer_shape(m);
   GpuShare share = gpu_share(m, e);
   MemoryUse most;

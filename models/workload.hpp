@@ -132,6 +132,8 @@ struct StageResidency {
   bool sequence_parallel = true;    ///< the norms' and dropouts' activations split over TP too
   bool recompute = false;           ///< full: only each layer's input is kept
   bool recompute_attention = false; ///< selective: the attention core keeps no activations
+  /// A delayed update keeps the previous step's whole gradients while it reduces them.
+  bool delayed_update = false;
 };
 MemoryUse memory_use(const LayerShape& layer, const GpuShare& share,
                      const StageResidency& residency);

@@ -36,6 +36,7 @@ public:
     std::vector<int> backwards_left(static_cast<size_t>(chunks),
                                     static_cast<int>(e_.microbatches()));
     long passes_left = e_.microbatches() * chunks;
+    if (e_.delayed_update) delayed_reduction();
     for (const PipelineOp& pass : order) {
       bool last_backward = !pass.forward && --backwards_left[static_cast<size_t>(pass.chunk)] == 0;
       bool final_pass = !pass.forward && --passes_left == 0;
@@ -290,10 +291,43 @@ private:
     return g.experts / (g.dense + g.experts);
   }
 
+  /// ZeRO-1/2's all-gathers of the updated parameter shards, at the model's precision, where
+  /// the gradients may be FP32.
+  [[nodiscard]] std::vector<Op> parameter_gathers() const {
+    if (e_.zero != 1 && e_.zero != 2) return {};
+    GradientBytes g = gradient_bytes(s_, stage_);
+    double parameter_bytes = s_.model.bytes_per_word / gradient_word(s_.model, e_);
+    std::vector<Op> ops = gradient_ops(g.dense + g.experts);
+    for (Op& op : ops) {
+      op.collective = CollectiveOp::all_gather;
+      op.bytes = op.bytes * parameter_bytes;
+    }
+    return ops;
+  }
+
+  // delayed_update: the previous step's gradients are final when this step starts, so their
+  // reduction and ZeRO's gather of the parameters it updates run on the DP stream alongside
+  // the passes, contending for the links with them; the step waits for them at its end. The
+  // optimizer kernel stays at the end: it shares the GPU with the passes wherever it runs.
+  void delayed_reduction() {
+    GradientBytes g = gradient_bytes(s_, stage_);
+    std::vector<Op> ops = gradient_ops(g.dense + g.experts), gathers = parameter_gathers();
+    ops.insert(ops.end(), gathers.begin(), gathers.end());
+    for (Op op : ops) {
+      op.kind = OpKind::start_collective;
+      program_.push_back(op);
+    }
+  }
+
   // Reduce the gradients, step the optimizer on them (on its shard with ZeRO), and with
   // ZeRO-1/2 gather the updated parameters back.
   void gradient_sync() {
     GradientBytes g = gradient_bytes(s_, stage_);
+    if (e_.delayed_update) {
+      program_.push_back(detail::wait_stream(GroupKind::dp, 0));
+      extra_kernels(optimizer_time(s_, stage_));
+      return;
+    }
     if (e_.dp_overlap) {
       program_.push_back(detail::wait_stream(GroupKind::dp, 0));
     } else {
@@ -301,14 +335,8 @@ private:
       program_.insert(program_.end(), ops.begin(), ops.end());
     }
     extra_kernels(optimizer_time(s_, stage_));
-    if (e_.zero != 1 && e_.zero != 2) return;
-    // The updated parameter shards, gathered back at the model's precision.
-    double parameter_bytes = s_.model.bytes_per_word / gradient_word(s_.model, e_);
-    for (Op op : gradient_ops(g.dense + g.experts)) {
-      op.collective = CollectiveOp::all_gather;
-      op.bytes = op.bytes * parameter_bytes;
-      program_.push_back(op);
-    }
+    std::vector<Op> gathers = parameter_gathers();
+    program_.insert(program_.end(), gathers.begin(), gathers.end());
   }
 
   const Scenario& s_;

@@ -188,6 +188,30 @@ TEST(ClosedForm, OverlappedGradientsCountOnlyTheLastBucket) {
   EXPECT_NEAR(term(bound(s), "dp_allreduce").value(), 2e-6 + (6.4e7 + 6.4e7) / (2 * 450e9), 1e-15);
 }
 
+TEST(ClosedForm, ADelayedUpdateCountsOnlyTheReductionThatOutlastsThePasses) {
+  // dp 2 in one node, 4 layers, one microbatch: the passes take 4 x (16 + 32) ms + 12
+  // launches of 1 us = 192.012 ms; the reduction of 4 x 1.6e7 B, 2 x (1 us + 6.4e7 /
+  // (2 x 450e9)) = 144.2 us, runs beside them from the step's start and adds nothing.
+  Scenario s = mlp_scenario(4, 2, 1, 1, 2);
+  s.execution.delayed_update = true;
+  BoundResult hidden = bound(s);
+  EXPECT_EQ(term(hidden, "dp_allreduce").value(), 0.0);
+  EXPECT_NEAR(hidden.step_time.value(), 0.192012, 1e-12);
+  // 5-token sequences, DP over the network (nodes of one GPU): the passes shrink 200-fold
+  // and the reduction grows to 2 x (2 us + 6.4e7 / (2 x 50e9)) = 1.284 ms, which outlasts
+  // them: the step is the reduction, and the term what it adds to the passes.
+  s.model.seq_len = 5;
+  s.execution.delayed_update = false;
+  BoundResult serial = bound(s, 1);
+  Seconds reduction = term(serial, "dp_allreduce"), passes = serial.step_time - reduction;
+  EXPECT_NEAR(reduction.value(), 2 * (2e-6 + 6.4e7 / (2 * 50e9)), 1e-12);
+  ASSERT_GT(reduction, passes);
+  s.execution.delayed_update = true;
+  BoundResult exposed = bound(s, 1);
+  EXPECT_NEAR(exposed.step_time.value(), reduction.value(), 1e-12);
+  EXPECT_NEAR(term(exposed, "dp_allreduce").value(), (reduction - passes).value(), 1e-12);
+}
+
 TEST(ClosedForm, RecomputationRunsTheForwardAgainInTheBackward) {
   // One layer, one microbatch: forward 16 ms, backward 3 kernels of 16 ms; 4 launches.
   Scenario s = mlp_scenario(1, 1, 1, 1, 1);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "models/error.hpp"
+#include "models/workload.hpp"
 
 namespace trainsim {
 namespace {
@@ -206,7 +207,8 @@ TEST(FrontierScenario, APointIsAnMlpScenarioOnItsPlan) {
   EXPECT_EQ(s.execution.microbatches(), 8);
   EXPECT_EQ(s.execution.schedule, PipelineSchedule::one_f_one_b);
   EXPECT_EQ(s.execution.zero, 1);
-  EXPECT_TRUE(s.execution.dp_overlap);
+  EXPECT_TRUE(s.execution.delayed_update);
+  EXPECT_FALSE(s.execution.dp_overlap);
   EXPECT_EQ(s.system.gpu.preset, "h100-sxm");
   EXPECT_EQ(s.system.topology.generator, "rail-optimized");
   const auto& t = std::get<topo::FatTreeParams>(s.system.topology.params);
@@ -214,6 +216,20 @@ TEST(FrontierScenario, APointIsAnMlpScenarioOnItsPlan) {
   EXPECT_EQ(t.gpus_per_node, 8);
   EXPECT_DOUBLE_EQ(t.nvlink_bandwidth.value(), 450e9);
   EXPECT_DOUBLE_EQ(t.nic_bandwidth.value(), 50e9);
+}
+
+TEST(FrontierScenario, TheDelayedUpdatesSecondGradientBufferGetsTheHbmItNeeds) {
+  // The hand point holds 2 layers of 2 x 1000 x 4000 / tp 2 = 8e6 parameters per GPU: weights
+  // 1.6e7 B, gradients twice 1.6e7 B (the delayed update's second buffer), optimizer
+  // 12 x 8e6 / 4 = 2.4e7 B, and some activations: about 7.2e7 B, which an 80 GB H100 holds
+  // as it is. On a GPU of 5e7 B it does not fit, and the scenario's GPU gets the whole GB
+  // above its need: 1 GB.
+  FrontierHardware hw = resolve_hardware(FrontierOptions{});
+  EXPECT_EQ(frontier_scenario(hand_point(), hw).system.gpu.hbm_capacity, hw.gpu.hbm_capacity);
+  hw.gpu.hbm_capacity = Bytes(5e7);
+  Scenario s = frontier_scenario(hand_point(), hw);
+  EXPECT_GT(memory_per_gpu(s.model, s.execution).total(), Bytes(7.2e7));
+  EXPECT_EQ(s.system.gpu.hbm_capacity, Bytes(1e9));
 }
 
 TEST(FrontierScenario, NodesOfOneTpGroupWhenItDoesNotDivideTheDomain) {

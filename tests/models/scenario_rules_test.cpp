@@ -75,6 +75,22 @@ TEST(ScenarioRules, EachBrokenRuleNamesItsKeyAndValue) {
             "collective to overlap");
 }
 
+TEST(ScenarioRules, ADelayedUpdateNamesWhatItConflictsWith) {
+  Scenario s = small();
+  s.execution.delayed_update = true;
+  EXPECT_EQ(refusal(s), "accepted");
+  s.execution.zero = 3;
+  EXPECT_EQ(refusal(s),
+            "code.yaml: execution.delayed_update = 'true': needs zero below 3: ZeRO-3 reduces "
+            "each layer's gradients during the backward pass, leaving nothing to delay");
+  s.execution.zero = 1;
+  s.execution.dp_overlap = true;
+  EXPECT_EQ(refusal(s),
+            "code.yaml: execution.dp_overlap = 'true': conflicts with delayed_update, which "
+            "already runs the whole gradient reduction alongside the next step; set one of the "
+            "two");
+}
+
 TEST(ScenarioRules, TheGridMustEqualTheTopologysGpusWhenKnown) {
   EXPECT_EQ(refusal(small(), 16),
             "code.yaml: execution.dp x tp x pp = '2 x 2 x 2 = 8': must equal the topology's "

@@ -104,6 +104,16 @@ TEST(Workload, MemoryOfAFractionalShare) {
   EXPECT_DOUBLE_EQ(use.total().value(), 1.1227e8);
 }
 
+TEST(Workload, ADelayedUpdateKeepsASecondWholeGradientBuffer) {
+  // The previous step's gradients wait for their reduction while the next accumulate: one more
+  // unsharded copy, 2 x 2 x 1000 x 4000 x 2 B = 3.2e7 B, on top of ZeRO-2's shard
+  // 3.2e7 / 4 = 8e6 B.
+  StageResidency r;
+  r.layers = 2, r.in_flight = 3, r.dp = 4, r.zero = 2;
+  r.delayed_update = true;
+  EXPECT_DOUBLE_EQ(memory_use(mlp_block(), share(2.5, 1), r).gradients.value(), 8e6 + 3.2e7);
+}
+
 TEST(Workload, ZeroShardsExpertStateOverTheRanksHoldingIt) {
   // MLP block of 8 experts over ep 4 on dp 8, ZeRO-2, one layer, tp 1: the GPU holds 2
   // experts x 8e6 = 1.6e7 parameters, and only dp / ep = 2 ranks hold the same two, so

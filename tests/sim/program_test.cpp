@@ -223,6 +223,25 @@ TEST(Program, OverlappedGradientsGoOutInBuckets) {
   EXPECT_EQ(one[8].bytes, Bytes(4096.0));
 }
 
+TEST(Program, ADelayedUpdateReducesThePreviousGradientsBesideTheStep) {
+  // dp 2, ZeRO-1, 4 MLP layers of 1024 gradient bytes: the previous step's 4096 bytes are
+  // reduce-scattered and their parameters all-gathered (4096 bytes at BF16) on the DP stream
+  // from the step's start; the step ends by waiting for them, with no reduction after the
+  // passes. Unfolded and folded alike, the starts come before every kernel.
+  ExecutionSpec e = grid(2, 1, 1, 1);
+  e.zero = 1;
+  e.delayed_update = true;
+  Scenario s = scenario(ModelKind::mlp, 4, e);
+  Program p = stage_program(s, 0, false);
+  EXPECT_EQ(shape(p), "start:dp.RS start:dp.AG C C C C C C C C waitS waitC");
+  EXPECT_EQ(p[0].bytes, Bytes(4096.0));
+  EXPECT_EQ(p[1].bytes, Bytes(4096.0));
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "start:dp.RS start:dp.AG C waitS waitC");
+  // Without ZeRO, one all-reduce.
+  s.execution.zero = 0;
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "start:dp.AR C waitS waitC");
+}
+
 TEST(Program, ExpertsAreDispatchedAndCombinedByAllToAlls) {
   // Transformer layer with 2 experts over ep 2 of dp 4: the expert MLP sits between an EP
   // all-to-all dispatch and combine, both ways; attention is dense. At the end, the dense

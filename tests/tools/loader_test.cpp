@@ -322,6 +322,16 @@ TEST(Loader, InterleavingMustDivideLayersAndMicrobatches) {
             "s.yaml: execution.interleave = '2': needs schedule: interleaved");
 }
 
+TEST(Loader, ADelayedUpdateIsABooleanThatExcludesDpOverlap) {
+  EXPECT_TRUE(parse_scenario(with(kValid, "pp: 1", "pp: 1\n  delayed_update: true"), "s.yaml")
+                  .scenario.execution.delayed_update);
+  EXPECT_EQ(error_of(with(kValid, "pp: 1", "pp: 1\n  delayed_update: 1step")),
+            "s.yaml: execution.delayed_update = '1step': is not true or false");
+  EXPECT_EQ(error_of(with(kValid, "pp: 1", "pp: 1\n  delayed_update: true\n  dp_overlap: true")),
+            "s.yaml: execution.dp_overlap = 'true': conflicts with delayed_update, which already "
+            "runs the whole gradient reduction alongside the next step; set one of the two");
+}
+
 TEST(Loader, PipelineAndGradientFlagsAreBooleans) {
   LoadedScenario loaded = parse_scenario(
       with(kValid, "pp: 1", "pp: 1\n  pp_scatter_gather: true\n  fp32_gradients: true"), "s.yaml");

@@ -74,6 +74,34 @@ TEST(Overlap, GradientBucketsHideBehindTheLastBackwardPass) {
   EXPECT_GE(overlapped.result.step_time.value(), (overlapped.summary.bound * (1 - 1e-6)).value());
 }
 
+TEST(Overlap, ADelayedUpdateHidesTheReductionBehindTheWholeStep) {
+  // Pure DP 4 on four nodes: nothing else uses the links, so run beside the passes from the
+  // step's start, the reduction of the previous step's gradients takes what it takes alone,
+  // and the step is the longer of the passes and the reduction (an MLP has no optimizer
+  // kernel). Serially the step is their sum: compute + dp_comm. The reduction of 4 layers x
+  // 2 x 4096 x 16384 x 2 B = 1.07 GB takes 2 x 3/4 x 1.07e9 / 50e9 = 32 ms; a sequence's
+  // passes 4 x 3 x 4 x 4096^2 x 16384 FLOP / 791 TFLOP/s = 16.7 ms. With 8 sequences per GPU
+  // the passes are the longer; with 1 the reduction is, and what it adds shows as dp_comm.
+  // The bound prices the same and is exact here.
+  for (long per_gpu : {8L, 1L}) {
+    ExecutionSpec base{.dp = 4, .global_batch = 4 * per_gpu, .zero = 1};
+    ExecutionSpec delayed = base;
+    delayed.delayed_update = true;
+    ModelSpec model = mlp(4);
+    Outcome serial = simulate(scenario(four_nodes(), base, model));
+    Outcome overlapped = simulate(scenario(four_nodes(), delayed, model));
+    double passes = category(serial.summary, "compute");
+    double reduction = category(serial.summary, "dp_comm");
+    EXPECT_NEAR(serial.result.step_time.value(), passes + reduction, 1e-9 * passes);
+    EXPECT_EQ(passes > reduction, per_gpu == 8);
+    double step = overlapped.result.step_time.value();
+    EXPECT_NEAR(step, std::max(passes, reduction), 1e-6 * step);
+    EXPECT_NEAR(category(overlapped.summary, "dp_comm"), std::max(0.0, reduction - passes),
+                1e-6 * step);
+    EXPECT_NEAR(overlapped.summary.bound.value(), step, 1e-6 * step);
+  }
+}
+
 TEST(Overlap, TpCollectivesHideBehindTheirKernelsButTheLastChunk) {
   // TP 2 on one NVSwitch, links without latency, no launch latency: a block's MLP kernel
   // (4 x 4096 x 4096 x 16384 / 2 FLOP at 791 TFLOP/s = 0.69 ms forward) dwarfs its all-reduce

@@ -34,8 +34,14 @@ std::string flop_or_none(const std::optional<Flop>& f) {
 
 // What the file says of where it came from: the compute, the plan and the closed form's
 // figures for it, which `trainsim run` can be checked against.
-std::string frontier_comment(const FrontierPoint& p) {
+std::string frontier_comment(const FrontierPoint& p, const Scenario& s, const GpuSpec& gpu) {
   const ParallelPlan& plan = p.plan;
+  std::string memory = s.system.gpu.hbm_capacity == gpu.hbm_capacity
+                           ? ""
+                           : "\nHBM raised from " + format(gpu.hbm_capacity) + " to " +
+                                 format(s.system.gpu.hbm_capacity) +
+                                 ": the delayed update's second gradient buffer, which the "
+                                 "paper's memory model does not count.";
   return "A point of `trainsim frontier` (docs/closed-form.md): " +
          formatted("%.3g", p.shape.compute.value()) + " FLOP of training, the plan dp " +
          formatted("%.0f", plan.dp) + " x tp " + std::to_string(plan.tp_1d) +
@@ -43,7 +49,7 @@ std::string frontier_comment(const FrontierPoint& p) {
          std::to_string(plan.pp) + " (ep " + std::to_string(plan.ep) + "), " +
          std::to_string(plan.microbatches) +
          " microbatches.\nThe closed form's step: " + format(p.times.step) + ", utilization " +
-         percent(p.times.utilization) + ", binding term " + p.times.binding + ".";
+         percent(p.times.utilization) + ", binding term " + p.times.binding + "." + memory;
 }
 
 // Every feasible point `trainsim run` can replay, as a scenario file named after it; the
@@ -61,7 +67,8 @@ void write_scenarios(const FrontierResult& result, const std::string& dir) {
       }
       Scenario s = frontier_scenario(point, result.hardware);
       std::string file = (std::filesystem::path(dir) / (s.model.name + ".yaml")).string();
-      write_text_file(file, scenario_yaml(s, frontier_comment(point)), "--scenarios");
+      write_text_file(file, scenario_yaml(s, frontier_comment(point, s, result.hardware.gpu)),
+                      "--scenarios");
       ++written;
     }
   std::cout << "wrote " << written << " scenarios to " << dir << "/ (trainsim run replays each)\n";

@@ -93,6 +93,7 @@ Json execution_json(const ExecutionSpec& e) {
           {"zero", e.zero},
           {"recompute", to_string(e.recompute)},
           {"dp_overlap", e.dp_overlap},
+          {"delayed_update", e.delayed_update},
           {"tp_overlap", e.tp_overlap},
           {"dp_bucket_bytes", e.dp_bucket.value()},
           {"tp_collective", e.tp_collective},

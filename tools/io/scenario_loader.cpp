@@ -245,6 +245,7 @@ ExecutionSpec read_execution(const Params& p) {
   e.zero = p.get_or("zero", e.zero);
   e.recompute = read_recompute(p);
   e.dp_overlap = p.get_or("dp_overlap", e.dp_overlap);
+  e.delayed_update = p.get_or("delayed_update", e.delayed_update);
   e.tp_overlap = p.get_or("tp_overlap", e.tp_overlap);
   e.dp_bucket = p.get_positive_or("dp_bucket", e.dp_bucket);
   read_collectives(p, e);

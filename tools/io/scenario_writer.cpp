@@ -117,7 +117,8 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
         std::pair{"pp_scatter_gather", e.pp_scatter_gather},
         std::pair{"fp32_gradients", e.fp32_gradients},
         std::pair{"grad_accumulation_fusion", e.grad_accumulation_fusion},
-        std::pair{"dp_overlap", e.dp_overlap}, std::pair{"tp_overlap", e.tp_overlap}})
+        std::pair{"dp_overlap", e.dp_overlap}, std::pair{"delayed_update", e.delayed_update},
+        std::pair{"tp_overlap", e.tp_overlap}})
     pair(out, key, value);
   pair(out, "zero", e.zero);
   pair(out, "recompute", to_string(e.recompute));

@@ -156,10 +156,10 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
     return std::nullopt;
   }
   // The same point with the paper's overlap as far as the simulator runs it (TP collectives
-  // pipelined with their kernels, the DP reduction during the last backward: the frontier
-  // scenario's settings) and with nothing overlapped; the memory guard refuses a replay this
-  // machine cannot hold. One topology for both: the settings change the programs, not the
-  // fabric.
+  // pipelined with their kernels, the DP reduction beside the whole step by a delayed update:
+  // the frontier scenario's settings) and with nothing overlapped; the memory guard refuses a
+  // replay this machine cannot hold. One topology for both: the settings change the programs, not
+  // the fabric.
   std::optional<LoadedScenario> loaded;
   try {
     replay->file = what;
@@ -169,10 +169,15 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
     return std::nullopt;
   }
   validation::Measured overlapped = validation::measure(*loaded);
-  loaded->scenario.execution.dp_overlap = loaded->scenario.execution.tp_overlap = false;
+  ExecutionSpec& e = loaded->scenario.execution;
+  e.dp_overlap = e.delayed_update = e.tp_overlap = false;
   validation::Measured serial = validation::measure(*loaded, sim::Fidelity::fast, false);
+  // frontier_scenario() gives the GPU the HBM the delayed update's second gradient buffer needs.
+  Bytes hbm = loaded->scenario.system.gpu.hbm_capacity;
+  std::string plan = plan_text(p);
+  if (hbm != hw.gpu.hbm_capacity) plan += " (HBM " + format(hbm) + ")";
   return FrontierCheck{point.shape.compute.value(),
-                       plan_text(p),
+                       plan,
                        static_cast<int>(std::lround(p.gpus())),
                        point.times.utilization,
                        overlapped.summary.mfu,

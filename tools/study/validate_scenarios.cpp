@@ -149,6 +149,7 @@ std::string features(const Scenario& sc) {
   if (e.recompute != Recompute::none) out += " recompute " + to_string(e.recompute);
   if (e.sequence_parallel) out += " sp";
   if (e.tp_overlap) out += " tp_overlap";
+  if (e.delayed_update) out += " delayed_update";
   if (e.zero > 0) out += " zero" + std::to_string(e.zero);
   return out + ", " + sc.system.topology.generator;
 }
@@ -262,6 +263,8 @@ Scenario random_scenario(unsigned long long seed, int index) {
   // 2-D TP on the MLP block, drawn last so that no other scenario's draws move.
   if (model.kind == ModelKind::mlp && !moe && execution.tp >= 4 && d.chance(3))
     execution.tp /= 2, execution.tp_2d = 2;
+  // The delayed update's reduction beside the passes, after that for the same reason.
+  if (execution.zero < 3 && d.chance(4)) execution.delayed_update = true;
   return make_scenario("random/" + std::to_string(index), model, std::move(topology), execution);
 }
 
