@@ -176,9 +176,11 @@ struct ExecutionSpec {
   int zero = 0; ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
   Recompute recompute = Recompute::none;
   bool dp_overlap = false; ///< gradient collectives start during the last backward pass
-  /// One-step delayed parameter update (ZeRO-Offload's DPU, Ren et al. 2021, section 5.2):
-  /// the previous step's gradient reduction, and with ZeRO-1/2 its parameter all-gather, run
-  /// alongside this step's passes; the paper's DP all-reduce hidden behind the whole step.
+  /// A one-step delayed update: the previous step's gradient reduction, and with ZeRO-1/2 its
+  /// parameter all-gather, run alongside this step's passes, which use weights one step stale:
+  /// the paper's DP all-reduce hidden behind the whole step. The staleness is the one
+  /// ZeRO-Offload's delayed parameter update accepts to hide its CPU optimizer step (Ren et
+  /// al., USENIX ATC 2021); here it hides the reduction.
   bool delayed_update = false;
   /// Each block's TP collectives pipelined with its kernels in kTpOverlapChunks chunks, on a
   /// stream of their own (Megatron-LM's --tp-comm-overlap through Transformer Engine).
