@@ -291,13 +291,18 @@ private:
     return g.experts / (g.dense + g.experts);
   }
 
+  /// The reduction of all of this stage's gradients.
+  [[nodiscard]] std::vector<Op> stage_gradient_ops() const {
+    GradientBytes g = gradient_bytes(s_, stage_);
+    return gradient_ops(g.dense + g.experts);
+  }
+
   /// ZeRO-1/2's all-gathers of the updated parameter shards, at the model's precision, where
   /// the gradients may be FP32.
   [[nodiscard]] std::vector<Op> parameter_gathers() const {
     if (e_.zero != 1 && e_.zero != 2) return {};
-    GradientBytes g = gradient_bytes(s_, stage_);
     double parameter_bytes = s_.model.bytes_per_word / gradient_word(s_.model, e_);
-    std::vector<Op> ops = gradient_ops(g.dense + g.experts);
+    std::vector<Op> ops = stage_gradient_ops();
     for (Op& op : ops) {
       op.collective = CollectiveOp::all_gather;
       op.bytes = op.bytes * parameter_bytes;
@@ -310,8 +315,7 @@ private:
   // the passes, contending for the links with them; the step waits for them at its end. The
   // optimizer kernel stays at the end: it shares the GPU with the passes wherever it runs.
   void delayed_reduction() {
-    GradientBytes g = gradient_bytes(s_, stage_);
-    std::vector<Op> ops = gradient_ops(g.dense + g.experts), gathers = parameter_gathers();
+    std::vector<Op> ops = stage_gradient_ops(), gathers = parameter_gathers();
     ops.insert(ops.end(), gathers.begin(), gathers.end());
     for (Op op : ops) {
       op.kind = OpKind::start_collective;
@@ -319,22 +323,18 @@ private:
     }
   }
 
-  // Reduce the gradients, step the optimizer on them (on its shard with ZeRO), and with
-  // ZeRO-1/2 gather the updated parameters back.
+  // Reduce the gradients (or wait for the DP stream that reduces them), step the optimizer on
+  // them (on its shard with ZeRO), and with ZeRO-1/2 gather the updated parameters back,
+  // unless the delayed update's stream gathered them already.
   void gradient_sync() {
-    GradientBytes g = gradient_bytes(s_, stage_);
-    if (e_.delayed_update) {
-      program_.push_back(detail::wait_stream(GroupKind::dp, 0));
-      extra_kernels(optimizer_time(s_, stage_));
-      return;
-    }
-    if (e_.dp_overlap) {
+    if (e_.dp_overlap || e_.delayed_update) {
       program_.push_back(detail::wait_stream(GroupKind::dp, 0));
     } else {
-      auto ops = gradient_ops(g.dense + g.experts);
+      std::vector<Op> ops = stage_gradient_ops();
       program_.insert(program_.end(), ops.begin(), ops.end());
     }
     extra_kernels(optimizer_time(s_, stage_));
+    if (e_.delayed_update) return;
     std::vector<Op> gathers = parameter_gathers();
     program_.insert(program_.end(), gathers.begin(), gathers.end());
   }
