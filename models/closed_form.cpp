@@ -210,8 +210,8 @@ std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs,
     if (j == 0) stage.vocabulary = embedding_time(s);
     if (j == e.pp - 1) {
       BlockTime head = head_time(s);
-      stage.vocabulary = {stage.vocabulary.forward + head.forward,
-                          stage.vocabulary.backward + head.backward};
+      stage.vocabulary.forward += head.forward;
+      stage.vocabulary.backward += head.backward;
     }
     stage.optimizer = kernels(optimizer_time(s, j));
     stages.push_back(std::move(stage));

@@ -88,15 +88,18 @@ void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g,
 
 struct LinearNames {
   const char *forward, *dgrad, *wgrad, *accumulate;
+  bool first = false; ///< the block's first weight, whose gradient runs beside its collective
 };
 
 // A layer's own weights W (k x n, `count` of them) and, with biases, their n-wide bias: the
 // GEMMs of linear() and the weights' gradient accumulation.
 void weight_linear(const LinearNames& n, GemmShape g, double count, const Dims& x,
                    BlockOperators& b) {
+  size_t dgrad = b.backward.size();
   linear(n.forward, n.dgrad, n.wgrad, g, count, x.w, b);
   double params = (g.k * g.n + (x.biases ? g.n : 0.0)) * count;
   accumulate(n.accumulate, params, (x.biases ? 2.0 : 1.0) * count, x, b);
+  for (size_t i = dgrad + 1; i < b.backward.size(); ++i) b.backward[i].beside_collective = n.first;
 }
 
 // LayerNorm or RMSNorm (the same traffic): forward reads x and writes y; backward reads x
@@ -179,7 +182,7 @@ void attention_core(const Dims& x, const ModelSpec& m, Recompute recompute, Bloc
 BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute recompute) {
   BlockOperators b;
   norm(x, b);
-  weight_linear({"qkv", "qkv_dgrad", "qkv_wgrad", "qkv_grad_accum"},
+  weight_linear({"qkv", "qkv_dgrad", "qkv_wgrad", "qkv_grad_accum", true},
                 {x.tokens, x.q + 2.0 * x.kv, x.d}, 1.0, x, b);
   if (m.biases) b.backward.push_back(memory("qkv_bias_grad", x.tokens * (x.q + 2.0 * x.kv) * x.w));
   if (m.rotary) { // rotate q and k in place: read and write them, both ways
@@ -201,7 +204,7 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
   norm(x, b);
   double per_expert = x.routed / x.local_experts, hidden = x.routed * x.ff * x.w;
   double up = m.gated_mlp ? 2.0 * x.ff : x.ff;
-  weight_linear({"fc1", "fc1_dgrad", "fc1_wgrad", "fc1_grad_accum"}, {per_expert, up, x.d},
+  weight_linear({"fc1", "fc1_dgrad", "fc1_wgrad", "fc1_grad_accum", true}, {per_expert, up, x.d},
                 x.local_experts, x, b);
   // GeLU (with fc1's bias fused) reads its input and writes its output; backward reads the
   // input and the output gradient and writes the input gradient. SwiGLU reads gate and up

@@ -1,6 +1,7 @@
 #include "models/step_compute.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "models/operators.hpp"
 #include "models/workload.hpp"
@@ -20,14 +21,19 @@ KernelTime roofline(const KernelCost& k, const GpuSpec& gpu) {
 }
 
 // Backward runs each roofline kernel twice (input and weight gradients), three times with
-// full recomputation.
+// full recomputation. The block is two matmuls of equal work (the paper's MLP block), so its
+// first weight's gradient is half a forward.
 BlockTime roofline_block(const KernelCost& k, const Scenario& s) {
   KernelTime forward = roofline(k, s.system.gpu);
-  return {forward, forward * (s.execution.recompute == Recompute::full ? 3.0 : 2.0)};
+  return {forward, forward * (s.execution.recompute == Recompute::full ? 3.0 : 2.0), forward * 0.5};
 }
 
 BlockTime priced(const BlockOperators& ops, const GpuSpec& gpu) {
-  return {operators_time(ops.forward, gpu), operators_time(ops.backward, gpu)};
+  Operators weights;
+  std::copy_if(ops.backward.begin(), ops.backward.end(), std::back_inserter(weights),
+               [](const Operator& op) { return op.beside_collective; });
+  return {operators_time(ops.forward, gpu), operators_time(ops.backward, gpu),
+          operators_time(weights, gpu)};
 }
 
 } // namespace

@@ -14,6 +14,9 @@ namespace trainsim {
 /// and its backward kernels (input and weight gradients, and what recomputation runs again).
 struct BlockTime {
   KernelTime forward, backward;
+  /// The part of `backward` that the block's TP collective need not wait for: its first
+  /// weight's gradient (Operator::beside_collective).
+  KernelTime beside_collective;
 };
 
 struct LayerTimes {

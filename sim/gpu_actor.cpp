@@ -119,6 +119,7 @@ void GpuActor::execute(const Op& op) {
   double start = now();
   switch (op.kind) {
   case OpKind::compute:
+  case OpKind::weight_gradients:
     // A GPU runs one kernel at a time and nothing else executes on its host, so a kernel is
     // a wait of its duration: a sleep, exact, and cheaper than an exec, which SimGrid shares
     // out through its CPU model's max-min system.

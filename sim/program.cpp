@@ -17,6 +17,9 @@ Op compute(Seconds t) {
 Op collective(GroupKind g, CollectiveOp c, Bytes b) {
   return {OpKind::collective, g, c, true, 1, Seconds(), b};
 }
+Op weight_gradients(Seconds t) {
+  return {OpKind::weight_gradients, GroupKind::tp, CollectiveOp::all_reduce, false, 1, t, Bytes()};
+}
 Op wait_tp(int count) { return detail::wait_stream(GroupKind::tp, count); }
 Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
@@ -146,11 +149,14 @@ private:
       if (fwd) return b.forward.total();
       return less_forward ? b.backward.total() - b.forward.total() : b.backward.total();
     };
+    auto beside = [=](const BlockTime& b) { return fwd ? Seconds() : b.beside_collective.total(); };
     std::vector<std::vector<Op>> order;
     if (s_.model.kind == ModelKind::transformer)
-      order.push_back(overlapped(with_context(block(pass(times_.attention), false, fwd), fwd)));
-    order.push_back(moe() ? block(pass(times_.mlp), true, fwd)
-                          : overlapped(block(pass(times_.mlp), false, fwd, true)));
+      order.push_back(overlapped(with_context(block(pass(times_.attention), false, fwd), fwd),
+                                 beside(times_.attention)));
+    order.push_back(
+        moe() ? block(pass(times_.mlp), true, fwd)
+              : overlapped(block(pass(times_.mlp), false, fwd, true), beside(times_.mlp)));
     // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
     // g (all-reduce forward) is the identity backward and its f (identity forward) is the
     // all-reduce backward, so a block's collective still follows its kernels.
@@ -216,10 +222,15 @@ private:
   // chunks on the compute stream, its TP collectives in as many chunks on a TP stream of their
   // own. A chunk of a kernel waits for its chunks of the collectives before it (sequence
   // parallelism's all-gathers; under 2-D TP the down matmul's for the hidden all-reduce) and
-  // starts its chunks of the collectives after it; the next block waits for them all. Other
-  // ops (context parallelism's) stay where they were. An expert block's TP collective follows
-  // its all-to-all and stays serial.
-  [[nodiscard]] std::vector<Op> overlapped(const std::vector<Op>& ops) const {
+  // starts its chunks of the collectives after it; the next block waits for them all. In the
+  // backward the block's first weight's gradient (`beside`, part of its last kernel) is not
+  // chunked: the collective carries the input gradient before it, so it runs after the chunks,
+  // beside the collective, as Transformer Engine's bulk overlap runs that wgrad GEMM beside
+  // the reduce-scatter of dgrad's output (`ub_bulk_wgrad`, which Megatron-LM's
+  // TELayerNormColumnParallelLinear turns on with tp_comm_overlap). Other ops (context
+  // parallelism's) stay where they were. An expert block's TP collective follows its
+  // all-to-all and stays serial.
+  [[nodiscard]] std::vector<Op> overlapped(const std::vector<Op>& ops, Seconds beside) const {
     if (!e_.tp_overlap) return ops;
     constexpr int k = kTpOverlapChunks;
     auto is_kernel = [](const Op& op) { return op.kind == OpKind::compute; };
@@ -241,14 +252,16 @@ private:
     int started = 0; // on the stream before the current kernel's inputs
     while (kernel != ops.end()) {
       auto next = std::find_if(kernel + 1, ops.end(), is_kernel);
+      Seconds weights = next == ops.end() ? std::min(beside, kernel->duration) : Seconds();
       for (int j = 0; j < k; ++j) {
         if (inputs > 0) out.push_back(wait_tp(started + inputs * (j + 1)));
         Op part = *kernel;
-        part.duration = part.duration / static_cast<double>(k);
+        part.duration = (part.duration - weights) / static_cast<double>(k);
         out.push_back(part);
         for (auto it = kernel + 1; it != next; ++it)
           if (is_tp(*it)) out.push_back(start_chunk(*it));
       }
+      if (weights > Seconds()) out.push_back(weight_gradients(weights));
       std::copy_if(kernel + 1, next, std::back_inserter(out), std::not_fn(is_tp));
       started += inputs * k;
       inputs = static_cast<int>(std::count_if(kernel + 1, next, is_tp));

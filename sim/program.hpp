@@ -15,6 +15,8 @@ namespace trainsim::sim {
 
 enum class OpKind : std::uint8_t {
   compute,          ///< kernels for `duration`
+  weight_gradients, ///< kernels for `duration` that no later op of their block waits for: run
+                    ///< as compute, but after the chunks under tp_overlap (sim/program.cpp)
   collective,       ///< `count` back-to-back collectives of `bytes` over `group`
   start_collective, ///< the same, started in the background: on the DP stream (gradient
                     ///< buckets) or, for `group` tp, the TP stream (tp_overlap)

@@ -13,7 +13,8 @@ bool on_tp_stream(const Op& op) {
 }
 
 bool foldable(const Op& op) {
-  return op.kind == OpKind::compute || op.kind == OpKind::collective || on_tp_stream(op);
+  return op.kind == OpKind::compute || op.kind == OpKind::weight_gradients ||
+         op.kind == OpKind::collective || on_tp_stream(op);
 }
 
 bool same_collective(const Op& a, const Op& b) {
@@ -35,11 +36,11 @@ void tally(std::vector<Op>& distinct, const Op& op) {
 }
 
 /// The run's kernels in kTpOverlapChunks chunks, each starting its share of the run's
-/// overlapped TP collectives, then the run's serial collectives and the wait for the TP
-/// stream: the blocks' pipelines (sim/program.cpp) as one, which is the same time when every
-/// block is on the same side (kernels longer than their collectives, or shorter). The all-
-/// gathers a chunk waits for under sequence parallelism follow it here instead.
-void fold_overlapped(const Op& total, const std::vector<Op>& serial,
+/// overlapped TP collectives, then its weight gradients, its serial collectives and the wait
+/// for the TP stream: the blocks' pipelines (sim/program.cpp) as one, which is the same time
+/// when every block is on the same side (kernels longer than their collectives, or shorter).
+/// The all-gathers a chunk waits for under sequence parallelism follow it here instead.
+void fold_overlapped(const Op& total, const Op& weights, const std::vector<Op>& serial,
                      const std::vector<Op>& background, Program& out) {
   constexpr int k = kTpOverlapChunks;
   for (int j = 0; j < k; ++j) {
@@ -51,6 +52,7 @@ void fold_overlapped(const Op& total, const std::vector<Op>& serial,
       if (op.count > 0) out.push_back(op);
     }
   }
+  if (weights.duration > Seconds()) out.push_back(weights);
   out.insert(out.end(), serial.begin(), serial.end());
   out.push_back(wait_stream(GroupKind::tp, 0));
 }
@@ -63,15 +65,29 @@ void fold_run(Program::const_iterator begin, Program::const_iterator end, Progra
            Seconds(),       Bytes()};
   total.microbatch = begin->microbatch;
   total.chunk = begin->chunk;
+  Op weights = total;
+  weights.kind = OpKind::weight_gradients;
   std::vector<Op> serial, background;
   for (auto it = begin; it != end; ++it) {
     if (it->kind == OpKind::compute) total.duration += it->duration;
+    if (it->kind == OpKind::weight_gradients) weights.duration += it->duration;
     if (it->kind == OpKind::collective) tally(serial, *it);
     if (it->kind == OpKind::start_collective) tally(background, *it);
   }
-  if (!background.empty()) return fold_overlapped(total, serial, background, out);
+  if (!background.empty()) return fold_overlapped(total, weights, serial, background, out);
+  total.duration += weights.duration;
   if (total.duration > Seconds()) out.push_back(total);
   out.insert(out.end(), serial.begin(), serial.end());
+}
+
+/// A run ends at an op that does not fold. Under TP overlap it also ends where the passes
+/// change direction (a stage without pipeline transfers): a forward pass exposes its
+/// pipeline's last chunk, a backward hides it behind a weight gradient, and one pipeline for
+/// both would hide both.
+Program::const_iterator run_end(Program::const_iterator begin, Program::const_iterator end) {
+  auto stop = std::find_if_not(begin, end, foldable);
+  if (std::none_of(begin, stop, on_tp_stream)) return stop;
+  return std::find_if(begin, stop, [&](const Op& op) { return op.forward != begin->forward; });
 }
 
 } // namespace
@@ -80,10 +96,10 @@ Program fold(const Program& fine) {
   Program out;
   auto it = fine.begin();
   while (it != fine.end()) {
-    auto run_end = std::find_if_not(it, fine.end(), foldable);
-    fold_run(it, run_end, out);
-    if (run_end != fine.end()) out.push_back(*run_end++);
-    it = run_end;
+    auto end = run_end(it, fine.end());
+    fold_run(it, end, out);
+    if (end != fine.end() && !foldable(*end)) out.push_back(*end++);
+    it = end;
   }
   return out;
 }

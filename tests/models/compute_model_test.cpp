@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "models/operators.hpp"
 #include "models/step_compute.hpp"
@@ -147,6 +148,29 @@ TEST(Operators, UnfusedGradientAccumulationAddsEachWeightsGradient) {
   EXPECT_EQ(find(embedding_operators(m, e).backward, "embedding_grad_accum").bytes.value(),
             832 * 10);
   EXPECT_EQ(find(head_operators(m, e).backward, "logits_grad_accum").bytes.value(), 800 * 10);
+}
+
+TEST(Operators, TheFirstWeightsGradientRunsBesideTheBlocksCollective) {
+  // What TP overlap runs beside a block's backward collective: the gradient of the block's
+  // first weight, which the backward computes after the input gradient the collective carries
+  // and which no later kernel reads. Attention: qkv_wgrad (8 x 16 from 4 tokens: 2 x 8 x 16 x
+  // 4 = 1024 FLOP); MLP: fc1_wgrad (8 x 32 from 4: 2048). Unfused, the weight's accumulation
+  // as well. Not out_proj's or fc2's: their backward runs first, before the input gradient.
+  ExecutionSpec e;
+  e.grad_accumulation_fusion = false;
+  LayerOperators layer = layer_operators(tiny(), e);
+  auto beside = [](const Operators& ops) {
+    std::string names;
+    double flop = 0;
+    for (const Operator& op : ops)
+      if (op.beside_collective) names += std::string(op.name) + " ", flop += op.flop.value();
+    return std::make_pair(names, flop);
+  };
+  EXPECT_EQ(beside(layer.attention.backward),
+            std::make_pair(std::string("qkv_wgrad qkv_grad_accum "), 1024.0));
+  EXPECT_EQ(beside(layer.mlp.backward),
+            std::make_pair(std::string("fc1_wgrad fc1_grad_accum "), 2048.0));
+  EXPECT_EQ(beside(layer.mlp.forward).first, "");
 }
 
 TEST(Operators, TheOptimizerStepRunsMegatronsKernels) {

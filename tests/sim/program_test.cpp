@@ -32,6 +32,8 @@ std::string token(const Op& op) {
   switch (op.kind) {
   case OpKind::compute:
     return "C";
+  case OpKind::weight_gradients:
+    return "W";
   case OpKind::collective:
     return collective(op);
   case OpKind::start_collective:
@@ -333,16 +335,22 @@ TEST(Program, TheLastGradientBucketTakesTheVocabulary) {
 TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
   // tp_overlap splits a block's kernel and its all-reduce in 4 (kTpOverlapChunks): each
   // kernel chunk starts its chunk of the collective on the TP stream, and the block ends by
-  // waiting for all of them. One MLP layer: forward, then backward, one block each.
+  // waiting for all of them. One MLP layer: forward, then backward, one block each. The
+  // backward (two roofline kernels: input and weight gradients of two equal matmuls) leaves
+  // the first matmul's weight gradient (half a kernel) out of its chunks: it follows them,
+  // beside the collective's last chunk.
   ExecutionSpec e = grid(1, 2, 1, 1);
   e.tp_overlap = true;
   Scenario s = scenario(ModelKind::mlp, 1, e);
-  const std::string block = "C start:tp.AR C start:tp.AR C start:tp.AR C start:tp.AR waitT";
+  const std::string block = "C start:tp.AR C start:tp.AR C start:tp.AR C start:tp.AR";
   Program p = stage_program(s, 0, false);
-  ASSERT_EQ(shape(p), block + " " + block + " waitS");
+  ASSERT_EQ(shape(p), block + " waitT " + block + " W waitT waitS");
   LayerCosts c = layer_costs(s.model, s.execution);
-  EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel_time(c.mlp, s.system.gpu).value() / 4);
+  const double kernel = kernel_time(c.mlp, s.system.gpu).value();
+  EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel / 4);
   EXPECT_EQ(p[1].bytes, c.tp_allreduce / 4.0);
+  EXPECT_DOUBLE_EQ(p[9].duration.value(), 1.5 * kernel / 4); // a quarter of 2 - 0.5 kernels
+  EXPECT_DOUBLE_EQ(p[17].duration.value(), 0.5 * kernel);    // up's weight gradient
   // Sequence parallelism: the all-gathers before the kernel go first, each chunk of the
   // kernel waiting for its own (the backward gathers twice: 2 per chunk).
   s.execution.sequence_parallel = true;
@@ -354,11 +362,13 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
   ASSERT_EQ(shape(p).rfind(forward + " " + gathers + " " + gathers + " waitT:2 C start:tp.RS", 0),
             0u)
       << shape(p);
-  // Folded, the pass's kernels are one pipeline of 4 chunks, each starting a quarter of its
-  // overlapped collectives: 8 reduce-scatters and 12 all-gathers over the step's one run.
+  // Folded, each pass's kernels are one pipeline of 4 chunks, each starting a quarter of its
+  // overlapped collectives: forward 4 all-gathers and 4 reduce-scatters, backward 8 and 4,
+  // then the backward's weight gradient.
   Program folded = stage_program(s, 0, true);
-  const std::string chunk = "C start:tp.AG*3 start:tp.RS*2";
-  EXPECT_EQ(shape(folded), chunk + " " + chunk + " " + chunk + " " + chunk + " waitT waitS");
+  const std::string fwd = "C start:tp.AG start:tp.RS", bwd = "C start:tp.AG*2 start:tp.RS";
+  EXPECT_EQ(shape(folded), fwd + " " + fwd + " " + fwd + " " + fwd + " waitT " + bwd + " " + bwd +
+                               " " + bwd + " " + bwd + " W waitT waitS");
 }
 
 TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
@@ -376,18 +386,18 @@ TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
   EXPECT_EQ(p[3].bytes, c.tp_allreduce);
   // Overlapped: up's chunks start their chunks of the hidden all-reduce; each chunk of down
   // waits for its own (the first 1, 2, 3, 4 on the TP stream) and starts its chunk of the
-  // output's all-reduce; the block waits for the stream.
+  // output's all-reduce; the block waits for the stream. Backward, up's weight gradient
+  // follows the chunks of its gradients (the last kernel), beside the output's all-reduce.
   s.execution.tp_overlap = true;
   p = stage_program(s, 0, false);
-  const std::string block =
-      "C start:tp2.AR C start:tp2.AR C start:tp2.AR C start:tp2.AR"
-      " waitT:1 C start:tp.AR waitT:2 C start:tp.AR waitT:3 C start:tp.AR waitT:4 C start:tp.AR"
-      " waitT";
-  ASSERT_EQ(shape(p), block + " " + block + " waitS");
-  // Folded: one 4-chunk pipeline for the step's one run, a quarter of the 8 + 8 chunks each.
-  EXPECT_EQ(shape(stage_program(s, 0, true)),
-            "C start:tp2.AR*2 start:tp.AR*2 C start:tp2.AR*2 start:tp.AR*2 C start:tp2.AR*2 "
-            "start:tp.AR*2 C start:tp2.AR*2 start:tp.AR*2 waitT waitS");
+  const std::string first = "C start:tp2.AR C start:tp2.AR C start:tp2.AR C start:tp2.AR";
+  const std::string second =
+      "waitT:1 C start:tp.AR waitT:2 C start:tp.AR waitT:3 C start:tp.AR waitT:4 C start:tp.AR";
+  ASSERT_EQ(shape(p), first + " " + second + " waitT " + first + " " + second + " W waitT waitS");
+  // Folded: one 4-chunk pipeline per pass, a quarter of its 4 + 4 chunks each.
+  const std::string chunk = "C start:tp2.AR start:tp.AR";
+  const std::string pass = chunk + " " + chunk + " " + chunk + " " + chunk;
+  EXPECT_EQ(shape(stage_program(s, 0, true)), pass + " waitT " + pass + " W waitT waitS");
 }
 
 } // namespace

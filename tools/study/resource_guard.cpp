@@ -76,10 +76,11 @@ ProgramOps stage_ops(const Scenario& s) {
   double gathers = e.gathers_pp_receives() ? 2.0 : 0.0;
   double regather = e.tp > 1 && e.sequence_parallel ? blocks : 0.0; // backward's second gather
   // tp_overlap: a block's kernel and each of its TP collectives in k chunks, a wait for the
-  // gathers before each chunk under sequence parallelism, one for the block (sim/program.cpp).
+  // gathers before each chunk under sequence parallelism, one for the block, and (counted in
+  // every pass) the weight gradient beside the backward's collective (sim/program.cpp).
   double k = e.tp_overlap ? kTpOverlapChunks : 1.0;
   double chunk_wait = e.sequence_parallel ? 1.0 : 0.0;
-  double block = e.tp_overlap ? k * (1.0 + tp + chunk_wait) + 1.0 : 1.0 + tp;
+  double block = e.tp_overlap ? k * (1.0 + tp + chunk_wait) + 2.0 : 1.0 + tp;
   // 2-D TP: the MLP block's second kernel and its hidden all-reduce; overlapped, k chunks of
   // the kernel, k starts of the all-reduce and k waits for them.
   double two_d = e.tp_2d > 1 ? (e.tp_overlap ? 3.0 * k : 2.0) : 0.0;
@@ -91,8 +92,9 @@ ProgramOps stage_ops(const Scenario& s) {
   double distinct = tp + (experts > 0 ? 1.0 : 0.0) +
                     2.0 * context + // CP: all-gather, reduce-scatter
                     (e.tp_2d > 1 ? 1.0 : 0.0);
-  // tp_overlap folds a pass into k chunks of a compute op and its share of each collective.
-  double pass = e.tp_overlap ? k * (1.0 + distinct) + 1.0 : 1.0 + distinct;
+  // tp_overlap folds a pass into k chunks of a compute op and its share of each collective,
+  // the weight gradients and the wait.
+  double pass = e.tp_overlap ? k * (1.0 + distinct) + 2.0 : 1.0 + distinct;
   double folded_pair = 2.0 * (pass + 2.0) + (zero3 ? 3.0 : 0.0) + gathers;
   double pairs = static_cast<double>(e.microbatches()) * e.chunks();
   // Gradient sync: at most two reductions, two gathers, the waits and the optimizer step. With
@@ -100,8 +102,10 @@ ProgramOps stage_ops(const Scenario& s) {
   // folded run.
   double buckets = e.dp_overlap && !zero3 ? layers * e.chunks() : 0.0;
   double tail = (s.model.per_operator() ? 7.0 : 6.0) + buckets * 2.0;
-  // Without pipeline transfers (one stage, one chunk) nothing splits the step's runs.
-  double folded = e.pp * e.chunks() == 1 ? pass + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
+  // Without pipeline transfers (one stage, one chunk) nothing splits the step's runs but,
+  // under tp_overlap, the passes' changes of direction (sim/program_fold.cpp).
+  double single = e.tp_overlap ? pairs * 2.0 * pass : pass;
+  double folded = e.pp * e.chunks() == 1 ? single + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
   return {pairs * fine_pair + tail, folded + tail + buckets * (1.0 + distinct)};
 }
 
