@@ -51,7 +51,9 @@ struct FatTreeParams {
   /// How a flow picks its spine plane (and core): "pair", a hash of the two GPUs; "rail", a
   /// hash of the two nodes (and the rails' offset) turned by up / gpus_per_node planes per
   /// rail, so that turning every node's GPUs one place turns the routes too (rail symmetry:
-  /// docs/topologies.md; the simulator then runs one rail for all, docs/architecture.md).
+  /// docs/topologies.md; the simulator then runs one rail for all, docs/architecture.md);
+  /// "destination", no hash: InfiniBand's destination routing as OpenSM's fat-tree engine
+  /// lays it out, rail-symmetric as well.
   std::string ecmp = "pair";
 
   [[nodiscard]] NodeParams node() const {

@@ -15,7 +15,8 @@ struct ClosLayout {
   NodeLayout nodes;
   int gpus_per_node = 1;
   bool rail = false;
-  bool rail_ecmp = false; ///< ecmp: rail (checked: rail mapping, planes divisible by rails)
+  /// ecmp: rail or destination (checked: rail mapping, planes divisible by rails), or pair
+  enum class Routing : std::uint8_t { pair, rail, destination } routing = Routing::pair;
   int down = 1; ///< NIC ports per leaf
   int up = 0;   ///< uplinks per leaf = spines per pod; 0 with a single leaf
   int leaves = 1;
@@ -43,12 +44,13 @@ public:
       return route_in_node(l_.nodes, l_.gpus_per_node, src, dst, out);
     int leaf_s = l_.leaf_of(src), leaf_d = l_.leaf_of(dst);
     up_to_leaf(src, leaf_s, out);
-    if (leaf_s != leaf_d)
-      across(leaf_s, leaf_d, l_.rail_ecmp ? rail_choice(src, dst) : pair_choice(src, dst), out);
+    if (leaf_s != leaf_d) across(leaf_s, leaf_d, choice(src, dst), out);
     down_from_leaf(dst, leaf_d, out);
   }
 
-  [[nodiscard]] bool rail_symmetric() const override { return l_.rail_ecmp; }
+  [[nodiscard]] bool rail_symmetric() const override {
+    return l_.routing != ClosLayout::Routing::pair;
+  }
 
   // The orbit of a link under the turn (GPU k to k + 1 in every node, spine and core plane j
   // to j + up / g) is named by its member on rail 0: a GPU's NVLink, PCIe and leaf links by
@@ -56,7 +58,7 @@ public:
   // back, and a spine-core link by its plane modulo up / g (the planes a turn moves into one
   // another, which every rail's routes share).
   [[nodiscard]] int rail_link(int link) const override {
-    if (!l_.rail_ecmp) return link;
+    if (!rail_symmetric()) return link;
     int g = l_.gpus_per_node, per_rail = l_.up / g;
     if (link < l_.first_leaf_link) return link - (link / 2) % g * 2; // links 2r and 2r + 1
     if (link < l_.first_spine_link) return link - (link - l_.first_leaf_link) % g;
@@ -77,6 +79,17 @@ private:
     int plane = 0;
     std::uint64_t core = 0; ///< reduced modulo the cores per plane
   };
+  [[nodiscard]] Choice choice(int src, int dst) const {
+    switch (l_.routing) {
+    case ClosLayout::Routing::rail:
+      return rail_choice(src, dst);
+    case ClosLayout::Routing::destination:
+      return destination_choice(dst);
+    case ClosLayout::Routing::pair:
+      break;
+    }
+    return pair_choice(src, dst);
+  }
   // ECMP over the pair: one pair always takes one path, many pairs spread evenly.
   [[nodiscard]] Choice pair_choice(int src, int dst) const {
     std::uint64_t h = flow_hash(src, dst);
@@ -93,6 +106,23 @@ private:
     auto up = static_cast<unsigned>(l_.up);
     int plane = static_cast<int>((h % up + static_cast<unsigned>(rail * (l_.up / g))) % up);
     return {plane, h / up};
+  }
+
+  // Destination routing: an InfiniBand fabric forwards by destination (LID), whatever the
+  // source, and OpenSM's fat-tree engine lays the routes out so that shift patterns are
+  // congestion-free (linux-rdma/opensm, doc/current-routing.txt); ours are laid out to the
+  // same end. Node n's GPU on rail k is reached through plane (n + k x up / g) mod up: a
+  // leaf's nodes are consecutive, so its GPUs, and the destinations of a shift (a ring's
+  // step) leaving it, get distinct planes. Across pods, core (n / up) x g + (n mod up) /
+  // (up / g) of the plane: distinct for the destinations of a pod's shift that share a
+  // spine (its rails' residues and their multiples of up), as many as a plane's cores when
+  // the tree is non-blocking. Turning the GPUs one place turns the plane by up / g and keeps
+  // the core, as rail ECMP does.
+  [[nodiscard]] Choice destination_choice(int dst) const {
+    int g = l_.gpus_per_node, node = dst / g, per_rail = l_.up / g;
+    int plane = (node + dst % g * per_rail) % l_.up;
+    auto core = static_cast<std::uint64_t>(node / l_.up * g + node % l_.up / per_rail);
+    return {plane, core};
   }
 
   void up_to_leaf(int rank, int leaf, std::vector<Hop>& out) const {
@@ -153,11 +183,12 @@ const std::vector<Field<FatTreeParams>>& fields(bool nodes_required) {
   return nodes_required ? required : optional;
 }
 
-// Rail-equivariant ECMP turns rail k's planes by k x up / g, inside each pod: the planes and
-// the pods' leaves must divide into the g rails.
+// Rail-equivariant ECMP and destination routing turn rail k's planes by k x up / g, inside
+// each pod: the planes and the pods' leaves must divide into the g rails.
 void check_ecmp(const Params& context, const FatTreeParams& p, int up) {
   if (p.ecmp == "pair") return;
-  if (p.ecmp != "rail") context.fail("ecmp", "must be pair or rail");
+  if (p.ecmp != "rail" && p.ecmp != "destination")
+    context.fail("ecmp", "must be pair, rail or destination");
   if (!p.rail_optimized) context.fail("ecmp", "needs rails: generator rail-optimized or dgx-h100");
   std::string g = std::to_string(p.gpus_per_node);
   if (up % p.gpus_per_node != 0)
@@ -205,7 +236,8 @@ ClosLayout plan(const FatTreeParams& p, const Params& context) {
   l.leaves =
       l.rail ? (p.nodes + l.down - 1) / l.down * p.gpus_per_node : (gpus + l.down - 1) / l.down;
   l.up = l.leaves > 1 ? static_cast<int>(std::floor(p.leaf_down_ports / p.oversubscription)) : 0;
-  l.rail_ecmp = p.ecmp == "rail";
+  using C = ClosLayout::Routing;
+  l.routing = p.ecmp == "rail" ? C::rail : p.ecmp == "destination" ? C::destination : C::pair;
   l.pod_leaves = p.tiers == 3 ? std::max(1, p.radix / 2) : l.leaves;
   l.pods = (l.leaves + l.pod_leaves - 1) / l.pod_leaves;
   l.cores_per_plane = l.pods > 1 ? p.radix / 2 : 0;

@@ -61,6 +61,15 @@ TEST(RailBundle, GivesThePerFlowResultOnAContendedFabric) {
   EXPECT_LT(run(step(contended(1)), true).step_time, bundled.step_time);
 }
 
+TEST(RailBundle, DestinationRoutingBundlesToo) {
+  // ecmp: destination is rail-symmetric as well (tests/topologies/rail_ecmp_test.cpp): rail 0
+  // stands for every rail on the same contended fabric.
+  Scenario s = step(contended(2, "destination"));
+  sim::SimResult bundled = run(s, true), flows = run(s, false);
+  EXPECT_EQ(bundled.rail_bundle, 8);
+  expect_same_step(bundled, flows);
+}
+
 TEST(RailBundle, TheOverlappedTpStreamGivesThePerFlowResult) {
   // tp_overlap: bundled, the TP stream's chunks take their time alone one after another; per
   // flow, helper actors run their rings over the node's NVLink, which nothing else uses. The

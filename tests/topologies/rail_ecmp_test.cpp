@@ -1,8 +1,10 @@
-// Rail-equivariant ECMP (`ecmp: rail`, topologies/fat_tree.cpp): turning every node's GPUs one
-// place turns every route, the equal-cost paths still spread evenly, and rail_link() names a
-// rail-0 link's orbit; the key's rejections.
+// Rail-equivariant ECMP (`ecmp: rail`, topologies/fat_tree.cpp) and destination routing
+// (`ecmp: destination`): turning every node's GPUs one place turns every route, the equal-cost
+// paths still spread evenly, rail_link() names a rail-0 link's orbit, and destination routing
+// gives a ring's shifts links of their own; the key's rejections.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "route_check.hpp"
@@ -56,17 +58,52 @@ std::vector<std::pair<int, int>> path(const Topology& t, int src, int dst, bool 
 }
 
 TEST(RailEcmp, TurningTheGpusTurnsEveryRoute) {
-  Topology t = rail_clos();
-  EXPECT_TRUE(t.router().rail_symmetric());
-  auto turn_rank = [](int r) { return r - r % kGpus + (r % kGpus + 1) % kGpus; };
-  for (int a = 0; a < t.gpu_count(); a += 3)
-    for (int b = 1; b < t.gpu_count(); b += 5)
-      if (a != b) {
-        ASSERT_EQ(path(t, turn_rank(a), turn_rank(b), false), path(t, a, b, true))
-            << a << "->" << b;
-      }
-  EXPECT_EQ(test::check_all_routes(t, true), "");
+  for (const char* ecmp : {"rail", "destination"}) {
+    Topology t = rail_clos(ecmp);
+    EXPECT_TRUE(t.router().rail_symmetric());
+    auto turn_rank = [](int r) { return r - r % kGpus + (r % kGpus + 1) % kGpus; };
+    for (int a = 0; a < t.gpu_count(); a += 3)
+      for (int b = 1; b < t.gpu_count(); b += 5)
+        if (a != b) {
+          ASSERT_EQ(path(t, turn_rank(a), turn_rank(b), false), path(t, a, b, true))
+              << ecmp << " " << a << "->" << b;
+        }
+    EXPECT_EQ(test::check_all_routes(t, true), "") << ecmp;
+  }
   EXPECT_FALSE(rail_clos("pair").router().rail_symmetric());
+}
+
+// The most flows any one switch-to-switch link carries when every GPU sends to the GPU on
+// its rail `shift` nodes on (modulo the 64 nodes): one step of 4 rail-aligned rings.
+int busiest_link(const Topology& t, int shift) {
+  std::map<int, int> flows;
+  std::vector<Hop> hops;
+  for (int a = 0; a < t.gpu_count(); ++a) {
+    hops.clear();
+    t.route(a, (a + shift * kGpus) % t.gpu_count(), hops);
+    for (const Hop& h : hops)
+      if (t.link(h.link).tier == Tier::spine || t.link(h.link).tier == Tier::core)
+        ++flows[h.link * 2 + (h.forward ? 1 : 0)];
+  }
+  int most = 0;
+  for (auto [link, n] : flows) most = std::max(most, n);
+  return most;
+}
+
+TEST(RailEcmp, DestinationRoutingGivesEveryShiftLinksOfItsOwn) {
+  // A rail leaf holds 8 consecutive nodes, which destination routing sends through planes
+  // n + 2 k mod 8 (rail k): distinct, so the 8 flows a shift takes out of (or into) a leaf use
+  // its 8 uplinks one each. A spine passes a pod's flows to 2 nodes of each of the 4 rails'
+  // residues (a pod is 16 nodes), which reach the plane's cores (n / 8) x 4 + (n mod 8) / 2:
+  // 8 distinct cores of 8. So no link carries two flows in one direction, for any shift; the
+  // hash of `rail` puts two or more on some link for some of them.
+  Topology destination = rail_clos("destination"), rail = rail_clos("rail");
+  int hashed = 0;
+  for (int shift : {1, 3, 8, 17, 32, 63}) {
+    EXPECT_EQ(busiest_link(destination, shift), 1) << "shift " << shift;
+    hashed = std::max(hashed, busiest_link(rail, shift));
+  }
+  EXPECT_GE(hashed, 2);
 }
 
 TEST(RailEcmp, FlowsStillSpreadOverEveryCore) {
@@ -107,10 +144,7 @@ TEST(RailEcmp, ARail0SpineCoreLinkStandsForItsPlaneModuloUpOverG) {
   }
 }
 
-TEST(RailEcmp, EveryLinkOfARouteStandsWithItsImageOnRail0) {
-  // rail_link() names orbits: the links of any pair's route and of the pair turned back to
-  // rail 0 name the same links, hop by hop; one link in 4 (the GPUs per node) names itself.
-  Topology t = rail_clos();
+void links_stand_with_their_images(const Topology& t) {
   const Router& r = t.router();
   int self = 0;
   for (int l = 0; l < t.link_count(); ++l) {
@@ -134,6 +168,15 @@ TEST(RailEcmp, EveryLinkOfARouteStandsWithItsImageOnRail0) {
     }
 }
 
+TEST(RailEcmp, EveryLinkOfARouteStandsWithItsImageOnRail0) {
+  // rail_link() names orbits: the links of any pair's route and of the pair turned back to
+  // rail 0 name the same links, hop by hop; one link in 4 (the GPUs per node) names itself.
+  for (const char* ecmp : {"rail", "destination"}) {
+    SCOPED_TRACE(ecmp);
+    links_stand_with_their_images(rail_clos(ecmp));
+  }
+}
+
 TEST(RailEcmp, RejectionsNameTheKey) {
   EXPECT_EQ(error_of([] {
               build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"ecmp", "rail"}}));
@@ -143,7 +186,7 @@ TEST(RailEcmp, RejectionsNameTheKey) {
   EXPECT_EQ(error_of([] {
               build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"ecmp", "hash"}}));
             }),
-            "s.yaml: system.topology.ecmp = 'hash': must be pair or rail");
+            "s.yaml: system.topology.ecmp = 'hash': must be pair, rail or destination");
   // 4 nodes per rail leaf, oversubscribed 2:1: 2 uplinks, fewer than the 8 rails.
   EXPECT_EQ(error_of([] {
               build_topology(spec({{"generator", "rail-optimized"},
