@@ -1,7 +1,6 @@
 #include "models/step_compute.hpp"
 
 #include <algorithm>
-#include <iterator>
 
 #include "models/operators.hpp"
 #include "models/workload.hpp"
@@ -29,11 +28,10 @@ BlockTime roofline_block(const KernelCost& k, const Scenario& s) {
 }
 
 BlockTime priced(const BlockOperators& ops, const GpuSpec& gpu) {
-  Operators weights;
-  std::copy_if(ops.backward.begin(), ops.backward.end(), std::back_inserter(weights),
-               [](const Operator& op) { return op.beside_collective; });
-  return {operators_time(ops.forward, gpu), operators_time(ops.backward, gpu),
-          operators_time(weights, gpu)};
+  BlockTime t{operators_time(ops.forward, gpu), operators_time(ops.backward, gpu), {}};
+  for (const Operator& op : ops.backward)
+    if (op.beside_collective) t.beside_collective += operator_time(op, gpu);
+  return t;
 }
 
 } // namespace
