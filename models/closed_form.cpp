@@ -166,7 +166,9 @@ double last_bucket_share(const Scenario& s, int stage) {
 // The gradient reduction after the last backward: an all-reduce, or with ZeRO-1/2 its two
 // halves (reduce-scatter, then the all-gather of the updated parameters); ZeRO-3 has reduced
 // layer by layer already. With dp_overlap only the last bucket's reduction is counted, and
-// ZeRO's all-gather, which waits for every bucket. The step waits for the stage's dearest group.
+// ZeRO's all-gather, which waits for every bucket; with param_gather_overlap that gather runs
+// beside the next step's forward passes instead, and a bound leaves it out. The step waits for
+// the stage's dearest group.
 Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f, TierNames& names) {
   const ExecutionSpec& e = s.execution;
   Split dp;
@@ -184,7 +186,7 @@ Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f, Tie
     const std::string& alg = e.dp_collective;
     const CollectiveEfficiency* nvlink = collective_efficiency(s);
     CollectiveCost reduce = dearest(alg, reduce_phases, bytes * reduced, p, groups, nvlink);
-    CollectiveCost gather = e.zero >= 1
+    CollectiveCost gather = e.zero >= 1 && !e.param_gather_overlap
                                 ? dearest(alg, 1, bytes * parameter_bytes, p, groups, nvlink)
                                 : CollectiveCost{};
     dp += split_of(reduce, into) + split_of(gather, into);

@@ -182,6 +182,10 @@ struct ExecutionSpec {
   /// ZeRO-Offload's delayed parameter update accepts to hide its CPU optimizer step (Ren et
   /// al., USENIX ATC 2021); here it hides the reduction.
   bool delayed_update = false;
+  /// ZeRO-1/2's all-gather of the updated parameters runs at the next step's start, bucket by
+  /// bucket beside the forward passes, each layer's first forward waiting for its bucket
+  /// (Megatron-LM's --overlap-param-gather); false: after the optimizer step.
+  bool param_gather_overlap = false;
   /// Each block's TP collectives pipelined with its kernels in kTpOverlapChunks chunks, on a
   /// stream of their own (Megatron-LM's --tp-comm-overlap through Transformer Engine).
   bool tp_overlap = false;

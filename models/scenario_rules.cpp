@@ -201,6 +201,13 @@ void check_sharding(const Rules& r) {
     r.broken("execution.dp_overlap", "true",
              "conflicts with delayed_update, which already runs the whole gradient reduction "
              "alongside the next step; set one of the two");
+  if (e.param_gather_overlap && e.zero != 1 && e.zero != 2)
+    r.broken("execution.param_gather_overlap", "true",
+             "needs zero 1 or 2: only they gather the updated parameters after the step");
+  if (e.param_gather_overlap && e.delayed_update)
+    r.broken("execution.param_gather_overlap", "true",
+             "conflicts with delayed_update, which already gathers the parameters alongside the "
+             "next step; set one of the two");
   if (e.tp_overlap && e.tp_ranks() == 1)
     r.broken("execution.tp_overlap", "true",
              "needs tp or tp_2d > 1: there is no TP collective to overlap");

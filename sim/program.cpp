@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <iterator>
+#include <utility>
 
 #include "models/operators.hpp"
 #include "models/schedule.hpp"
@@ -40,6 +41,7 @@ public:
                                     static_cast<int>(e_.microbatches()));
     long passes_left = e_.microbatches() * chunks;
     if (e_.delayed_update) delayed_reduction();
+    if (e_.param_gather_overlap) early_gathers();
     for (const PipelineOp& pass : order) {
       bool last_backward = !pass.forward && --backwards_left[static_cast<size_t>(pass.chunk)] == 0;
       bool final_pass = !pass.forward && --passes_left == 0;
@@ -74,6 +76,14 @@ private:
                     (stage_ == e_.pp - 1 ? head_params(s_.model, e_) : 0.0);
     return gradient_word(s_.model, e_) * params;
   }
+  /// The embedding's (`embedding`) or the LM head's parameters on this stage, at the model's
+  /// precision (none without a vocabulary, or off their stage).
+  [[nodiscard]] Bytes vocabulary_parameters(bool embedding) const {
+    bool here = embedding ? stage_ == 0 : stage_ == e_.pp - 1;
+    if (!here) return Bytes();
+    return s_.model.bytes_per_word *
+           (embedding ? embedding_params(s_.model, e_) : head_params(s_.model, e_));
+  }
   /// Kernels outside the layers (embedding, LM head, optimizer step), when the model has them.
   void extra_kernels(const KernelTime& t) {
     if (t.total() > Seconds()) program_.push_back(compute(t.total()));
@@ -82,11 +92,17 @@ private:
 
   // The embedding opens the first virtual stage's forward and closes its backward; the LM
   // head and the loss close the last virtual stage's forward and open its backward.
+  // With param_gather_overlap a chunk's first forward waits for each layer's parameters.
   void forward(int chunk) {
+    auto c = static_cast<size_t>(chunk);
+    bool gathering = e_.param_gather_overlap && !std::exchange(gathered_[c].waited, true);
+    auto wait_for = [&](int l) {
+      if (gathering) wait_gathers(gathered_[c].before(l));
+    };
     if (!first_virtual(chunk)) receive(true);
-    if (first_virtual(chunk)) extra_kernels(embedding_.forward);
-    for (int l = 0; l < layers(chunk); ++l) tagged(l, [&] { layer(true); });
-    if (last_virtual(chunk)) extra_kernels(head_.forward);
+    if (first_virtual(chunk)) wait_for(0), extra_kernels(embedding_.forward);
+    for (int l = 0; l < layers(chunk); ++l) wait_for(l), tagged(l, [&] { layer(true); });
+    if (last_virtual(chunk)) wait_for(layers(chunk)), extra_kernels(head_.forward);
     if (!last_virtual(chunk))
       program_.push_back(transfer(OpKind::send, true, costs_.pp_activation));
   }
@@ -336,6 +352,46 @@ private:
     }
   }
 
+  // param_gather_overlap: the parameters the previous step's optimizer updated are gathered
+  // from this step's start, chunk by chunk in the order the forward passes need them, a bucket
+  // (dp_bucket) at a time, as Megatron-LM's --overlap-param-gather dispatches them; the DP
+  // stream runs them beside the passes and the first forward of each layer waits for its
+  // bucket (forward()). The embedding comes with its chunk's first layer, the LM head with its
+  // last.
+  void early_gathers() {
+    gathered_.resize(static_cast<size_t>(e_.chunks()));
+    int started = 0;
+    for (int chunk = 0; chunk < e_.chunks(); ++chunk) {
+      Gathered& g = gathered_[static_cast<size_t>(chunk)];
+      int n = layers(chunk);
+      Bytes pending = first_virtual(chunk) ? vocabulary_parameters(true) : Bytes();
+      g.through.assign(static_cast<size_t>(n) + 1, 0);
+      for (int l = 0; l <= n; ++l) {
+        bool last = l == n;
+        pending += last ? (last_virtual(chunk) ? vocabulary_parameters(false) : Bytes())
+                        : layer_parameters();
+        if (pending < e_.dp_bucket && !last) continue;
+        for (Op op : pending > Bytes() ? gradient_ops(pending) : std::vector<Op>{}) {
+          op.kind = OpKind::start_collective;
+          op.collective = CollectiveOp::all_gather;
+          program_.push_back(op);
+          ++started;
+        }
+        pending = Bytes();
+        // Layers back to the previous bucket's end need this bucket.
+        for (int k = l; k >= 0 && g.through[static_cast<size_t>(k)] == 0; --k)
+          g.through[static_cast<size_t>(k)] = started;
+      }
+    }
+  }
+
+  /// Waits on the DP stream for its first `count` collectives (this step's early gathers).
+  void wait_gathers(int count) {
+    if (count <= waited_gathers_) return;
+    program_.push_back(detail::wait_stream(GroupKind::dp, count));
+    waited_gathers_ = count;
+  }
+
   // Reduce the gradients (or wait for the DP stream that reduces them), step the optimizer on
   // them (on its shard with ZeRO), and with ZeRO-1/2 gather the updated parameters back,
   // unless the delayed update's stream gathered them already.
@@ -347,7 +403,7 @@ private:
       program_.insert(program_.end(), ops.begin(), ops.end());
     }
     extra_kernels(optimizer_time(s_, stage_));
-    if (e_.delayed_update) return;
+    if (e_.delayed_update || e_.param_gather_overlap) return;
     std::vector<Op> gathers = parameter_gathers();
     program_.insert(program_.end(), gathers.begin(), gathers.end());
   }
@@ -359,6 +415,15 @@ private:
   LayerTimes times_;
   BlockTime embedding_, head_;
   Bytes pending_;
+  /// param_gather_overlap, per chunk: the DP-stream collectives started through the bucket of
+  /// each layer (`through[layers]`: of the LM head), and whether its first forward has run.
+  struct Gathered {
+    std::vector<int> through;
+    bool waited = false;
+    [[nodiscard]] int before(int layer) const { return through[static_cast<size_t>(layer)]; }
+  };
+  std::vector<Gathered> gathered_;
+  int waited_gathers_ = 0;
   Program program_;
 };
 

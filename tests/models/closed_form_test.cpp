@@ -188,6 +188,18 @@ TEST(ClosedForm, OverlappedGradientsCountOnlyTheLastBucket) {
   EXPECT_NEAR(term(bound(s), "dp_allreduce").value(), 2e-6 + (6.4e7 + 6.4e7) / (2 * 450e9), 1e-15);
 }
 
+TEST(ClosedForm, EarlyParameterGathersLeaveTheBound) {
+  // dp 2 in one node, ZeRO-1, 4 layers of 1.6e7 B of gradients: after the passes a
+  // reduce-scatter of 6.4e7 B, 1 us + 6.4e7 / (2 x 450e9), and the parameters' all-gather of
+  // as much. With param_gather_overlap the gather runs beside the next step's forwards, which
+  // it may or may not outlast: a bound keeps only the reduce-scatter.
+  Scenario s = mlp_scenario(4, 2, 1, 1, 2);
+  s.execution.zero = 1;
+  EXPECT_NEAR(term(bound(s), "dp_allreduce").value(), 2e-6 + 2 * 6.4e7 / (2 * 450e9), 1e-15);
+  s.execution.param_gather_overlap = true;
+  EXPECT_NEAR(term(bound(s), "dp_allreduce").value(), 1e-6 + 6.4e7 / (2 * 450e9), 1e-15);
+}
+
 TEST(ClosedForm, ADelayedUpdateCountsOnlyTheReductionThatOutlastsThePasses) {
   // dp 2 in one node, 4 layers, one microbatch: the passes take 4 x (16 + 32) ms + 12
   // launches of 1 us = 192.012 ms; the reduction of 4 x 1.6e7 B, 2 x (1 us + 6.4e7 /

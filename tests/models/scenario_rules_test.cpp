@@ -91,6 +91,19 @@ TEST(ScenarioRules, ADelayedUpdateNamesWhatItConflictsWith) {
             "two");
 }
 
+TEST(ScenarioRules, EarlyParameterGathersNeedZeroOneOrTwoAndNoDelayedUpdate) {
+  Scenario s = small();
+  s.execution.param_gather_overlap = true;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.param_gather_overlap = 'true': needs zero 1 or 2: "
+                        "only they gather the updated parameters after the step");
+  s.execution.zero = 2;
+  EXPECT_EQ(refusal(s), "accepted");
+  s.execution.delayed_update = true;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.param_gather_overlap = 'true': conflicts with "
+                        "delayed_update, which already gathers the parameters alongside the next "
+                        "step; set one of the two");
+}
+
 TEST(ScenarioRules, TheGridMustEqualTheTopologysGpusWhenKnown) {
   EXPECT_EQ(refusal(small(), 16),
             "code.yaml: execution.dp x tp x pp = '2 x 2 x 2 = 8': must equal the topology's "

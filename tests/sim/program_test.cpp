@@ -39,7 +39,8 @@ std::string token(const Op& op) {
   case OpKind::start_collective:
     return std::string("start:").append(collective(op));
   case OpKind::wait_collectives:
-    if (op.group != GroupKind::tp) return "waitC";
+    if (op.group != GroupKind::tp)
+      return op.count == 0 ? "waitC" : "waitC:" + std::to_string(op.count);
     return op.count == 0 ? "waitT" : "waitT:" + std::to_string(op.count);
   case OpKind::recv:
     return op.forward ? "recvF" : "recvB";
@@ -242,6 +243,28 @@ TEST(Program, ADelayedUpdateReducesThePreviousGradientsBesideTheStep) {
   // Without ZeRO, one all-reduce.
   s.execution.zero = 0;
   EXPECT_EQ(shape(stage_program(s, 0, true)), "start:dp.AR C waitS waitC");
+}
+
+TEST(Program, EarlyParameterGathersWaitAtEachLayersFirstForward) {
+  // dp 2, ZeRO-1, 4 MLP layers of 1024 parameter bytes (BF16), buckets of 2048 bytes: the
+  // updated parameters are all-gathered from the step's start in two buckets (layers 0-1 and
+  // 2-3) on the DP stream; the first forward waits for the first before layer 0 and for both
+  // before layer 2, the second forward waits for nothing. After the passes the gradients are
+  // reduce-scattered (4096 bytes) and nothing is gathered.
+  ExecutionSpec e = grid(2, 1, 1, 1);
+  e.global_batch = 4; // two microbatches per GPU
+  e.zero = 1;
+  e.param_gather_overlap = true;
+  e.dp_bucket = Bytes(2048.0);
+  Scenario s = scenario(ModelKind::mlp, 4, e);
+  Program p = stage_program(s, 0, false);
+  // Then layers 2-3 forward, 4 backward layers, the second forward and backward.
+  std::string kernels;
+  for (int i = 0; i < 2 + 4 + 4 + 4; ++i) kernels += "C ";
+  EXPECT_EQ(shape(p), "start:dp.AG start:dp.AG waitC:1 C C waitC:2 " + kernels + "waitS dp.RS");
+  EXPECT_EQ(p[0].bytes, Bytes(2048.0));
+  EXPECT_EQ(p[1].bytes, Bytes(2048.0));
+  EXPECT_EQ(p.back().bytes, Bytes(4096.0));
 }
 
 TEST(Program, ExpertsAreDispatchedAndCombinedByAllToAlls) {

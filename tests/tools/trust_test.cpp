@@ -358,6 +358,14 @@ TEST(Trust, ProgramEstimateBoundsTheBuiltPrograms) {
          s.execution.ep = 2;
        }},
       {"tp overlap", [](Scenario& s) { s.execution.tp_overlap = true; }},
+      {"zero 1, early parameter gathers in small buckets, interleave 2",
+       [](Scenario& s) {
+         s.execution.zero = 1;
+         s.execution.param_gather_overlap = true;
+         s.execution.dp_bucket = Bytes(1e6);
+         s.execution.schedule = PipelineSchedule::interleaved;
+         s.execution.interleave = 2;
+       }},
       {"tp overlap, sequence parallel, full recomputation",
        [](Scenario& s) {
          s.execution.tp_overlap = s.execution.sequence_parallel = true;

@@ -94,6 +94,7 @@ Json execution_json(const ExecutionSpec& e) {
           {"recompute", to_string(e.recompute)},
           {"dp_overlap", e.dp_overlap},
           {"delayed_update", e.delayed_update},
+          {"param_gather_overlap", e.param_gather_overlap},
           {"tp_overlap", e.tp_overlap},
           {"dp_bucket_bytes", e.dp_bucket.value()},
           {"tp_collective", e.tp_collective},

@@ -118,6 +118,7 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
         std::pair{"fp32_gradients", e.fp32_gradients},
         std::pair{"grad_accumulation_fusion", e.grad_accumulation_fusion},
         std::pair{"dp_overlap", e.dp_overlap}, std::pair{"delayed_update", e.delayed_update},
+        std::pair{"param_gather_overlap", e.param_gather_overlap},
         std::pair{"tp_overlap", e.tp_overlap}})
     pair(out, key, value);
   pair(out, "zero", e.zero);

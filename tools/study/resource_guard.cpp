@@ -101,12 +101,15 @@ ProgramOps stage_ops(const Scenario& s) {
   // overlap, a bucket may start after any layer of the last backward pass, each splitting its
   // folded run.
   double buckets = e.dp_overlap && !zero3 ? layers * e.chunks() : 0.0;
-  double tail = (s.model.per_operator() ? 7.0 : 6.0) + buckets * 2.0;
+  // Early parameter gathers: at most one per layer and the first forwards' waits for them,
+  // each wait splitting its folded run.
+  double early = e.param_gather_overlap ? layers * e.chunks() : 0.0;
+  double tail = (s.model.per_operator() ? 7.0 : 6.0) + buckets * 2.0 + early * 2.0;
   // Without pipeline transfers (one stage, one chunk) nothing splits the step's runs but,
   // under tp_overlap, the passes' changes of direction (sim/program_fold.cpp).
   double single = e.tp_overlap ? pairs * 2.0 * pass : pass;
   double folded = e.pp * e.chunks() == 1 ? single + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
-  return {pairs * fine_pair + tail, folded + tail + buckets * (1.0 + distinct)};
+  return {pairs * fine_pair + tail, folded + tail + (buckets + early) * (1.0 + distinct)};
 }
 
 // The pipeline schedule's longest path (models/pipeline_path.cpp), which bounds and run both

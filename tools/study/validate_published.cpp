@@ -170,7 +170,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
   }
   validation::Measured overlapped = validation::measure(*loaded);
   ExecutionSpec& e = loaded->scenario.execution;
-  e.dp_overlap = e.delayed_update = e.tp_overlap = false;
+  e.dp_overlap = e.delayed_update = e.tp_overlap = e.param_gather_overlap = false;
   validation::Measured serial = validation::measure(*loaded, sim::Fidelity::fast, false);
   // frontier_scenario() gives the GPU the HBM the delayed update's second gradient buffer needs.
   Bytes hbm = loaded->scenario.system.gpu.hbm_capacity;
