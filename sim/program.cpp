@@ -292,10 +292,7 @@ private:
   void bucket(Bytes gradients, bool end_of_pass) {
     pending_ += gradients;
     if (pending_ < e_.dp_bucket && !end_of_pass) return;
-    for (Op op : gradient_ops(pending_)) {
-      op.kind = OpKind::start_collective;
-      program_.push_back(op);
-    }
+    start(gradient_ops(pending_));
     pending_ = Bytes();
   }
 
@@ -330,13 +327,24 @@ private:
   /// the gradients may be FP32.
   [[nodiscard]] std::vector<Op> parameter_gathers() const {
     if (e_.zero != 1 && e_.zero != 2) return {};
+    GradientBytes g = gradient_bytes(s_, stage_);
     double parameter_bytes = s_.model.bytes_per_word / gradient_word(s_.model, e_);
-    std::vector<Op> ops = stage_gradient_ops();
-    for (Op& op : ops) {
-      op.collective = CollectiveOp::all_gather;
-      op.bytes = op.bytes * parameter_bytes;
-    }
+    return gathers_of((g.dense + g.experts) * parameter_bytes);
+  }
+  /// The all-gathers of `parameters` bytes of this GPU's parameters, over the groups that
+  /// reduce their gradients.
+  [[nodiscard]] std::vector<Op> gathers_of(Bytes parameters) const {
+    std::vector<Op> ops = gradient_ops(parameters);
+    for (Op& op : ops) op.collective = CollectiveOp::all_gather;
     return ops;
+  }
+  /// Starts `ops` on their background stream; returns how many.
+  int start(std::vector<Op> ops) {
+    for (Op& op : ops) {
+      op.kind = OpKind::start_collective;
+      program_.push_back(op);
+    }
+    return static_cast<int>(ops.size());
   }
 
   // delayed_update: the previous step's gradients are final when this step starts, so their
@@ -344,12 +352,8 @@ private:
   // the passes, contending for the links with them; the step waits for them at its end. The
   // optimizer kernel stays at the end: it shares the GPU with the passes wherever it runs.
   void delayed_reduction() {
-    std::vector<Op> ops = stage_gradient_ops(), gathers = parameter_gathers();
-    ops.insert(ops.end(), gathers.begin(), gathers.end());
-    for (Op op : ops) {
-      op.kind = OpKind::start_collective;
-      program_.push_back(op);
-    }
+    start(stage_gradient_ops());
+    start(parameter_gathers());
   }
 
   // param_gather_overlap: the parameters the previous step's optimizer updated are gathered
@@ -371,12 +375,7 @@ private:
         pending += last ? (last_virtual(chunk) ? vocabulary_parameters(false) : Bytes())
                         : layer_parameters();
         if (pending < e_.dp_bucket && !last) continue;
-        for (Op op : pending > Bytes() ? gradient_ops(pending) : std::vector<Op>{}) {
-          op.kind = OpKind::start_collective;
-          op.collective = CollectiveOp::all_gather;
-          program_.push_back(op);
-          ++started;
-        }
+        if (pending > Bytes()) started += start(gathers_of(pending));
         pending = Bytes();
         // Layers back to the previous bucket's end need this bucket.
         for (int k = l; k >= 0 && g.through[static_cast<size_t>(k)] == 0; --k)
