@@ -1,5 +1,5 @@
 // What the operators of models/operators.hpp take on one GPU, from the GPU's efficiency
-// figures (GpuSpec, models/hardware_presets.cpp): a GEMM at the maximum achievable matmul rate
+// figures (GpuSpec, models/hardware_presets.cpp): a GEMM at the sustained matmul rate
 // scaled by its tile and wave quantization, flash attention at its measured throughput, a
 // memory-bound kernel at the sustained HBM bandwidth, each kernel plus one launch/sync.
 // docs/compute-model.md gives the formulas and the sources of every figure.

@@ -19,7 +19,8 @@ constexpr double kKernelLatency = 4e-6;
 // make a published training run match.
 struct Efficiency {
   int sms = 0;          ///< streaming multiprocessors
-  double gemm_peak = 0; ///< maximum achievable BF16 matmul FLOP/s
+  double gemm_peak =
+      0; ///< BF16 matmul FLOP/s sustained at the power limit (MSMF) or, unmeasured, MAMF
   std::array<double, 6> d64{},
       d128{};                  ///< causal flash attention fwd+bwd FLOP/s at kAttentionSeqLens
   double hbm_efficiency = 1.0; ///< measured copy bandwidth / datasheet bandwidth
@@ -60,10 +61,17 @@ GpuPreset gpu(std::string name, std::string alias, std::string source, double pe
   return {std::move(name), std::move(alias), std::move(source), spec};
 }
 
-// Maximum achievable matmul FLOP/s (MAMF): the best BF16 torch.matmul over a brute-force
-// shape search, mean of 100 runs after 50 warm-ups (stas00/ml-engineering,
-// compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table":
-// A100 SXM 271.2, H100 SXM 794.5 ("H200 is the same"), B200 SXM 1745.0 TFLOP/s).
+// The matmul rate: the best BF16 torch.matmul over a shape search (stas00/ml-engineering,
+// compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table"). Where it
+// was measured, the maximum *sustainable* rate (MSMF): the chip soaked to steady state at its
+// power limit, which a training step's dense GEMMs reach, as a short burst does not (a burst
+// draws ~176 W on H200 and holds the 1980 MHz boost clock; a saturated GEMM draws ~693 W at
+// 1465 MHz). The table with MSMF is on the repository's pull-request branch, commit 082816f
+// (2026-08-10): H200 SXM 708.5 (its burst maximum, MAMF, 841.9), B200 SXM 1456.3 (MAMF
+// 1770.9) TFLOP/s. H100 SXM takes the H200's MSMF: the same GH100 compute at the same 700 W
+// limit (the table's MAMF rows call them "the same"). A100 has no MSMF: it keeps MAMF, 271.2
+// (mean of 100 runs after 50 warm-ups), which may overstate its sustained rate (Azure's
+// 10,000-warm-up cuBLASLt reaches 257 at 16384^3, docs/compute-model.md).
 // FlashAttention-2, causal, forward + backward TFLOP/s at sequence lengths 512 ... 16k
 // (batch x sequence = 16k tokens), read from the benchmark charts of Dao-AILab/flash-attention
 // (assets/flash2_a100_fwd_bwd_benchmark.png, assets/flash2_h100_fwd_bwd_benchmark.png; the
@@ -112,18 +120,18 @@ CollectiveEfficiency all_reduce_curve(const std::array<double, 14>& busbw) {
 // takes the 80GB part's fraction.
 const Efficiency kA100{108, 271.2e12, kA100d64, kA100d128, 1.61e12 / 2.039e12,
                       all_reduce_curve(kA100AllReduce)};
-const Efficiency kH100{132, 794.5e12, kH100d64, kH100d128, 2.90e12 / 3.35e12,
-                      all_reduce_curve(kH100AllReduce)};
+const Efficiency kH100{132,       708.5e12,          kH100d64,
+                       kH100d128, 2.90e12 / 3.35e12, all_reduce_curve(kH100AllReduce)};
 // H200: the H100's GH100 compute, so its attention table (Azure measured FlashAttention-2 at
 // d_head 128, batch 2, 8k tokens: 329.3 TFLOP/s on H200, 327.9 on H100).
-const Efficiency kH200{132, 794.5e12, kH100d64, kH100d128, 4.01e12 / 4.8e12,
-                      all_reduce_curve(kH200AllReduce)};
+const Efficiency kH200{132,       708.5e12,         kH100d64,
+                       kH100d128, 4.01e12 / 4.8e12, all_reduce_curve(kH200AllReduce)};
 
 // B200: no flash attention chart, copy bandwidth or NCCL curve of it was read. Attention: the H100 table
 // scaled by FlashAttention-2 on GB200 over H200 at the same shape (Azure ND_GB200_v6: 373.9
 // vs 329.3 TFLOP/s), an estimate; HBM: the H200's fraction.
 Efficiency b200() {
-  Efficiency e{148, 1745.0e12, kH100d64, kH100d128, 4.01e12 / 4.8e12, {}};
+  Efficiency e{148, 1456.3e12, kH100d64, kH100d128, 4.01e12 / 4.8e12, {}};
   for (size_t i = 0; i < 6; ++i) e.d64[i] *= 373.9 / 329.3, e.d128[i] *= 373.9 / 329.3;
   return e;
 }

@@ -97,8 +97,8 @@ struct GpuSpec {
   // is priced like the roofline: GEMMs at peak x matmul_efficiency with no quantization,
   // attention at the same rate, memory-bound kernels at the full HBM bandwidth.
   int sms = 0; ///< streaming multiprocessors: one GEMM tile each per wave; 0 = no quantization
-  FlopPerSecond gemm_peak{0}; ///< maximum achievable matmul rate (large, well-shaped GEMMs); 0 =
-                              ///< peak x matmul_efficiency
+  FlopPerSecond gemm_peak{0};     ///< sustained matmul rate (large, well-shaped GEMMs); 0 =
+                                  ///< peak x matmul_efficiency
   AttentionRates flash_attention; ///< measured flash attention throughput
   double hbm_efficiency = 1.0;    ///< sustained fraction of hbm_bandwidth for streaming kernels
   /// NCCL's collectives over this GPU generation's NVLink (the per-operator model only).
