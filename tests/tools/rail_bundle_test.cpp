@@ -81,7 +81,9 @@ TEST(RailBundle, TheOverlappedTpStreamGivesThePerFlowResult) {
   EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
   for (size_t r = 0; r < flows.ranks.size(); ++r)
     for (size_t c = 0; c < sim::kCategories.size(); ++c)
-      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(), 1e-9) << r;
+      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(),
+                  event_rounding(flows))
+          << r;
   EXPECT_EQ(bundled.trace.size(), flows.trace.size());
   EXPECT_LT(bundled.step_time, run(step(), true).step_time); // the overlap hides something
 }
