@@ -21,12 +21,14 @@ double nvlink_fraction(std::string_view tier, Bytes step, const CollectiveEffici
 namespace {
 
 // One ring half: p-1 steps of alpha + n/(p B), each step's transfer at NCCL's efficiency for
-// n/p bytes where the ring runs over NVLink.
-CollectiveCost ring_half(Bytes n, int p, const Tier& t, const CollectiveEfficiency* nvlink) {
+// n/p bytes where the ring runs over NVLink; with c channels each ring moves n/(p c) per step
+// side by side with the others, at the slowest pair's bandwidth (sim/collective_steps.cpp).
+CollectiveCost ring_half(Bytes n, int p, const Tier& t, const CollectiveEfficiency* nvlink,
+                         int channels = 1) {
   if (p <= 1) return {Seconds(0), Seconds(0), t.name};
   double steps = half_steps("ring", p);
   double fraction = nvlink_fraction(t.name, n / p, nvlink);
-  return {t.alpha * steps, (n / t.bandwidth) * (steps / p / fraction), t.name};
+  return {t.alpha * steps, (n / t.bandwidth) * (steps / p / fraction / channels), t.name};
 }
 
 CollectiveCost operator*(CollectiveCost c, double k) {
@@ -67,7 +69,7 @@ CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, 
             ring_half(n / g.block, nodes, g.across, nvlink)) *
            phases;
   }
-  return ring_half(n, p, g.ring, nvlink) * phases;
+  return ring_half(n, p, g.ring, nvlink, g.channels) * phases;
 }
 
 CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p,

@@ -45,6 +45,7 @@ Tier closest_pair(const GroupSpan& g, const PairCosts& pairs) {
 GroupTiers group_tiers(GroupSpan g, const PairCosts& pairs, int gpus_per_node) {
   g.ring_block = node_block(g, gpus_per_node); // rings are rail-aligned, as the simulator's
   GroupTiers t{ring_tier(g, pairs), closest_pair(g, pairs), g.ring_block, {}, {}};
+  t.channels = g.ring_channels();
   if (t.block == 1 || t.block == g.size) return t.block = 1, t;
   // A rank's own block ring, and the rings across the blocks: it ends its all-gather only once
   // every ring across has delivered to its block-mates, so the slowest of those counts, and of
@@ -97,14 +98,17 @@ Tier pipeline_sends(const Layout& layout, int stage, const PairCosts& pairs) {
 
 RingCost ring_cost(const GroupSpan& g, const PairCosts& pairs) {
   RingCost ring{no_pair(), Seconds(0), true};
-  for (int i = 0; i < g.size && g.size > 1; ++i) {
-    PairCost pair = pairs(g.member(i), g.member(g.ring_next(i)));
-    if (i > 0)
-      ring.uniform &=
-          pair.bandwidth == ring.slowest.bandwidth && pair.latency == ring.slowest.latency;
-    if (i == 0 || slower(pair, ring.slowest)) ring.slowest = pair;
-    ring.max_latency = std::max(ring.max_latency, pair.latency);
-  }
+  bool first = true;
+  for (int c = 0; c < g.ring_channels() && g.size > 1; ++c)
+    for (int i = 0; i < g.size; ++i) {
+      PairCost pair = pairs(g.member(i), g.member(g.ring_next(i, c)));
+      if (!first)
+        ring.uniform &=
+            pair.bandwidth == ring.slowest.bandwidth && pair.latency == ring.slowest.latency;
+      if (first || slower(pair, ring.slowest)) ring.slowest = pair;
+      ring.max_latency = std::max(ring.max_latency, pair.latency);
+      first = false;
+    }
   return ring;
 }
 

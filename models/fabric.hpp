@@ -24,8 +24,9 @@ struct PairCost {
 };
 using PairCosts = std::function<PairCost(int src, int dst)>;
 
-/// A ring over a group's members (member i sends to member group.ring_next(i)). Its rounds
-/// run in lockstep, so the slowest neighbour pair paces every round.
+/// A ring over a group's members (member i sends to member group.ring_next(i, c) on each of
+/// its ring_channels() channels). Its rounds run in lockstep, so the slowest neighbour pair of
+/// any channel paces every round.
 struct RingCost {
   PairCost slowest;    ///< the pair with the least bandwidth (ties: the most latency)
   Seconds max_latency; ///< the most latency of any pair
@@ -82,6 +83,7 @@ struct GroupTiers {
   int block = 1; ///< members per node (node_block() of models/layout.hpp); 1: no split
   Tier within;   ///< a node block's ring: the most favourable block's slowest pair (block > 1)
   Tier across;   ///< the rings over the blocks: the least favourable one's slowest pair (block > 1)
+  int channels = 1; ///< rings side by side, each with 1/channels of the bytes (ring_channels())
   friend bool operator==(const GroupTiers&, const GroupTiers&) = default;
 };
 

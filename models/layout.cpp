@@ -11,13 +11,19 @@ int snake(int i, int block) {
   return b * block + (b % 2 == 1 ? block - 1 - o : o);
 }
 
+// Member i's place in its block turned by `turn` places (mod the block).
+int turned(int i, int block, int turn) {
+  return i - i % block + ((i % block + turn) % block + block) % block;
+}
+
 } // namespace
 
-int GroupSpan::ring_next(int i) const {
+int GroupSpan::ring_next(int i, int channel) const {
   i = (i % size + size) % size;
   int b = ring_block;
   if (b <= 1 || b >= size || size % b != 0) return (i + 1) % size;
-  return snake((snake(i, b) + 1) % size, b);
+  int position = snake(turned(i, b, -channel), b);
+  return turned(snake((position + 1) % size, b), b, channel);
 }
 
 int node_block(const GroupSpan& g, int per_node) {

@@ -32,11 +32,20 @@ struct GroupSpan {
   int ring_block = 1; ///< members per node of a rail-aligned ring (node_block()); 1: none
   /// Member i, taken modulo the size (so me + 1 wraps around the ring).
   [[nodiscard]] int member(int i) const { return base + ((i % size + size) % size) * stride; }
-  /// The member after member i on the group's ring. With ring_block > 1 every other node's
-  /// members are walked backwards, so that the ring leaves a node from the GPU with the local
-  /// index it enters the next node by: NCCL's rail-aligned rings, GPU k of a node talking to
-  /// GPU k of the next, whose traffic stays on one rail's switches. Otherwise i + 1.
-  [[nodiscard]] int ring_next(int i) const;
+  /// The member after member i on the group's ring `channel`. With ring_block > 1 every
+  /// other node's members are walked backwards, so that the ring leaves a node from the GPU
+  /// with the local index it enters the next node by: NCCL's rail-aligned rings, GPU k of a
+  /// node talking to GPU k of the next, whose traffic stays on one rail's switches. Channel c
+  /// turns each node's walk by c places, so that it leaves every node from another GPU, and
+  /// through another NIC, than channel 0. Otherwise i + 1.
+  [[nodiscard]] int ring_next(int i, int channel = 0) const;
+  /// The rings a collective over the group runs side by side, a 1/channels share of its
+  /// bytes on each: ring_block when the group spans several nodes with several members on
+  /// each, so that every member's NIC carries one ring's share out of its node (NCCL builds
+  /// a channel per NIC: NVIDIA/nccl issues 471 and 1313), else 1.
+  [[nodiscard]] int ring_channels() const {
+    return ring_block > 1 && ring_block < size && size % ring_block == 0 ? ring_block : 1;
+  }
   friend bool operator==(const GroupSpan&, const GroupSpan&) = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <simgrid/s4u.hpp>
 
@@ -22,12 +23,26 @@ int g_payload = 0;
 // Where get_async stores the received payload pointer; nothing reads it.
 int* g_received = nullptr;
 
-/// Sends `bytes` to the next rank and receives as much from the previous one.
+/// Sends `bytes` to the next rank and receives as much from the previous one: on several
+/// channels, a share to each channel's next rank and as many receives. The receives match
+/// any sender: a comm's size and route are its sender's, so which receive it meets does not
+/// change the time.
 void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env, double rate = 0) {
-  sg4::CommPtr out = send(*ring.inboxes, ring.next, bytes, env, rate);
-  sg4::CommPtr in = receive(*ring.inboxes, ring.me);
-  wait_on(in, kReceiving);
-  wait_on(out, kSending);
+  if (ring.channels == 1) {
+    sg4::CommPtr out = send(*ring.inboxes, ring.next, bytes, env, rate);
+    sg4::CommPtr in = receive(*ring.inboxes, ring.me);
+    wait_on(in, kReceiving);
+    wait_on(out, kSending);
+    return;
+  }
+  std::vector<sg4::CommPtr> outs, ins;
+  for (int c = 0; c < ring.channels; ++c) {
+    int next = ring.members.member(ring.members.ring_next(ring.index, c));
+    outs.push_back(send(*ring.inboxes, next, bytes / ring.channels, env, rate));
+    ins.push_back(receive(*ring.inboxes, ring.me));
+  }
+  for (const sg4::CommPtr& in : ins) wait_on(in, kReceiving);
+  for (const sg4::CommPtr& out : outs) wait_on(out, kSending);
 }
 
 } // namespace
@@ -50,7 +65,8 @@ sg4::CommPtr receive(const Inboxes& inboxes, int my_rank) {
 }
 
 RingView ring_of(const Group& g, const Inboxes& inboxes) {
-  return RingView{&inboxes, g.rank(), g.ring_next(), g.hop_latency, g.span()};
+  return RingView{&inboxes, g.rank(), g.ring_next(),           g.hop_latency,
+                  g.span(), g.me,     g.span().ring_channels()};
 }
 
 int ring_steps(CollectiveOp op, int size) {
@@ -92,7 +108,8 @@ Seconds ring_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
                    const CollectiveEnv& env) {
   if (g.size < 2) return Seconds(0);
   const RingCost& cost = env.paths->ring(g.span());
-  TRAINSIM_CHECK(cost.uniform, "ring_alone() on a ring whose pairs differ");
+  TRAINSIM_CHECK(cost.uniform && g.span().ring_channels() == 1,
+                 "ring_alone() on a ring whose pairs differ");
   double chunk = bytes.value() / g.size, steps = ring_steps(op, g.size) * count;
   double nccl = nccl_rate(&cost, chunk, env);
   double rate = nccl > 0 ? nccl : cost.slowest.bandwidth.value();

@@ -23,13 +23,17 @@ simgrid::s4u::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes,
 /// Posts a receive on `my_rank`'s inbox.
 simgrid::s4u::CommPtr receive(const Inboxes& inboxes, int my_rank);
 
-/// A ring of members on one channel: this rank sends to `next` and receives from its predecessor.
+/// A ring of members on one channel: this rank sends to `next` and receives from its
+/// predecessor; with channels > 1 (the group's own ring: GroupSpan::ring_channels()), it
+/// sends to its next member on each of those rings and receives from its predecessor on each.
 struct RingView {
   const Inboxes* inboxes = nullptr;
   int me = 0;          ///< this rank
-  int next = 0;        ///< the rank this one sends to
+  int next = 0;        ///< the rank this one sends to (channel 0's)
   Seconds hop_latency; ///< path latency from me to next
   GroupSpan members;   ///< the whole ring, member i sending to member i + 1
+  int index = 0;       ///< this rank's member index in `members` (channels > 1)
+  int channels = 1;    ///< rings side by side, each carrying 1/channels of the bytes
 };
 
 /// The group's own ring (member me -> its ring_next()) on `inboxes`.
@@ -38,7 +42,8 @@ RingView ring_of(const Group& g, const Inboxes& inboxes);
 /// Ring rounds of an op over `size` members: 2(p-1) for an all-reduce, p-1 otherwise.
 int ring_steps(CollectiveOp op, int size);
 
-/// `steps` rounds in which every rank passes `chunk` bytes to the next one. Fine mode's rounds
+/// `steps` rounds in which every rank passes `chunk` bytes to the next one (chunk / channels
+/// on each channel's ring). Fine mode's rounds
 /// run in lockstep, each as long as the slowest neighbour pair's. Fast mode sends the rounds'
 /// bytes as one flow and pays the other rounds' latency as a wait; when the ring's pairs
 /// differ (some over NVLink, some over the network) every flow is capped at the slowest

@@ -73,17 +73,20 @@ TEST(Fabric, PassesTakeTheCheapestGroupAndReductionsTheDearest) {
 TEST(Fabric, AHierarchicalCollectivePaysEachRingAtItsOwnTier) {
   // DP 8 over 2 nodes of 4 (tp 1): blocks of 4 members per node. An all-reduce of n = 8e8 B:
   // 2 x [(b-1)(alpha_node + n/(b B_node)) + (P-1)(alpha_net + n/(b P B_net))] with b = 4,
-  // P = 2 = 2 x [3 (1 us + 2e8 / 450e9) + (2 us + 1e8 / 50e9)]; a ring over all 8 would pay the
-  // network in every one of its 2 x 7 steps: 14 x (2 us + 1e8 / 50e9).
+  // P = 2 = 2 x [3 (1 us + 2e8 / 450e9) + (2 us + 1e8 / 50e9)]; a ring over all 8 pays the
+  // network in every one of its 2 x 7 steps, but runs as 4 channels (one leaving each node
+  // through each member's NIC), each with a quarter of a step's n / 8: 14 x (2 us + 1e8 / 4 /
+  // 50e9).
   StageFabric s =
       summarize_fabric(grid(8, 1, 1), two_tier_pairs(4, kNvlink, kNetwork), 4).stages.front();
   ASSERT_EQ(s.dp.size(), 1u);
   EXPECT_EQ(s.dp.front().block, 4);
+  EXPECT_EQ(s.dp.front().channels, 4);
   double hierarchical = 2 * (3 * (1e-6 + 2e8 / 450e9) + (2e-6 + 1e8 / 50e9));
   EXPECT_DOUBLE_EQ(collective_cost("hierarchical", 2, Bytes(8e8), 8, s.dp.front()).total().value(),
                    hierarchical);
   EXPECT_DOUBLE_EQ(collective_cost("ring", 2, Bytes(8e8), 8, s.dp.front()).total().value(),
-                   14 * (2e-6 + 1e8 / 50e9));
+                   14 * (2e-6 + 1e8 / 4 / 50e9));
   // The tree's floor: 2 ceil(log2 8) = 6 steps of the closest pair (1 us) and n at 450 GB/s.
   EXPECT_DOUBLE_EQ(collective_cost("tree", 2, Bytes(8e8), 8, s.dp.front()).total().value(),
                    6e-6 + 8e8 / 450e9);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <vector>
 
 namespace trainsim {
@@ -108,6 +110,40 @@ TEST(Layout, RailAlignedRingsWalkEveryOtherNodeBackwards) {
   // Without blocks (or with one node) the ring is the member order.
   EXPECT_EQ((GroupSpan{0, 4, 8}).ring_next(3), 4);
   EXPECT_EQ((GroupSpan{0, 1, 8, 8}).ring_next(7), 0);
+}
+
+TEST(Layout, EachChannelLeavesEveryNodeThroughAnotherGpu) {
+  // DP of tp 2 on nodes of 8: 8 members, 4 per node (local GPUs 0, 2, 4, 6), 2 nodes: 4
+  // channels. Channel 0 is the rail-aligned ring 0 -> 1 -> 2 -> 3 -> 7 -> 6 -> 5 -> 4 -> 0
+  // (members), leaving node 0 from member 3 (local GPU 6). Channel c puts member
+  // (k + c) mod 4 of each node where channel 0 has member k: channel 1 is 1 -> 2 -> 3 -> 0
+  // -> 4 -> 7 -> 6 -> 5 -> 1, leaving node 0 from member 0 (local GPU 0) for member 4 (GPU 0
+  // of node 1) and node 1 from member 5 (local GPU 2) for member 1 (GPU 2 of node 0).
+  GroupSpan dp{0, 2, 8, 4};
+  EXPECT_EQ(dp.ring_channels(), 4);
+  std::vector<int> next;
+  for (int i = 0; i < 8; ++i) next.push_back(dp.ring_next(i, 1));
+  EXPECT_EQ(next, (std::vector<int>{4, 2, 3, 0, 7, 1, 5, 6}));
+  std::vector<int> leaves; // the GPU each channel leaves node 0 from
+  for (int c = 0; c < 4; ++c) {
+    std::vector<bool> seen(8, false);
+    int i = 0;
+    for (int hop = 0; hop < 8; ++hop, i = dp.ring_next(i, c)) {
+      EXPECT_FALSE(seen[static_cast<size_t>(i)]) << "channel " << c; // one ring over all 8
+      seen[static_cast<size_t>(i)] = true;
+      int from = dp.member(i), to = dp.member(dp.ring_next(i, c));
+      if (from / 8 != to / 8) {
+        EXPECT_EQ(from % 8, to % 8) << "channel " << c; // on one rail
+        if (from / 8 == 0) leaves.push_back(from % 8);
+      }
+    }
+  }
+  // Every member's NIC carries one channel out of node 0.
+  std::sort(leaves.begin(), leaves.end());
+  EXPECT_EQ(leaves, (std::vector<int>{0, 2, 4, 6}));
+  // One member per node, or one node: a single ring.
+  EXPECT_EQ((GroupSpan{0, 8, 4, 1}).ring_channels(), 1);
+  EXPECT_EQ((GroupSpan{0, 1, 8, 8}).ring_channels(), 1);
 }
 
 TEST(Layout, PipelinePeersStepOneStageEachWay) {

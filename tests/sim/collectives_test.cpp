@@ -87,6 +87,14 @@ TEST(RingTest, ReduceScatterAndAllGatherTake7Steps) {
   expect_both(fat_tree(1, 8), "ring", CollectiveOp::all_gather, 8, 64 * MiB, 137.49e-6);
 }
 
+// All 16 GPUs of 4 nodes x 4 (b = 4 per node) in one ring: it runs as 4 channels, each
+// leaving every node through another GPU's NIC, each with a quarter of the bytes. n = 64 MiB:
+// 2(p-1) = 30 steps paced by the IB pairs: 2 us + (n/16/4)/50e9 = 2 + 1048576 / 50e9 s
+// = 2 + 20.972 us -> 30 x 22.972 = 689.16 us (one channel: 30 x 85.886 = 2576.6 us).
+TEST(RingTest, AcrossNodesEveryNicCarriesAChannel) {
+  expect_both(fat_tree(4, 4), "ring", CollectiveOp::all_reduce, 16, 64 * MiB, 689.16e-6);
+}
+
 // NCCL's efficiency over NVLink (the per-operator path's GPU presets): a ring's steps move at
 // its fraction of the link for their bytes. 16 MiB over 8 GPUs: 14 steps of 2 MiB = 2097152 B;
 // at 0.5 of 450 GB/s each takes 1 us + 2097152 / 225e9 s = 1 + 9.3206 us -> 144.49 us.

@@ -92,18 +92,18 @@ TEST(Experts, FastAndFineAgreeOnExpertsWithTensorParallelismWhereNoLinkIsShared)
 }
 
 TEST(Rings, FastModePacesARingThatMixesTiersByItsSlowestPair) {
-  // DP 16 over 2 nodes of 8 on one leaf: 14 ring pairs over NVLink, 2 over the NIC (50 GB/s,
-  // alpha 4 hops x 0.5 us = 2 us). Fine mode's rounds run nearly in lockstep at the NIC
-  // pair's pace; fast mode caps every flow at it. Two MLP layers of 2 x 4096 x 16384
-  // parameters x 2 B = 536,870,912 B of gradients: 2 (p-1) (alpha + n / (p B)) =
-  // 30 x (2 us + 536870912 / 16 / 50e9) = 30 x 673.1 us = 20.19 ms after the compute.
-  // Unpaced, the 14 ranks on NVLink pairs would leave after 30 x 74.6 us = 2.2 ms and idle
-  // the other 18 ms (mean idle ~15.7 ms); fine mode's ranks leave within about a round of
-  // one another (its skew), fast mode's together.
+  // DP 16 over 2 nodes of 8 on one leaf: 8 channels (rings), each with 14 pairs over NVLink
+  // and 2 over the NIC (50 GB/s, alpha 4 hops x 0.5 us = 2 us), every GPU's NIC in one of
+  // them. Fine mode's rounds run nearly in lockstep at the NIC pairs' pace; fast mode caps
+  // every flow at it. Two MLP layers of 2 x 4096 x 16384 parameters x 2 B = 536,870,912 B of
+  // gradients: 2 (p-1) (alpha + n / (p c B)) = 30 x (2 us + 536870912 / 16 / 8 / 50e9) =
+  // 30 x 85.886 us = 2.577 ms after the compute. Unpaced, the flows on NVLink pairs (7 per
+  // GPU, sharing its 450 GB/s) would end in 30 x 65 us and leave their ranks idle; fine
+  // mode's ranks leave within about a round of one another (its skew), fast mode's together.
   topo::FatTreeParams links = fat_tree(2, 8);
   links.leaf_down_ports = 16;
   Scenario s = scenario(links, {.dp = 16, .global_batch = 16});
-  const double ring = 30 * (2e-6 + 536870912.0 / 16 / 50e9);
+  const double ring = 30 * (2e-6 + 536870912.0 / 16 / 8 / 50e9);
   Outcome fast = simulate(s, sim::Fidelity::fast), fine = simulate(s, sim::Fidelity::fine);
   for (const Outcome* run : {&fast, &fine}) {
     double ring_part = run->result.step_time.value() - category(run->summary, "compute");
@@ -119,14 +119,16 @@ TEST(Rings, RailAlignedRingsStayOnTheirRails) {
   // two of the four hashed onto one spine link: 41.8 ms, 2x the alpha-beta time, until issue
   // 14. Rail-aligned, as NCCL builds rings, every other node is walked backwards (0..7, 7..0):
   // each boundary pair joins GPUs of one local index on their rail's leaf, and no link carries
-  // two flows. The ring takes 62 x (alpha + n / (32 x 50 GB/s)) with n = 536,870,912 B of
-  // gradients and alpha = 4 hops x 0.5 us = 2 us (GPU-NIC, NIC-leaf, leaf-NIC, NIC-GPU), the
-  // slowest pair's: 62 x 337.5 us = 20.93 ms, which is the bound's figure too.
+  // two flows. NCCL runs 8 such rings (channels), channel c turned by c GPUs in every node,
+  // so each GPU's NIC carries one channel's 1/8 of the bytes. The collective takes
+  // 62 x (alpha + n / (32 x 8 x 50 GB/s)) with n = 536,870,912 B of gradients and alpha =
+  // 4 hops x 0.5 us = 2 us (GPU-NIC, NIC-leaf, leaf-NIC, NIC-GPU), the slowest pair's:
+  // 62 x 43.94 us = 2.724 ms, which is the bound's figure too.
   GpuSpec no_launch = h100();
   no_launch.kernel_latency = Seconds(0);
   topo::FatTreeParams rails{.nodes = 4, .gpus_per_node = 8, .rail_optimized = true};
   Scenario s = scenario(rails, {.dp = 32, .global_batch = 32}, mlp(2), no_launch);
-  const double alone = 62 * (2e-6 + 536870912.0 / 32 / 50e9);
+  const double alone = 62 * (2e-6 + 536870912.0 / 32 / 8 / 50e9);
   for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
     Outcome run = simulate(s, fidelity);
     double ring = run.result.step_time.value() - category(run.summary, "compute");
