@@ -272,7 +272,7 @@ Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e
   pass.first = {st.front().vocabulary.forward.total(), st.front().vocabulary.backward.total()};
   pass.last = {st.back().vocabulary.forward.total(), st.back().vocabulary.backward.total()};
   if (st.size() == 1) pass.last = {};
-  std::vector<Seconds> finish = pipeline_finish(e.schedule, m, chunks, pass, send);
+  std::vector<Seconds> finish = pipeline_finish(e.schedule, m, chunks, pass, send, e.group());
   Critical worst;
   for (size_t j = 0; j < st.size(); ++j) {
     Split vocabulary = kernels(st[j].vocabulary.forward) + kernels(st[j].vocabulary.backward);

@@ -154,6 +154,10 @@ struct ExecutionSpec {
   long micro_batch = 1;  ///< sequences per microbatch
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int interleave = 1;             ///< virtual pipeline stages per GPU (schedule interleaved)
+  /// Interleaved: microbatches that visit every chunk before the next ones start (Megatron-
+  /// Core's microbatch_group_size_per_vp_stage); 0: pp. A group of more than pp lets the
+  /// microbatches per pipeline be other than a multiple of pp.
+  int microbatch_group = 0;
   /// The pipeline split (models/stage_layout.hpp): the first and last stages' layers (0: an
   /// even share), or the embedding and the loss each counted as a layer.
   int first_stage_layers = 0;
@@ -210,6 +214,8 @@ struct ExecutionSpec {
   [[nodiscard]] int chunks() const {
     return schedule == PipelineSchedule::interleaved ? interleave : 1;
   }
+  /// The interleaved schedule's microbatch group: microbatch_group, or pp when unset.
+  [[nodiscard]] int group() const { return microbatch_group > 0 ? microbatch_group : pp; }
   /// Whether each pipeline receive is followed by a TP all-gather of the 1/tp shares
   /// (pp_scatter_gather; sequence parallelism keeps the shards, one rank has nothing to gather).
   [[nodiscard]] bool gathers_pp_receives() const {

@@ -5,12 +5,19 @@
 namespace trainsim {
 namespace {
 
-/// The k-th forward (or backward) pass of an interleaved stage: microbatches advance in
-/// groups of `stages`, and each group visits every chunk (backwards: in reverse order).
-PipelineOp interleaved_pass(int k, bool forward, int stages, int chunks) {
-  int group = k / (stages * chunks), in_group = k % (stages * chunks);
-  int chunk = in_group / stages;
-  return {forward, group * stages + in_group % stages, forward ? chunk : chunks - 1 - chunk};
+/// The interleaved stage's passes in order (forward; a backward takes the same entry with the
+/// chunks reversed): microbatches advance in groups of `group`, each group visiting every
+/// chunk before the next starts, the last group holding what is left (Megatron-Core's
+/// get_schedule_table).
+std::vector<PipelineOp> interleaved_table(int microbatches, int chunks, int group) {
+  std::vector<PipelineOp> table;
+  table.reserve(static_cast<size_t>(microbatches) * static_cast<size_t>(chunks));
+  for (int first = 0; first < microbatches; first += group) {
+    int end = first + group >= microbatches ? microbatches : first + group;
+    for (int chunk = 0; chunk < chunks; ++chunk)
+      for (int mb = first; mb < end; ++mb) table.push_back({true, mb, chunk});
+  }
+  return table;
 }
 
 std::vector<PipelineOp> one_f_one_b(int warmup, int passes, auto&& pass) {
@@ -29,7 +36,7 @@ std::vector<PipelineOp> one_f_one_b(int warmup, int passes, auto&& pass) {
 } // namespace
 
 std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int stages,
-                                       int microbatches, int chunks) {
+                                       int microbatches, int chunks, int group) {
   auto plain = [](int k, bool forward) { return PipelineOp{forward, k, 0}; };
   switch (schedule) {
   case PipelineSchedule::gpipe:
@@ -37,10 +44,13 @@ std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int
   case PipelineSchedule::one_f_one_b:
     return one_f_one_b(std::min(stages - stage - 1, microbatches), microbatches, plain);
   case PipelineSchedule::interleaved: {
+    if (group <= 0) group = stages;
+    std::vector<PipelineOp> table = interleaved_table(microbatches, chunks, group);
     int passes = microbatches * chunks;
-    int warmup = std::min((stages - stage - 1) * 2 + (chunks - 1) * stages, passes);
+    int warmup = std::min((stages - stage - 1) * 2 + (chunks - 1) * group, passes);
     return one_f_one_b(warmup, passes, [&](int k, bool forward) {
-      return interleaved_pass(k, forward, stages, chunks);
+      PipelineOp op = table[static_cast<size_t>(k)];
+      return PipelineOp{forward, op.microbatch, forward ? op.chunk : chunks - 1 - op.chunk};
     });
   }
   }

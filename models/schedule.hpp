@@ -17,9 +17,10 @@ struct PipelineOp {
 /// GPipe: all forwards, then all backwards. 1F1B (PipeDream-Flush): stage s runs
 /// min(stages - s - 1, m) warm-up forwards, then alternates one forward and one backward,
 /// then drains the remaining backwards. Interleaved (Megatron-LM): the same over m x chunks
-/// passes, microbatches taken in groups of `stages`, with 2(stages - s - 1) +
-/// (chunks - 1) stages warm-up passes; m must be a multiple of stages.
+/// passes, microbatches taken in groups of `group` (0: stages) that each visit every chunk,
+/// the last group holding the rest, with 2(stages - s - 1) + (chunks - 1) group warm-up
+/// passes (the scenario rules keep group in [stages, m] and the last group at least stages).
 std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int stages,
-                                       int microbatches, int chunks = 1);
+                                       int microbatches, int chunks = 1, int group = 0);
 
 } // namespace trainsim

@@ -103,12 +103,16 @@ double peak_held_layers(const ModelSpec& m, const ExecutionSpec& e, int stage) {
   long microbatches = e.microbatches();
   if (e.schedule == PipelineSchedule::gpipe)
     return static_cast<double>(microbatches) * stage_layer_count(m, e, stage);
-  // After its warm-up the order repeats every pp microbatches (every pp x chunks passes), and
-  // the warm-up is under (chunks + 1) x pp passes: 3 x pp microbatches pass the peak. The
-  // interleaved schedule's microbatches are a multiple of pp, so the shorter walk is too.
-  int walked = static_cast<int>(std::min<long>(microbatches, 3L * e.pp));
+  // After its warm-up the order repeats every group of microbatches (pp, or the interleaved
+  // schedule's microbatch_group: every group x chunks passes), and the warm-up is under
+  // (chunks + 1) x group passes: 3 groups pass the peak. A shorter walk must end on a whole
+  // group as the schedule does; where the last group is partial the whole schedule is walked.
+  long group = e.schedule == PipelineSchedule::interleaved ? e.group() : e.pp;
+  bool whole_groups = microbatches % group == 0;
+  int walked = static_cast<int>(whole_groups ? std::min(microbatches, 3 * group) : microbatches);
   double held = 0, peak = 0;
-  for (const PipelineOp& op : pipeline_order(e.schedule, stage, e.pp, walked, e.chunks())) {
+  for (const PipelineOp& op :
+       pipeline_order(e.schedule, stage, e.pp, walked, e.chunks(), e.group())) {
     double layers = chunk_layers(m, e, stage, op.chunk);
     held += op.forward ? layers : -layers;
     peak = std::max(peak, held);

@@ -35,8 +35,8 @@ public:
 
   Program build() {
     int chunks = e_.chunks();
-    auto order =
-        pipeline_order(e_.schedule, stage_, e_.pp, static_cast<int>(e_.microbatches()), chunks);
+    auto order = pipeline_order(e_.schedule, stage_, e_.pp, static_cast<int>(e_.microbatches()),
+                                chunks, e_.group());
     std::vector<int> backwards_left(static_cast<size_t>(chunks),
                                     static_cast<int>(e_.microbatches()));
     long passes_left = e_.microbatches() * chunks;

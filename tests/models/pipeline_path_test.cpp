@@ -1,4 +1,5 @@
 #include "models/pipeline_path.hpp"
+#include "models/schedule.hpp"
 
 #include <gtest/gtest.h>
 
@@ -73,6 +74,37 @@ TEST(PipelinePath, UniformStagesTakeTheSlotCountOfStageTimes) {
       last(pipeline_finish(PipelineSchedule::interleaved, 8, 2, uniform(4, 2), Seconds(0))),
       pipeline_slots(8, 4, 2) * 3.0);
   EXPECT_EQ(pipeline_slots(1, 4, 4), 4.0);
+}
+
+TEST(PipelinePath, InterleavedGroupsFollowMegatronCoresScheduleTable) {
+  // Megatron-Core's example (pipeline_parallel/schedules.py, get_schedule_table): PP 2, VP 2,
+  // microbatch groups of N = 3, M = 5 microbatches: the forwards visit microbatches
+  // 0 1 2 0 1 2 3 4 3 4 in chunks 0 0 0 1 1 1 0 0 1 1; the backwards the same microbatches
+  // with the chunks reversed. Stage 0 runs 2 (2 - 0 - 1) + (2 - 1) 3 = 5 warm-up forwards,
+  // stage 1 0 + 3 = 3, and the steady state starts with a forward: 6 and 4 forwards come
+  // before the first backward.
+  for (int stage : {0, 1}) {
+    std::vector<PipelineOp> order =
+        pipeline_order(PipelineSchedule::interleaved, stage, 2, 5, 2, 3);
+    std::vector<int> fwd_mb, fwd_chunk, bwd_mb, bwd_chunk;
+    int warmup = -1;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const PipelineOp& op = order[k];
+      (op.forward ? fwd_mb : bwd_mb).push_back(op.microbatch);
+      (op.forward ? fwd_chunk : bwd_chunk).push_back(op.chunk);
+      if (!op.forward && warmup < 0) warmup = static_cast<int>(k);
+    }
+    EXPECT_EQ(fwd_mb, (std::vector<int>{0, 1, 2, 0, 1, 2, 3, 4, 3, 4}));
+    EXPECT_EQ(fwd_chunk, (std::vector<int>{0, 0, 0, 1, 1, 1, 0, 0, 1, 1}));
+    EXPECT_EQ(bwd_mb, fwd_mb);
+    EXPECT_EQ(bwd_chunk, (std::vector<int>{1, 1, 1, 0, 0, 0, 1, 1, 0, 0}));
+    EXPECT_EQ(warmup, stage == 0 ? 6 : 4);
+  }
+  // Groups of pp (the default) when M is a multiple of it: pp 2, M 4, VP 2 visits 0 1 0 1 2 3 2 3.
+  std::vector<int> mb;
+  for (const PipelineOp& op : pipeline_order(PipelineSchedule::interleaved, 1, 2, 4, 2))
+    if (op.forward) mb.push_back(op.microbatch);
+  EXPECT_EQ(mb, (std::vector<int>{0, 1, 0, 1, 2, 3, 2, 3}));
 }
 
 } // namespace

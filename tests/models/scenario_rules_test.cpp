@@ -176,5 +176,33 @@ TEST(ScenarioRules, FitIsCheckedAfterTheGrid) {
   EXPECT_EQ(refusal(s, 64), "code.yaml: execution.pp = '16': exceeds the model's 8 layers");
 }
 
+TEST(ScenarioRules, AnInterleavedMicrobatchGroupFollowsMegatronCoresRules) {
+  // pp 2, 8 layers in 2 x 2 chunks, 10 sequences over dp 2: 5 microbatches per pipeline.
+  Scenario s = small();
+  s.execution.schedule = PipelineSchedule::interleaved;
+  s.execution.interleave = 2;
+  s.execution.global_batch = 10;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.schedule = 'interleaved': interleaved needs the "
+                        "microbatches per pipeline (5) to be a multiple of pp (2), or a "
+                        "microbatch_group whose last group holds at least pp");
+  s.execution.microbatch_group = 3; // groups of 3 and 2: Megatron-Core's PP2 N3 M5 example
+  EXPECT_EQ(refusal(s), "accepted");
+  s.execution.microbatch_group = 4; // groups of 4 and 1: the last one shorter than pp
+  EXPECT_EQ(refusal(s), "code.yaml: execution.microbatch_group = '4': leaves a last group of 1 "
+                        "of the microbatches per pipeline (5), fewer than pp (2): its passes "
+                        "would wait on one another (Megatron-Core refuses it)");
+  for (int group : {1, 6})
+    EXPECT_EQ(refusal([&] {
+                Scenario t = s;
+                t.execution.microbatch_group = group;
+                return t;
+              }()),
+              "code.yaml: execution.microbatch_group = '" + std::to_string(group) +
+                  "': must be at least pp (2) and at most the microbatches per pipeline (5)");
+  s = small();
+  s.execution.microbatch_group = 2;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.microbatch_group = '2': needs schedule: interleaved");
+}
+
 } // namespace
 } // namespace trainsim

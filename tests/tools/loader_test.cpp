@@ -322,6 +322,23 @@ TEST(Loader, InterleavingMustDivideLayersAndMicrobatches) {
             "s.yaml: execution.interleave = '2': needs schedule: interleaved");
 }
 
+TEST(Loader, AMicrobatchGroupIsAPositiveCountOfTheInterleavedSchedule) {
+  // pp 2 x interleave 2 over 4 layers; 10 sequences over dp 1 in microbatches of 2: 5
+  // microbatches, in groups of 4 (4, 1: the last group shorter than pp) or of 3 (3, 2).
+  std::string text = with(with(kValid, "pp: 1", "pp: 2\n  schedule: interleaved\n  interleave: 2"),
+                          "dp: 2", "dp: 1");
+  text = with(text, "global_batch: 8", "global_batch: 10");
+  EXPECT_EQ(error_of(with(text, "interleave: 2", "interleave: 2\n  microbatch_group: 0")),
+            "s.yaml: execution.microbatch_group = '0': must be greater than zero");
+  EXPECT_EQ(error_of(with(text, "interleave: 2", "interleave: 2\n  microbatch_group: 4")),
+            "s.yaml: execution.microbatch_group = '4': leaves a last group of 1 of the "
+            "microbatches per pipeline (5), fewer than pp (2): its passes would wait on one "
+            "another (Megatron-Core refuses it)");
+  LoadedScenario three =
+      parse_scenario(with(text, "interleave: 2", "interleave: 2\n  microbatch_group: 3"), "s.yaml");
+  EXPECT_EQ(three.scenario.execution.microbatch_group, 3);
+}
+
 TEST(Loader, ADelayedUpdateIsABooleanThatExcludesDpOverlap) {
   EXPECT_TRUE(parse_scenario(with(kValid, "pp: 1", "pp: 1\n  delayed_update: true"), "s.yaml")
                   .scenario.execution.delayed_update);

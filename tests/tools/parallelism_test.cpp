@@ -38,6 +38,24 @@ TEST(Schedules, InterleavingDividesTheBubbleByTheChunks) {
   EXPECT_NEAR(waiting_share(run), 3.0 / 19.0, 0.01 * 3.0 / 19.0);
 }
 
+TEST(Schedules, AnUnevenLastMicrobatchGroupRunsAsTheBoundsScheduleGraph) {
+  // Megatron-Core's example: pp 2, 8 layers in 2 x 2 chunks, M = 5 microbatches per pipeline
+  // (10 sequences over dp 2) in groups of N = 3, then 2. Transfers are free and the stages
+  // alike, so the simulated step is the schedule graph's longest path plus the DP reduction,
+  // which the bound prices the same way (models/pipeline_path.hpp walks the same order), and
+  // longer than one stage's compute (the fill and drain are bubbles).
+  ExecutionSpec e{.dp = 2,
+                  .pp = 2,
+                  .global_batch = 10,
+                  .schedule = PipelineSchedule::interleaved,
+                  .interleave = 2};
+  e.microbatch_group = 3;
+  Outcome run = simulate(pipeline(e, 8));
+  EXPECT_NEAR(run.result.step_time.value(), run.summary.bound.value(),
+              1e-6 * run.summary.bound.value());
+  EXPECT_GT(category(run.summary, "bubble"), 0.0);
+}
+
 TEST(Sharding, ZeroOneMovesWhatAnAllReduceMoves) {
   // A ring reduce-scatter plus all-gather is the two halves of a ring all-reduce: the same
   // 2(p-1) steps of n/p bytes, so the DP phase takes the same time.

@@ -82,6 +82,7 @@ Json execution_json(const ExecutionSpec& e) {
           {"micro_batch", e.micro_batch},
           {"schedule", to_string(e.schedule)},
           {"interleave", e.interleave},
+          {"microbatch_group", e.group()},
           {"first_stage_layers", e.first_stage_layers},
           {"last_stage_layers", e.last_stage_layers},
           {"embedding_as_layer", e.embedding_as_layer},

@@ -219,6 +219,7 @@ void read_schedule(const Params& p, ExecutionSpec& e) {
                        {"gpipe", PipelineSchedule::gpipe},
                        {"interleaved", PipelineSchedule::interleaved}});
   e.interleave = p.get_positive_or("interleave", e.interleave);
+  if (p.has("microbatch_group")) e.microbatch_group = p.get_positive<int>("microbatch_group");
   // Absent: the even split (no default is written back: 0 is not a layer count one can give).
   for (auto [key, field] : {std::pair{"first_stage_layers", &ExecutionSpec::first_stage_layers},
                             std::pair{"last_stage_layers", &ExecutionSpec::last_stage_layers}})

@@ -108,6 +108,7 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
   pair(out, "micro_batch", e.micro_batch);
   pair(out, "schedule", to_string(e.schedule));
   if (e.schedule == PipelineSchedule::interleaved) pair(out, "interleave", e.interleave);
+  if (e.microbatch_group > 0) pair(out, "microbatch_group", e.microbatch_group);
   if (e.first_stage_layers > 0) pair(out, "first_stage_layers", e.first_stage_layers);
   if (e.last_stage_layers > 0) pair(out, "last_stage_layers", e.last_stage_layers);
   for (auto [key, value] :
