@@ -59,10 +59,30 @@ CollectiveCost pick(std::string_view algorithm, int phases, Bytes n, int p,
 
 } // namespace
 
+int tree_chunks(Bytes half) {
+  constexpr double kChunkBytes = 1024.0 * 1024.0; // NCCL pipelines ~0.5-1 MiB chunks
+  constexpr int kMaxChunks = 64;                  // caps fine mode's steps (and latency)
+  return std::clamp(static_cast<int>(std::ceil(half.value() / kChunkBytes)), 1, kMaxChunks);
+}
+
+bool auto_runs_tree(CollectiveOp op, Bytes n, int p, int channels, Seconds alpha,
+                    BytesPerSecond bandwidth) {
+  if (op != CollectiveOp::all_reduce || p <= 2) return false;
+  double a = alpha.value(), bytes = n.value(), b = bandwidth.value();
+  double tree = (2 * half_steps("tree", p) + tree_chunks(n / 2.0) - 1) * a + 2 * bytes / b;
+  double ring = 2 * (p - 1) * (a + bytes / (p * channels * b));
+  return tree < ring;
+}
+
 CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p,
                                const GroupTiers& g, const CollectiveEfficiency* nvlink) {
   if (p <= 1) return {Seconds(0), Seconds(0), "none"};
   if (algorithm == "tree") return tree_floor(n, p, g.closest);
+  if (algorithm == "auto") { // whichever it runs costs at least the cheaper floor
+    CollectiveCost ring = collective_cost("ring", phases, n, p, g, nvlink);
+    CollectiveCost tree = tree_floor(n, p, g.closest);
+    return phases == 2 && tree.total() < ring.total() ? tree : ring;
+  }
   if (algorithm == "hierarchical" && g.block > 1) {
     int nodes = p / g.block;
     return (ring_half(n, g.block, g.within, nvlink) +

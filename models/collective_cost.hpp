@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/check.hpp"
+#include "models/collectives.hpp"
 #include "models/fabric.hpp"
 #include "models/scenario.hpp"
 
@@ -49,6 +50,18 @@ inline double half_steps(std::string_view algorithm, double p) {
   if (p <= 1) return 0.0;
   return tree ? std::ceil(std::log2(p)) : p - 1.0;
 }
+
+/// The pipelined double binary tree's chunks per half of an all-reduce (about 1 MiB each, 1
+/// to 64: sim/collective_tree.cpp pipelines them).
+int tree_chunks(Bytes half);
+
+/// What `auto` runs (NCCL's choice by size; its tuner prices each algorithm and takes the
+/// fastest): for an all-reduce of n bytes over p ranks, the double binary tree when its time
+/// without contention, (2H + C - 1) alpha + 2n/B (H = ceil(log2 p), C = tree_chunks(n/2)),
+/// is below the ring's, 2(p-1)(alpha + n/(p c B)) with its c channels, both at the ring's
+/// slowest pair (alpha, B); the ring otherwise, and for the other operations.
+bool auto_runs_tree(CollectiveOp op, Bytes n, int p, int channels, Seconds alpha,
+                    BytesPerSecond bandwidth);
 
 /// Of a stage's groups, the one whose collective costs least or most.
 CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p,

@@ -37,6 +37,10 @@ const std::vector<CollectiveInfo>& collective_catalogue() {
        "plain ring within "
        "one node or with one member per node",
        {all_reduce, reduce_scatter, all_gather}},
+      {"auto",
+       "NCCL's choice per call: the tree for an all-reduce where its time on the group's "
+       "slowest pair is below the ring's (small messages, many ranks), the ring otherwise",
+       {all_reduce, reduce_scatter, all_gather}},
       {"pairwise",
        "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
        {all_to_all}},

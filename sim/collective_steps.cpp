@@ -134,4 +134,29 @@ protected:
 
 std::unique_ptr<CollectiveAlgorithm> make_ring() { return std::make_unique<Ring>(); }
 
+namespace {
+
+// NCCL's choice by size (models/collective_cost.hpp: auto_runs_tree), on the ring's slowest
+// pair as the bound sees it; without the group's routes (env.paths unset), the ring.
+class Auto final : public CollectiveAlgorithm {
+protected:
+  void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count,
+                 const CollectiveEnv& env) const override {
+    bool tree = false;
+    if (env.paths != nullptr) {
+      const RingCost& ring = env.paths->ring(g.span());
+      tree = auto_runs_tree(op, bytes, g.size, g.span().ring_channels(), ring.slowest.latency,
+                            ring.slowest.bandwidth);
+    }
+    (tree ? *tree_ : *ring_).run_repeated(op, g, bytes, count, env);
+  }
+
+private:
+  std::unique_ptr<CollectiveAlgorithm> ring_ = make_ring(), tree_ = make_tree();
+};
+
+} // namespace
+
+std::unique_ptr<CollectiveAlgorithm> make_auto() { return std::make_unique<Auto>(); }
+
 } // namespace trainsim::sim::detail

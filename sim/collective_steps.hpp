@@ -87,6 +87,7 @@ private:
 
 std::unique_ptr<CollectiveAlgorithm> make_ring();
 std::unique_ptr<CollectiveAlgorithm> make_tree();
+std::unique_ptr<CollectiveAlgorithm> make_auto();
 std::unique_ptr<CollectiveAlgorithm> make_hierarchical();
 std::unique_ptr<CollectiveAlgorithm> make_pairwise();
 

@@ -33,6 +33,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "models/collective_cost.hpp"
 #include "sim/collective_steps.hpp"
 #include "topologies/topology.hpp"
 
@@ -41,12 +42,7 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-constexpr double kChunkBytes = 1024.0 * 1024.0; ///< pipeline chunk target (NCCL uses ~0.5-1 MiB)
-constexpr int kMaxChunks = 64;                  ///< caps fine mode's step count (and its latency)
-
-int chunks(double half) {
-  return std::clamp(static_cast<int>(std::ceil(half / kChunkBytes)), 1, kMaxChunks);
-}
+int chunks(double half) { return tree_chunks(Bytes(half)); }
 
 // ---- The binary tree on positions 0..p-1 (NCCL's ncclGetBtree) ----
 

@@ -48,6 +48,7 @@ std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name) {
   static constexpr Binding bindings[] = {{"ring", detail::make_ring},
                                          {"tree", detail::make_tree},
                                          {"hierarchical", detail::make_hierarchical},
+                                         {"auto", detail::make_auto},
                                          {"pairwise", detail::make_pairwise}};
   for (const Binding& b : bindings)
     if (b.name == name) return b.make();

@@ -90,6 +90,12 @@ TEST(Fabric, AHierarchicalCollectivePaysEachRingAtItsOwnTier) {
   // The tree's floor: 2 ceil(log2 8) = 6 steps of the closest pair (1 us) and n at 450 GB/s.
   EXPECT_DOUBLE_EQ(collective_cost("tree", 2, Bytes(8e8), 8, s.dp.front()).total().value(),
                    6e-6 + 8e8 / 450e9);
+  // auto runs one or the other, so its all-reduce costs at least the cheaper of the two (the
+  // tree's floor, 1.78 ms, under the ring's 14 x (2 us + 0.5 ms)); its reduce-scatter is a ring.
+  EXPECT_DOUBLE_EQ(collective_cost("auto", 2, Bytes(8e8), 8, s.dp.front()).total().value(),
+                   6e-6 + 8e8 / 450e9);
+  EXPECT_DOUBLE_EQ(collective_cost("auto", 1, Bytes(8e8), 8, s.dp.front()).total().value(),
+                   7 * (2e-6 + 1e8 / 4 / 50e9));
 }
 
 TEST(Fabric, TwoTiersSplitAtTheDomain) {

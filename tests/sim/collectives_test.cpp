@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 
+#include "models/collective_cost.hpp"
 #include "sim/collective_run.hpp"
 #include "models/error.hpp"
 #include "sim/collectives.hpp"
@@ -192,6 +193,30 @@ TEST(HierarchicalTest, StridedGroupSplitsByNode) {
   }
 }
 
+// ---- auto: NCCL's choice by size ----
+//
+// 16 GPUs over IB (16 nodes of 1 on one leaf: alpha 2 us, B 50 GB/s, one channel).
+//   64 KiB all-reduce: ring 2 x 15 x (2 us + 65536 / 16 / 50e9 s) = 30 x 2.082 = 62.5 us;
+//   tree (2 x 4 + 1 - 1) x 2 us + 2 x 65536 / 50e9 s = 16 + 2.6 = 18.6 us: the tree.
+//   256 MiB: ring 30 x (2 + 335.5) us = 10.13 ms; tree (8 + 64 - 1) x 2 us + 2 x 268435456 /
+//   50e9 s = 0.142 + 10.74 = 10.88 ms: the ring.
+// auto then takes exactly the time of the algorithm it picked.
+TEST(AutoTest, TakesTheTreeForSmallAllReducesAndTheRingForLargeOnes) {
+  EXPECT_TRUE(auto_runs_tree(CollectiveOp::all_reduce, Bytes(65536), 16, 1, Seconds(2e-6),
+                             BytesPerSecond(50e9)));
+  EXPECT_FALSE(auto_runs_tree(CollectiveOp::all_reduce, Bytes(256 * MiB), 16, 1, Seconds(2e-6),
+                              BytesPerSecond(50e9)));
+  EXPECT_FALSE(auto_runs_tree(CollectiveOp::reduce_scatter, Bytes(65536), 16, 1, Seconds(2e-6),
+                              BytesPerSecond(50e9))); // the tree has no reduce-scatter
+  topo::Topology ib = fat_tree(16, 1);
+  for (Fidelity f : {Fidelity::fast, Fidelity::fine})
+    for (auto [bytes, picked] : {std::pair{65536.0, "tree"}, std::pair{256 * MiB, "ring"}}) {
+      double chosen = run_collective(ib, "auto", CollectiveOp::all_reduce, 16, bytes, f).seconds;
+      double direct = run_collective(ib, picked, CollectiveOp::all_reduce, 16, bytes, f).seconds;
+      EXPECT_DOUBLE_EQ(chosen, direct) << bytes << " B";
+    }
+}
+
 // ---- pairwise ----
 
 // 8 GPUs, n = 64 MiB: p-1 = 7 rounds of 1 us + (n/8)/450e9 = 19.641 us -> 137.49 us.
@@ -295,7 +320,7 @@ TEST(CollectivesTest, FastModeIssuesFewerComms) {
 
 TEST(CollectivesTest, RegistryNamesAndDefaults) {
   EXPECT_EQ(collective_names(),
-            (std::vector<std::string>{"ring", "tree", "hierarchical", "pairwise"}));
+            (std::vector<std::string>{"ring", "tree", "hierarchical", "auto", "pairwise"}));
   for (const auto& info : collective_catalogue()) {
     EXPECT_NE(make_collective(info.name), nullptr) << info.name; // every name has an implementation
     EXPECT_FALSE(info.description.empty()) << info.name;
