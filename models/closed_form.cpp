@@ -172,6 +172,10 @@ double last_bucket_share(const Scenario& s, int stage) {
 Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f, TierNames& names) {
   const ExecutionSpec& e = s.execution;
   Split dp;
+  if (clips_over_dp(s))
+    dp += split_of(dearest(e.dp_collective, 2, kNormBytes, e.weight_replicas(), f.dp,
+                           collective_efficiency(s)),
+                   &Split::dp);
   if (e.zero >= 3) return dp;
   GradientBytes g = gradient_bytes(s, stage);
   double reduced = e.dp_overlap ? last_bucket_share(s, stage) : 1.0;

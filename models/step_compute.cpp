@@ -70,6 +70,10 @@ KernelTime optimizer_time(const Scenario& s, int stage) {
   return operators_time(optimizer_operators(dense + experts, s.model, e), s.system.gpu);
 }
 
+bool clips_over_dp(const Scenario& s) {
+  return s.model.per_operator() && s.execution.zero >= 1 && s.execution.weight_replicas() > 1;
+}
+
 StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
   Flop model = model_flop_per_step(m, e);
   double layer_passes =

@@ -35,6 +35,13 @@ BlockTime head_time(const Scenario& scenario);
 /// Adam over its parameters, or over its ZeRO shard of them. Zero on the roofline path.
 KernelTime optimizer_time(const Scenario& scenario, int stage);
 
+/// Gradient clipping's global norm: the squares' sum of a ZeRO-sharded gradient (zero >= 1) is
+/// all-reduced over the ranks that share the weights before the optimizer may scale the update
+/// (Megatron-LM's clip_grad_norm; its model-parallel part is not modelled): one FP32 scalar.
+/// Per-operator models only, which have an optimizer step.
+inline constexpr Bytes kNormBytes{4.0};
+bool clips_over_dp(const Scenario& scenario);
+
 /// NCCL's efficiency over NVLink that the collectives of this scenario run at: the GPU
 /// preset's curve on the per-operator path, none (plain alpha-beta, as the paper prices them)
 /// for the MLP blocks and the roofline. The simulator and the bound both take it from here.

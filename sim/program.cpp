@@ -401,6 +401,8 @@ private:
       std::vector<Op> ops = stage_gradient_ops();
       program_.insert(program_.end(), ops.begin(), ops.end());
     }
+    if (clips_over_dp(s_))
+      program_.push_back(collective(GroupKind::dp, CollectiveOp::all_reduce, kNormBytes));
     extra_kernels(optimizer_time(s_, stage_));
     if (e_.delayed_update || e_.param_gather_overlap) return;
     std::vector<Op> gathers = parameter_gathers();

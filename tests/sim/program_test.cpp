@@ -340,6 +340,25 @@ TEST(Program, OperatorsAddEmbeddingHeadAndTheOptimizerStep) {
   EXPECT_GT(first[9].duration, last[9].duration);
 }
 
+TEST(Program, ShardedGradientsAllReduceTheirClippingNormOverDp) {
+  // ZeRO-1 over dp 2, per operator, one layer, one microbatch: after the passes the gradients
+  // are reduce-scattered, the shards' squared norms summed by an all-reduce of one FP32
+  // scalar (4 B), then the optimizer steps and the parameters are gathered. Unsharded (ZeRO
+  // 0) every replica holds the whole reduced gradient, so the norm needs no collective; nor
+  // does the roofline, which has no optimizer step.
+  Scenario s = scenario(ModelKind::transformer, 1, grid(2, 1, 1, 1));
+  s.model.compute = ComputeModel::operators;
+  s.execution.zero = 1;
+  Program zero1 = stage_program(s, 0, false);
+  ASSERT_EQ(shape(zero1), "C C C C waitS dp.RS dp.AR C dp.AG");
+  EXPECT_EQ(zero1[6].bytes, kNormBytes);
+  s.execution.zero = 0;
+  EXPECT_EQ(shape(stage_program(s, 0, false)), "C C C C waitS dp.AR C");
+  s.execution.zero = 1;
+  s.model.compute = ComputeModel::roofline;
+  EXPECT_EQ(shape(stage_program(s, 0, false)), "C C C C waitS dp.RS dp.AG");
+}
+
 TEST(Program, TheLastGradientBucketTakesTheVocabulary) {
   // dp 2, overlapped gradients in one bucket larger than everything: the single bucket
   // starts at the end of the last backward pass with the layer's gradients (attention 4 x 8 x 8
