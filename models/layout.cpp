@@ -20,8 +20,8 @@ int turned(int i, int block, int turn) {
 
 int GroupSpan::ring_next(int i, int channel) const {
   i = (i % size + size) % size;
+  if (ring_channels() == 1) return (i + 1) % size; // not blocks of a node each: member order
   int b = ring_block;
-  if (b <= 1 || b >= size || size % b != 0) return (i + 1) % size;
   int position = snake(turned(i, b, -channel), b);
   return turned(snake((position + 1) % size, b), b, channel);
 }

@@ -165,7 +165,7 @@ void check_microbatch_group(const Rules& r) {
   if (e.schedule != PipelineSchedule::interleaved) return;
   long m = e.microbatches(), group = e.group(), last = m % group;
   std::string counts = "the microbatches per pipeline (" + std::to_string(m) + ")";
-  if (e.microbatch_group == 0 && (m < e.pp || last != 0))
+  if (e.microbatch_group == 0 && last != 0) // group pp: M < pp leaves a remainder too
     r.broken("execution.schedule", to_string(e.schedule),
              "interleaved needs " + counts + " to be a multiple of pp (" + std::to_string(e.pp) +
                  "), or a microbatch_group whose last group holds at least pp");

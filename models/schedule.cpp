@@ -13,7 +13,7 @@ std::vector<PipelineOp> interleaved_table(int microbatches, int chunks, int grou
   std::vector<PipelineOp> table;
   table.reserve(static_cast<size_t>(microbatches) * static_cast<size_t>(chunks));
   for (int first = 0; first < microbatches; first += group) {
-    int end = first + group >= microbatches ? microbatches : first + group;
+    int end = std::min(first + group, microbatches);
     for (int chunk = 0; chunk < chunks; ++chunk)
       for (int mb = first; mb < end; ++mb) table.push_back({true, mb, chunk});
   }
