@@ -54,6 +54,39 @@ TEST(ValidateTest, TheSmallestFrontierPointReplaysAsItsScenario) {
   EXPECT_GT(checks[0].step_sim_serial_s, checks[0].step_sim_s);
   EXPECT_LT(checks[0].simulated_mfu_serial, checks[0].simulated_mfu);
   EXPECT_NE(checks[0].blame.find("busiest link"), std::string::npos) << checks[0].blame;
+  // The causes account for the whole difference between the two steps.
+  double causes = 0;
+  for (const GapCause& c : checks[0].gap) causes += c.seconds;
+  EXPECT_NEAR(causes, checks[0].step_sim_s - checks[0].step_closed_s, 1e-9);
+}
+
+TEST(ValidateTest, AFrontierReplaysGapIsSplitIntoCausesThatAddUp) {
+  // The closed form, per microbatch on one stage: kernels max(compute 10, hbm 4) = 10 ms, its
+  // network term 12 ms binds (stage 12 ms); 8 microbatches over 3 stages: pipeline
+  // (8 + 2) x 12 = 120 ms, of which 8 x 12 = 96 ms busy and 24 ms bubble; the DP all-reduce
+  // (130 ms) outlasts it by 10 ms: step 130 ms.
+  PlanTimes closed;
+  closed.compute = Seconds(10e-3), closed.hbm = Seconds(4e-3), closed.network = Seconds(12e-3);
+  closed.stage = Seconds(12e-3), closed.pipeline = Seconds(120e-3), closed.dp = Seconds(130e-3);
+  closed.step = Seconds(130e-3);
+  // The replay: compute 90, tp_comm 15, pp_comm 5, dp_comm 12, bubble 20, idle 3 ms: 145 ms.
+  StepSummary replay;
+  for (sim::Category c : sim::kCategories) replay.breakdown.emplace_back(c, Seconds());
+  auto set = [&](sim::Category c, double ms) {
+    replay.breakdown[sim::index(c)].second = Seconds(ms * 1e-3);
+  };
+  set(sim::Category::compute, 90), set(sim::Category::tp_comm, 15), set(sim::Category::pp_comm, 5);
+  set(sim::Category::dp_comm, 12), set(sim::Category::bubble, 20), set(sim::Category::idle, 3);
+  // kernels 90 - 80 = +10; tp_comm +15; dp_comm 12 - 10 = +2; pipeline 20 + 5 - 24 = +1;
+  // idle +3; the closed form's network term beyond its kernels 8 x (10 - 12) = -16.
+  // Sum: 10 + 15 + 2 + 1 + 3 - 16 = 15 = 145 - 130. ep_comm and cp_comm are 0: left out.
+  std::vector<GapCause> gap = gap_causes(replay, closed, 8);
+  std::vector<std::pair<std::string, double>> got;
+  for (const GapCause& c : gap) got.emplace_back(c.cause, std::round(c.seconds * 1e6) / 1e3);
+  std::vector<std::pair<std::string, double>> want{
+      {"kernels", 10}, {"tp_comm", 15}, {"dp_comm", 2},
+      {"pipeline", 1}, {"idle", 3},     {"closed-form stage beyond kernels", -16}};
+  EXPECT_EQ(got, want);
 }
 
 TEST(ValidateTest, NoScenarioIsBelowTheBound) {

@@ -1,6 +1,7 @@
 // Writes the validation report as markdown (docs/validation.md) and JSON.
 #include "tools/formats/validation_report.hpp"
 #include "tools/formats/text.hpp"
+#include "tools/formats/validation_frontier.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -140,84 +141,6 @@ std::string published_section(const ValidationReport& r) {
   return out + "\n";
 }
 
-// One row per replayed point of the kind `two_d` asks for.
-std::string frontier_rows(const ValidationReport& r, bool two_d) {
-  std::string out = markdown_header(
-      {"training FLOP", "plan", "GPUs", "closed-form utilization", "simulated MFU, overlapped",
-       "simulated MFU, nothing overlapped", "closed-form step (s)",
-       "simulated step (s), overlapped / not", "closed form's binding term",
-       "simulated step, by category", "largest phase, busiest link"});
-  for (const FrontierCheck& c : r.frontier)
-    if (c.two_d == two_d)
-      out += markdown_row(
-          {formatted("%.3g", c.compute_flop), c.plan, std::to_string(c.gpus),
-           formatted("%.1f%%", 100 * c.closed_form_utilization),
-           formatted("%.1f%%", 100 * c.simulated_mfu),
-           formatted("%.1f%%", 100 * c.simulated_mfu_serial), formatted("%.3g", c.step_closed_s),
-           formatted("%.3g", c.step_sim_s) + " / " + formatted("%.3g", c.step_sim_serial_s), c.note,
-           c.breakdown, c.blame});
-  return out;
-}
-
-std::string frontier_section(const ValidationReport& r) {
-  std::string out =
-      "## 5. The frontier, replayed\n\n"
-      "Dense frontier points (H100 baseline, 3 months) as the MLP-only scenarios `trainsim "
-      "frontier --scenarios DIR` writes (ZeRO-1, 1F1B, rail-optimized nodes of 8 GPUs, or of one "
-      "TP block when it does not divide 8, rail-symmetric ECMP so that large replays run "
-      "bundled), simulated for one step twice. "
-      "First with the paper's overlap as far as the simulator runs it, the scenario's settings: "
-      "TP collectives pipelined with their kernels in 4 chunks (`tp_overlap`) and the DP "
-      "reduction of the previous step's gradients beside the whole step, a one-step delayed "
-      "update (`delayed_update`); its breakdown and busiest link are shown. Then with nothing "
-      "overlapped. The closed form takes the max of its terms (compute, memory, network, "
-      "latency) and of the pipeline and the DP all-reduce, as the paper does: it hides all TP "
-      "communication behind compute and the DP all-reduce behind the whole pipeline. The "
-      "delayed update runs the latter, its traffic sharing the links with the step's (the "
-      "paper's memory model does not count its second gradient buffer: where that does not fit "
-      "in 80 GB, the plan column gives the HBM the replay's GPU got). A block's TP collectives "
-      "cannot all hide: the next block needs their result, so a replay exposes the last of "
-      "their chunks (and all that outlasts the kernels), as Transformer Engine's overlap does; "
-      "the replays are expected to be slower by about their tp_comm share.\n\n"
-      "**1-D tensor parallelism, to 1e27 FLOP**: the plan the closed form chose among 1-D TP "
-      "plans (`--max-tp-2d 1`), whose knee is 5.2e26.\n\n" +
-      frontier_rows(r, false);
-  if (std::any_of(r.frontier.begin(), r.frontier.end(), [](auto& c) { return c.two_d; }))
-    out += "\n**2-D tensor parallelism, to 1e26 FLOP**: the closed form's own plan "
-           "(`execution.tp_2d`, the paper's N_J), where it uses a second TP axis. A TP block "
-           "that divides neither 8 nor into nodes with its second axis inside is one node "
-           "(NVLink for both axes, where the closed form priced the first axis on the "
-           "network); one that spans nodes of 8 with a second axis narrower than the node runs "
-           "every GPU's flows and is replayed up to 2,048 GPUs.\n\n" +
-           frontier_rows(r, true);
-  if (!r.skipped.empty()) out += "\nNot replayed:\n\n";
-  for (const std::string& s : r.skipped) out += "- " + s + "\n";
-  return out + "\n";
-}
-
-// The frontier replay's gap, from this run's points (none in quick mode).
-std::string frontier_finding(const ValidationReport& r) {
-  if (r.frontier.empty()) return "";
-  double low = 1e300, high = -1e300;
-  int close = 0;
-  for (const FrontierCheck& c : r.frontier) {
-    double gap = 100 * (c.closed_form_utilization - c.simulated_mfu);
-    low = std::min(low, gap), high = std::max(high, gap);
-    close += c.simulated_mfu >= 0.95 * c.closed_form_utilization ? 1 : 0;
-  }
-  return "7. **The frontier's closed form is optimistic about TP overlap.** Replaying its chosen "
-         "plans (section 5) with the paper's overlap as far as it can run (TP collectives "
-         "pipelined with their kernels, the DP reduction beside the whole step by a delayed "
-         "update), the simulated MFU is " +
-         formatted("%.0f", low) + " to " + formatted("%.0f", high) +
-         " points below the closed form's utilization; " + std::to_string(close) + " of " +
-         std::to_string(r.frontier.size()) +
-         " points come within 5% of it. The closed form, like the paper, hides all TP "
-         "communication behind compute, while a replay exposes the last chunk of each block's TP "
-         "collectives, and the step's traffic and the reduction share the links. The breakdown "
-         "and busiest-link columns show where the difference goes.\n";
-}
-
 // What the suite found wrong, and what was fixed; the measured figures come from this run.
 std::string findings_section(const ValidationReport& r) {
   std::string pp;
@@ -340,20 +263,7 @@ nlohmann::ordered_json validation_json(const ValidationReport& r) {
     j["layers"].push_back({{"setting", c.variant},
                            {"published_ms", c.published_ms},
                            {"predicted_ms", c.predicted_ms}});
-  for (const FrontierCheck& c : r.frontier)
-    j["frontier"].push_back({{"flop", c.compute_flop},
-                             {"plan", c.plan},
-                             {"gpus", c.gpus},
-                             {"closed_form_utilization", c.closed_form_utilization},
-                             {"simulated_mfu", c.simulated_mfu},
-                             {"step_closed_s", c.step_closed_s},
-                             {"step_sim_s", c.step_sim_s},
-                             {"simulated_mfu_serial", c.simulated_mfu_serial},
-                             {"step_sim_serial_s", c.step_sim_serial_s},
-                             {"binding", c.note},
-                             {"two_d", c.two_d},
-                             {"blame", c.blame},
-                             {"simulated_breakdown", c.breakdown}});
+  j["frontier"] = frontier_json(r);
   j["skipped"] = r.skipped;
   return j;
 }

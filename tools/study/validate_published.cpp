@@ -1,6 +1,8 @@
 // Sections 4 and 5 of docs/validation.md: published runs replayed with one documented matmul
 // efficiency, and the frontier's chosen plans replayed by the simulator.
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <filesystem>
 #include <optional>
 
@@ -188,10 +190,36 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
                        serial.summary.mfu,
                        serial.result.step_time.value(),
                        validation::blame(overlapped),
-                       p.tp_2d > 1};
+                       p.tp_2d > 1,
+                       gap_causes(overlapped.summary, point.times, p.microbatches)};
 }
 
 } // namespace
+
+std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& closed,
+                                 int microbatches) {
+  using sim::Category;
+  double m = microbatches;
+  double kernels = m * std::max(closed.compute, closed.hbm).value();
+  double busy = m * closed.stage.value(); // kernels and the binding term, every microbatch
+  double bubble = closed.pipeline.value() - busy;
+  double dp_excess = closed.step.value() - closed.pipeline.value();
+  auto t = [&](Category c) { return replay.time(c).value(); };
+  std::vector<GapCause> all{
+      {"kernels", t(Category::compute) - kernels},
+      {"tp_comm", t(Category::tp_comm)},
+      {"ep_comm", t(Category::ep_comm)},
+      {"cp_comm", t(Category::cp_comm)},
+      {"dp_comm", t(Category::dp_comm) - dp_excess},
+      {"pipeline", t(Category::bubble) + t(Category::pp_comm) - bubble},
+      {"idle", t(Category::idle)},
+      {"closed-form stage beyond kernels", kernels - busy},
+  };
+  std::vector<GapCause> out;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(out),
+               [](const GapCause& c) { return std::abs(c.seconds) > 1e-9; });
+  return out;
+}
 
 std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped) {
   // The best 1-D plans to 1e27 FLOP, then the closed form's own choice (2-D TP from 3e24 on)

@@ -9,7 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/frontier.hpp"
 #include "models/scenario.hpp"
+#include "tools/formats/report.hpp"
 
 namespace trainsim {
 
@@ -81,6 +83,13 @@ struct PublishedErrors {
 };
 PublishedErrors published_errors(const std::vector<PublishedCheck>& runs);
 
+/// One reason a frontier replay's step differs from the closed form's: `seconds` of the
+/// difference, negative where the closed form spends time the replay does not.
+struct GapCause {
+  std::string cause;
+  double seconds = 0;
+};
+
 struct FrontierCheck {
   double compute_flop = 0;
   std::string plan;
@@ -92,6 +101,7 @@ struct FrontierCheck {
   double simulated_mfu_serial = 0, step_sim_serial_s = 0;
   std::string blame; ///< the largest non-compute phase and the busiest link (overlapped replay)
   bool two_d = false; ///< the plan uses 2-D TP (the closed form's own search, not --max-tp-2d 1)
+  std::vector<GapCause> gap; ///< the overlapped replay's step minus the closed form's, by cause
 };
 
 struct ValidationReport {
@@ -119,6 +129,18 @@ std::vector<CollectiveCheck> collective_checks(bool quick);
 std::vector<PublishedCheck> published_checks(const ValidateOptions& options);
 std::vector<LayerCheck> layer_checks();
 std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped);
+
+/// A replay's step minus the closed form's, cause by cause; the causes add up to the
+/// difference. The closed form's step is its kernels (m x max(compute, hbm), m microbatches),
+/// what a binding network or latency term adds to every microbatch, its bubble, and what its
+/// DP all-reduce outlasts the pipeline by; the replay's is its categories (sim/category.hpp).
+/// So: "kernels" (the replay's compute beyond the closed form's kernels: their launches, which
+/// the closed form counts only as a bound of their own), every communication category the
+/// replay exposed (dp_comm less the closed form's DP excess), "pipeline" (bubble and pipeline
+/// transfers beyond the closed form's bubble), "idle", and "closed-form stage beyond kernels"
+/// (negative). Causes under 1e-9 s are left out.
+std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& closed,
+                                 int microbatches);
 
 /// Random scenario `index` of the stream seeded with `seed`, named "random/INDEX"; deterministic
 /// across platforms (std::mt19937_64 and our own mapping to ranges). It may break the rules:
