@@ -83,6 +83,10 @@ CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, 
     CollectiveCost tree = tree_floor(n, p, g.closest);
     return phases == 2 && tree.total() < ring.total() ? tree : ring;
   }
+  if (algorithm == "direct") { // every byte leaves at best over the fastest tier, in one step
+    double share = (p - 1.0) / p * phases;
+    return {g.closest.alpha * phases, (n / g.closest.bandwidth) * share, g.closest.name};
+  }
   if (algorithm == "hierarchical" && g.block > 1) {
     int nodes = p / g.block;
     return (ring_half(n, g.block, g.within, nvlink) +

@@ -24,10 +24,12 @@ struct CollectiveCost {
 };
 
 /// `phases` halves (reduce-scatter or all-gather: 1; an all-reduce: 2) of `algorithm` ("ring",
-/// "hierarchical", "tree") on n bytes over the p members of a group:
+/// "hierarchical", "direct", "tree") on n bytes over the p members of a group:
 /// - ring: p-1 steps of alpha + n/(p B) per half, at the ring's slowest pair;
 /// - hierarchical: (b-1) steps of n/b in the node's ring and (P-1) steps of n/(bP) in the ring
 ///   across nodes per half (a plain ring when the group does not split into node blocks);
+/// - direct: one step of alpha and (p-1) n / p bytes out of every member per half, at the
+///   closest pair's latency and bandwidth (exact inside one node, a floor across nodes);
 /// - tree (all-reduce only): at least 2 ceil(log2 p) steps of the closest pair's alpha and n
 ///   bytes into every rank at its bandwidth, a floor under the pipelined double binary tree.
 /// With `nvlink`, a ring (or a hierarchical collective's ring) over the NVLink tier moves its

@@ -41,6 +41,11 @@ const std::vector<CollectiveInfo>& collective_catalogue() {
        "NCCL's choice per call: the tree for an all-reduce where its time on the group's "
        "slowest pair is below the ring's (small messages, many ranks), the ring otherwise",
        {all_reduce, reduce_scatter, all_gather}},
+      {"direct",
+       "every member sends n/p to every other at once and receives n/p from each, one latency "
+       "per phase (an all-reduce is a reduce-scatter and an all-gather), as Transformer Engine's "
+       "userbuffers overlap runs TP collectives over NVLink",
+       {all_reduce, reduce_scatter, all_gather}},
       {"pairwise",
        "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
        {all_to_all}},

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <numeric>
 #include <string>
+#include <variant>
 
 #include "models/check.hpp"
 
@@ -116,6 +117,12 @@ Scenario frontier_scenario(const FrontierPoint& point, const FrontierHardware& h
   s.system.gpu = hw.gpu;
   s.system.topology = frontier_topology(point.plan, hw);
   s.execution = execution_of(point);
+  // Transformer Engine's overlap moves the TP chunks with its userbuffers kernels, which read
+  // and write every peer's buffer at once over NVLink: direct collectives, where the TP block
+  // is inside one node.
+  const auto& nodes = std::get<topo::FatTreeParams>(s.system.topology.params);
+  if (s.execution.tp_overlap && nodes.gpus_per_node % s.execution.tp_ranks() == 0)
+    s.execution.tp_collective = "direct";
   // The delayed update keeps the previous step's gradients while it reduces them, a second
   // buffer the paper's memory model, and so the frontier's plan, does not count: where it does
   // not fit, the GPU gets the HBM it needs (whole GB), so that the point replays as priced.

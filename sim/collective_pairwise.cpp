@@ -1,7 +1,14 @@
-// Pairwise (direct) all-to-all.
+// Exchanges among all of a group's members: the pairwise all-to-all, in rounds, and the
+// direct (one-shot) reduce-scatter, all-gather and all-reduce, all at once.
+#include <algorithm>
+#include <vector>
+
 #include <simgrid/s4u.hpp>
 
 #include "sim/collective_steps.hpp"
+
+#include "models/check.hpp"
+#include "topologies/topology.hpp"
 #include "topologies/group_paths.hpp"
 
 namespace trainsim::sim::detail {
@@ -20,7 +27,31 @@ namespace sg4 = simgrid::s4u;
 // a receive took whichever message came first; a rank that was a round ahead could then use
 // up a slower peer's receive, and under rendezvous both ranks ended up waiting for sends that
 // nobody would receive (fine mode deadlocked on 16-way EP).
-class Pairwise final : public CollectiveAlgorithm {
+// The channel of each member offset k (index 0 unused), looked up once per group channel and
+// Mailboxes instance: building the names on every call would allocate in the hot path.
+class PeerChannels : public CollectiveAlgorithm {
+protected:
+  const std::vector<const Inboxes*>& rounds_of(const Group& g, Mailboxes& mailboxes) const {
+    for (const Entry& e : cache_)
+      if (e.mailboxes == &mailboxes && e.channel == g.channel &&
+          e.rounds.size() == static_cast<size_t>(g.size))
+        return e.rounds;
+    Entry& e = cache_.emplace_back(Entry{&mailboxes, g.channel, {nullptr}});
+    for (int k = 1; k < g.size; ++k)
+      e.rounds.push_back(&mailboxes.channel(g.channel + ".a2a" + std::to_string(k)));
+    return e.rounds;
+  }
+
+private:
+  struct Entry {
+    const Mailboxes* mailboxes;
+    std::string channel;
+    std::vector<const Inboxes*> rounds;
+  };
+  mutable std::deque<Entry> cache_; // a deque: references returned stay valid as entries are added
+};
+
+class Pairwise final : public PeerChannels {
 protected:
   void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count,
                  const CollectiveEnv& env) const override {
@@ -43,30 +74,69 @@ private:
   static double round_latencies(const Group& g, const CollectiveEnv& env) {
     return rounds_cost(g.span(), g.me, topo::pair_costs(*env.topology)).latency.value();
   }
+};
 
-  /// The channel of each round offset k (index 0 unused), looked up once per group channel
-  /// and Mailboxes instance: building the names on every call would allocate in the hot path.
-  const std::vector<const Inboxes*>& rounds_of(const Group& g, Mailboxes& mailboxes) const {
-    for (const Entry& e : cache_)
-      if (e.mailboxes == &mailboxes && e.channel == g.channel &&
-          e.rounds.size() == static_cast<size_t>(g.size))
-        return e.rounds;
-    Entry& e = cache_.emplace_back(Entry{&mailboxes, g.channel, {nullptr}});
-    for (int k = 1; k < g.size; ++k)
-      e.rounds.push_back(&mailboxes.channel(g.channel + ".a2a" + std::to_string(k)));
-    return e.rounds;
+// Direct: each phase (a reduce-scatter or an all-gather; an all-reduce is both) sends n/p to
+// every other member at once and receives n/p from each, as Transformer Engine's userbuffers
+// kernels read and write their peers' buffers over NVLink (docs/architecture.md). The member's
+// own links carry its p-1 flows side by side: t = phases x (alpha + (p-1) n / (p B)) inside
+// one node. Fast mode moves the phases' and calls' bytes in one exchange after waiting out
+// the other phases' latencies (the slowest peer's each), the same time without contention.
+class Direct final : public PeerChannels {
+protected:
+  void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count,
+                 const CollectiveEnv& env) const override {
+    const std::vector<const Inboxes*>& peers = rounds_of(g, *env.mailboxes);
+    int phases = direct_phases(op) * count;
+    double chunk = bytes.value() / g.size;
+    if (env.fidelity == Fidelity::fine) {
+      for (int i = 0; i < phases; ++i) exchange(g, peers, chunk, env);
+      return;
+    }
+    sg4::this_actor::sleep_for(slowest_peer(g, env) * (phases - 1));
+    exchange(g, peers, chunk * phases, env);
   }
 
-  struct Entry {
-    const Mailboxes* mailboxes;
-    std::string channel;
-    std::vector<const Inboxes*> rounds;
-  };
-  mutable std::deque<Entry> cache_; // a deque: references returned stay valid as entries are added
+private:
+  static void exchange(const Group& g, const std::vector<const Inboxes*>& peers, double chunk,
+                       const CollectiveEnv& env) {
+    std::vector<sg4::CommPtr> outs, ins;
+    for (int k = 1; k < g.size; ++k) {
+      const Inboxes& inboxes = *peers[static_cast<size_t>(k)];
+      outs.push_back(send(inboxes, g.member(g.me + k), chunk, env));
+      ins.push_back(receive(inboxes, g.rank()));
+    }
+    for (const sg4::CommPtr& in : ins) wait_on(in, kReceiving);
+    for (const sg4::CommPtr& out : outs) wait_on(out, kSending);
+  }
+  /// The longest latency between this member and a peer, either way: its ring's where
+  /// the group is one node's, else looked up pair by pair.
+  static double slowest_peer(const Group& g, const CollectiveEnv& env) {
+    if (env.paths != nullptr && g.ring_block == g.size)
+      return env.paths->ring(g.span()).max_latency.value();
+    double slowest = 0;
+    for (int k = 1; k < g.size; ++k)
+      slowest = std::max({slowest, env.topology->path_latency(g.rank(), g.member(g.me + k)).value(),
+                          env.topology->path_latency(g.member(g.me - k), g.rank()).value()});
+    return slowest;
+  }
 };
 
 } // namespace
 
+int direct_phases(CollectiveOp op) { return op == CollectiveOp::all_reduce ? 2 : 1; }
+
+Seconds direct_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
+                     const CollectiveEnv& env) {
+  if (g.size < 2) return Seconds(0);
+  const RingCost& cost = env.paths->ring(g.span());
+  TRAINSIM_CHECK(cost.uniform, "direct_alone() on a group whose pairs differ");
+  double per_phase = cost.max_latency.value() +
+                     bytes.value() * (g.size - 1) / g.size / cost.slowest.bandwidth.value();
+  return Seconds(direct_phases(op) * count * per_phase);
+}
+
 std::unique_ptr<CollectiveAlgorithm> make_pairwise() { return std::make_unique<Pairwise>(); }
+std::unique_ptr<CollectiveAlgorithm> make_direct() { return std::make_unique<Direct>(); }
 
 } // namespace trainsim::sim::detail

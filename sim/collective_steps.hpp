@@ -59,6 +59,15 @@ void ring_rounds(const RingView& ring, int steps, double chunk, const Collective
 Seconds ring_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
                    const CollectiveEnv& env);
 
+/// Exchanges of a direct collective: 2 for an all-reduce, 1 for a reduce-scatter or all-gather.
+int direct_phases(CollectiveOp op);
+
+/// What `count` back-to-back direct collectives of `bytes` take on `g` when nothing else uses
+/// its links: phases x (latency + (p-1) n / (p B)) on the group's pairs, which must all have
+/// one latency and bandwidth (one node's NVLink).
+Seconds direct_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
+                     const CollectiveEnv& env);
+
 /// The inboxes of `channel + "." + suffix` for each suffix, per group channel. Building the
 /// names on every call would allocate in the hot path, so they are looked up once per channel
 /// and Mailboxes instance. Not thread-safe: SimGrid runs all actors on one thread.
@@ -90,5 +99,6 @@ std::unique_ptr<CollectiveAlgorithm> make_tree();
 std::unique_ptr<CollectiveAlgorithm> make_auto();
 std::unique_ptr<CollectiveAlgorithm> make_hierarchical();
 std::unique_ptr<CollectiveAlgorithm> make_pairwise();
+std::unique_ptr<CollectiveAlgorithm> make_direct();
 
 } // namespace trainsim::sim::detail

@@ -49,7 +49,8 @@ std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name) {
                                          {"tree", detail::make_tree},
                                          {"hierarchical", detail::make_hierarchical},
                                          {"auto", detail::make_auto},
-                                         {"pairwise", detail::make_pairwise}};
+                                         {"pairwise", detail::make_pairwise},
+                                         {"direct", detail::make_direct}};
   for (const Binding& b : bindings)
     if (b.name == name) return b.make();
   TRAINSIM_CHECK(false, "no collective algorithm '" + name + "': the loader validates names");

@@ -252,6 +252,45 @@ TEST(PairwiseTest, SupportsOnlyAllToAll) {
   EXPECT_FALSE(find_collective("pairwise")->supports(CollectiveOp::all_reduce));
 }
 
+// ---- direct ----
+
+// 8 GPUs in one node, n = 64 MiB: each half sends n/8 = 8388608 B to each of the 7 others at
+// once; they share the GPU's 450 GB/s up link (and each receiver's down link) equally:
+// 1 us + 7 x 8388608 / 450e9 s = 1 + 130.489 us = 131.489 us per half. All-reduce: 2 halves,
+// 262.98 us (the ring's 14 steps take 274.98 us: 12 more latencies).
+TEST(DirectTest, AllReduceOverNvlinkTakesTwoExchanges) {
+  expect_both(fat_tree(1, 8), "direct", CollectiveOp::all_reduce, 8, 64 * MiB, 262.98e-6);
+}
+
+TEST(DirectTest, ReduceScatterAndAllGatherTakeOneExchange) {
+  for (CollectiveOp op : {CollectiveOp::reduce_scatter, CollectiveOp::all_gather})
+    expect_both(fat_tree(1, 8), "direct", op, 8, 64 * MiB, 131.49e-6);
+}
+
+// 4 GPUs over IB, one per node: 2 us + 3 x 16777216 / 50e9 s = 1008.63 us per half.
+TEST(DirectTest, AllReduceOverIbTakesTwoExchanges) {
+  expect_both(fat_tree(4, 1), "direct", CollectiveOp::all_reduce, 4, 64 * MiB, 2017.26e-6);
+}
+
+// Latency-bound: 64 KiB over 8 GPUs is 2 x (1 us + 7 x 8192 / 450e9 s) = 2.255 us, against
+// the ring's 14 x (1 us + 8192 / 450e9 s) = 14.25 us. The closed form prices it the same.
+TEST(DirectTest, ASmallAllReduceWaitsForTwoLatencies) {
+  expect_both(fat_tree(1, 8), "direct", CollectiveOp::all_reduce, 8, 64 * 1024, 2.2548e-6);
+  GroupTiers one_node;
+  one_node.ring = one_node.closest = Tier{Seconds(1e-6), BytesPerSecond(450e9), "nvlink"};
+  CollectiveCost c = collective_cost("direct", 2, Bytes(64 * 1024), 8, one_node);
+  EXPECT_NEAR(c.total().value(), 2.2548e-6, 1e-10);
+}
+
+TEST(DirectTest, RepeatedCallsAddUp) {
+  // 3 back-to-back all-reduces: 3 x 262.98 us in both modes.
+  for (Fidelity f : {Fidelity::fast, Fidelity::fine}) {
+    Outcome run = run_collective(fat_tree(1, 8), "direct", CollectiveOp::all_reduce, 8, 64 * MiB, f,
+                                 Call{0, 1, 3});
+    EXPECT_NEAR(run.seconds, 3 * 262.98e-6, 0.01 * 3 * 262.98e-6);
+  }
+}
+
 // ---- every algorithm: fast against fine where paths mix, registry ----
 
 // 16 GPUs over 4 nodes: rings and trees cross NVLink and IB (pairwise: see above). Rings
@@ -319,8 +358,8 @@ TEST(CollectivesTest, FastModeIssuesFewerComms) {
 }
 
 TEST(CollectivesTest, RegistryNamesAndDefaults) {
-  EXPECT_EQ(collective_names(),
-            (std::vector<std::string>{"ring", "tree", "hierarchical", "auto", "pairwise"}));
+  EXPECT_EQ(collective_names(), (std::vector<std::string>{"ring", "tree", "hierarchical", "auto",
+                                                          "direct", "pairwise"}));
   for (const auto& info : collective_catalogue()) {
     EXPECT_NE(make_collective(info.name), nullptr) << info.name; // every name has an implementation
     EXPECT_FALSE(info.description.empty()) << info.name;

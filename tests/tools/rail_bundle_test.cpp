@@ -88,6 +88,20 @@ TEST(RailBundle, TheOverlappedTpStreamGivesThePerFlowResult) {
   EXPECT_LT(bundled.step_time, run(step(), true).step_time); // the overlap hides something
 }
 
+TEST(RailBundle, DirectTpCollectivesGiveThePerFlowResult) {
+  // tp_collective: direct: bundled, the node's collectives take their time alone
+  // (direct_alone); per flow, every GPU sends to each of its 7 peers at once over NVLink. The
+  // same step, breakdowns and channel bytes, with and without the TP overlap.
+  for (bool overlap : {false, true}) {
+    Scenario s = step();
+    s.execution.tp_collective = "direct";
+    s.execution.tp_overlap = overlap;
+    sim::SimResult bundled = run(s, true), flows = run(s, false);
+    EXPECT_EQ(bundled.rail_bundle, 8);
+    expect_same_step(bundled, flows);
+  }
+}
+
 TEST(RailBundle, AgreesWithFineModeWithinHalfAPercent) {
   // Fine mode runs every algorithm step of every GPU's collectives as its own flows.
   double fine = run(step(), false, sim::Fidelity::fine).step_time.value();

@@ -83,28 +83,31 @@ std::string bound_section(const ValidationReport& r) {
 }
 
 std::string collective_section(const ValidationReport& r) {
-  std::string out = "## 3. Collectives against alpha-beta\n\n"
-                    "One collective of 256 MiB per rank on a contention-free graph (all nodes on "
-                    "one leaf). alpha and B "
-                    "are read off the graph: across nodes alpha = 2 us (GPU-NIC-leaf-NIC-GPU, 4 x "
-                    "0.5 us) and B = 50 "
-                    "GB/s (the NIC); inside a node alpha = 1 us and B = 450 GB/s. Formulas: ring "
-                    "all-reduce 2(p-1)(alpha "
-                    "+ n/(pB)), reduce-scatter and all-gather (p-1)(alpha + n/(pB)), pairwise "
-                    "all-to-all (p-1)(alpha + "
-                    "n/(pB)), hierarchical = ring inside nodes + ring over nodes on n/b, tree (2H "
-                    "+ C - 1) alpha + 2n/B "
-                    "(textbook pipelined tree, H = ceil(log2 p), C chunks; an approximation, "
-                    "marked). NCCL-tests: algbw "
-                    "= n / t; busbw = algbw x 2(p-1)/p (all-reduce) or (p-1)/p (the others). Fine "
-                    "mode up to 64 ranks, "
-                    "fast mode above (identical without contention). What ran: the all-reduces up "
-                    "to 100000 ranks "
-                    "(hierarchical: 12500 nodes of 8), reduce-scatter and all-gather (the "
-                    "all-reduce's halves) up to "
-                    "4096, the pairwise all-to-all (p - 1 flows per rank) up to 512.\n\n" +
-                    markdown_header({"algorithm", "op", "ranks", "graph", "mode", "simulated (ms)",
-                                     "alpha-beta (ms)", "error", "algbw (GB/s)", "busbw (GB/s)"});
+  std::string out =
+      "## 3. Collectives against alpha-beta\n\n"
+      "One collective of 256 MiB per rank on a contention-free graph (all nodes on "
+      "one leaf). alpha and B "
+      "are read off the graph: across nodes alpha = 2 us (GPU-NIC-leaf-NIC-GPU, 4 x "
+      "0.5 us) and B = 50 "
+      "GB/s (the NIC); inside a node alpha = 1 us and B = 450 GB/s. Formulas: ring "
+      "all-reduce 2(p-1)(alpha "
+      "+ n/(pB)), reduce-scatter and all-gather (p-1)(alpha + n/(pB)), pairwise "
+      "all-to-all (p-1)(alpha + "
+      "n/(pB)), direct all-reduce 2(alpha + (p-1)n/(pB)) and its halves alpha + (p-1)n/(pB), "
+      "hierarchical = ring inside nodes + ring over nodes on n/b, tree (2H "
+      "+ C - 1) alpha + 2n/B "
+      "(textbook pipelined tree, H = ceil(log2 p), C chunks; an approximation, "
+      "marked). NCCL-tests: algbw "
+      "= n / t; busbw = algbw x 2(p-1)/p (all-reduce) or (p-1)/p (the others). Fine "
+      "mode up to 64 ranks, "
+      "fast mode above (identical without contention). What ran: the all-reduces up "
+      "to 100000 ranks "
+      "(hierarchical: 12500 nodes of 8), reduce-scatter and all-gather (the "
+      "all-reduce's halves) up to "
+      "4096, the pairwise all-to-all and the direct all-reduce (p - 1 flows per rank) up "
+      "to 512.\n\n" +
+      markdown_header({"algorithm", "op", "ranks", "graph", "mode", "simulated (ms)",
+                       "alpha-beta (ms)", "error", "algbw (GB/s)", "busbw (GB/s)"});
   for (const CollectiveCheck& c : r.collectives)
     out += markdown_row({c.algorithm, c.op, std::to_string(c.ranks), c.graph, c.fidelity,
                          ms(c.simulated_s), ms(c.formula_s) + (c.exact_formula ? "" : " (approx.)"),

@@ -3,7 +3,8 @@
 //
 // Graphs: all nodes on one leaf of a fat-tree (a crossbar: every GPU has its own NIC, PCIe and
 // NVLink links), so a ring neighbour pair, a tree edge or a pairwise exchange never shares a
-// link with another flow of the same step. Alpha and B are read off the graph the same way
+// link with another flow of the same step; a direct exchange's p - 1 flows share only their
+// own GPU's links, equally. Alpha and B are read off the graph the same way
 // the closed form does (topologies/group_paths): alpha = the GPU-to-GPU path latency, B = its
 // bottleneck bandwidth (50 GB/s NIC across nodes; 450 GB/s NVLink inside one).
 #include <algorithm>
@@ -84,6 +85,10 @@ Formula formula(const std::string& algorithm, CollectiveOp op, double n,
     int nodes = p / b;
     return {2 * ring_phase(n, b, nv) + 2 * ring_phase(n / b, nodes, net)};
   }
+  if (algorithm == "direct") { // one exchange of n/p with every other member per half
+    double phase = flat.alpha + (p - 1.0) / p * n / flat.bandwidth;
+    return {op == CollectiveOp::all_reduce ? 2 * phase : phase};
+  }
   double phase = ring_phase(n, p, flat); // ring RS/AG and pairwise all-to-all: p-1 rounds of n/p
   return {op == CollectiveOp::all_reduce ? 2 * phase : phase};
 }
@@ -142,6 +147,11 @@ std::vector<Case> cases(bool quick) {
   for (int p : flat) out.push_back({"tree", all_reduce, p, 1});
   for (int n : nodes) out.push_back({"hierarchical", all_reduce, 8 * n, 8});
   for (int p : pairwise) out.push_back({"pairwise", all_to_all, p, 1});
+  // Direct inside one NVLink node (Transformer Engine's TP overlap), and across nodes, where
+  // like pairwise it issues p - 1 flows per rank.
+  for (CollectiveOp op : {all_reduce, reduce_scatter, all_gather})
+    out.push_back({"direct", op, 8, 8});
+  for (int p : pairwise) out.push_back({"direct", all_reduce, p, 1});
   return out;
 }
 

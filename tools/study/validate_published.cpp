@@ -158,10 +158,10 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
     return std::nullopt;
   }
   // The same point with the paper's overlap as far as the simulator runs it (TP collectives
-  // pipelined with their kernels, the DP reduction beside the whole step by a delayed update:
-  // the frontier scenario's settings) and with nothing overlapped; the memory guard refuses a
-  // replay this machine cannot hold. One topology for both: the settings change the programs, not
-  // the fabric.
+  // pipelined with their kernels, direct inside a node, the DP reduction beside the whole step by a
+  // delayed update: the frontier scenario's settings) and with nothing overlapped; the memory guard
+  // refuses a replay this machine cannot hold. One topology for both: the settings change the
+  // programs, not the fabric.
   std::optional<LoadedScenario> loaded;
   try {
     replay->file = what;
@@ -173,6 +173,8 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
   validation::Measured overlapped = validation::measure(*loaded);
   ExecutionSpec& e = loaded->scenario.execution;
   e.dp_overlap = e.delayed_update = e.tp_overlap = e.param_gather_overlap = false;
+  e.tp_collective =
+      "ring"; // without Transformer Engine's overlap, NCCL's rings run TP's collectives
   validation::Measured serial = validation::measure(*loaded, sim::Fidelity::fast, false);
   // frontier_scenario() gives the GPU the HBM the delayed update's second gradient buffer needs.
   Bytes hbm = loaded->scenario.system.gpu.hbm_capacity;

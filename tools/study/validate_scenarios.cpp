@@ -108,6 +108,10 @@ std::vector<Scenario> exact_specs(bool quick) {
   add("dp-only 8", mlp, one_leaf_fat_tree(8, 1), grid(8, 1, 1, 16));
   // TP: one NVSwitch node; each GPU's NVLink carries one ring flow each way.
   add("tp-only 8", kTransformer, one_leaf_fat_tree(1, 8), grid(1, 8, 1, 4));
+  // The same with direct collectives: each GPU's 7 flows share only its own NVLink links.
+  ExecutionSpec direct = grid(1, 8, 1, 4);
+  direct.tp_collective = "direct";
+  add("tp-only 8 direct", kTransformer, one_leaf_fat_tree(1, 8), direct);
   // PP: a chain of 8 single-GPU nodes, 8 microbatches under 1F1B; every stage has one layer.
   add("pp-only 8", mlp, one_leaf_fat_tree(8, 1), grid(1, 1, 8, 8));
   // Mixed: TP inside a node; DP and PP groups use GPU k of each node, hence NIC k.
@@ -265,6 +269,8 @@ Scenario random_scenario(unsigned long long seed, int index) {
     execution.tp /= 2, execution.tp_2d = 2;
   // The delayed update's reduction beside the passes, after that for the same reason.
   if (execution.zero < 3 && d.chance(4)) execution.delayed_update = true;
+  // Direct TP collectives (Transformer Engine's userbuffers), drawn last for the same reason.
+  if (execution.tp_ranks() > 1 && d.chance(4)) execution.tp_collective = "direct";
   return make_scenario("random/" + std::to_string(index), model, std::move(topology), execution);
 }
 
