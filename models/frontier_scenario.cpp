@@ -49,9 +49,10 @@ ModelSpec model_of(const FrontierPoint& point) {
 }
 
 // The plan, with the frontier's memory baseline (ZeRO-1) and as close as the simulator comes
-// to the paper's overlap: the TP collectives pipelined with their kernels (tp_overlap) and the
+// to the paper's overlap: the TP collectives pipelined with their kernels (tp_overlap), the
 // DP reduction beside the whole step (delayed_update), as the paper hides it behind the
-// pipeline.
+// pipeline, and kernel launches queued ahead of the kernels (launch_overlap), as the paper
+// keeps latency a bound of its own.
 ExecutionSpec execution_of(const FrontierPoint& point) {
   const ParallelPlan& p = point.plan;
   ExecutionSpec e;
@@ -67,6 +68,7 @@ ExecutionSpec execution_of(const FrontierPoint& point) {
   e.zero = 1;
   e.delayed_update = true;
   e.tp_overlap = e.tp_ranks() > 1;
+  e.launch_overlap = true; // the paper counts launches only in its latency bound
   e.optimizer_bytes_per_param = point.shape.optimizer_bytes_per_param;
   return e;
 }

@@ -193,6 +193,11 @@ struct ExecutionSpec {
   /// Each block's TP collectives pipelined with its kernels in kTpOverlapChunks chunks, on a
   /// stream of their own (Megatron-LM's --tp-comm-overlap through Transformer Engine).
   bool tp_overlap = false;
+  /// Each kernel's launch runs while the kernels before it do (launches queued ahead, as
+  /// asynchronous launch and CUDA Graphs let them): a kernel takes the longer of its work and
+  /// its launch latency, not their sum, the paper's latency, a bound of its own. false: the
+  /// latency adds to every kernel.
+  bool launch_overlap = false;
   Bytes dp_bucket{1e9};    ///< gradient bytes per DP collective when overlapping
   std::string tp_collective = "ring";
   std::string dp_collective = "ring";

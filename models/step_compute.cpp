@@ -8,29 +8,44 @@
 namespace trainsim {
 namespace {
 
+// launch_overlap: the launches run while earlier kernels do, so of a kernel's launch latency
+// only what its work does not cover remains. `t` holds identical kernels (an operator's
+// count), whose overhead is their launches: count x (latency - work / count) where positive.
+KernelTime launched(KernelTime t, const ExecutionSpec& e) {
+  if (e.launch_overlap) t.overhead = std::max(Seconds(), t.overhead - (t.compute + t.hbm));
+  return t;
+}
+
 // The paper's kernel: the larger side of the roofline at matmul_efficiency x peak, plus one
 // launch. Kept exactly as it was: the frontier and the validation suite's exact cases
 // (ModelKind::mlp) hold it to hand arithmetic.
-KernelTime roofline(const KernelCost& k, const GpuSpec& gpu) {
-  Seconds c = compute_time(k.flop, gpu), h = hbm_time(k.hbm, gpu);
+KernelTime roofline(const KernelCost& k, const Scenario& s) {
+  Seconds c = compute_time(k.flop, s.system.gpu), h = hbm_time(k.hbm, s.system.gpu);
   KernelTime t;
   (c >= h ? t.compute : t.hbm) = std::max(c, h);
-  t.overhead = gpu.kernel_latency;
-  return t;
+  t.overhead = s.system.gpu.kernel_latency;
+  return launched(t, s.execution);
 }
 
 // Backward runs each roofline kernel twice (input and weight gradients), three times with
 // full recomputation. The block is two matmuls of equal work (the paper's MLP block), so its
 // first weight's gradient is half a forward.
 BlockTime roofline_block(const KernelCost& k, const Scenario& s) {
-  KernelTime forward = roofline(k, s.system.gpu);
+  KernelTime forward = roofline(k, s);
   return {forward, forward * (s.execution.recompute == Recompute::full ? 3.0 : 2.0), forward * 0.5};
 }
 
-BlockTime priced(const BlockOperators& ops, const GpuSpec& gpu) {
-  BlockTime t{operators_time(ops.forward, gpu), operators_time(ops.backward, gpu), {}};
+KernelTime priced(const Operators& ops, const Scenario& s) {
+  KernelTime t;
+  for (const Operator& op : ops) t += launched(operator_time(op, s.system.gpu), s.execution);
+  return t;
+}
+
+BlockTime priced(const BlockOperators& ops, const Scenario& s) {
+  BlockTime t{priced(ops.forward, s), priced(ops.backward, s), {}};
   for (const Operator& op : ops.backward)
-    if (op.beside_collective) t.beside_collective += operator_time(op, gpu);
+    if (op.beside_collective)
+      t.beside_collective += launched(operator_time(op, s.system.gpu), s.execution);
   return t;
 }
 
@@ -39,7 +54,7 @@ BlockTime priced(const BlockOperators& ops, const GpuSpec& gpu) {
 LayerTimes layer_times(const Scenario& s) {
   if (s.model.per_operator()) {
     LayerOperators ops = layer_operators(s.model, s.execution);
-    return {priced(ops.attention, s.system.gpu), priced(ops.mlp, s.system.gpu)};
+    return {priced(ops.attention, s), priced(ops.mlp, s)};
   }
   LayerCosts c = layer_costs(s.model, s.execution);
   LayerTimes t;
@@ -49,13 +64,12 @@ LayerTimes layer_times(const Scenario& s) {
 }
 
 BlockTime embedding_time(const Scenario& s) {
-  return s.model.per_operator() ? priced(embedding_operators(s.model, s.execution), s.system.gpu)
+  return s.model.per_operator() ? priced(embedding_operators(s.model, s.execution), s)
                                 : BlockTime{};
 }
 
 BlockTime head_time(const Scenario& s) {
-  return s.model.per_operator() ? priced(head_operators(s.model, s.execution), s.system.gpu)
-                                : BlockTime{};
+  return s.model.per_operator() ? priced(head_operators(s.model, s.execution), s) : BlockTime{};
 }
 
 KernelTime optimizer_time(const Scenario& s, int stage) {
@@ -67,7 +81,7 @@ KernelTime optimizer_time(const Scenario& s, int stage) {
   Bytes word = gradient_word(s.model, e);
   double dense = g.dense / word, experts = g.experts / word;
   if (e.zero >= 1) dense /= e.weight_replicas(), experts /= static_cast<double>(e.dp) / e.ep;
-  return operators_time(optimizer_operators(dense + experts, s.model, e), s.system.gpu);
+  return priced(optimizer_operators(dense + experts, s.model, e), s);
 }
 
 bool clips_over_dp(const Scenario& s) {

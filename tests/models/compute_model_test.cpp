@@ -253,6 +253,39 @@ TEST(ComputeModel, AnOperatorTakesTheSlowerSideOfItsRooflinePlusALaunch) {
   EXPECT_DOUBLE_EQ(operators_time(ops, g).overhead.value(), 5e-6);
 }
 
+TEST(ComputeModel, OverlappedLaunchesLeaveOnlyWhatTheWorkDoesNotCover) {
+  // The GPU above (1 TFLOP/s, 0.8 TB/s, 1 us per kernel). launch_overlap: a kernel takes the
+  // longer of its work and its launch. The tiny layer's 5 MLP forward kernels each work for
+  // nanoseconds, so each takes its 1 us launch: 5 us in all, as without the overlap less the
+  // work they now hide.
+  Scenario s;
+  s.model = tiny();
+  s.system.gpu.peak = FlopPerSecond(1e12);
+  s.system.gpu.matmul_efficiency = 1.0;
+  s.system.gpu.hbm_bandwidth = BytesPerSecond(1e12);
+  s.system.gpu.hbm_efficiency = 0.8;
+  s.system.gpu.kernel_latency = Seconds(1e-6);
+  KernelTime serial = layer_times(s).mlp.forward;
+  s.execution.launch_overlap = true;
+  KernelTime overlapped = layer_times(s).mlp.forward;
+  EXPECT_DOUBLE_EQ(serial.overhead.value(), 5e-6);
+  EXPECT_NEAR(overlapped.total().value(), 5e-6, 1e-18);
+  EXPECT_DOUBLE_EQ(overlapped.compute.value(), serial.compute.value());
+  // The paper's MLP block (one roofline kernel, 2 x 2 x 512 x 1000 x 4000 FLOP = 8.192 ms):
+  // its launch hides behind its work entirely, forward and backward (two such kernels).
+  ModelSpec mlp;
+  mlp.kind = ModelKind::mlp;
+  mlp.d_model = 1000, mlp.d_ff = 4000, mlp.seq_len = 512, mlp.layers = 1;
+  s.model = mlp;
+  BlockTime block = layer_times(s).mlp;
+  EXPECT_EQ(block.forward.overhead.value(), 0.0);
+  EXPECT_EQ(block.backward.overhead.value(), 0.0);
+  EXPECT_NEAR(block.forward.compute.value(), 8.192e-3, 1e-12);
+  s.execution.launch_overlap = false;
+  EXPECT_DOUBLE_EQ(layer_times(s).mlp.forward.overhead.value(), 1e-6);
+  EXPECT_DOUBLE_EQ(layer_times(s).mlp.backward.overhead.value(), 2e-6);
+}
+
 TEST(StepFlop, ModelFlopCountLayersAndLogitsAndHardwareFlopTheRecomputation) {
   // The tiny layer, 2 sequences of 4 tokens, vocabulary 100. Forward FLOP per microbatch:
   // QKV 1024 + out 512 + attention scores and values in full 4 T s d = 4 x 4 x 4 x 8 = 512 +

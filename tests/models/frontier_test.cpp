@@ -220,6 +220,7 @@ TEST(FrontierScenario, APointIsAnMlpScenarioOnItsPlan) {
   // userbuffers kernels do, directly among the peers.
   EXPECT_TRUE(s.execution.tp_overlap);
   EXPECT_EQ(s.execution.tp_collective, "direct");
+  EXPECT_TRUE(s.execution.launch_overlap);
 }
 
 TEST(FrontierScenario, TheDelayedUpdatesSecondGradientBufferGetsTheHbmItNeeds) {

@@ -349,6 +349,14 @@ TEST(Loader, ADelayedUpdateIsABooleanThatExcludesDpOverlap) {
             "runs the whole gradient reduction alongside the next step; set one of the two");
 }
 
+TEST(Loader, LaunchOverlapIsABoolean) {
+  EXPECT_FALSE(parse_scenario(kValid, "s.yaml").scenario.execution.launch_overlap);
+  EXPECT_TRUE(parse_scenario(with(kValid, "pp: 1", "pp: 1\n  launch_overlap: true"), "s.yaml")
+                  .scenario.execution.launch_overlap);
+  EXPECT_EQ(error_of(with(kValid, "pp: 1", "pp: 1\n  launch_overlap: graphs")),
+            "s.yaml: execution.launch_overlap = 'graphs': is not true or false");
+}
+
 TEST(Loader, PipelineAndGradientFlagsAreBooleans) {
   LoadedScenario loaded = parse_scenario(
       with(kValid, "pp: 1", "pp: 1\n  pp_scatter_gather: true\n  fp32_gradients: true"), "s.yaml");

@@ -120,7 +120,7 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
         std::pair{"grad_accumulation_fusion", e.grad_accumulation_fusion},
         std::pair{"dp_overlap", e.dp_overlap}, std::pair{"delayed_update", e.delayed_update},
         std::pair{"param_gather_overlap", e.param_gather_overlap},
-        std::pair{"tp_overlap", e.tp_overlap}})
+        std::pair{"tp_overlap", e.tp_overlap}, std::pair{"launch_overlap", e.launch_overlap}})
     pair(out, key, value);
   pair(out, "zero", e.zero);
   pair(out, "recompute", to_string(e.recompute));

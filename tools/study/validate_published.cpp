@@ -173,6 +173,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
   validation::Measured overlapped = validation::measure(*loaded);
   ExecutionSpec& e = loaded->scenario.execution;
   e.dp_overlap = e.delayed_update = e.tp_overlap = e.param_gather_overlap = false;
+  e.launch_overlap = false;
   e.tp_collective =
       "ring"; // without Transformer Engine's overlap, NCCL's rings run TP's collectives
   validation::Measured serial = validation::measure(*loaded, sim::Fidelity::fast, false);

@@ -271,6 +271,7 @@ Scenario random_scenario(unsigned long long seed, int index) {
   if (execution.zero < 3 && d.chance(4)) execution.delayed_update = true;
   // Direct TP collectives (Transformer Engine's userbuffers), drawn last for the same reason.
   if (execution.tp_ranks() > 1 && d.chance(4)) execution.tp_collective = "direct";
+  if (d.chance(4)) execution.launch_overlap = true;
   return make_scenario("random/" + std::to_string(index), model, std::move(topology), execution);
 }
 
