@@ -16,17 +16,6 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-// p-1 rounds; in round k a rank sends n/p to member me+k and receives n/p from member me-k,
-// and waits for both before the next round: t = (p-1)(alpha + n / (p B)) when no two flows of
-// a round share a link and every round crosses the same tier. Fast mode runs the same rounds
-// once for `count` back-to-back calls, each round moving the calls' bytes together, after
-// waiting out the other calls' round latencies: without contention, the same time.
-//
-// Each round offset k has its own channel, so a receive can only match the message of its
-// sender me-k, and messages of one sender arrive in order. With one channel for all rounds,
-// a receive took whichever message came first; a rank that was a round ahead could then use
-// up a slower peer's receive, and under rendezvous both ranks ended up waiting for sends that
-// nobody would receive (fine mode deadlocked on 16-way EP).
 // The channel of each member offset k (index 0 unused), looked up once per group channel and
 // Mailboxes instance: building the names on every call would allocate in the hot path.
 class PeerChannels : public CollectiveAlgorithm {
@@ -51,6 +40,17 @@ private:
   mutable std::deque<Entry> cache_; // a deque: references returned stay valid as entries are added
 };
 
+// p-1 rounds; in round k a rank sends n/p to member me+k and receives n/p from member me-k,
+// and waits for both before the next round: t = (p-1)(alpha + n / (p B)) when no two flows of
+// a round share a link and every round crosses the same tier. Fast mode runs the same rounds
+// once for `count` back-to-back calls, each round moving the calls' bytes together, after
+// waiting out the other calls' round latencies: without contention, the same time.
+//
+// Each round offset k has its own channel, so a receive can only match the message of its
+// sender me-k, and messages of one sender arrive in order. With one channel for all rounds,
+// a receive took whichever message came first; a rank that was a round ahead could then use
+// up a slower peer's receive, and under rendezvous both ranks ended up waiting for sends that
+// nobody would receive (fine mode deadlocked on 16-way EP).
 class Pairwise final : public PeerChannels {
 protected:
   void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count,
