@@ -83,7 +83,9 @@ CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, 
     CollectiveCost tree = tree_floor(n, p, g.closest);
     return phases == 2 && tree.total() < ring.total() ? tree : ring;
   }
-  if (algorithm == "direct") { // every byte leaves at best over the fastest tier, in one step
+  // Direct runs inside one NVSwitch node (the scenario rules), where each member's one port
+  // carries all its bytes: exact there.
+  if (algorithm == "direct") {
     double share = (p - 1.0) / p * phases;
     return {g.closest.alpha * phases, (n / g.closest.bandwidth) * share, g.closest.name};
   }

@@ -29,7 +29,8 @@ struct CollectiveCost {
 /// - hierarchical: (b-1) steps of n/b in the node's ring and (P-1) steps of n/(bP) in the ring
 ///   across nodes per half (a plain ring when the group does not split into node blocks);
 /// - direct: one step of alpha and (p-1) n / p bytes out of every member per half, at the
-///   closest pair's latency and bandwidth (exact inside one node, a floor across nodes);
+///   closest pair's latency and bandwidth: exact inside one NVSwitch node, where the scenario
+///   rules keep it (a GPU with several ports, as on a torus, could beat it);
 /// - tree (all-reduce only): at least 2 ceil(log2 p) steps of the closest pair's alpha and n
 ///   bytes into every rank at its bandwidth, a floor under the pipelined double binary tree.
 /// With `nvlink`, a ring (or a hierarchical collective's ring) over the NVLink tier moves its

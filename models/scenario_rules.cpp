@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "models/collectives.hpp"
@@ -209,6 +210,34 @@ void check_collective(const Rules& r, const char* key, const std::string& name,
       r.broken(key, name, "has no " + to_string(op) + ", which this execution needs");
 }
 
+// GPUs per NVSwitch node of a node-based fabric (fat-tree, rail-optimized, dragonfly), where a
+// GPU reaches every other GPU of its node over its one NVLink port; 0 for a torus or a file.
+int nvswitch_node(const topo::TopologySpec& t) {
+  if (const auto* f = std::get_if<topo::FatTreeParams>(&t.params)) return f->gpus_per_node;
+  if (const auto* d = std::get_if<topo::DragonflyParams>(&t.params)) return d->node.gpus_per_node;
+  return 0;
+}
+
+// `direct` moves Transformer Engine's userbuffers traffic: among the GPUs of one NVSwitch
+// node, where a GPU's one port carries its flows to all its peers, which is what the bound
+// prices. Across nodes, or on a torus (several ports a GPU), the bound has no exact price for
+// it, so it is refused there.
+void check_direct(const Rules& r) {
+  const ExecutionSpec& e = r.s.execution;
+  if (e.dp_collective == "direct" && e.weight_replicas() > 1)
+    r.broken("execution.dp_collective", "direct",
+             "runs only inside one NVSwitch node (TP's userbuffers); DP groups use ring, tree, "
+             "hierarchical or auto");
+  int node = nvswitch_node(r.s.system.topology);
+  if (e.tp_collective == "direct" && e.tp_ranks() > 1 && (node == 0 || node % e.tp_ranks() != 0))
+    r.broken(
+        "execution.tp_collective", "direct",
+        "needs each TP block inside one NVSwitch node (" + std::to_string(e.tp_ranks()) +
+            " GPUs; the topology's nodes hold " +
+            (node == 0 ? std::string("none: a torus or imported graph") : std::to_string(node)) +
+            ")");
+}
+
 void check_sharding(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
   if (e.zero < 0 || e.zero > 3)
@@ -246,6 +275,7 @@ void check_sharding(const Rules& r) {
   if (e.cp > 1 && e.zero == 0) dp_ops.insert(dp_ops.end(), halves.begin(), halves.end());
   check_collective(r, "execution.dp_collective", e.dp_collective, dp_ops);
   check_collective(r, "execution.ep_collective", e.ep_collective, {CollectiveOp::all_to_all});
+  check_direct(r);
 }
 
 void check_fit(const Rules& r) {

@@ -169,6 +169,25 @@ TEST(ScenarioRules, ContextParallelismNamesWhatItNeeds) {
                           "which this execution needs");
 }
 
+TEST(ScenarioRules, DirectCollectivesStayInsideOneNvswitchNode) {
+  // The default topology's nodes hold 8 GPUs: a TP block of 2 fits, one of 16 does not.
+  Scenario s = small();
+  s.execution.tp_collective = "direct";
+  EXPECT_EQ(refusal(s), "accepted");
+  s.system.topology = topo::FatTreeParams{.nodes = 4, .gpus_per_node = 1};
+  EXPECT_EQ(refusal(s), "code.yaml: execution.tp_collective = 'direct': needs each TP block "
+                        "inside one NVSwitch node (2 GPUs; the topology's nodes hold 1)");
+  s.system.topology = topo::TorusParams{};
+  EXPECT_EQ(refusal(s), "code.yaml: execution.tp_collective = 'direct': needs each TP block "
+                        "inside one NVSwitch node (2 GPUs; the topology's nodes hold none: a "
+                        "torus or imported graph)");
+  s = small();
+  s.execution.dp_collective = "direct";
+  EXPECT_EQ(refusal(s), "code.yaml: execution.dp_collective = 'direct': runs only inside one "
+                        "NVSwitch node (TP's userbuffers); DP groups use ring, tree, hierarchical "
+                        "or auto");
+}
+
 TEST(ScenarioRules, FitIsCheckedAfterTheGrid) {
   Scenario s = small();
   s.execution.pp = 16; // more stages than the 8 layers; the grid 2 x 2 x 16 = 64 is given

@@ -269,8 +269,12 @@ Scenario random_scenario(unsigned long long seed, int index) {
     execution.tp /= 2, execution.tp_2d = 2;
   // The delayed update's reduction beside the passes, after that for the same reason.
   if (execution.zero < 3 && d.chance(4)) execution.delayed_update = true;
-  // Direct TP collectives (Transformer Engine's userbuffers), drawn last for the same reason.
-  if (execution.tp_ranks() > 1 && d.chance(4)) execution.tp_collective = "direct";
+  // Direct TP collectives (Transformer Engine's userbuffers), drawn last for the same reason,
+  // where the rules let them run: the TP block inside one NVSwitch node.
+  const auto* nodes = std::get_if<topo::FatTreeParams>(&topology.params);
+  if (nodes != nullptr && nodes->gpus_per_node % execution.tp_ranks() == 0 &&
+      execution.tp_ranks() > 1 && d.chance(4))
+    execution.tp_collective = "direct";
   if (d.chance(4)) execution.launch_overlap = true;
   return make_scenario("random/" + std::to_string(index), model, std::move(topology), execution);
 }
