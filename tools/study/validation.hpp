@@ -135,7 +135,8 @@ std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>&
 /// what a binding network or latency term adds to every microbatch, its bubble, and what its
 /// DP all-reduce outlasts the pipeline by; the replay's is its categories (sim/category.hpp).
 /// So: "kernels" (the replay's compute beyond the closed form's kernels: their launches, which
-/// the closed form counts only as a bound of their own), every communication category the
+/// the closed form counts only as a bound of their own; negative where the mean GPU holds
+/// fewer layers than the closed form's most loaded stage), every communication category the
 /// replay exposed (dp_comm less the closed form's DP excess), "pipeline" (bubble and pipeline
 /// transfers beyond the closed form's bubble), "idle", and "closed-form stage beyond kernels"
 /// (negative). Causes under 1e-9 s are left out.
