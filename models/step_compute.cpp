@@ -16,6 +16,11 @@ KernelTime launched(KernelTime t, const ExecutionSpec& e) {
   return t;
 }
 
+// An operator's kernels as they run.
+KernelTime op_time(const Operator& op, const Scenario& s) {
+  return launched(operator_time(op, s.system.gpu), s.execution);
+}
+
 // The paper's kernel: the larger side of the roofline at matmul_efficiency x peak, plus one
 // launch. Kept exactly as it was: the frontier and the validation suite's exact cases
 // (ModelKind::mlp) hold it to hand arithmetic.
@@ -37,15 +42,14 @@ BlockTime roofline_block(const KernelCost& k, const Scenario& s) {
 
 KernelTime priced(const Operators& ops, const Scenario& s) {
   KernelTime t;
-  for (const Operator& op : ops) t += launched(operator_time(op, s.system.gpu), s.execution);
+  for (const Operator& op : ops) t += op_time(op, s);
   return t;
 }
 
 BlockTime priced(const BlockOperators& ops, const Scenario& s) {
   BlockTime t{priced(ops.forward, s), priced(ops.backward, s), {}};
   for (const Operator& op : ops.backward)
-    if (op.beside_collective)
-      t.beside_collective += launched(operator_time(op, s.system.gpu), s.execution);
+    if (op.beside_collective) t.beside_collective += op_time(op, s);
   return t;
 }
 

@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "sim/collective_steps.hpp"
+#include "sim/traffic.hpp"
 
 #include "models/check.hpp"
 #include "topologies/topology.hpp"
@@ -83,6 +84,16 @@ private:
 // one node. Fast mode moves the phases' and calls' bytes in one exchange after waiting out
 // the other phases' latencies (the slowest peer's each), the same time without contention.
 class Direct final : public PeerChannels {
+public:
+  Seconds time_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
+                     const CollectiveEnv& env) const override {
+    if (env.traffic != nullptr)
+      for (int k = 1; k < g.size; ++k)
+        env.traffic->add(env.rank, g.member(g.me + k),
+                         bytes.value() / g.size * count * direct_phases(op));
+    return direct_alone(op, g, bytes, count, env);
+  }
+
 protected:
   void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count,
                  const CollectiveEnv& env) const override {

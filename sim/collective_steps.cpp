@@ -160,3 +160,15 @@ private:
 std::unique_ptr<CollectiveAlgorithm> make_auto() { return std::make_unique<Auto>(); }
 
 } // namespace trainsim::sim::detail
+
+namespace trainsim::sim {
+
+Seconds CollectiveAlgorithm::time_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
+                                        const CollectiveEnv& env) const {
+  if (env.traffic != nullptr && g.size > 1)
+    env.traffic->add(env.rank, g.ring_next(),
+                     bytes.value() / g.size * count * detail::ring_steps(op, g.size));
+  return detail::ring_alone(op, g, bytes, count, env);
+}
+
+} // namespace trainsim::sim

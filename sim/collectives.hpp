@@ -132,6 +132,12 @@ public:
     }
     run_calls(op, group, bytes, count, env);
   }
+  /// Rail bundling (sim/rail_bundle.hpp): what `count` calls take on a group inside one node
+  /// whose links nothing else uses, this rank's sends recorded in env.traffic for every
+  /// member's. A ring unless overridden: inside one node the hierarchical algorithm is one,
+  /// and bundling admits only ring, hierarchical and direct.
+  [[nodiscard]] virtual Seconds time_alone(CollectiveOp op, const Group& group, Bytes bytes,
+                                           int count, const CollectiveEnv& env) const;
 
 protected:
   /// The algorithm: `count` calls (1 in fine mode) on a group of at least two members. Fast

@@ -165,21 +165,10 @@ bool GpuActor::runs_alone(const Op& op) const {
   return op.group == GroupKind::tp && plan_.scenario.execution.tp_ranks() == plan_.rails;
 }
 
-// What a collective that runs alone takes; this GPU's sends (to its ring's next member, or
-// to every member under `direct`), recorded for the link statistics, stand for every member's
-// (turned when the traffic is mirrored).
-Seconds GpuActor::time_alone(const Op& op) {
-  const Group& g = group(op.group);
-  double chunk = op.bytes.value() / g.size * op.count;
-  if (plan_.scenario.execution.tp_collective == "direct") {
-    if (plan_.traffic != nullptr)
-      for (int k = 1; k < g.size; ++k)
-        plan_.traffic->add(rank_, g.member(g.me + k), chunk * detail::direct_phases(op.collective));
-    return detail::direct_alone(op.collective, g, op.bytes, op.count, env_);
-  }
-  if (plan_.traffic != nullptr && g.size > 1)
-    plan_.traffic->add(rank_, g.ring_next(), chunk * detail::ring_steps(op.collective, g.size));
-  return detail::ring_alone(op.collective, g, op.bytes, op.count, env_);
+// Its algorithm's time alone, this GPU's sends standing for every member's (turned when the
+// traffic is mirrored).
+Seconds GpuActor::time_alone(const Op& op) const {
+  return algorithm(op.group).time_alone(op.collective, group(op.group), op.bytes, op.count, env_);
 }
 
 // Background collectives run in helper actors on this GPU's host, chained so that each

@@ -54,7 +54,7 @@ private:
   void execute(const Op& op);
   void run_collective(const Op& op);
   [[nodiscard]] bool runs_alone(const Op& op) const;
-  Seconds time_alone(const Op& op);
+  [[nodiscard]] Seconds time_alone(const Op& op) const;
   void start_collective(const Op& op);
   void wait_collectives(const Op& op);
   void receive(const Op& op);
