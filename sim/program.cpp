@@ -22,6 +22,17 @@ Op weight_gradients(Seconds t) {
   return {OpKind::weight_gradients, GroupKind::tp, CollectiveOp::all_reduce, false, 1, t, Bytes()};
 }
 Op wait_tp(int count) { return detail::wait_stream(GroupKind::tp, count); }
+
+// A kernel whose TP inputs are all gathers starts on its own shard, as Transformer Engine's
+// ring-exchange all-gather overlap computes the local chunk first while the next arrives
+// (CommOverlapP2PBase::split_overlap_ag): its chunk j waits for the gathers' first j chunks.
+template <class It>
+bool gathers_only(It begin, It end) {
+  return std::all_of(begin, end, [](const Op& op) {
+    return op.kind != OpKind::collective || !tensor_parallel(op.group) ||
+           op.collective == CollectiveOp::all_gather;
+  });
+}
 Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
 }
@@ -236,8 +247,9 @@ private:
 
   // tp_overlap (Transformer Engine's userbuffer overlap): each of the block's kernels in
   // chunks on the compute stream, its TP collectives in as many chunks on a TP stream of their
-  // own. A chunk of a kernel waits for its chunks of the collectives before it (sequence
-  // parallelism's all-gathers; under 2-D TP the down matmul's for the hidden all-reduce) and
+  // own. A chunk of a kernel waits for its chunks of the collectives before it (under 2-D TP
+  // the down matmul's for the hidden all-reduce; sequence parallelism's all-gathers one chunk
+  // behind, gathers_only()) and
   // starts its chunks of the collectives after it; the next block waits for them all. In the
   // backward the block's first weight's gradient (`beside`, part of its last kernel) is not
   // chunked: the collective carries the input gradient before it, so it runs after the chunks,
@@ -261,6 +273,7 @@ private:
     auto kernel = std::find_if(ops.begin(), ops.end(), is_kernel);
     std::vector<Op> out;
     int inputs = static_cast<int>(std::count_if(ops.begin(), kernel, is_tp));
+    bool gathered = gathers_only(ops.begin(), kernel);
     for (int j = 0; j < k; ++j)
       for (auto it = ops.begin(); it != kernel; ++it)
         if (is_tp(*it)) out.push_back(start_chunk(*it));
@@ -270,7 +283,8 @@ private:
       auto next = std::find_if(kernel + 1, ops.end(), is_kernel);
       Seconds weights = next == ops.end() ? std::min(beside, kernel->duration) : Seconds();
       for (int j = 0; j < k; ++j) {
-        if (inputs > 0) out.push_back(wait_tp(started + inputs * (j + 1)));
+        int needed = started + inputs * (gathered ? j : j + 1);
+        if (inputs > 0 && needed > started) out.push_back(wait_tp(needed));
         Op part = *kernel;
         part.duration = (part.duration - weights) / static_cast<double>(k);
         out.push_back(part);
@@ -281,6 +295,7 @@ private:
       std::copy_if(kernel + 1, next, std::back_inserter(out), std::not_fn(is_tp));
       started += inputs * k;
       inputs = static_cast<int>(std::count_if(kernel + 1, next, is_tp));
+      gathered = gathers_only(kernel + 1, next);
       kernel = next;
     }
     out.push_back(wait_tp(0));

@@ -35,22 +35,29 @@ void tally(std::vector<Op>& distinct, const Op& op) {
   distinct.back().layer = -1;
 }
 
-/// The run's kernels in kTpOverlapChunks chunks, each starting its share of the run's
+/// The run's kernels in kTpOverlapChunks chunks, each beside its share of the run's
 /// overlapped TP collectives, then its weight gradients, its serial collectives and the wait
 /// for the TP stream: the blocks' pipelines (sim/program.cpp) as one, which is the same time
 /// when every block is on the same side (kernels longer than their collectives, or shorter).
-/// The all-gathers a chunk waits for under sequence parallelism follow it here instead.
+/// A chunk's share of the all-gathers starts before it, the others after: a gather's next
+/// shard moves while the GEMM runs on the one it has (gathers_only() in sim/program.cpp), a
+/// reduction follows the GEMM it reduces. Nothing waits for the gathers inside the run.
 void fold_overlapped(const Op& total, const Op& weights, const std::vector<Op>& serial,
                      const std::vector<Op>& background, Program& out) {
   constexpr int k = kTpOverlapChunks;
-  for (int j = 0; j < k; ++j) {
-    Op part = total;
-    part.duration = total.duration / static_cast<double>(k);
-    out.push_back(part);
+  auto share = [&](int j, bool gathers) {
     for (Op op : background) {
+      if ((op.collective == CollectiveOp::all_gather) != gathers) continue;
       op.count = op.count / k + (j < op.count % k ? 1 : 0);
       if (op.count > 0) out.push_back(op);
     }
+  };
+  for (int j = 0; j < k; ++j) {
+    share(j, true);
+    Op part = total;
+    part.duration = total.duration / static_cast<double>(k);
+    out.push_back(part);
+    share(j, false);
   }
   if (weights.duration > Seconds()) out.push_back(weights);
   out.insert(out.end(), serial.begin(), serial.end());

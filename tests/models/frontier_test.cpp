@@ -219,6 +219,7 @@ TEST(FrontierScenario, APointIsAnMlpScenarioOnItsPlan) {
   // The TP block (2 GPUs) is inside a node: its overlapped chunks run as Transformer Engine's
   // userbuffers kernels do, directly among the peers.
   EXPECT_TRUE(s.execution.tp_overlap);
+  EXPECT_TRUE(s.execution.sequence_parallel); // Megatron-LM's overlap needs it
   EXPECT_EQ(s.execution.tp_collective, "direct");
   EXPECT_TRUE(s.execution.launch_overlap);
 }

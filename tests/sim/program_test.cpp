@@ -393,22 +393,24 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
   EXPECT_EQ(p[1].bytes, c.tp_allreduce / 4.0);
   EXPECT_DOUBLE_EQ(p[9].duration.value(), 1.5 * kernel / 4); // a quarter of 2 - 0.5 kernels
   EXPECT_DOUBLE_EQ(p[17].duration.value(), 0.5 * kernel);    // up's weight gradient
-  // Sequence parallelism: the all-gathers before the kernel go first, each chunk of the
-  // kernel waiting for its own (the backward gathers twice: 2 per chunk).
+  // Sequence parallelism: the all-gathers before the kernel go first; the kernel's first chunk
+  // runs on the local shard, chunk j waits for the gathers' first j chunks (the backward
+  // gathers twice: 2 per chunk), as a ring-exchange overlap computes one shard while the
+  // next arrives.
   s.execution.sequence_parallel = true;
   p = stage_program(s, 0, false);
   const std::string gathers = "start:tp.AG start:tp.AG start:tp.AG start:tp.AG";
-  const std::string forward = gathers +
-                              " waitT:1 C start:tp.RS waitT:2 C start:tp.RS waitT:3 C start:tp.RS"
-                              " waitT:4 C start:tp.RS waitT";
-  ASSERT_EQ(shape(p).rfind(forward + " " + gathers + " " + gathers + " waitT:2 C start:tp.RS", 0),
+  const std::string forward = gathers + " C start:tp.RS waitT:1 C start:tp.RS waitT:2 C start:tp.RS"
+                                        " waitT:3 C start:tp.RS waitT";
+  ASSERT_EQ(shape(p).rfind(forward + " " + gathers + " " + gathers + " C start:tp.RS waitT:2 C", 0),
             0u)
       << shape(p);
-  // Folded, each pass's kernels are one pipeline of 4 chunks, each starting a quarter of its
-  // overlapped collectives: forward 4 all-gathers and 4 reduce-scatters, backward 8 and 4,
-  // then the backward's weight gradient.
+  // Folded, each pass's kernels are one pipeline of 4 chunks, each beside a quarter of its
+  // overlapped collectives, the gathers started before it and the reduce-scatters after:
+  // forward 4 all-gathers and 4 reduce-scatters, backward 8 and 4, then the backward's
+  // weight gradient.
   Program folded = stage_program(s, 0, true);
-  const std::string fwd = "C start:tp.AG start:tp.RS", bwd = "C start:tp.AG*2 start:tp.RS";
+  const std::string fwd = "start:tp.AG C start:tp.RS", bwd = "start:tp.AG*2 C start:tp.RS";
   EXPECT_EQ(shape(folded), fwd + " " + fwd + " " + fwd + " " + fwd + " waitT " + bwd + " " + bwd +
                                " " + bwd + " " + bwd + " W waitT waitS");
 }

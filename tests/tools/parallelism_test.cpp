@@ -172,6 +172,26 @@ TEST(Overlap, TpCollectivesHideBehindTheirKernelsButTheForwardsLastChunk) {
   }
 }
 
+TEST(Overlap, UnderSequenceParallelismAForwardBlockExposesAQuarterOfItsReduceScatter) {
+  // The case above with sequence parallelism, as Megatron-LM runs its TP overlap: a block's
+  // all-reduce becomes an all-gather before the kernel and a reduce-scatter after it, one
+  // ring step each over 2 GPUs (half the all-reduce's two). The kernel's first chunk runs on
+  // the GPU's own shard while the gathers move, so a forward block exposes only the last
+  // quarter of its reduce-scatter: 2 layers x (1/4 x 1/2) of an all-reduce, 1/16 of the
+  // serial case's 4 all-reduces (half the 1/8 without sequence parallelism). The backward
+  // hides its gathers and reduce-scatter as before.
+  topo::FatTreeParams links = fat_tree(1, 2);
+  links.nvlink_latency = links.pcie_latency = Seconds(0);
+  ExecutionSpec overlap{.tp = 2, .global_batch = 1, .sequence_parallel = true};
+  overlap.tp_overlap = true;
+  const double all_reduces = 4 * 2 * (4096.0 * 4096 * 2 / 2 / 450e9);
+  for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
+    Outcome overlapped = simulate(scenario(links, overlap), fidelity);
+    EXPECT_NEAR(category(overlapped.summary, "tp_comm"), all_reduces / 16, 1e-3 * all_reduces);
+    EXPECT_GE(overlapped.result.step_time.value(), (overlapped.summary.bound * (1 - 1e-6)).value());
+  }
+}
+
 TEST(Experts, AllToAllOverNvlinkMatchesPairwiseAlphaBeta) {
   // 4 GPUs on one NVSwitch, DP 4 = EP 4, 4 experts, top-1, one 4096-token microbatch each.
   // Per MoE layer, dispatch and combine forward, again backward: 4 all-to-alls of

@@ -174,8 +174,10 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
   ExecutionSpec& e = loaded->scenario.execution;
   e.dp_overlap = e.delayed_update = e.tp_overlap = e.param_gather_overlap = false;
   e.launch_overlap = false;
-  e.tp_collective =
-      "ring"; // without Transformer Engine's overlap, NCCL's rings run TP's collectives
+  // Without Transformer Engine's overlap, NCCL's rings run TP's collectives, as all-reduces:
+  // sequence parallelism comes with the overlap (frontier_scenario()).
+  e.tp_collective = "ring";
+  e.sequence_parallel = false;
   validation::Measured serial = validation::measure(*loaded, sim::Fidelity::fast, false);
   // frontier_scenario() gives the GPU the HBM the delayed update's second gradient buffer needs.
   Bytes hbm = loaded->scenario.system.gpu.hbm_capacity;
