@@ -72,6 +72,8 @@ Split beside(const Split& kernels, const Split& tp) {
   return kernels + tp * (excess / tp.total());
 }
 
+Split longer(const Split& a, const Split& b) { return a.total() >= b.total() ? a : b; }
+
 struct LayerSplit {
   Split forward, backward;
 };
@@ -94,12 +96,13 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   Split backward = kernels(t.mlp.backward) + kernels(t.attention.backward);
   const CollectiveEfficiency* nvlink = collective_efficiency(s);
   CollectiveCost tp = cheapest(e.tp_collective, 2, c.tp_allreduce, e.tp, f.tp, nvlink);
-  Split tp_comms = split_of(tp, &Split::tp) * c.tp_allreduces;
+  Split first_axis = split_of(tp, &Split::tp) * c.tp_allreduces;
   // 2-D TP: the MLP's hidden all-reduce over the second axis, once per pass.
   CollectiveCost tp2 = e.tp_2d > 1
                            ? cheapest(e.tp_collective, 2, c.tp2_allreduce, e.tp_2d, f.tp2, nvlink)
                            : CollectiveCost{};
-  tp_comms += split_of(tp2, &Split::tp);
+  Split second_axis = split_of(tp2, &Split::tp);
+  Split tp_comms = first_axis + second_axis;
   Split comms; // the pass's collectives other than TP's
   if (e.ep > 1) comms += all_to_all(c.tp_allreduce * s.model.top_k, e.ep, f.ep) * 2.0;
   int replicas = e.weight_replicas();
@@ -125,9 +128,18 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
                 c.tp_allreduces
           : Split{};
   Split tp_backward = tp_comms + (full ? tp_comms : Split{}) + regather;
-  if (e.tp_overlap)
-    return {beside(forward, tp_comms) + comms + gather,
-            beside(backward, tp_backward) + comms + gather_kv + again + gather + reduce};
+  if (e.tp_overlap) {
+    // Each axis on its own stream (models/layout.hpp: tp_axes_queue): the pass takes at least
+    // the longer axis's collectives.
+    double again_factor = full ? 2.0 : 1.0;
+    Split backward_first = first_axis * again_factor + regather;
+    Split backward_second = second_axis * again_factor;
+    bool apart = e.tp_2d > 1 && !f.tp_axes_queue;
+    Split stream_forward = apart ? longer(first_axis, second_axis) : tp_comms;
+    Split stream_backward = apart ? longer(backward_first, backward_second) : tp_backward;
+    return {beside(forward, stream_forward) + comms + gather,
+            beside(backward, stream_backward) + comms + gather_kv + again + gather + reduce};
+  }
   return {forward + tp_comms + comms + gather,
           backward + tp_backward + comms + gather_kv + again + gather + reduce};
 }

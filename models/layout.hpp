@@ -21,7 +21,7 @@ namespace trainsim {
 /// tp2: the second axis of 2-D tensor parallelism (N_J), innermost.
 enum class GroupKind : std::uint8_t { tp, dp, ep, edp, cp, tp2 };
 
-/// Either tensor-parallel axis: they share the TP stream and the tp_comm category.
+/// Either tensor-parallel axis: they share the tp_comm category (each has its overlap stream).
 inline bool tensor_parallel(GroupKind g) { return g == GroupKind::tp || g == GroupKind::tp2; }
 
 /// The members base + i * stride, i < size, of one group.
@@ -48,6 +48,13 @@ struct GroupSpan {
   }
   friend bool operator==(const GroupSpan&, const GroupSpan&) = default;
 };
+
+/// Under 2-D TP, whether each TP block lies inside one node of `gpus_per_node` ranks: its two
+/// axes' overlapped collectives then share the GPUs' NVLink ports and queue one behind the
+/// other (sim/gpu_actor.hpp); across nodes each axis has a stream of its own.
+inline bool tp_axes_queue(const ExecutionSpec& e, int gpus_per_node) {
+  return e.tp_2d > 1 && gpus_per_node % e.tp_ranks() == 0;
+}
 
 /// Members per node when the group's members on each node of `gpus_per_node` ranks are
 /// `block` consecutive members and every node holds the same number; 1 when they are not.

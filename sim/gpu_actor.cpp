@@ -42,6 +42,7 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
       ep_collective(make_collective(s.execution.ep_collective)), mailboxes(s.execution.gpus()),
       paths(topo::pair_costs(p.topology())), pp_forward(mailboxes.channel("ppf")),
       pp_backward(mailboxes.channel("ppb")), slowdown(kernel_slowdowns(s)) {
+  tp_axes_queue = trainsim::tp_axes_queue(s.execution, p.topology().gpus_per_node());
   for (int stage = 0; stage < s.execution.pp; ++stage)
     programs.push_back(stage_program(s, stage, f == Fidelity::fast));
 }
@@ -177,12 +178,13 @@ Seconds GpuActor::time_alone(const Op& op) const {
 // time unless it queues behind an actor, whose end only the actor knows.
 void GpuActor::start_collective(const Op& op) {
   Stream& stream = stream_of(op.group);
-  const Stream::Entry* last = stream.entries.empty() ? nullptr : &stream.entries.back();
+  const Stream::Entry* last = queue_tail(op.group);
+  if (tensor_parallel(op.group)) last_tp_ = &stream;
   sg4::ActorPtr previous = last != nullptr ? last->actor : nullptr;
-  if (runs_alone(op) && !previous) return start_alone(op, stream);
+  if (runs_alone(op) && !previous) return start_alone(op, stream, last);
   double after = last != nullptr && !previous ? last->end : 0.0;
   auto kind =
-      &stream == &tp_stream_ ? TraceEvent::Kind::tp_background : TraceEvent::Kind::dp_background;
+      tensor_parallel(op.group) ? TraceEvent::Kind::tp_background : TraceEvent::Kind::dp_background;
   auto body = [this, op, previous, after, kind] {
     if (previous) previous->join();
     if (after > now()) sg4::this_actor::sleep_until(after);
@@ -196,17 +198,31 @@ void GpuActor::start_collective(const Op& op) {
 // A collective that runs alone at the head of its stream or behind others that did: it ends its
 // own time after the later of its start and the previous end, so it is its end time, and
 // waiting for it is sleeping until then.
-void GpuActor::start_alone(const Op& op, Stream& stream) {
-  double start = std::max(now(), stream.entries.empty() ? 0.0 : stream.entries.back().end);
+void GpuActor::start_alone(const Op& op, Stream& stream, const Stream::Entry* last) {
+  double start = std::max(now(), last != nullptr ? last->end : 0.0);
   double end = start + time_alone(op).value();
   stream.entries.push_back({nullptr, end});
   record(op, TraceEvent::Kind::tp_background, start, end);
 }
 
+// The entry a collective starts after: the last on its stream, or where both TP axes queue
+// (StepPlan::tp_axes_queue) the last either started.
+const GpuActor::Stream::Entry* GpuActor::queue_tail(GroupKind group) {
+  Stream* stream = &stream_of(group);
+  if (plan_.tp_axes_queue && tensor_parallel(group) && last_tp_ != nullptr) stream = last_tp_;
+  return stream->entries.empty() ? nullptr : &stream->entries.back();
+}
+
+// A wait for all of a TP stream's collectives (the end of an overlapped block) waits for both
+// axes'; a wait for the first `count` waits on its group's stream.
 void GpuActor::wait_collectives(const Op& op) {
-  Stream& stream = stream_of(op.group);
-  size_t until = op.count == 0 ? stream.entries.size()
-                               : std::min(static_cast<size_t>(op.count), stream.entries.size());
+  if (op.count == 0 && tensor_parallel(op.group)) wait_stream(tp2_stream_, 0);
+  wait_stream(stream_of(op.group), op.count);
+}
+
+void GpuActor::wait_stream(Stream& stream, int count) {
+  size_t until = count == 0 ? stream.entries.size()
+                            : std::min(static_cast<size_t>(count), stream.entries.size());
   for (; stream.joined < until; ++stream.joined) {
     const Stream::Entry& e = stream.entries[stream.joined];
     if (e.actor)
@@ -214,7 +230,7 @@ void GpuActor::wait_collectives(const Op& op) {
     else if (e.end > now())
       sg4::this_actor::sleep_until(e.end);
   }
-  if (op.count != 0) return;
+  if (count != 0) return;
   stream.entries.clear();
   stream.joined = 0;
 }

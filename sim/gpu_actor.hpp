@@ -36,6 +36,7 @@ struct StepPlan {
   Progress* progress = nullptr;     ///< optional
   /// GPUs per node that each node's rail-0 GPU runs the step for (sim/rail_bundle.hpp); 1: all.
   int rails = 1;
+  bool tp_axes_queue = false;       ///< models/layout.hpp: tp_axes_queue()
   std::vector<bool> traced;         ///< by rank: record its ops as trace events
   /// By rank, how much longer its kernels take than the preset's figures (models/gpu_speed.hpp);
   /// empty: none does.
@@ -87,10 +88,16 @@ private:
     std::vector<Entry> entries;
     size_t joined = 0;
   };
-  Stream dp_stream_, tp_stream_;
-  /// Both TP axes share the TP stream; the DP and EDP gradient buckets the DP stream.
-  Stream& stream_of(GroupKind group) { return tensor_parallel(group) ? tp_stream_ : dp_stream_; }
-  void start_alone(const Op& op, Stream& stream);
+  Stream dp_stream_, tp_stream_, tp2_stream_;
+  /// Each TP axis has its stream; the DP and EDP gradient buckets share the DP stream.
+  Stream& stream_of(GroupKind group) {
+    if (group == GroupKind::tp2) return tp2_stream_;
+    return group == GroupKind::tp ? tp_stream_ : dp_stream_;
+  }
+  void wait_stream(Stream& stream, int count);
+  Stream* last_tp_ = nullptr; ///< the TP stream of the last TP collective started
+  [[nodiscard]] const Stream::Entry* queue_tail(GroupKind group);
+  void start_alone(const Op& op, Stream& stream, const Stream::Entry* last);
   std::vector<TraceEvent>* trace_;
 };
 

@@ -1,6 +1,8 @@
 #include "sim/program.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <array>
 #include <functional>
 #include <iterator>
 #include <utility>
@@ -23,15 +25,39 @@ Op weight_gradients(Seconds t) {
 }
 Op wait_tp(int count) { return detail::wait_stream(GroupKind::tp, count); }
 
-// A kernel whose TP inputs are all gathers starts on its own shard, as Transformer Engine's
-// ring-exchange all-gather overlap computes the local chunk first while the next arrives
-// (CommOverlapP2PBase::split_overlap_ag): its chunk j waits for the gathers' first j chunks.
+// Under tp_overlap each TP axis has a stream of its own, as each NCCL communicator and each
+// of Transformer Engine's userbuffers overlaps runs on its own CUDA stream: a kernel's chunk
+// waits on each axis for its share of the collectives before it. What one axis's stream holds
+// before the kernel's inputs (`started`), how many inputs it added, and whether they are all
+// gathers: a kernel whose inputs are starts on its own shard, as TE's ring-exchange
+// all-gather overlap computes the local chunk first while the next arrives
+// (CommOverlapP2PBase::split_overlap_ag), so its chunk j waits for their first j chunks.
+struct AxisInputs {
+  GroupKind group = GroupKind::tp;
+  int started = 0, inputs = 0;
+  bool gathered = true;
+
+  [[nodiscard]] std::optional<Op> wait_before(int chunk) const {
+    int needed = started + inputs * (gathered ? chunk : chunk + 1);
+    if (inputs == 0 || needed == started) return std::nullopt;
+    return detail::wait_stream(group, needed);
+  }
+};
+
+// The TP collectives in [begin, end), by axis: `axes` holds tp, then tp2.
 template <class It>
-bool gathers_only(It begin, It end) {
-  return std::all_of(begin, end, [](const Op& op) {
-    return op.kind != OpKind::collective || !tensor_parallel(op.group) ||
-           op.collective == CollectiveOp::all_gather;
-  });
+void count_inputs(It begin, It end, std::array<AxisInputs, 2>& axes) {
+  axes[1].group = GroupKind::tp2;
+  for (AxisInputs& axis : axes) {
+    axis.inputs = 0;
+    axis.gathered = true;
+  }
+  for (It it = begin; it != end; ++it) {
+    if (it->kind != OpKind::collective || !tensor_parallel(it->group)) continue;
+    AxisInputs& axis = axes[it->group == GroupKind::tp2 ? 1 : 0];
+    axis.inputs += 1;
+    axis.gathered = axis.gathered && it->collective == CollectiveOp::all_gather;
+  }
 }
 Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
@@ -272,19 +298,18 @@ private:
     };
     auto kernel = std::find_if(ops.begin(), ops.end(), is_kernel);
     std::vector<Op> out;
-    int inputs = static_cast<int>(std::count_if(ops.begin(), kernel, is_tp));
-    bool gathered = gathers_only(ops.begin(), kernel);
+    std::array<AxisInputs, 2> axes;
+    count_inputs(ops.begin(), kernel, axes);
     for (int j = 0; j < k; ++j)
       for (auto it = ops.begin(); it != kernel; ++it)
         if (is_tp(*it)) out.push_back(start_chunk(*it));
     std::copy_if(ops.begin(), kernel, std::back_inserter(out), std::not_fn(is_tp));
-    int started = 0; // on the stream before the current kernel's inputs
     while (kernel != ops.end()) {
       auto next = std::find_if(kernel + 1, ops.end(), is_kernel);
       Seconds weights = next == ops.end() ? std::min(beside, kernel->duration) : Seconds();
       for (int j = 0; j < k; ++j) {
-        int needed = started + inputs * (gathered ? j : j + 1);
-        if (inputs > 0 && needed > started) out.push_back(wait_tp(needed));
+        for (const AxisInputs& axis : axes)
+          if (std::optional<Op> wait = axis.wait_before(j)) out.push_back(*wait);
         Op part = *kernel;
         part.duration = (part.duration - weights) / static_cast<double>(k);
         out.push_back(part);
@@ -293,9 +318,8 @@ private:
       }
       if (weights > Seconds()) out.push_back(weight_gradients(weights));
       std::copy_if(kernel + 1, next, std::back_inserter(out), std::not_fn(is_tp));
-      started += inputs * k;
-      inputs = static_cast<int>(std::count_if(kernel + 1, next, is_tp));
-      gathered = gathers_only(kernel + 1, next);
+      for (AxisInputs& axis : axes) axis.started += axis.inputs * k;
+      count_inputs(kernel + 1, next, axes);
       kernel = next;
     }
     out.push_back(wait_tp(0));

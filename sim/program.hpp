@@ -19,9 +19,10 @@ enum class OpKind : std::uint8_t {
                     ///< as compute, but after the chunks under tp_overlap (sim/program.cpp)
   collective,       ///< `count` back-to-back collectives of `bytes` over `group`
   start_collective, ///< the same, started in the background: on the DP stream (gradient
-                    ///< buckets) or, for `group` tp, the TP stream (tp_overlap)
+                    ///< buckets) or, for `group` tp or tp2, that axis's stream (tp_overlap)
   wait_collectives, ///< wait on `group`'s stream: for the first `count` started since its last
-                    ///< full wait, or for all of them when `count` is 0
+                    ///< full wait, or for all of them when `count` is 0 (both TP axes' for
+                    ///< either)
   recv,             ///< receive a pipeline message (activation if `forward`, else gradient)
   send,             ///< send one, without waiting
   wait_sends,       ///< wait until every pipeline send has been delivered

@@ -37,10 +37,10 @@ void tally(std::vector<Op>& distinct, const Op& op) {
 
 /// The run's kernels in kTpOverlapChunks chunks, each beside its share of the run's
 /// overlapped TP collectives, then its weight gradients, its serial collectives and the wait
-/// for the TP stream: the blocks' pipelines (sim/program.cpp) as one, which is the same time
+/// for the TP streams: the blocks' pipelines (sim/program.cpp) as one, which is the same time
 /// when every block is on the same side (kernels longer than their collectives, or shorter).
 /// A chunk's share of the all-gathers starts before it, the others after: a gather's next
-/// shard moves while the GEMM runs on the one it has (gathers_only() in sim/program.cpp), a
+/// shard moves while the GEMM runs on the one it has (AxisInputs in sim/program.cpp), a
 /// reduction follows the GEMM it reduces. Nothing waits for the gathers inside the run.
 void fold_overlapped(const Op& total, const Op& weights, const std::vector<Op>& serial,
                      const std::vector<Op>& background, Program& out) {

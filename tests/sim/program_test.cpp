@@ -4,7 +4,7 @@
 //
 // Ops are written as tokens: C compute, recvF/recvB and sendF/sendB pipeline transfers of an
 // activation (F) or a gradient (B), waitS wait_sends, waitC wait_collectives (waitT on the TP
-// stream, waitT:N for its first N), and
+// streams, waitT:N for the first N on the first axis's, waitT2:N on the second's), and
 // collectives as GROUP.OP (tp.AR, tp2.AR, dp.RS, dp.AG, ep.A2A, edp.AR, cp.AG), "start:" for a
 // background one, "*N" for a count N > 1.
 #include <gtest/gtest.h>
@@ -39,6 +39,7 @@ std::string token(const Op& op) {
   case OpKind::start_collective:
     return std::string("start:").append(collective(op));
   case OpKind::wait_collectives:
+    if (op.group == GroupKind::tp2) return "waitT2:" + std::to_string(op.count);
     if (op.group != GroupKind::tp)
       return op.count == 0 ? "waitC" : "waitC:" + std::to_string(op.count);
     return op.count == 0 ? "waitT" : "waitT:" + std::to_string(op.count);
@@ -429,14 +430,15 @@ TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
   EXPECT_EQ(p[1].bytes, c.tp2_allreduce);
   EXPECT_EQ(p[3].bytes, c.tp_allreduce);
   // Overlapped: up's chunks start their chunks of the hidden all-reduce; each chunk of down
-  // waits for its own (the first 1, 2, 3, 4 on the TP stream) and starts its chunk of the
-  // output's all-reduce; the block waits for the stream. Backward, up's weight gradient
-  // follows the chunks of its gradients (the last kernel), beside the output's all-reduce.
+  // waits for its own (the first 1, 2, 3, 4 on the second axis's stream) and starts its
+  // chunk of the output's all-reduce on the first axis's; the block waits for both. Backward, up's
+  // weight gradient follows the chunks of its gradients (the last kernel), beside the output's
+  // all-reduce.
   s.execution.tp_overlap = true;
   p = stage_program(s, 0, false);
   const std::string first = "C start:tp2.AR C start:tp2.AR C start:tp2.AR C start:tp2.AR";
   const std::string second =
-      "waitT:1 C start:tp.AR waitT:2 C start:tp.AR waitT:3 C start:tp.AR waitT:4 C start:tp.AR";
+      "waitT2:1 C start:tp.AR waitT2:2 C start:tp.AR waitT2:3 C start:tp.AR waitT2:4 C start:tp.AR";
   ASSERT_EQ(shape(p), first + " " + second + " waitT " + first + " " + second + " W waitT waitS");
   // Folded: one 4-chunk pipeline per pass, a quarter of its 4 + 4 chunks each.
   const std::string chunk = "C start:tp2.AR start:tp.AR";
