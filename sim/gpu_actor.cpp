@@ -216,11 +216,11 @@ const GpuActor::Stream::Entry* GpuActor::queue_tail(GroupKind group) {
 // A wait for all of a TP stream's collectives (the end of an overlapped block) waits for both
 // axes'; a wait for the first `count` waits on its group's stream.
 void GpuActor::wait_collectives(const Op& op) {
-  if (op.count == 0 && tensor_parallel(op.group)) wait_stream(tp2_stream_, 0);
-  wait_stream(stream_of(op.group), op.count);
+  if (op.count == 0 && tensor_parallel(op.group)) join_stream(tp2_stream_, 0);
+  join_stream(stream_of(op.group), op.count);
 }
 
-void GpuActor::wait_stream(Stream& stream, int count) {
+void GpuActor::join_stream(Stream& stream, int count) {
   size_t until = count == 0 ? stream.entries.size()
                             : std::min(static_cast<size_t>(count), stream.entries.size());
   for (; stream.joined < until; ++stream.joined) {

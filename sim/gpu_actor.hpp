@@ -94,7 +94,7 @@ private:
     if (group == GroupKind::tp2) return tp2_stream_;
     return group == GroupKind::tp ? tp_stream_ : dp_stream_;
   }
-  void wait_stream(Stream& stream, int count);
+  void join_stream(Stream& stream, int count);
   Stream* last_tp_ = nullptr; ///< the TP stream of the last TP collective started
   [[nodiscard]] const Stream::Entry* queue_tail(GroupKind group);
   void start_alone(const Op& op, Stream& stream, const Stream::Entry* last);

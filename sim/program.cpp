@@ -1,10 +1,10 @@
 #include "sim/program.hpp"
 
 #include <algorithm>
-#include <optional>
 #include <array>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "models/operators.hpp"
@@ -29,7 +29,7 @@ Op wait_tp(int count) { return detail::wait_stream(GroupKind::tp, count); }
 // of Transformer Engine's userbuffers overlaps runs on its own CUDA stream: a kernel's chunk
 // waits on each axis for its share of the collectives before it. What one axis's stream holds
 // before the kernel's inputs (`started`), how many inputs it added, and whether they are all
-// gathers: a kernel whose inputs are starts on its own shard, as TE's ring-exchange
+// gathers: a kernel whose inputs are all gathers starts on its own shard, as TE's ring-exchange
 // all-gather overlap computes the local chunk first while the next arrives
 // (CommOverlapP2PBase::split_overlap_ag), so its chunk j waits for their first j chunks.
 struct AxisInputs {
@@ -59,6 +59,7 @@ void count_inputs(It begin, It end, std::array<AxisInputs, 2>& axes) {
     axis.gathered = axis.gathered && it->collective == CollectiveOp::all_gather;
   }
 }
+
 Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
 }
@@ -272,10 +273,10 @@ private:
   }
 
   // tp_overlap (Transformer Engine's userbuffer overlap): each of the block's kernels in
-  // chunks on the compute stream, its TP collectives in as many chunks on a TP stream of their
-  // own. A chunk of a kernel waits for its chunks of the collectives before it (under 2-D TP
+  // chunks on the compute stream, its TP collectives in as many chunks on their axis's TP
+  // stream. A chunk of a kernel waits for its chunks of the collectives before it (under 2-D TP
   // the down matmul's for the hidden all-reduce; sequence parallelism's all-gathers one chunk
-  // behind, gathers_only()) and
+  // behind: AxisInputs) and
   // starts its chunks of the collectives after it; the next block waits for them all. In the
   // backward the block's first weight's gradient (`beside`, part of its last kernel) is not
   // chunked: the collective carries the input gradient before it, so it runs after the chunks,
