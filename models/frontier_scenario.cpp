@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "models/check.hpp"
+#include "models/layout.hpp"
 
 namespace trainsim {
 namespace {
@@ -126,7 +127,7 @@ Scenario frontier_scenario(const FrontierPoint& point, const FrontierHardware& h
   // and write every peer's buffer at once over NVLink: direct collectives, where the TP block
   // is inside one node.
   const auto& nodes = std::get<topo::FatTreeParams>(s.system.topology.params);
-  if (s.execution.tp_overlap && nodes.gpus_per_node % s.execution.tp_ranks() == 0)
+  if (s.execution.tp_overlap && tp_block_in_node(s.execution, nodes.gpus_per_node))
     s.execution.tp_collective = "direct";
   // The delayed update keeps the previous step's gradients while it reduces them, a second
   // buffer the paper's memory model, and so the frontier's plan, does not count: where it does

@@ -49,11 +49,17 @@ struct GroupSpan {
   friend bool operator==(const GroupSpan&, const GroupSpan&) = default;
 };
 
-/// Under 2-D TP, whether each TP block lies inside one node of `gpus_per_node` ranks: its two
-/// axes' overlapped collectives then share the GPUs' NVLink ports and queue one behind the
-/// other (sim/gpu_actor.hpp); across nodes each axis has a stream of its own.
+/// Whether whole TP blocks (tp x tp_2d ranks) fill nodes of `gpus_per_node` ranks, each block
+/// inside one; false without nodes (0).
+inline bool tp_block_in_node(const ExecutionSpec& e, int gpus_per_node) {
+  return gpus_per_node > 0 && gpus_per_node % e.tp_ranks() == 0;
+}
+
+/// Under 2-D TP, whether each TP block lies inside one node: its two axes' overlapped
+/// collectives then share the GPUs' NVLink ports and queue one behind the other
+/// (sim/gpu_actor.hpp); across nodes each axis has a stream of its own.
 inline bool tp_axes_queue(const ExecutionSpec& e, int gpus_per_node) {
-  return e.tp_2d > 1 && gpus_per_node % e.tp_ranks() == 0;
+  return e.tp_2d > 1 && tp_block_in_node(e, gpus_per_node);
 }
 
 /// Members per node when the group's members on each node of `gpus_per_node` ranks are

@@ -7,6 +7,7 @@
 
 #include "models/collectives.hpp"
 #include "models/error.hpp"
+#include "models/layout.hpp"
 #include "models/workload.hpp"
 
 namespace trainsim {
@@ -229,7 +230,7 @@ void check_direct(const Rules& r) {
              "runs only inside one NVSwitch node (TP's userbuffers); DP groups use ring, tree, "
              "hierarchical or auto");
   int node = nvswitch_node(r.s.system.topology);
-  if (e.tp_collective == "direct" && e.tp_ranks() > 1 && (node == 0 || node % e.tp_ranks() != 0))
+  if (e.tp_collective == "direct" && e.tp_ranks() > 1 && !tp_block_in_node(e, node))
     r.broken(
         "execution.tp_collective", "direct",
         "needs each TP block inside one NVSwitch node (" + std::to_string(e.tp_ranks()) +

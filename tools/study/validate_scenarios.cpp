@@ -10,6 +10,7 @@
 #include "sim/log.hpp"
 
 #include "models/error.hpp"
+#include "models/layout.hpp"
 #include "models/hardware_presets.hpp"
 #include "models/workload.hpp"
 #include "tools/study/evaluate.hpp"
@@ -272,7 +273,7 @@ Scenario random_scenario(unsigned long long seed, int index) {
   // Direct TP collectives (Transformer Engine's userbuffers), drawn last for the same reason,
   // where the rules let them run: the TP block inside one NVSwitch node.
   const auto* nodes = std::get_if<topo::FatTreeParams>(&topology.params);
-  if (nodes != nullptr && nodes->gpus_per_node % execution.tp_ranks() == 0 &&
+  if (nodes != nullptr && tp_block_in_node(execution, nodes->gpus_per_node) &&
       execution.tp_ranks() > 1 && d.chance(4))
     execution.tp_collective = "direct";
   if (d.chance(4)) execution.launch_overlap = true;
