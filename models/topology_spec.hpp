@@ -53,7 +53,8 @@ struct FatTreeParams {
   /// rail, so that turning every node's GPUs one place turns the routes too (rail symmetry:
   /// docs/topologies.md; the simulator then runs one rail for all, docs/architecture.md);
   /// "destination", no hash: InfiniBand's destination routing as OpenSM's fat-tree engine
-  /// lays it out, rail-symmetric as well.
+  /// lays it out, rail-symmetric as well; "spray", adaptive routing's fluid limit: a leaf's
+  /// uplinks (and a pod's core links) built as one link of their summed bandwidth.
   std::string ecmp = "pair";
 
   [[nodiscard]] NodeParams node() const {

@@ -15,14 +15,19 @@ struct ClosLayout {
   NodeLayout nodes;
   int gpus_per_node = 1;
   bool rail = false;
-  /// ecmp: rail or destination (checked: rail mapping, planes divisible by rails), or pair
-  enum class Routing : std::uint8_t { pair, rail, destination } routing = Routing::pair;
+  /// ecmp: rail or destination (checked: rail mapping, planes divisible by rails), pair, or
+  /// spray (the planes built as one, below)
+  enum class Routing : std::uint8_t { pair, rail, destination, spray } routing = Routing::pair;
   int down = 1; ///< NIC ports per leaf
-  int up = 0;   ///< uplinks per leaf = spines per pod; 0 with a single leaf
+  int up = 0;   ///< uplinks per leaf = spines per pod, as built; 0 with a single leaf
   int leaves = 1;
   int pod_leaves = 1; ///< leaves per pod (all leaves with 2 tiers)
   int pods = 1;
   int cores_per_plane = 0; ///< 0 unless 3 tiers with more than one pod
+  // Packet spraying's fluid limit: every flow spreads evenly over all the equal-cost paths, so
+  // a leaf's up planes act as one link of their summed bandwidth, and so do a pod's spine-core
+  // links. Built that way (up = cores_per_plane = 1), with the links' widths kept here.
+  double leaf_uplink_width = 1, core_link_width = 1;
   Vertex first_leaf = 0, first_spine = 0, first_core = 0;
   int first_leaf_link = 0, first_spine_link = 0, first_core_link = 0;
 
@@ -48,8 +53,12 @@ public:
     down_from_leaf(dst, leaf_d, out);
   }
 
+  // Sprayed, a pod's one spine-core link carries every rail, a link the turn maps onto itself,
+  // which rail 0 cannot stand for: with more than one pod every GPU runs its own flows.
   [[nodiscard]] bool rail_symmetric() const override {
-    return l_.routing != ClosLayout::Routing::pair;
+    using R = ClosLayout::Routing;
+    if (l_.routing == R::spray) return l_.rail && l_.pods == 1;
+    return l_.routing != R::pair;
   }
 
   // The orbit of a link under the turn (GPU k to k + 1 in every node, spine and core plane j
@@ -85,6 +94,8 @@ private:
       return rail_choice(src, dst);
     case ClosLayout::Routing::destination:
       return destination_choice(dst);
+    case ClosLayout::Routing::spray:
+      return {}; // the one plane and core built
     case ClosLayout::Routing::pair:
       break;
     }
@@ -186,9 +197,9 @@ const std::vector<Field<FatTreeParams>>& fields(bool nodes_required) {
 // Rail-equivariant ECMP and destination routing turn rail k's planes by k x up / g, inside
 // each pod: the planes and the pods' leaves must divide into the g rails.
 void check_ecmp(const Params& context, const FatTreeParams& p, int up) {
-  if (p.ecmp == "pair") return;
+  if (p.ecmp == "pair" || p.ecmp == "spray") return;
   if (p.ecmp != "rail" && p.ecmp != "destination")
-    context.fail("ecmp", "must be pair, rail or destination");
+    context.fail("ecmp", "must be pair, rail, destination or spray");
   if (!p.rail_optimized) context.fail("ecmp", "needs rails: generator rail-optimized or dgx-h100");
   std::string g = std::to_string(p.gpus_per_node);
   if (up % p.gpus_per_node != 0)
@@ -237,10 +248,19 @@ ClosLayout plan(const FatTreeParams& p, const Params& context) {
       l.rail ? (p.nodes + l.down - 1) / l.down * p.gpus_per_node : (gpus + l.down - 1) / l.down;
   l.up = l.leaves > 1 ? static_cast<int>(std::floor(p.leaf_down_ports / p.oversubscription)) : 0;
   using C = ClosLayout::Routing;
-  l.routing = p.ecmp == "rail" ? C::rail : p.ecmp == "destination" ? C::destination : C::pair;
+  l.routing = p.ecmp == "rail"          ? C::rail
+              : p.ecmp == "destination" ? C::destination
+              : p.ecmp == "spray"       ? C::spray
+                                        : C::pair;
   l.pod_leaves = p.tiers == 3 ? std::max(1, p.radix / 2) : l.leaves;
   l.pods = (l.leaves + l.pod_leaves - 1) / l.pod_leaves;
   l.cores_per_plane = l.pods > 1 ? p.radix / 2 : 0;
+  if (l.routing == C::spray && l.up > 0) {
+    l.leaf_uplink_width = l.up;
+    l.core_link_width = static_cast<double>(l.up) * l.cores_per_plane;
+    l.up = 1;
+    l.cores_per_plane = std::min(l.cores_per_plane, 1);
+  }
   if (p.radix > 0 && p.tiers == 2 && l.leaves > p.radix)
     context.fail("nodes", "needs " + std::to_string(l.leaves) + " leaves, more than a radix-" +
                               std::to_string(p.radix) + " spine connects (use tiers: 3)");
@@ -256,7 +276,8 @@ void add_switches(Graph& g, const FatTreeParams& p, ClosLayout& l) {
   l.first_leaf = add_vertices(g, VertexKind::net_switch, 1, l.leaves);
   l.first_spine = add_vertices(g, VertexKind::net_switch, 2, spines);
   l.first_core = add_vertices(g, VertexKind::net_switch, 3, l.up * l.cores_per_plane);
-  BytesPerSecond bw = p.nic_bandwidth;
+  BytesPerSecond bw = p.nic_bandwidth, uplink = bw * l.leaf_uplink_width,
+                 core_link = bw * l.core_link_width;
   Seconds lat = p.network_latency;
   l.first_leaf_link = static_cast<int>(boost::num_edges(g));
   for (int r = 0; r < l.nodes.gpus; ++r)
@@ -266,14 +287,14 @@ void add_switches(Graph& g, const FatTreeParams& p, ClosLayout& l) {
   for (int leaf = 0; leaf < l.leaves; ++leaf)
     for (int j = 0; j < l.up; ++j)
       add_link(g, l.first_leaf + static_cast<Vertex>(leaf),
-               l.first_spine + static_cast<Vertex>(l.spine(l.pod_of(leaf), j)), bw, lat,
+               l.first_spine + static_cast<Vertex>(l.spine(l.pod_of(leaf), j)), uplink, lat,
                Tier::spine);
   l.first_core_link = static_cast<int>(boost::num_edges(g));
   for (int s = 0; s < spines && l.cores_per_plane > 0; ++s)
     for (int c = 0; c < l.cores_per_plane; ++c)
       add_link(g, l.first_spine + static_cast<Vertex>(s),
-               l.first_core + static_cast<Vertex>((s % l.up) * l.cores_per_plane + c), bw, lat,
-               Tier::core);
+               l.first_core + static_cast<Vertex>((s % l.up) * l.cores_per_plane + c), core_link,
+               lat, Tier::core);
 }
 
 // Bisection: the smallest per-direction capacity among the tier cuts (half the GPUs' NICs,
@@ -288,11 +309,12 @@ FabricFacts facts_of(const FatTreeParams& p, const ClosLayout& l) {
   }
   double bisection = half * std::min(p.nic_bandwidth, p.pcie_bandwidth).value();
   double link = p.nic_bandwidth.value();
-  if (l.leaves > 1) bisection = std::min(bisection, l.leaves * l.up * link / 2);
-  if (l.pods > 1) bisection = std::min(bisection, l.pods * l.up * l.cores_per_plane * link / 2);
+  double up = l.up * l.leaf_uplink_width, core = l.up * l.cores_per_plane * l.core_link_width;
+  if (l.leaves > 1) bisection = std::min(bisection, l.leaves * up * link / 2);
+  if (l.pods > 1) bisection = std::min(bisection, l.pods * core * link / 2);
   f.bisection = BytesPerSecond(bisection);
   f.diameter = l.leaves == 1 ? 4 : l.pods == 1 ? 6 : 8;
-  f.oversubscription = l.leaves > 1 ? static_cast<double>(l.down) / l.up : 1.0;
+  f.oversubscription = l.leaves > 1 ? l.down / up : 1.0;
   return f;
 }
 

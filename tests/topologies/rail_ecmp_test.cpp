@@ -1,7 +1,8 @@
-// Rail-equivariant ECMP (`ecmp: rail`, topologies/fat_tree.cpp) and destination routing
-// (`ecmp: destination`): turning every node's GPUs one place turns every route, the equal-cost
-// paths still spread evenly, rail_link() names a rail-0 link's orbit, and destination routing
-// gives a ring's shifts links of their own; the key's rejections.
+// Rail-equivariant ECMP (`ecmp: rail`, topologies/fat_tree.cpp), destination routing
+// (`ecmp: destination`) and packet spraying (`ecmp: spray`): turning every node's GPUs one
+// place turns every route, the equal-cost paths still spread evenly, rail_link() names a
+// rail-0 link's orbit, destination routing gives a ring's shifts links of their own, spraying
+// builds a leaf's planes as one link; the key's rejections.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -177,6 +178,58 @@ TEST(RailEcmp, EveryLinkOfARouteStandsWithItsImageOnRail0) {
   }
 }
 
+// rail_clos() on 2 tiers: the same 32 leaves of 8 uplinks, one pod.
+Topology rail_clos_two_tiers(const char* ecmp) {
+  return build_topology(spec({{"generator", "rail-optimized"},
+                              {"nodes", "64"},
+                              {"gpus_per_node", "4"},
+                              {"leaf_down_ports", "8"},
+                              {"ecmp", ecmp}}));
+}
+
+TEST(Spray, ALeafsPlanesAreOneLinkOfTheirSummedBandwidth) {
+  // 32 leaves x 8 planes of 50 GB/s become 32 uplinks of 8 x 50 = 400 GB/s to one spine; the
+  // links are 3 per GPU (256 GPUs) + 32. The capacities are the unsprayed tree's: bisection
+  // min(128 NICs x 50 GB/s, 32 x 8 / 2 uplinks x 50 GB/s) = 6.4 TB/s, oversubscription 1.
+  Topology t = rail_clos_two_tiers("spray");
+  ASSERT_EQ(t.link_count(), 3 * 256 + 32);
+  for (int l = 3 * 256; l < t.link_count(); ++l) {
+    EXPECT_EQ(t.link(l).tier, Tier::spine);
+    EXPECT_DOUBLE_EQ(t.link(l).bandwidth.value(), 400e9);
+  }
+  EXPECT_DOUBLE_EQ(t.facts()->bisection.value(), 6.4e12);
+  EXPECT_DOUBLE_EQ(t.facts()->bisection.value(),
+                   rail_clos_two_tiers("rail").facts()->bisection.value());
+  EXPECT_DOUBLE_EQ(t.facts()->oversubscription, 1.0);
+  EXPECT_EQ(test::check_all_routes(t, true, 5), "");
+}
+
+TEST(Spray, RailZeroStandsForEveryRailInsideOnePodOnly) {
+  // Two tiers: a rail leaf's one uplink is turned into the next rail's, as rail ECMP's planes
+  // are. Across pods a pod's one spine-core link carries every rail (the turn maps it onto
+  // itself), and without rails a leaf's NICs are every rail's: every GPU runs its own flows.
+  Topology two = rail_clos_two_tiers("spray");
+  EXPECT_TRUE(two.router().rail_symmetric());
+  links_stand_with_their_images(two);
+  EXPECT_FALSE(rail_clos("spray").router().rail_symmetric());
+  EXPECT_FALSE(build_topology(spec({{"generator", "fat-tree"}, {"nodes", "4"}, {"ecmp", "spray"}}))
+                   .router()
+                   .rail_symmetric());
+}
+
+TEST(Spray, ThreeTiersSumAPodsCoreLinks) {
+  // rail_clos("spray"): 4 pods of 8 leaves; a pod's 8 planes x 8 cores of 50 GB/s are one
+  // link of 3.2 TB/s to one core, a leaf's 8 uplinks one of 400 GB/s to its pod's spine.
+  Topology t = rail_clos("spray");
+  ASSERT_EQ(t.link_count(), 3 * 256 + 32 + 4);
+  EXPECT_DOUBLE_EQ(t.link(3 * 256).bandwidth.value(), 400e9);
+  for (int l = 3 * 256 + 32; l < t.link_count(); ++l) {
+    EXPECT_EQ(t.link(l).tier, Tier::core);
+    EXPECT_DOUBLE_EQ(t.link(l).bandwidth.value(), 3.2e12);
+  }
+  EXPECT_EQ(test::check_all_routes(t, true, 5), "");
+}
+
 TEST(RailEcmp, RejectionsNameTheKey) {
   EXPECT_EQ(error_of([] {
               build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"ecmp", "rail"}}));
@@ -186,7 +239,7 @@ TEST(RailEcmp, RejectionsNameTheKey) {
   EXPECT_EQ(error_of([] {
               build_topology(spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"ecmp", "hash"}}));
             }),
-            "s.yaml: system.topology.ecmp = 'hash': must be pair, rail or destination");
+            "s.yaml: system.topology.ecmp = 'hash': must be pair, rail, destination or spray");
   // 4 nodes per rail leaf, oversubscribed 2:1: 2 uplinks, fewer than the 8 rails.
   EXPECT_EQ(error_of([] {
               build_topology(spec({{"generator", "rail-optimized"},
