@@ -120,12 +120,17 @@ struct PlanTimes {
   Seconds stage;                    ///< max of the five above (the paper's overlap assumption)
   Seconds pipeline;                 ///< max(microbatches + (pp - 1) / interleave, pp) x stage
   Seconds dp;                       ///< gradient all-reduce, overlapped with the pipeline
-  Seconds step;                     ///< max(pipeline, dp)
+  /// The busier tier's bytes of the whole step (every microbatch's and the all-reduce's, which
+  /// share its links) at its bandwidth; shared_nvlink is NVLink's
+  Seconds shared, shared_nvlink;
+  Seconds step;                     ///< max(pipeline, dp, shared)
   double tokens_per_microbatch = 0; ///< per DP replica; must be >= 1
   Bytes memory;                     ///< HBM needed on one GPU
   bool fits = true;                 ///< memory <= capacity and tokens_per_microbatch >= 1
   double utilization = 0;           ///< model FLOP / (GPUs x peak x step)
-  std::string binding; ///< compute, hbm, nvlink, network, latency, pipeline_bubble, dp_network
+  /// compute, hbm, nvlink, network, latency, pipeline_bubble, dp_network, shared_nvlink or
+  /// shared_network
+  std::string binding;
 };
 PlanTimes evaluate_plan(const ModelShape& shape, const FrontierHardware& hw,
                         const ParallelPlan& plan);

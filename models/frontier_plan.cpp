@@ -104,11 +104,28 @@ LatencyPath latency_of(const Stage& st, const ParallelPlan& p, const Placement& 
 // Gradient all-reduce of the GPU's parameters over the R ranks that hold the same ones (an
 // MLP block's are all dense, R = dp, or with ep > 1 all experts, R = dp / ep):
 // 2 (R-1)/R x their bytes.
-Seconds dp_time(const GpuParams& params, const ParallelPlan& p, const Placement& pl,
-                const FrontierHardware& hw, double word) {
+struct Reduction {
+  Bytes bytes;
+  Seconds time;
+};
+Reduction dp_reduction(const GpuParams& params, const ParallelPlan& p, const Placement& pl,
+                       const FrontierHardware& hw, double word) {
   double r = params.experts > 0 ? p.dp / p.ep : p.dp;
   Bytes bytes(2.0 * (r - 1.0) / r * params.total() * word);
-  return bytes / pl.dp->bandwidth + phase_latency(r, *pl.dp, hw) * 2.0;
+  return {bytes, bytes / pl.dp->bandwidth + phase_latency(r, *pl.dp, hw) * 2.0};
+}
+
+// The DP all-reduce overlaps the pipeline but shares its links: the paper's V sums the
+// gradients' bytes, KJ(N_I - 1), with the activations' on each GPU, so a tier's bytes of the
+// whole step (m microbatches' and the all-reduce's) take their time at its bandwidth.
+struct TierTotals {
+  Seconds nvlink, network;
+};
+TierTotals tier_totals(Traffic tr, const ParallelPlan& p, const Placement& pl, Bytes dp,
+                       const TwoTierFabric& f) {
+  tr.nvlink = tr.nvlink * p.microbatches, tr.network = tr.network * p.microbatches;
+  tr.add(dp, pl.dp, f);
+  return {tr.nvlink / f.nvlink.bandwidth, tr.network / f.network.bandwidth};
 }
 
 // Weights and gradients per GPU, the optimizer state sharded over the replicas (ZeRO-1, the
@@ -124,6 +141,8 @@ Bytes memory(const ModelShape& s, const Stage& st, const ParallelPlan& p) {
 }
 
 std::string binding_of(const PlanTimes& t, int microbatches) {
+  if (t.shared > std::max(t.pipeline, t.dp))
+    return t.shared == t.shared_nvlink ? "shared_nvlink" : "shared_network";
   if (t.dp > t.pipeline) return "dp_network";
   std::pair<Seconds, const char*> terms[] = {{t.compute, "compute"},
                                              {t.hbm, "hbm"},
@@ -159,9 +178,13 @@ PlanTimes evaluate_plan(const ModelShape& s, const FrontierHardware& hw, const P
   t.latency = latency_of(st, p, pl, hw).total();
   t.stage = std::max({t.compute, t.hbm, t.nvlink, t.network, t.latency});
   t.pipeline = t.stage * pipeline_slots(p.microbatches, p.pp, p.interleave);
-  t.dp = dp_time(params_on_gpu(s.layer, st.share, st.layers), p, pl, hw,
-                 s.layer.bytes_per_word.value());
-  t.step = std::max(t.pipeline, t.dp);
+  Reduction dp = dp_reduction(params_on_gpu(s.layer, st.share, st.layers), p, pl, hw,
+                              s.layer.bytes_per_word.value());
+  t.dp = dp.time;
+  TierTotals totals = tier_totals(tr, p, pl, dp.bytes, hw.fabric);
+  t.shared_nvlink = totals.nvlink;
+  t.shared = std::max(totals.nvlink, totals.network);
+  t.step = std::max({t.pipeline, t.dp, t.shared});
   t.tokens_per_microbatch = st.share.tokens;
   t.memory = memory(s, st, p);
   t.fits = t.memory <= hw.gpu.hbm_capacity && st.share.tokens >= 1.0;

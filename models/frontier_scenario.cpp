@@ -96,11 +96,16 @@ topo::TopologySpec frontier_topology(const ParallelPlan& p, const FrontierHardwa
   f.gpus_per_node = static_cast<int>(per_node);
   f.nvlink_bandwidth = hw.fabric.nvlink.bandwidth;
   f.nic_bandwidth = hw.fabric.network.bandwidth;
-  // Rail-symmetric routing, so that a replay of 1e5 GPUs runs bundled (docs/architecture.md,
-  // "Rail bundling"); it needs a leaf's uplinks to divide into the rails, and a leaf size
-  // changes nothing on a non-blocking tree.
+  // The closed form's network tier is each NIC's bandwidth to any GPU, which a non-blocking
+  // tree gives only where its paths are loaded evenly: InfiniBand's adaptive routing, on by
+  // default in OpenSM, lets a switch send each packet out of the least loaded of the ports
+  // that lead to the destination (NVIDIA, "InfiniBand Cluster Bring-up Procedure", Adaptive
+  // Routing), which packet spraying models (docs/topologies.md). Hashed or static routes load
+  // some spine link with two flows where others carry none (docs/closed-form.md). Two tiers
+  // keep it rail-symmetric, so that a replay of 1e5 GPUs runs bundled (docs/architecture.md,
+  // "Rail bundling"); a leaf size changes nothing on a non-blocking tree.
   f.leaf_down_ports = std::lcm(f.leaf_down_ports, f.gpus_per_node);
-  f.ecmp = "rail";
+  f.ecmp = "spray";
   return f;
 }
 

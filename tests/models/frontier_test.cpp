@@ -112,6 +112,28 @@ TEST(FrontierPlan, TrafficOfATwoByTwoByTwoGrid) {
   EXPECT_EQ(t.binding, "compute");
 }
 
+TEST(FrontierPlan, TheDpAllReduceSharesTheNetworkWithTheTensorParallelGroups) {
+  // The grid above at 2 TFLOP/s: compute 12 ms, so the stage is its network term, 20 ms, and
+  // the pipeline 20 ms; the DP all-reduce alone is 4 ms. Both cross every GPU's one network
+  // link, as V sums them: 2e7 + 4e6 B at 1 GB/s = 24 ms, the step.
+  FrontierHardware hw = round_hardware();
+  hw.gpu.peak = FlopPerSecond(2e12);
+  PlanTimes t = evaluate_plan(small_shape(1, 4000), hw, ParallelPlan{2, 2, 2, 1, 1, 1});
+  EXPECT_NEAR(t.pipeline.value(), 20e-3, 1e-12);
+  EXPECT_NEAR(t.dp.value(), 4e-3, 1e-12);
+  EXPECT_NEAR(t.shared.value(), 24e-3, 1e-12);
+  EXPECT_NEAR(t.step.value(), 24e-3, 1e-12);
+  EXPECT_EQ(t.binding, "shared_network");
+  // In one NVLink domain of 8 the groups share NVLink instead: the same bytes at 3 GB/s, 8 ms,
+  // below the compute.
+  hw.fabric.domain = 8;
+  hw.fabric.nvlink.bandwidth = BytesPerSecond(3e9);
+  t = evaluate_plan(small_shape(1, 4000), hw, ParallelPlan{2, 2, 2, 1, 1, 1});
+  EXPECT_NEAR(t.shared_nvlink.value(), 8e-3, 1e-12);
+  EXPECT_NEAR(t.shared.value(), 8e-3, 1e-12);
+  EXPECT_EQ(t.binding, "compute");
+}
+
 TEST(FrontierPlan, OneFOneBBubbleIsPpMinusOneStageTimes) {
   // 4 stages of one layer, 8 microbatches: (8 + 4 - 1) = 11 stage times; interleaving
   // with 2 chunks halves the bubble: 8 + 3/2 = 9.5; utilization drops by 8/11.

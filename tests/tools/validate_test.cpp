@@ -87,6 +87,16 @@ TEST(ValidateTest, AFrontierReplaysGapIsSplitIntoCausesThatAddUp) {
       {"kernels", 10}, {"tp_comm", 15}, {"dp_comm", 2},
       {"pipeline", 1}, {"idle", 3},     {"closed-form stage beyond kernels", -16}};
   EXPECT_EQ(got, want);
+  // Where the busier tier's bytes of the step (136 ms) outlast both, the closed form's step is
+  // 6 ms longer and that is a cause of its own: the causes sum to 145 - 136 = 9 ms.
+  closed.shared = Seconds(136e-3), closed.step = Seconds(136e-3);
+  gap = gap_causes(replay, closed, 8);
+  ASSERT_EQ(gap.size(), want.size() + 1);
+  EXPECT_EQ(gap.back().cause, "closed-form tier shared by pipeline and DP");
+  EXPECT_NEAR(gap.back().seconds, -6e-3, 1e-12);
+  double sum = 0;
+  for (const GapCause& c : gap) sum += c.seconds;
+  EXPECT_NEAR(sum, 9e-3, 1e-12);
 }
 
 TEST(ValidateTest, NoScenarioIsBelowTheBound) {

@@ -42,7 +42,9 @@ void terms(std::ostream& out, const FrontierPoint& pt) {
         << (t.binding == name ? "   <- binding" : "") << "\n";
   out << "  step         " << g(slots(pt.plan)) << " slots (m + (pp - 1) / v) x " << format(t.stage)
       << " = " << format(t.pipeline) << "; DP all-reduce " << format(t.dp)
-      << (t.binding == "dp_network" || t.binding == "pipeline_bubble"
+      << "; the busier tier's bytes of the step, the all-reduce's included, " << format(t.shared)
+      << (t.binding == "dp_network" || t.binding == "pipeline_bubble" ||
+                  t.binding.starts_with("shared_")
               ? "   <- binding: " + t.binding
               : "")
       << "\n  utilization  " << percent(t.utilization) << "\n";

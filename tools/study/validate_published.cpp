@@ -208,7 +208,8 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
   double kernels = m * std::max(closed.compute, closed.hbm).value();
   double busy = m * closed.stage.value(); // kernels and the binding term, every microbatch
   double bubble = closed.pipeline.value() - busy;
-  double dp_excess = closed.step.value() - closed.pipeline.value();
+  double dp_excess = std::max(closed.dp, closed.pipeline).value() - closed.pipeline.value();
+  double shared_excess = closed.step.value() - std::max(closed.dp, closed.pipeline).value();
   auto t = [&](Category c) { return replay.time(c).value(); };
   std::vector<GapCause> all{
       {"kernels", t(Category::compute) - kernels},
@@ -219,6 +220,7 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
       {"pipeline", t(Category::bubble) + t(Category::pp_comm) - bubble},
       {"idle", t(Category::idle)},
       {"closed-form stage beyond kernels", kernels - busy},
+      {"closed-form tier shared by pipeline and DP", -shared_excess},
   };
   std::vector<GapCause> out;
   std::copy_if(all.begin(), all.end(), std::back_inserter(out),
@@ -228,12 +230,14 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
 
 std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped) {
   // The best 1-D plans to 1e27 FLOP, then the closed form's own choice (2-D TP from 3e24 on)
-  // to 1e26 where it differs.
+  // to 5.6e25 where it differs. From 1e26 on that choice pipelines 2-D blocks across nodes
+  // over 96-192 microbatches, some 20 minutes a replay here (docs/closed-form.md, "The 2-D
+  // plans replayed past validate's range").
   FrontierOptions one_d;
   one_d.max_flop = Flop(quick ? 1e24 : 1e27);
   one_d.max_tp_2d = 1;
   FrontierOptions two_d;
-  two_d.max_flop = Flop(1e26);
+  two_d.max_flop = Flop(6e25);
   FrontierHardware hw = resolve_hardware(one_d);
   std::vector<FrontierCheck> out;
   for (const FrontierPoint& point : frontier_curve(one_d, false).points)

@@ -138,8 +138,10 @@ std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>&
 /// the closed form counts only as a bound of their own; negative where the mean GPU holds
 /// fewer layers than the closed form's most loaded stage), every communication category the
 /// replay exposed (dp_comm less the closed form's DP excess), "pipeline" (bubble and pipeline
-/// transfers beyond the closed form's bubble), "idle", and "closed-form stage beyond kernels"
-/// (negative). Causes under 1e-9 s are left out.
+/// transfers beyond the closed form's bubble), "idle", "closed-form stage beyond kernels"
+/// (negative) and "closed-form tier shared by pipeline and DP" (negative: what the busier
+/// tier's bytes of the whole step outlast the pipeline and the DP all-reduce by). Causes
+/// under 1e-9 s are left out.
 std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& closed,
                                  int microbatches);
 
