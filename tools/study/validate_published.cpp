@@ -208,8 +208,9 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
   double kernels = m * std::max(closed.compute, closed.hbm).value();
   double busy = m * closed.stage.value(); // kernels and the binding term, every microbatch
   double bubble = closed.pipeline.value() - busy;
-  double dp_excess = std::max(closed.dp, closed.pipeline).value() - closed.pipeline.value();
-  double shared_excess = closed.step.value() - std::max(closed.dp, closed.pipeline).value();
+  double apart = std::max(closed.dp, closed.pipeline).value(); // the step without `shared`
+  double dp_excess = apart - closed.pipeline.value();
+  double shared_excess = closed.step.value() - apart;
   auto t = [&](Category c) { return replay.time(c).value(); };
   std::vector<GapCause> all{
       {"kernels", t(Category::compute) - kernels},
@@ -231,8 +232,8 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
 std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped) {
   // The best 1-D plans to 1e27 FLOP, then the closed form's own choice (2-D TP from 3e24 on)
   // to 5.6e25 where it differs. From 1e26 on that choice pipelines 2-D blocks across nodes
-  // over 96-192 microbatches, some 20 minutes a replay here (docs/closed-form.md, "The 2-D
-  // plans replayed past validate's range").
+  // over 96-192 microbatches: 805 CPU s for the 1.78e26 replay here, and validate runs each
+  // point twice (docs/closed-form.md, "The 2-D plans replayed past validate's range").
   FrontierOptions one_d;
   one_d.max_flop = Flop(quick ? 1e24 : 1e27);
   one_d.max_tp_2d = 1;
