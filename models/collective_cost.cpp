@@ -1,6 +1,7 @@
 #include "models/collective_cost.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace trainsim {
 
@@ -65,6 +66,19 @@ int tree_chunks(Bytes half) {
   return std::clamp(static_cast<int>(std::ceil(half.value() / kChunkBytes)), 1, kMaxChunks);
 }
 
+int pat_steps(int p) {
+  return p <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<unsigned>(p - 1)));
+}
+
+// Before step s a member holds the blocks j 2^(K-s) places ahead of its own (j >= 0, below
+// p); it receives from the member d = 2^(K-1-s) ahead those whose place plus d is below p:
+// j 2^(K-s) + d < p, so ceil((p - d) / 2d) of them.
+int pat_blocks(int p, int step) {
+  TRAINSIM_CHECK(0 <= step && step < pat_steps(p), "pat_blocks() of a step PAT does not take");
+  int d = 1 << (pat_steps(p) - 1 - step);
+  return (p - d + 2 * d - 1) / (2 * d);
+}
+
 bool auto_runs_tree(CollectiveOp op, Bytes n, int p, int channels, Seconds alpha,
                     BytesPerSecond bandwidth) {
   if (op != CollectiveOp::all_reduce || p <= 2) return false;
@@ -82,6 +96,11 @@ CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, 
     CollectiveCost ring = collective_cost("ring", phases, n, p, g, nvlink);
     CollectiveCost tree = tree_floor(n, p, g.closest);
     return phases == 2 && tree.total() < ring.total() ? tree : ring;
+  }
+  if (algorithm == "pat" && g.one_per_node) {
+    double share = (p - 1.0) / p * phases;
+    return {g.closest.alpha * (pat_steps(p) * phases), (n / g.closest.bandwidth) * share,
+            g.closest.name};
   }
   // Direct runs inside one NVSwitch node (the scenario rules), where each member's one port
   // carries all its bytes: exact there.

@@ -24,13 +24,16 @@ struct CollectiveCost {
 };
 
 /// `phases` halves (reduce-scatter or all-gather: 1; an all-reduce: 2) of `algorithm` ("ring",
-/// "hierarchical", "direct", "tree") on n bytes over the p members of a group:
+/// "hierarchical", "direct", "pat", "tree") on n bytes over the p members of a group:
 /// - ring: p-1 steps of alpha + n/(p B) per half, at the ring's slowest pair;
 /// - hierarchical: (b-1) steps of n/b in the node's ring and (P-1) steps of n/(bP) in the ring
 ///   across nodes per half (a plain ring when the group does not split into node blocks);
 /// - direct: one step of alpha and (p-1) n / p bytes out of every member per half, at the
 ///   closest pair's latency and bandwidth: exact inside one NVSwitch node, where the scenario
 ///   rules keep it (a GPU with several ports, as on a torus, could beat it);
+/// - pat: with one member per node, ceil(log2 p) steps of the closest pair's alpha and
+///   (p-1) n / p bytes out of every member per half at its bandwidth (a floor: a step's peer
+///   may be farther); a ring otherwise, as it runs;
 /// - tree (all-reduce only): at least 2 ceil(log2 p) steps of the closest pair's alpha and n
 ///   bytes into every rank at its bandwidth, a floor under the pipelined double binary tree.
 /// With `nvlink`, a ring (or a hierarchical collective's ring) over the NVLink tier moves its
@@ -53,6 +56,12 @@ inline double half_steps(std::string_view algorithm, double p) {
   if (p <= 1) return 0.0;
   return tree ? std::ceil(std::log2(p)) : p - 1.0;
 }
+
+/// PAT's schedule (sim/collective_pat.cpp) over p members: ceil(log2 p) steps; step s moves
+/// pat_blocks(p, s) blocks of n/p to the member 2^(K-1-s) places back, K = pat_steps(p), and
+/// the blocks of all steps add up to p - 1.
+int pat_steps(int p);
+int pat_blocks(int p, int step);
 
 /// The pipelined double binary tree's chunks per half of an all-reduce (about 1 MiB each, 1
 /// to 64: sim/collective_tree.cpp pipelines them).

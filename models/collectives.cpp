@@ -46,6 +46,10 @@ const std::vector<CollectiveInfo>& collective_catalogue() {
        "per phase (an all-reduce is a reduce-scatter and an all-gather), as Transformer Engine's "
        "userbuffers overlap runs TP collectives over NVLink",
        {all_reduce, reduce_scatter, all_gather}},
+      {"pat",
+       "NCCL's PAT for groups with one member per node: ceil(log2 p) steps of doubling block "
+       "counts, each to the member half as far as the step before's; a ring otherwise",
+       {all_reduce, reduce_scatter, all_gather}},
       {"pairwise",
        "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
        {all_to_all}},

@@ -46,6 +46,7 @@ GroupTiers group_tiers(GroupSpan g, const PairCosts& pairs, int gpus_per_node) {
   g.ring_block = node_block(g, gpus_per_node); // rings are rail-aligned, as the simulator's
   GroupTiers t{ring_tier(g, pairs), closest_pair(g, pairs), g.ring_block, {}, {}};
   t.channels = g.ring_channels();
+  t.one_per_node = one_per_node(g, gpus_per_node);
   if (t.block == 1 || t.block == g.size) return t.block = 1, t;
   // A rank's own block ring, and the rings across the blocks: it ends its all-gather only once
   // every ring across has delivered to its block-mates, so the slowest of those counts, and of

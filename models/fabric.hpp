@@ -84,6 +84,7 @@ struct GroupTiers {
   Tier within;   ///< a node block's ring: the most favourable block's slowest pair (block > 1)
   Tier across;   ///< the rings over the blocks: the least favourable one's slowest pair (block > 1)
   int channels = 1; ///< rings side by side, each with 1/channels of the bytes (ring_channels())
+  bool one_per_node = false; ///< every member on a node of its own (one_per_node())
   friend bool operator==(const GroupTiers&, const GroupTiers&) = default;
 };
 

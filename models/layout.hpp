@@ -67,6 +67,11 @@ inline bool tp_axes_queue(const ExecutionSpec& e, int gpus_per_node) {
 /// The two levels of a hierarchical collective (sim/collective_hierarchical.cpp, and the
 /// bound's price of it) split a group into such blocks.
 int node_block(const GroupSpan& group, int gpus_per_node);
+/// Whether every member of the group is on a node of its own (nodes of `gpus_per_node`
+/// consecutive ranks): what NCCL's PAT needs (sim/collective_pat.cpp).
+inline bool one_per_node(const GroupSpan& group, int gpus_per_node) {
+  return group.size > 1 && group.stride >= gpus_per_node;
+}
 /// The block of member `me` (its node's members), and the members at me's offset in every block.
 GroupSpan block_of(const GroupSpan& group, int block, int me);
 GroupSpan across_blocks(const GroupSpan& group, int block, int me);

@@ -98,6 +98,7 @@ std::unique_ptr<CollectiveAlgorithm> make_ring();
 std::unique_ptr<CollectiveAlgorithm> make_tree();
 std::unique_ptr<CollectiveAlgorithm> make_auto();
 std::unique_ptr<CollectiveAlgorithm> make_hierarchical();
+std::unique_ptr<CollectiveAlgorithm> make_pat();
 std::unique_ptr<CollectiveAlgorithm> make_pairwise();
 std::unique_ptr<CollectiveAlgorithm> make_direct();
 

@@ -49,6 +49,7 @@ std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name) {
                                          {"tree", detail::make_tree},
                                          {"hierarchical", detail::make_hierarchical},
                                          {"auto", detail::make_auto},
+                                         {"pat", detail::make_pat},
                                          {"pairwise", detail::make_pairwise},
                                          {"direct", detail::make_direct}};
   for (const Binding& b : bindings)

@@ -359,7 +359,7 @@ TEST(CollectivesTest, FastModeIssuesFewerComms) {
 
 TEST(CollectivesTest, RegistryNamesAndDefaults) {
   EXPECT_EQ(collective_names(), (std::vector<std::string>{"ring", "tree", "hierarchical", "auto",
-                                                          "direct", "pairwise"}));
+                                                          "direct", "pat", "pairwise"}));
   for (const auto& info : collective_catalogue()) {
     EXPECT_NE(make_collective(info.name), nullptr) << info.name; // every name has an implementation
     EXPECT_FALSE(info.description.empty()) << info.name;

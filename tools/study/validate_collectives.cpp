@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "models/collective_cost.hpp"
 #include "sim/log.hpp"
 
 #include "sim/collectives.hpp"
@@ -85,6 +86,10 @@ Formula formula(const std::string& algorithm, CollectiveOp op, double n,
     int nodes = p / b;
     return {2 * ring_phase(n, b, nv) + 2 * ring_phase(n / b, nodes, net)};
   }
+  if (algorithm == "pat") { // one member per node: ceil(log2 p) steps, (p-1)/p n per half
+    double phase = pat_steps(p) * net.alpha + (p - 1.0) / p * n / net.bandwidth;
+    return {op == CollectiveOp::all_reduce ? 2 * phase : phase};
+  }
   if (algorithm == "direct") { // one exchange of n/p with every other member per half
     double phase = flat.alpha + (p - 1.0) / p * n / flat.bandwidth;
     return {op == CollectiveOp::all_reduce ? 2 * phase : phase};
@@ -146,6 +151,8 @@ std::vector<Case> cases(bool quick) {
   for (int p : halves) out.push_back({"ring", all_gather, p, 1});
   for (int p : flat) out.push_back({"tree", all_reduce, p, 1});
   for (int n : nodes) out.push_back({"hierarchical", all_reduce, 8 * n, 8});
+  for (int p : halves) out.push_back({"pat", all_gather, p, 1});
+  for (int p : halves) out.push_back({"pat", reduce_scatter, p, 1});
   for (int p : pairwise) out.push_back({"pairwise", all_to_all, p, 1});
   // Direct inside one NVLink node (Transformer Engine's TP overlap), and across nodes, where
   // like pairwise it issues p - 1 flows per rank.

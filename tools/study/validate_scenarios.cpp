@@ -277,6 +277,9 @@ Scenario random_scenario(unsigned long long seed, int index) {
       execution.tp_ranks() > 1 && d.chance(4))
     execution.tp_collective = "direct";
   if (d.chance(4)) execution.launch_overlap = true;
+  // NCCL's PAT for the gradients, after that for the same reason: across nodes with one
+  // member on each it runs its log2 p steps, elsewhere the ring.
+  if (d.chance(4)) execution.dp_collective = "pat";
   return make_scenario("random/" + std::to_string(index), model, std::move(topology), execution);
 }
 
