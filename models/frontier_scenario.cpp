@@ -134,6 +134,11 @@ Scenario frontier_scenario(const FrontierPoint& point, const FrontierHardware& h
   const auto& nodes = std::get<topo::FatTreeParams>(s.system.topology.params);
   if (s.execution.tp_overlap && tp_block_in_node(s.execution, nodes.gpus_per_node))
     s.execution.tp_collective = "direct";
+  // A block across nodes: the groups with one member per node (2-D TP's first axis) run
+  // NCCL's PAT, whose ceil(log2 p) steps per half are the tree's the closed form's latency
+  // counts (half_steps); the others run the ring, as PAT does inside a node.
+  else if (s.execution.tp_ranks() > 1 && hw.collective == CollectiveLatency::tree)
+    s.execution.tp_collective = "pat";
   // The delayed update keeps the previous step's gradients while it reduces them, a second
   // buffer the paper's memory model, and so the frontier's plan, does not count: where it does
   // not fit, the GPU gets the HBM it needs (whole GB), so that the point replays as priced.
