@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "models/closed_form_layer.hpp"
 #include "models/collective_cost.hpp"
 #include "models/error.hpp"
 #include "models/pipeline_path.hpp"
@@ -13,136 +14,12 @@
 namespace trainsim {
 namespace {
 
-// Time of a group of serial operations, split by the resource that sets each one's length,
-// and network time by the group whose traffic it is. Kept split so that the bound can name
-// what limits it; total() is what adds up.
-struct Split {
-  Seconds compute, hbm, latency;
-  Seconds tp, ep, zero, dp, edp, cp; ///< bytes / bandwidth of each group's collectives
-  [[nodiscard]] Seconds network() const { return tp + ep + zero + dp + edp + cp; }
-  [[nodiscard]] Seconds total() const { return compute + hbm + latency + network(); }
-  Split& operator+=(const Split& o) {
-    compute += o.compute, hbm += o.hbm, latency += o.latency;
-    tp += o.tp, ep += o.ep, zero += o.zero, dp += o.dp, edp += o.edp, cp += o.cp;
-    return *this;
-  }
-};
-Split operator*(Split s, double k) {
-  return {s.compute * k, s.hbm * k, s.latency * k, s.tp * k, s.ep * k,
-          s.zero * k,    s.dp * k,  s.edp * k,     s.cp * k};
-}
-Split operator+(Split a, const Split& b) { return a += b; }
-
-// A collective's price (models/collective_cost.hpp) as a Split: `into` picks the group's
-// network field.
-Split split_of(const CollectiveCost& c, Seconds Split::*into) {
-  Split s;
-  s.latency = c.latency;
-  s.*into = c.transfer;
-  return s;
-}
-
-// A pairwise all-to-all of n bytes per rank: p-1 rounds of n/p bytes.
-Split all_to_all(Bytes n, int p, const RoundsTier& t) {
-  Split s;
-  if (p <= 1) return s;
-  s.latency = t.alpha;
-  s.ep = Seconds(n.value() / p * t.seconds_per_byte);
-  return s;
-}
-
-// Kernel time (models/step_compute.hpp, which the simulator replays too) as a Split: what the
-// compute-bound and the HBM-bound kernels take, and their launches.
-Split kernels(const KernelTime& k) {
-  Split s;
-  s.compute = k.compute, s.hbm = k.hbm, s.latency = k.overhead;
-  return s;
-}
-
-// The tier each group's traffic was priced at, for the bound's explanation.
-struct TierNames {
-  std::string tp, ep, zero, dp, edp, cp;
-};
-
-// tp_overlap: a pass takes at least its kernels and at least its TP collectives, which run
-// beside them on their own stream; what the collectives take beyond the kernels is TP time.
-Split beside(const Split& kernels, const Split& tp) {
-  Seconds excess = tp.total() - kernels.total();
-  if (excess <= Seconds()) return kernels;
-  return kernels + tp * (excess / tp.total());
-}
-
-Split longer(const Split& a, const Split& b) { return a.total() >= b.total() ? a : b; }
-
-struct LayerSplit {
-  Split forward, backward;
-};
-
-// One layer, one microbatch, as sim/program.cpp replays it: per block (attention, MLP) its
-// kernels, then its TP all-reduce (sequence parallelism: an all-gather before and a
-// reduce-scatter after, the same two phases; 2-D TP: the MLP's hidden all-reduce over the
-// second axis between its matmuls too); an expert block adds an EP all-to-all before
-// and after its kernels. Backward runs the blocks' gradient kernels and the same collectives;
-// full recomputation first runs the forward again, its collectives too. ZeRO-3 gathers the
-// layer's parameters over DP before each pass and reduce-scatters its gradients after the
-// backward. Context parallelism all-gathers the keys and values before the attention core in
-// both passes and reduce-scatters their gradients after the backward's. Collectives in the
-// passes take the stage's cheapest group.
-LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric& f,
-                       TierNames& names) {
-  const ExecutionSpec& e = s.execution;
-  LayerTimes t = layer_times(s);
-  Split forward = kernels(t.mlp.forward) + kernels(t.attention.forward);
-  Split backward = kernels(t.mlp.backward) + kernels(t.attention.backward);
-  const CollectiveEfficiency* nvlink = collective_efficiency(s);
-  CollectiveCost tp = cheapest(e.tp_collective, 2, c.tp_allreduce, e.tp, f.tp, nvlink);
-  Split first_axis = split_of(tp, &Split::tp) * c.tp_allreduces;
-  // 2-D TP: the MLP's hidden all-reduce over the second axis, once per pass.
-  CollectiveCost tp2 = e.tp_2d > 1
-                           ? cheapest(e.tp_collective, 2, c.tp2_allreduce, e.tp_2d, f.tp2, nvlink)
-                           : CollectiveCost{};
-  Split second_axis = split_of(tp2, &Split::tp);
-  Split tp_comms = first_axis + second_axis;
-  Split comms; // the pass's collectives other than TP's
-  if (e.ep > 1) comms += all_to_all(c.tp_allreduce * s.model.top_k, e.ep, f.ep) * 2.0;
-  int replicas = e.weight_replicas();
-  CollectiveCost zero =
-      cheapest(e.dp_collective, 1, s.model.bytes_per_word * c.params, replicas, f.dp, nvlink);
-  CollectiveCost zero_reduce = cheapest(e.dp_collective, 1, gradient_word(s.model, e) * c.params,
-                                        replicas, f.dp, nvlink);
-  CollectiveCost kv =
-      e.cp > 1 ? cheapest(e.dp_collective, 1, c.cp_kv, e.cp, f.cp, nvlink) : CollectiveCost{};
-  Split gather_kv = split_of(kv, &Split::cp);
-  comms += gather_kv;
-  Split gather = e.zero >= 3 ? split_of(zero, &Split::zero) : Split{};
-  Split reduce = e.zero >= 3 ? split_of(zero_reduce, &Split::zero) : Split{};
-  names.tp = tp.transfer * c.tp_allreduces >= tp2.transfer ? tp.tier : tp2.tier;
-  names.ep = f.ep.name, names.zero = zero.tier, names.cp = kv.tier;
-  // Full recomputation runs the forward's collectives again (sim/program.cpp); sequence
-  // parallelism gathers each block's input once more in the backward.
-  bool full = e.recompute == Recompute::full;
-  Split again = full ? comms : Split{};
-  Split regather =
-      e.sequence_parallel
-          ? split_of(cheapest(e.tp_collective, 1, c.tp_allreduce, e.tp, f.tp, nvlink), &Split::tp) *
-                c.tp_allreduces
-          : Split{};
-  Split tp_backward = tp_comms + (full ? tp_comms : Split{}) + regather;
-  if (e.tp_overlap) {
-    // Each axis on its own stream (models/layout.hpp: tp_axes_queue): the pass takes at least
-    // the longer axis's collectives.
-    double again_factor = full ? 2.0 : 1.0;
-    Split backward_first = first_axis * again_factor + regather;
-    Split backward_second = second_axis * again_factor;
-    bool apart = e.tp_2d > 1 && !f.tp_axes_queue;
-    Split stream_forward = apart ? longer(first_axis, second_axis) : tp_comms;
-    Split stream_backward = apart ? longer(backward_first, backward_second) : tp_backward;
-    return {beside(forward, stream_forward) + comms + gather,
-            beside(backward, stream_backward) + comms + gather_kv + again + gather + reduce};
-  }
-  return {forward + tp_comms + comms + gather,
-          backward + tp_backward + comms + gather_kv + again + gather + reduce};
-}
+using bound::kernels;
+using bound::layer_split;
+using bound::LayerSplit;
+using bound::Split;
+using bound::split_of;
+using bound::TierNames;
 
 // Per stage: forward and backward of one layer for one microbatch and the layers of each
 // chunk; the embedding (first stage) and LM head (last stage) kernels, which one chunk's
