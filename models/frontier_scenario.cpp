@@ -135,8 +135,8 @@ Scenario frontier_scenario(const FrontierPoint& point, const FrontierHardware& h
   if (s.execution.tp_overlap && tp_block_in_node(s.execution, nodes.gpus_per_node))
     s.execution.tp_collective = "direct";
   // A block across nodes: the groups with one member per node (2-D TP's first axis) run
-  // NCCL's PAT, whose ceil(log2 p) steps per half are the tree's the closed form's latency
-  // counts (half_steps); the others run the ring, as PAT does inside a node.
+  // NCCL's PAT, whose ceil(log2 p) steps per half are the tree steps that the closed form's
+  // latency term counts (half_steps); the others run the ring, as PAT does inside a node.
   else if (s.execution.tp_ranks() > 1 && hw.collective == CollectiveLatency::tree)
     s.execution.tp_collective = "pat";
   // The delayed update keeps the previous step's gradients while it reduces them, a second
