@@ -50,12 +50,12 @@ TEST(PatSchedule, TakesCeilLog2PStepsAndEveryBlockOnce) {
   EXPECT_EQ(pat_steps(2), 1);
   EXPECT_EQ(pat_steps(8), 3);
   EXPECT_EQ(pat_steps(9), 4);
-  EXPECT_EQ(pat_blocks(8, 0), 1);
-  EXPECT_EQ(pat_blocks(8, 1), 2);
-  EXPECT_EQ(pat_blocks(8, 2), 4);
-  EXPECT_EQ(pat_blocks(5, 0), 1);
-  EXPECT_EQ(pat_blocks(5, 1), 1);
-  EXPECT_EQ(pat_blocks(5, 2), 2);
+  struct Step {
+    int p, step, blocks;
+  };
+  for (Step s :
+       {Step{8, 0, 1}, Step{8, 1, 2}, Step{8, 2, 4}, Step{5, 0, 1}, Step{5, 1, 1}, Step{5, 2, 2}})
+    EXPECT_EQ(pat_blocks(s.p, s.step), s.blocks) << s.p << " step " << s.step;
   for (int p = 2; p <= 4097; ++p) {
     EXPECT_EQ(pat_steps(p), static_cast<int>(std::ceil(std::log2(p)))) << p;
     int blocks = 0;
