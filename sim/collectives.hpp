@@ -135,7 +135,7 @@ public:
   /// Rail bundling (sim/rail_bundle.hpp): what `count` calls take on a group inside one node
   /// whose links nothing else uses, this rank's sends recorded in env.traffic for every
   /// member's. A ring unless overridden: inside one node the hierarchical algorithm is one,
-  /// and bundling admits only ring, hierarchical and direct.
+  /// and bundling admits only ring, hierarchical, direct and pat (a ring there).
   [[nodiscard]] virtual Seconds time_alone(CollectiveOp op, const Group& group, Bytes bytes,
                                            int count, const CollectiveEnv& env) const;
 
