@@ -25,15 +25,22 @@ topo::FatTreeParams contended(double oversubscription = 2, const char* ecmp = "r
   return p;
 }
 
-// A 4-layer GPT-like transformer on the H100 preset: TP 8 (one node) x PP 2 x DP 64, 4
-// microbatches of 2048 tokens, ZeRO-1: every kind of traffic, priced per operator.
-Scenario step(topo::FatTreeParams fabric = contended()) {
+// 4 layers of d_model 4096, d_ff 16384, 2048 tokens a sequence.
+ModelSpec four_layers(ModelKind kind) {
   ModelSpec m;
+  m.kind = kind;
   m.layers = 4;
   m.d_model = 4096;
   m.d_ff = 16384;
-  m.heads = 32;
   m.seq_len = 2048;
+  return m;
+}
+
+// A 4-layer GPT-like transformer on the H100 preset: TP 8 (one node) x PP 2 x DP 64, 4
+// microbatches of 2048 tokens, ZeRO-1: every kind of traffic, priced per operator.
+Scenario step(topo::FatTreeParams fabric = contended()) {
+  ModelSpec m = four_layers(ModelKind::transformer);
+  m.heads = 32;
   m.vocab = 32000;
   ExecutionSpec e{.dp = 64, .tp = 8, .pp = 2, .global_batch = 256};
   e.zero = 1;
@@ -107,12 +114,7 @@ TEST(RailBundle, PatAcrossNodesGivesThePerFlowResult) {
   // (tp 4) one member on each of four nodes: bundled, the node's collectives are rings at
   // their time alone (PAT inside a node) and rail 0's first-axis groups run PAT's steps as
   // flows; per flow, every rail's do. The same step and breakdowns.
-  ModelSpec m;
-  m.kind = ModelKind::mlp;
-  m.layers = 4;
-  m.d_model = 4096;
-  m.d_ff = 16384;
-  m.seq_len = 2048;
+  ModelSpec m = four_layers(ModelKind::mlp);
   ExecutionSpec e{.dp = 16, .tp = 4, .pp = 2, .global_batch = 128};
   e.tp_2d = 8;
   e.zero = 1;
