@@ -70,12 +70,16 @@ int pat_steps(int p) {
   return p <= 1 ? 0 : static_cast<int>(std::bit_width(static_cast<unsigned>(p - 1)));
 }
 
+int pat_distance(int p, int step) {
+  TRAINSIM_CHECK(0 <= step && step < pat_steps(p), "a step PAT does not take");
+  return 1 << (pat_steps(p) - 1 - step);
+}
+
 // Before step s a member holds the blocks j 2^(K-s) places ahead of its own (j >= 0, below
 // p); it receives from the member d = 2^(K-1-s) ahead those whose place plus d is below p:
 // j 2^(K-s) + d < p, so ceil((p - d) / 2d) of them.
 int pat_blocks(int p, int step) {
-  TRAINSIM_CHECK(0 <= step && step < pat_steps(p), "pat_blocks() of a step PAT does not take");
-  int d = 1 << (pat_steps(p) - 1 - step);
+  int d = pat_distance(p, step);
   return (p - d + 2 * d - 1) / (2 * d);
 }
 

@@ -58,9 +58,10 @@ inline double half_steps(std::string_view algorithm, double p) {
 }
 
 /// PAT's schedule (sim/collective_pat.cpp) over p members: ceil(log2 p) steps; step s moves
-/// pat_blocks(p, s) blocks of n/p to the member 2^(K-1-s) places back, K = pat_steps(p), and
-/// the blocks of all steps add up to p - 1.
+/// pat_blocks(p, s) blocks of n/p to the member pat_distance(p, s) = 2^(K-1-s) places back,
+/// K = pat_steps(p), and the blocks of all steps add up to p - 1.
 int pat_steps(int p);
+int pat_distance(int p, int step);
 int pat_blocks(int p, int step);
 
 /// The pipelined double binary tree's chunks per half of an all-reduce (about 1 MiB each, 1

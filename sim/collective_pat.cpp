@@ -56,8 +56,7 @@ private:
   /// latencies on the path first, as ring_rounds() does.
   static void step(const Group& g, const Inboxes& inboxes, int s, int direction, double block,
                    int count, const CollectiveEnv& env) {
-    int d = 1 << (pat_steps(g.size) - 1 - s);
-    int to = g.member(g.me + direction * d);
+    int to = g.member(g.me + direction * pat_distance(g.size, s));
     if (count > 1)
       sg4::this_actor::sleep_for((count - 1) * env.topology->path_latency(g.rank(), to).value());
     sg4::CommPtr out = send(inboxes, to, pat_blocks(g.size, s) * block * count, env);
