@@ -18,6 +18,7 @@
 
 #include "models/collective_cost.hpp"
 #include "sim/collective_run.hpp"
+#include "tests/sim/collective_fixtures.hpp"
 #include "models/error.hpp"
 #include "sim/collectives.hpp"
 #include "topologies/fat_tree.hpp"
@@ -25,48 +26,7 @@
 namespace trainsim::sim {
 namespace {
 
-constexpr double MiB = 1024.0 * 1024.0;
-
-topo::Topology fat_tree(int nodes, int gpus_per_node) {
-  topo::FatTreeParams p;
-  p.nodes = nodes;
-  p.gpus_per_node = gpus_per_node;
-  return topo::build_fat_tree(p);
-}
-
-struct Outcome {
-  double seconds = 0; ///< when the last member returned
-  long comms = 0;
-  int returned = 0; ///< members that returned (all of them unless the collective deadlocked)
-};
-
-struct Call {
-  int base = 0;
-  int stride = 1;
-  int count = 1; ///< run_repeated's count (1: run)
-};
-
-/// Every member of the group base + i * stride (i < size) calls the collective once, on its
-/// own host; returns when the last one is done.
-Outcome run_collective(const topo::Topology& topology, const std::string& algorithm,
-                       CollectiveOp op, int size, double bytes, Fidelity fidelity, Call call = {}) {
-  CollectiveCall c{algorithm, op, Bytes(bytes), fidelity, {call.base, call.stride, size},
-                   call.count};
-  CollectiveOutcome out = simulate_collective(topology, c);
-  return {out.finish.value(), out.comms, out.returned};
-}
-
-/// Checks both fidelities against `expected` seconds within 1%.
-void expect_both(const topo::Topology& topology, const std::string& algorithm, CollectiveOp op,
-                 int size, double bytes, double expected) {
-  for (Fidelity f : {Fidelity::fast, Fidelity::fine}) {
-    Outcome run = run_collective(topology, algorithm, op, size, bytes, f);
-    EXPECT_EQ(run.returned, size);
-    double t = run.seconds;
-    EXPECT_NEAR(t, expected, 0.01 * expected)
-        << algorithm << " " << to_string(op) << (f == Fidelity::fast ? " fast" : " fine");
-  }
-}
+using namespace testing;
 
 // ---- ring ----
 

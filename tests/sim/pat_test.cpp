@@ -8,39 +8,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <string>
 
 #include "models/collective_cost.hpp"
 #include "sim/collective_run.hpp"
-#include "topologies/fat_tree.hpp"
+#include "tests/sim/collective_fixtures.hpp"
 
 namespace trainsim::sim {
 namespace {
 
-constexpr double KiB = 1024.0, MiB = 1024.0 * KiB;
-
-topo::Topology fat_tree(int nodes, int gpus_per_node) {
-  topo::FatTreeParams p;
-  p.nodes = nodes;
-  p.gpus_per_node = gpus_per_node;
-  return topo::build_fat_tree(p);
-}
-
-/// When the last member of the group base + i * stride returned, checking that all did.
-double run(const topo::Topology& t, CollectiveOp op, int size, double bytes, Fidelity f,
-           int stride = 1, int count = 1, const std::string& algorithm = "pat") {
-  CollectiveOutcome out =
-      simulate_collective(t, {algorithm, op, Bytes(bytes), f, {0, stride, size}, count});
-  EXPECT_EQ(out.returned, size) << algorithm << " over " << size;
-  return out.finish.value();
-}
-
-void expect_both(const topo::Topology& t, CollectiveOp op, int size, double bytes, double expected,
-                 int stride = 1) {
-  for (Fidelity f : {Fidelity::fast, Fidelity::fine})
-    EXPECT_NEAR(run(t, op, size, bytes, f, stride), expected, 0.01 * expected)
-        << to_string(op) << (f == Fidelity::fast ? " fast" : " fine");
-}
+using namespace testing;
 
 // K = ceil(log2 p) steps whose blocks add up to p - 1, for every p: 8 takes 1, 2, 4 blocks
 // (distances 4, 2, 1), 5 takes 1, 1, 2 (before step 2 a member holds the blocks 0, 2, 4
@@ -56,6 +32,9 @@ TEST(PatSchedule, TakesCeilLog2PStepsAndEveryBlockOnce) {
   for (Step s :
        {Step{8, 0, 1}, Step{8, 1, 2}, Step{8, 2, 4}, Step{5, 0, 1}, Step{5, 1, 1}, Step{5, 2, 2}})
     EXPECT_EQ(pat_blocks(s.p, s.step), s.blocks) << s.p << " step " << s.step;
+  EXPECT_EQ(pat_distance(8, 0), 4);
+  EXPECT_EQ(pat_distance(8, 2), 1);
+  EXPECT_EQ(pat_distance(5, 0), 4);
   for (int p = 2; p <= 4097; ++p) {
     EXPECT_EQ(pat_steps(p), static_cast<int>(std::ceil(std::log2(p)))) << p;
     int blocks = 0;
@@ -69,17 +48,16 @@ TEST(PatSchedule, TakesCeilLog2PStepsAndEveryBlockOnce) {
 // ring pays 7 x (2 + 0.16384) = 15.147 us.
 TEST(PatTest, AHalfTakesLog2PLatenciesAndPMinus1Blocks) {
   topo::Topology t = fat_tree(8, 1);
-  expect_both(t, CollectiveOp::all_gather, 8, 64 * KiB, 7.14688e-6);
-  expect_both(t, CollectiveOp::reduce_scatter, 8, 64 * KiB, 7.14688e-6);
-  expect_both(t, CollectiveOp::all_reduce, 8, 64 * KiB, 2 * 7.14688e-6);
-  EXPECT_NEAR(run(t, CollectiveOp::all_gather, 8, 64 * KiB, Fidelity::fine, 1, 1, "ring"),
-              15.147e-6, 0.01 * 15.147e-6);
+  expect_both(t, "pat", CollectiveOp::all_gather, 8, 64 * KiB, 7.14688e-6);
+  expect_both(t, "pat", CollectiveOp::reduce_scatter, 8, 64 * KiB, 7.14688e-6);
+  expect_both(t, "pat", CollectiveOp::all_reduce, 8, 64 * KiB, 2 * 7.14688e-6);
+  expect_both(t, "ring", CollectiveOp::all_gather, 8, 64 * KiB, 15.147e-6);
 }
 
 // p = 5, n = 5 x 64 KiB: blocks of 65536 B, 1.31072 us; 3 steps of 2 us and 4 blocks:
 // 6 + 5.24288 = 11.24288 us.
 TEST(PatTest, AGroupOfFiveTakesThreeSteps) {
-  expect_both(fat_tree(5, 1), CollectiveOp::all_gather, 5, 5 * 64 * KiB, 11.24288e-6);
+  expect_both(fat_tree(5, 1), "pat", CollectiveOp::all_gather, 5, 5 * 64 * KiB, 11.24288e-6);
 }
 
 // Every size up to 9 returns on every member (no receive waits for a send that never comes)
@@ -89,28 +67,26 @@ TEST(PatTest, EveryGroupSizeCompletesAtItsFormula) {
   for (int p = 2; p <= 9; ++p)
     for (CollectiveOp op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
       double expected = pat_steps(p) * 2e-6 + (p - 1.0) / p * 64 * MiB / 50e9;
-      expect_both(t, op, p, 64 * MiB, expected);
+      expect_both(t, "pat", op, p, 64 * MiB, expected);
     }
 }
 
 // One member per node of 4 nodes x 4 GPUs (stride 4): p = 4, n = 64 KiB, blocks of 16384 B
 // (0.32768 us): 2 steps of 2 us and 3 blocks, 4 + 0.98304 = 4.98304 us.
 TEST(PatTest, RunsOnStridedGroupsWithOneMemberPerNode) {
-  expect_both(fat_tree(4, 4), CollectiveOp::all_gather, 4, 64 * KiB, 4.98304e-6, 4);
+  expect_both(fat_tree(4, 4), "pat", CollectiveOp::all_gather, 4, 64 * KiB, 4.98304e-6, {0, 4});
 }
 
 // NCCL runs PAT only with one rank per node: inside one node it is the ring, 7 steps of
 // 1 us + (64 MiB / 8) / 450e9 = 19.641 us = 137.49 us (collectives_test.cpp).
 TEST(PatTest, InsideANodeItIsTheRing) {
-  expect_both(fat_tree(1, 8), CollectiveOp::all_gather, 8, 64 * MiB, 137.49e-6);
+  expect_both(fat_tree(1, 8), "pat", CollectiveOp::all_gather, 8, 64 * MiB, 137.49e-6);
 }
 
 // Fast mode folds back-to-back calls into one flow per step; 3 calls take 3 x 7.14688 us.
 TEST(PatTest, RepeatedCallsAddUp) {
   topo::Topology t = fat_tree(8, 1);
-  for (Fidelity f : {Fidelity::fast, Fidelity::fine})
-    EXPECT_NEAR(run(t, CollectiveOp::all_gather, 8, 64 * KiB, f, 1, 3), 3 * 7.14688e-6,
-                0.01 * 3 * 7.14688e-6);
+  expect_both(t, "pat", CollectiveOp::all_gather, 8, 64 * KiB, 3 * 7.14688e-6, {0, 1, 3});
 }
 
 // The bound's price with one member per node: K alpha + (p-1)/p n / B per half at the closest
