@@ -35,19 +35,29 @@ void tally(std::vector<Op>& distinct, const Op& op) {
   distinct.back().layer = -1;
 }
 
+/// Whether a chunk's collective feeds a later kernel of its own block: an all-gather feeds
+/// the kernel after it, 2-D TP's hidden all-reduce (the only collective of the second axis)
+/// the block's second matmul (sim/program.cpp). The others reduce the block's output.
+bool feeds_its_block(const Op& op) {
+  return op.collective == CollectiveOp::all_gather || op.group == GroupKind::tp2;
+}
+
 /// The run's kernels in kTpOverlapChunks chunks, each beside its share of the run's
 /// overlapped TP collectives, then its weight gradients, its serial collectives and the wait
 /// for the TP streams: the blocks' pipelines (sim/program.cpp) as one, which is the same time
 /// when every block is on the same side (kernels longer than their collectives, or shorter).
-/// A chunk's share of the all-gathers starts before it, the others after: a gather's next
-/// shard moves while the GEMM runs on the one it has (AxisInputs in sim/program.cpp), a
-/// reduction follows the GEMM it reduces. Nothing waits for the gathers inside the run.
+/// A chunk's share of the collectives that feed a kernel of their own block starts before
+/// it, the others after: a gather's next shard moves while the GEMM runs on the one it has
+/// (AxisInputs in sim/program.cpp), and 2-D TP's hidden all-reduce of one chunk while the up
+/// matmul runs the next; a reduction of the block's output follows the GEMM it reduces.
+/// Nothing waits for the collectives started before inside the run. Only the output's
+/// reductions are left after the last chunk, as in fine mode only each block's last one is.
 void fold_overlapped(const Op& total, const Op& weights, const std::vector<Op>& serial,
                      const std::vector<Op>& background, Program& out) {
   constexpr int k = kTpOverlapChunks;
-  auto share = [&](int j, bool gathers) {
+  auto share = [&](int j, bool before) {
     for (Op op : background) {
-      if ((op.collective == CollectiveOp::all_gather) != gathers) continue;
+      if (feeds_its_block(op) != before) continue;
       op.count = op.count / k + (j < op.count % k ? 1 : 0);
       if (op.count > 0) out.push_back(op);
     }

@@ -440,8 +440,10 @@ TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
   const std::string second =
       "waitT2:1 C start:tp.AR waitT2:2 C start:tp.AR waitT2:3 C start:tp.AR waitT2:4 C start:tp.AR";
   ASSERT_EQ(shape(p), first + " " + second + " waitT " + first + " " + second + " W waitT waitS");
-  // Folded: one 4-chunk pipeline per pass, a quarter of its 4 + 4 chunks each.
-  const std::string chunk = "C start:tp2.AR start:tp.AR";
+  // Folded: one 4-chunk pipeline per pass, a quarter of its 4 + 4 chunks each. The hidden
+  // all-reduce feeds down, a kernel of its own block, so its share starts before the chunk,
+  // as an all-gather's does; the output's all-reduce follows it.
+  const std::string chunk = "start:tp2.AR C start:tp.AR";
   const std::string pass = chunk + " " + chunk + " " + chunk + " " + chunk;
   EXPECT_EQ(shape(stage_program(s, 0, true)), pass + " waitT " + pass + " W waitT waitS");
 }

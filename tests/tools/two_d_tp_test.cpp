@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "models/step_compute.hpp"
+#include "models/workload.hpp"
 #include "tests/tools/step_fixtures.hpp"
 
 namespace trainsim {
@@ -93,6 +95,36 @@ TEST(TwoDimensionalTp, AcrossNodesEachAxisOverlapsOnAStreamOfItsOwn) {
   Outcome fast = simulate(s, sim::Fidelity::fast);
   EXPECT_NEAR(fast.result.step_time.value(), 2 * 4 * b, 1e-3 * b);
   EXPECT_NEAR(fast.summary.bound.value(), 2 * 4 * b, 1e-3 * b);
+}
+
+TEST(TwoDimensionalTp, FastModeLeavesOnlyTheOutputsReductionAfterThePipeline) {
+  // The setting above with kernels of some time: a GPU of a tenth of the H100's peak, whose
+  // MLP block takes k = 2 x 4096 x 4096 x 16384 x 2 / 4 FLOP / (98.9 TFLOP/s x 0.8) = 3.47 ms,
+  // up and down half each; a chunk u = k / 8 = 434 us. NVLink 100 GB/s makes a chunk of the
+  // hidden all-reduce a = 67,108,864 / 4 / 100e9 = 168 us, longer than one of the output's,
+  // b = 83.9 us; both are shorter than u, so each hides behind a kernel chunk but the last.
+  // Fine mode, forward: up's chunks end at 4u; down's chunk j waits for hidden chunk j, which
+  // ended at (j+1)u + a <= (4+j)u; output chunk j starts after down's, at (5+j)u: the pass
+  // ends at 8u + b. Backward: down's gradients in chunks of 2u, up's input gradient in chunks
+  // of u (up's weight gradient, 4u, follows beside the collectives): 8u + 4u + 4u = 16u, the
+  // last output chunk long done. Step: 24u + b + the optimizer step. Fast mode folds each
+  // pass into one pipeline whose last chunk is followed by its output chunk only, as in fine
+  // mode; it would end the forward at 8u + a if the hidden chunk came after it too.
+  topo::FatTreeParams links = fat_tree(2, 2);
+  links.nvlink_latency = links.pcie_latency = links.network_latency = Seconds(0);
+  links.nvlink_bandwidth = BytesPerSecond(100e9);
+  GpuSpec slow = gpu();
+  slow.peak = FlopPerSecond(98.9e12);
+  ExecutionSpec e{.tp = 2, .tp_2d = 2, .global_batch = 1};
+  e.tp_overlap = true;
+  Scenario s = scenario(links, e, mlp(1), slow);
+  const double u = kernel_time(layer_costs(s.model, e).mlp, slow).value() / 8;
+  const double a = 67108864.0 / 4 / 100e9, b = 16777216.0 / 4 / 50e9;
+  ASSERT_LT(b, a);
+  ASSERT_LT(a, u);
+  const double step = 24 * u + b + optimizer_time(s, 0).total().value();
+  EXPECT_NEAR(simulate(s, sim::Fidelity::fine).result.step_time.value(), step, 1e-3 * b);
+  EXPECT_NEAR(simulate(s, sim::Fidelity::fast).result.step_time.value(), step, 1e-3 * b);
 }
 
 // Bundled (each node's GPU 0 running for its 8 rails) and every GPU's own flows give the same
