@@ -93,7 +93,8 @@ TEST(PatTest, RepeatedCallsAddUp) {
 // pair, here 3 x 2 us + 7/8 x 8e8 / 50e9 = 6 us + 14 ms; otherwise the ring's.
 TEST(PatCost, PricesLog2PStepsWithOneMemberPerNodeAndARingOtherwise) {
   Tier leaf{Seconds(2e-6), BytesPerSecond(50e9), "leaf"};
-  GroupTiers g{leaf, leaf};
+  GroupTiers g;
+  g.ring = g.closest = leaf;
   g.one_per_node = true;
   EXPECT_DOUBLE_EQ(collective_cost("pat", 1, Bytes(8e8), 8, g).total().value(),
                    3 * 2e-6 + 7.0 / 8 * 8e8 / 50e9);
