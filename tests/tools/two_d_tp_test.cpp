@@ -14,6 +14,11 @@ namespace {
 
 using namespace testing;
 
+// Per layer, with 2 x 2 ranks on step_fixtures' MLP block, the bytes one GPU puts into each
+// TP all-reduce: the hidden activation's over tp_2d, 4096 tokens x 16384 / 2 x 2 B, and the
+// output's over tp, 4096 x 4096 / 2 x 2 B.
+constexpr double kHiddenBytes = 67108864.0, kOutputBytes = 16777216.0;
+
 // One node of `tp x tp_2d` GPUs, dp 1, pp 1: step_fixtures' MLP block (d 4096, d_ff 16384,
 // sequences of 4096 tokens), 2 layers, one microbatch of one sequence.
 Scenario one_node(int tp, int tp_2d) {
@@ -72,15 +77,16 @@ TEST(TwoDimensionalTp, AcrossNodesEachAxisOverlapsOnAStreamOfItsOwn) {
   // tp 2 x tp_2d 2 on 2 nodes of 2 GPUs: the second axis inside each node (NVLink 450 GB/s),
   // the first across them (the NIC's 50 GB/s), links without latency, kernels of no
   // measurable time (1e30 FLOP/s, 1e30 B/s), one MLP layer, tp_overlap. Per chunk (a quarter):
-  //   hidden all-reduce over tp_2d: 4096 tokens x 16384 / 2 x 2 B = 67,108,864 B; over 2 GPUs
-  //     each sends n: a = n / 4 / 450e9 = 37.28 us;
-  //   output all-reduce over tp: 4096 x 4096 / 2 x 2 B = 16,777,216 B: b = n / 4 / 50e9 = 83.89 us.
+  //   hidden all-reduce over tp_2d, n = kHiddenBytes; over 2 GPUs each sends n:
+  //     a = n / 4 / 450e9 = 37.28 us;
+  //   output all-reduce over tp, n = kOutputBytes: b = n / 4 / 50e9 = 83.89 us.
   // Fine mode, each pass (forward; backward the same shape): down's chunk j waits for hidden
   // chunk j, then starts output chunk j on the first axis's stream, which runs behind the
   // previous one: the pass ends at a + 4b, both streams side by side. (Queued on one stream,
   // as inside one node, it would be 4a + 4b.) Fast mode folds the pass into one pipeline that
-  // starts both axes' chunks after each kernel chunk: max(4a, 4b) = 4b. Both are at least the
-  // bound's longer axis, 4b a pass.
+  // starts each kernel chunk's share of the hidden all-reduce before it and of the output's
+  // after it; with kernels of no time both streams start at once: max(4a, 4b) = 4b. Both are
+  // at least the bound's longer axis, 4b a pass.
   topo::FatTreeParams links = fat_tree(2, 2);
   links.nvlink_latency = links.pcie_latency = links.network_latency = Seconds(0);
   GpuSpec fast_gpu = gpu();
@@ -89,7 +95,7 @@ TEST(TwoDimensionalTp, AcrossNodesEachAxisOverlapsOnAStreamOfItsOwn) {
   ExecutionSpec e{.tp = 2, .tp_2d = 2, .global_batch = 1};
   e.tp_overlap = true;
   Scenario s = scenario(links, e, mlp(1), fast_gpu);
-  const double a = 67108864.0 / 4 / 450e9, b = 16777216.0 / 4 / 50e9;
+  const double a = kHiddenBytes / 4 / 450e9, b = kOutputBytes / 4 / 50e9;
   Outcome fine = simulate(s, sim::Fidelity::fine);
   EXPECT_NEAR(fine.result.step_time.value(), 2 * (a + 4 * b), 1e-3 * b);
   Outcome fast = simulate(s, sim::Fidelity::fast);
@@ -101,7 +107,7 @@ TEST(TwoDimensionalTp, FastModeLeavesOnlyTheOutputsReductionAfterThePipeline) {
   // The setting above with kernels of some time: a GPU of a tenth of the H100's peak, whose
   // MLP block takes k = 2 x 4096 x 4096 x 16384 x 2 / 4 FLOP / (98.9 TFLOP/s x 0.8) = 3.47 ms,
   // up and down half each; a chunk u = k / 8 = 434 us. NVLink 100 GB/s makes a chunk of the
-  // hidden all-reduce a = 67,108,864 / 4 / 100e9 = 168 us, longer than one of the output's,
+  // hidden all-reduce a = kHiddenBytes / 4 / 100e9 = 168 us, longer than one of the output's,
   // b = 83.9 us; both are shorter than u, so each hides behind a kernel chunk but the last.
   // Fine mode, forward: up's chunks end at 4u; down's chunk j waits for hidden chunk j, which
   // ended at (j+1)u + a <= (4+j)u; output chunk j starts after down's, at (5+j)u: the pass
@@ -119,7 +125,7 @@ TEST(TwoDimensionalTp, FastModeLeavesOnlyTheOutputsReductionAfterThePipeline) {
   e.tp_overlap = true;
   Scenario s = scenario(links, e, mlp(1), slow);
   const double u = kernel_time(layer_costs(s.model, e).mlp, slow).value() / 8;
-  const double a = 67108864.0 / 4 / 100e9, b = 16777216.0 / 4 / 50e9;
+  const double a = kHiddenBytes / 4 / 100e9, b = kOutputBytes / 4 / 50e9;
   ASSERT_LT(b, a);
   ASSERT_LT(a, u);
   const double step = 24 * u + b + optimizer_time(s, 0).total().value();
