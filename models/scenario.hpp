@@ -131,10 +131,11 @@ enum class Recompute {
   selective, ///< run only the attention core again (Korthikanti et al. 2022); the rest is kept
 };
 
-/// The chunks a block's kernels and TP collectives are split into under tp_overlap: Transformer
-/// Engine's default num_splits for its pipelined GEMM + reduce-scatter overlap (initialize_ub in
-/// transformer_engine/pytorch/module/base.py, 2024). Its ring-exchange all-gathers use tp chunks;
-/// one figure keeps the fast mode's folded passes short (docs/compute-model.md).
+/// The default chunks a block's kernels and TP collectives are split into under tp_overlap:
+/// Transformer Engine's default num_splits for its pipelined GEMM + reduce-scatter overlap
+/// (initialize_ub in transformer_engine/pytorch/module/base.py, 2024). Its ring-exchange
+/// all-gathers use tp chunks; one figure keeps the fast mode's folded passes short
+/// (docs/compute-model.md).
 inline constexpr int kTpOverlapChunks = 4;
 
 struct ExecutionSpec {
@@ -190,9 +191,13 @@ struct ExecutionSpec {
   /// bucket beside the forward passes, each layer's first forward waiting for its bucket
   /// (Megatron-LM's --overlap-param-gather); false: after the optimizer step.
   bool param_gather_overlap = false;
-  /// Each block's TP collectives pipelined with its kernels in kTpOverlapChunks chunks, on a
+  /// Each block's TP collectives pipelined with its kernels in tp_overlap_chunks chunks, on a
   /// stream of their own (Megatron-LM's --tp-comm-overlap through Transformer Engine).
   bool tp_overlap = false;
+  /// The chunks of tp_overlap (Transformer Engine's num_splits, which its userbuffers config
+  /// sets per GEMM): each chunk of a collective is a call of its own and pays its latency, so
+  /// fewer chunks suit collectives whose latency binds, more those whose last chunk shows.
+  int tp_overlap_chunks = kTpOverlapChunks;
   /// Each kernel's launch runs while the kernels before it do (launches queued ahead, as
   /// asynchronous launch and CUDA Graphs let them): a kernel takes the longer of its work and
   /// its launch latency, not their sum, the paper's latency, a bound of its own. false: the

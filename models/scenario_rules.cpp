@@ -263,6 +263,9 @@ void check_sharding(const Rules& r) {
   if (e.tp_overlap && e.tp_ranks() == 1)
     r.broken("execution.tp_overlap", "true",
              "needs tp or tp_2d > 1: there is no TP collective to overlap");
+  if (!e.tp_overlap && e.tp_overlap_chunks != kTpOverlapChunks)
+    r.broken("execution.tp_overlap_chunks", std::to_string(e.tp_overlap_chunks),
+             "splits tp_overlap's pipelines, which is off; set tp_overlap: true or drop it");
   if (e.dp % e.ep != 0)
     r.broken("execution.ep", std::to_string(e.ep), "must divide dp (" + std::to_string(e.dp) + ")");
   const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};

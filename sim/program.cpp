@@ -28,17 +28,19 @@ Op wait_tp(int count) { return detail::wait_stream(GroupKind::tp, count); }
 // Under tp_overlap each TP axis has a stream of its own, as each NCCL communicator and each
 // of Transformer Engine's userbuffers overlaps runs on its own CUDA stream: a kernel's chunk
 // waits on each axis for its share of the collectives before it. What one axis's stream holds
-// before the kernel's inputs (`started`), how many inputs it added, and whether they are all
-// gathers: a kernel whose inputs are all gathers starts on its own shard, as TE's ring-exchange
-// all-gather overlap computes the local chunk first while the next arrives
-// (CommOverlapP2PBase::split_overlap_ag), so its chunk j waits for their first j chunks.
+// before the kernel's inputs (`started`), how many inputs it added, whether they are all
+// gathers, and the axis's ranks: a kernel whose inputs are all gathers starts on the rows it
+// holds, as TE's ring-exchange all-gather overlap computes the local shard first while the
+// next arrives (CommOverlapP2PBase::split_overlap_ag), so it waits only for the gathers'
+// chunks that its rows need beyond its own (detail::gathered_chunks_needed).
 struct AxisInputs {
   GroupKind group = GroupKind::tp;
-  int started = 0, inputs = 0;
+  int started = 0, inputs = 0, ranks = 1;
   bool gathered = true;
 
-  [[nodiscard]] std::optional<Op> wait_before(int chunk) const {
-    int needed = started + inputs * (gathered ? chunk : chunk + 1);
+  [[nodiscard]] std::optional<Op> wait_before(int chunk, int chunks) const {
+    int each = gathered ? detail::gathered_chunks_needed(chunk, chunks, ranks) : chunk + 1;
+    int needed = started + inputs * each;
     if (inputs == 0 || needed == started) return std::nullopt;
     return detail::wait_stream(group, needed);
   }
@@ -287,12 +289,12 @@ private:
   // all-to-all and stays serial.
   [[nodiscard]] std::vector<Op> overlapped(const std::vector<Op>& ops, Seconds beside) const {
     if (!e_.tp_overlap) return ops;
-    constexpr int k = kTpOverlapChunks;
+    const int k = e_.tp_overlap_chunks;
     auto is_kernel = [](const Op& op) { return op.kind == OpKind::compute; };
     auto is_tp = [](const Op& op) {
       return op.kind == OpKind::collective && tensor_parallel(op.group);
     };
-    auto start_chunk = [](Op op) {
+    auto start_chunk = [k](Op op) {
       op.kind = OpKind::start_collective;
       op.bytes = op.bytes / static_cast<double>(k);
       return op;
@@ -300,6 +302,8 @@ private:
     auto kernel = std::find_if(ops.begin(), ops.end(), is_kernel);
     std::vector<Op> out;
     std::array<AxisInputs, 2> axes;
+    axes[0].ranks = e_.tp;
+    axes[1].ranks = e_.tp_2d;
     count_inputs(ops.begin(), kernel, axes);
     for (int j = 0; j < k; ++j)
       for (auto it = ops.begin(); it != kernel; ++it)
@@ -310,7 +314,7 @@ private:
       Seconds weights = next == ops.end() ? std::min(beside, kernel->duration) : Seconds();
       for (int j = 0; j < k; ++j) {
         for (const AxisInputs& axis : axes)
-          if (std::optional<Op> wait = axis.wait_before(j)) out.push_back(*wait);
+          if (std::optional<Op> wait = axis.wait_before(j, k)) out.push_back(*wait);
         Op part = *kernel;
         part.duration = (part.duration - weights) / static_cast<double>(k);
         out.push_back(part);
@@ -470,6 +474,11 @@ private:
 
 } // namespace
 
+int detail::gathered_chunks_needed(int chunk, int chunks, int ranks) {
+  long beyond_own = static_cast<long>(chunk + 1) * ranks - chunks; // in 1/(chunks x ranks)
+  return beyond_own <= 0 ? 0 : static_cast<int>((beyond_own + ranks - 1) / ranks);
+}
+
 Op detail::wait_stream(GroupKind group, int count) {
   return {
       OpKind::wait_collectives, group, CollectiveOp::all_reduce, true, count, Seconds(), Bytes()};
@@ -477,7 +486,7 @@ Op detail::wait_stream(GroupKind group, int count) {
 
 Program stage_program(const Scenario& scenario, int stage, bool fold_runs) {
   Program fine = Builder(scenario, stage).build();
-  return fold_runs ? detail::fold(fine) : fine;
+  return fold_runs ? detail::fold(fine, scenario.execution) : fine;
 }
 
 } // namespace trainsim::sim

@@ -52,8 +52,15 @@ using Program = std::vector<Op>;
 Program stage_program(const Scenario& scenario, int stage, bool fold);
 
 namespace detail {
-/// The folding stage_program applies with `fold` (sim/program_fold.cpp).
-Program fold(const Program& fine);
+/// The folding stage_program applies with `fold` (sim/program_fold.cpp), to a stage of
+/// execution `e` (its tp_overlap chunks and ranks).
+Program fold(const Program& fine, const ExecutionSpec& e);
+/// Under tp_overlap, how many chunks of each all-gather chunk `chunk` of `chunks` of a kernel
+/// waits for, over an axis of `ranks`: the chunk's rows run to (chunk + 1) / chunks of the
+/// gathered input, of which 1 / ranks is the GPU's own shard, and each gather chunk brings
+/// 1 / chunks more, so ceil(chunk + 1 - chunks / ranks), at least 0. Transformer Engine's
+/// ring exchange has chunks = ranks: chunk j waits for j.
+int gathered_chunks_needed(int chunk, int chunks, int ranks);
 /// Waits on `group`'s background stream (tp, or dp for the gradient buckets) until the first
 /// `count` collectives started since its last full wait have finished; 0: all of them.
 Op wait_stream(GroupKind group, int count);

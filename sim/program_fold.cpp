@@ -42,57 +42,99 @@ bool feeds_its_block(const Op& op) {
   return op.collective == CollectiveOp::all_gather || op.group == GroupKind::tp2;
 }
 
-/// The run's kernels in kTpOverlapChunks chunks, each beside its share of the run's
-/// overlapped TP collectives, then its weight gradients, its serial collectives and the wait
-/// for the TP streams: the blocks' pipelines (sim/program.cpp) as one, which is the same time
-/// when every block is on the same side (kernels longer than their collectives, or shorter).
-/// A chunk's share of the collectives that feed a kernel of their own block starts before
-/// it, the others after: a gather's next shard moves while the GEMM runs on the one it has
-/// (AxisInputs in sim/program.cpp), and 2-D TP's hidden all-reduce of one chunk while the up
-/// matmul runs the next; a reduction of the block's output follows the GEMM it reduces.
-/// Nothing waits for the collectives started before inside the run. Only the output's
-/// reductions are left after the last chunk, as in fine mode only each block's last one is.
-void fold_overlapped(const Op& total, const Op& weights, const std::vector<Op>& serial,
-                     const std::vector<Op>& background, Program& out) {
-  constexpr int k = kTpOverlapChunks;
-  auto share = [&](int j, bool before) {
+/// A run's kernel time, split where 2-D TP splits each block: `first`, the kernels whose
+/// chunks start the hidden all-reduce (up's forward, down's gradients backward); `rest`, the
+/// others; `weights`, the weight gradients beside the block's last collective.
+struct RunKernels {
+  Op first, rest, weights;
+};
+
+/// The run's kernels in tp_overlap_chunks chunks beside their shares of the run's overlapped
+/// TP collectives, then its weight gradients, its serial collectives and the wait for the TP
+/// streams: the blocks' pipelines (sim/program.cpp) as one, in a block's order, which is the
+/// same time when every block is on the same side (kernels longer than their collectives, or
+/// shorter). The gathers' shares start first, as a block starts all its gathers' chunks
+/// before its first kernel, whose chunk j waits for those its rows need beyond the GPU's own
+/// shard (gathered_chunks_needed). Under 2-D TP the first kernels' chunks each start their
+/// share of the hidden all-reduce, and chunk j of the rest waits for the first j + 1 of
+/// them, as the down matmul's chunks do. A reduction of the block's output follows the chunk
+/// it reduces, so only its last share is left after the run, as in fine mode only each
+/// block's last one is.
+void fold_overlapped(const RunKernels& kernels, const std::vector<Op>& serial,
+                     const std::vector<Op>& background, const ExecutionSpec& e, Program& out) {
+  const int k = e.tp_overlap_chunks;
+  auto share = [&](int j, auto which) {
     for (Op op : background) {
-      if (feeds_its_block(op) != before) continue;
+      if (!which(op)) continue;
       op.count = op.count / k + (j < op.count % k ? 1 : 0);
       if (op.count > 0) out.push_back(op);
     }
   };
-  for (int j = 0; j < k; ++j) {
-    share(j, true);
-    Op part = total;
-    part.duration = total.duration / static_cast<double>(k);
+  auto chunk = [&](const Op& kernel) {
+    Op part = kernel;
+    part.duration = kernel.duration / static_cast<double>(k);
     out.push_back(part);
-    share(j, false);
+  };
+  auto gather = [](const Op& op) { return op.collective == CollectiveOp::all_gather; };
+  auto hidden = [](const Op& op) { return op.group == GroupKind::tp2; };
+  auto output = [](const Op& op) { return !feeds_its_block(op); };
+  const size_t base = out.size();
+  std::vector<int> through; // the first axis's entries through chunk j's share of the gathers
+  for (int j = 0; j < k; ++j) {
+    share(j, gather);
+    through.push_back(static_cast<int>(out.size() - base));
   }
-  if (weights.duration > Seconds()) out.push_back(weights);
+  auto wait_gathers = [&](int j) {
+    int needed = through.back() > 0 ? gathered_chunks_needed(j, k, e.tp) : 0;
+    if (needed > 0)
+      out.push_back(wait_stream(GroupKind::tp, through[static_cast<size_t>(needed - 1)]));
+  };
+  bool split = kernels.first.duration > Seconds();
+  std::vector<int> hidden_through; // the second axis's entries through chunk j's share
+  for (int j = 0; split && j < k; ++j) {
+    wait_gathers(j);
+    chunk(kernels.first);
+    size_t before = out.size();
+    share(j, hidden);
+    hidden_through.push_back((j > 0 ? hidden_through.back() : 0) +
+                             static_cast<int>(out.size() - before));
+  }
+  for (int j = 0; j < k; ++j) {
+    if (!split)
+      wait_gathers(j);
+    else if (hidden_through[static_cast<size_t>(j)] > 0)
+      out.push_back(wait_stream(GroupKind::tp2, hidden_through[static_cast<size_t>(j)]));
+    chunk(kernels.rest);
+    share(j, output);
+  }
+  if (kernels.weights.duration > Seconds()) out.push_back(kernels.weights);
   out.insert(out.end(), serial.begin(), serial.end());
   out.push_back(wait_stream(GroupKind::tp, 0));
 }
 
 /// Folds one run into one compute op plus one op per distinct collective (in order of first
 /// appearance), each with its count.
-void fold_run(Program::const_iterator begin, Program::const_iterator end, Program& out) {
+void fold_run(Program::const_iterator begin, Program::const_iterator end, const ExecutionSpec& e,
+              Program& out) {
   if (begin == end) return;
   Op total{OpKind::compute, GroupKind::tp, CollectiveOp::all_reduce, begin->forward, 1,
            Seconds(),       Bytes()};
   total.microbatch = begin->microbatch;
   total.chunk = begin->chunk;
-  Op weights = total;
-  weights.kind = OpKind::weight_gradients;
+  RunKernels kernels{total, total, total};
+  kernels.weights.kind = OpKind::weight_gradients;
   std::vector<Op> serial, background;
   for (auto it = begin; it != end; ++it) {
-    if (it->kind == OpKind::compute) total.duration += it->duration;
-    if (it->kind == OpKind::weight_gradients) weights.duration += it->duration;
+    bool starts_hidden = it + 1 != end && (it + 1)->kind == OpKind::start_collective &&
+                         (it + 1)->group == GroupKind::tp2;
+    if (it->kind == OpKind::compute)
+      (starts_hidden ? kernels.first : kernels.rest).duration += it->duration;
+    if (it->kind == OpKind::weight_gradients) kernels.weights.duration += it->duration;
     if (it->kind == OpKind::collective) tally(serial, *it);
     if (it->kind == OpKind::start_collective) tally(background, *it);
   }
-  if (!background.empty()) return fold_overlapped(total, weights, serial, background, out);
-  total.duration += weights.duration;
+  if (!background.empty()) return fold_overlapped(kernels, serial, background, e, out);
+  total.duration = kernels.first.duration + kernels.rest.duration + kernels.weights.duration;
   if (total.duration > Seconds()) out.push_back(total);
   out.insert(out.end(), serial.begin(), serial.end());
 }
@@ -109,12 +151,12 @@ Program::const_iterator run_end(Program::const_iterator begin, Program::const_it
 
 } // namespace
 
-Program fold(const Program& fine) {
+Program fold(const Program& fine, const ExecutionSpec& e) {
   Program out;
   auto it = fine.begin();
   while (it != fine.end()) {
     auto end = run_end(it, fine.end());
-    fold_run(it, end, out);
+    fold_run(it, end, e, out);
     if (end != fine.end() && !foldable(*end)) out.push_back(*end++);
     it = end;
   }

@@ -394,11 +394,13 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
   EXPECT_EQ(p[1].bytes, c.tp_allreduce / 4.0);
   EXPECT_DOUBLE_EQ(p[9].duration.value(), 1.5 * kernel / 4); // a quarter of 2 - 0.5 kernels
   EXPECT_DOUBLE_EQ(p[17].duration.value(), 0.5 * kernel);    // up's weight gradient
-  // Sequence parallelism: the all-gathers before the kernel go first; the kernel's first chunk
-  // runs on the local shard, chunk j waits for the gathers' first j chunks (the backward
-  // gathers twice: 2 per chunk), as a ring-exchange overlap computes one shard while the
-  // next arrives.
-  s.execution.sequence_parallel = true;
+  // Sequence parallelism over tp 4, 4 chunks (Transformer Engine's ring exchange, one chunk
+  // per shard): the all-gathers before the kernel go first; the kernel's first chunk runs on
+  // the GPU's own shard, chunk j waits for the gathers' first j chunks
+  // (gathered_chunks_needed: ceil(j + 1 - 4 / 4) = j; the backward gathers twice: 2 per
+  // chunk).
+  s = scenario(ModelKind::mlp, 1, grid(1, 4, 1, 1));
+  s.execution.tp_overlap = s.execution.sequence_parallel = true;
   p = stage_program(s, 0, false);
   const std::string gathers = "start:tp.AG start:tp.AG start:tp.AG start:tp.AG";
   const std::string forward = gathers + " C start:tp.RS waitT:1 C start:tp.RS waitT:2 C start:tp.RS"
@@ -406,14 +408,56 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
   ASSERT_EQ(shape(p).rfind(forward + " " + gathers + " " + gathers + " C start:tp.RS waitT:2 C", 0),
             0u)
       << shape(p);
-  // Folded, each pass's kernels are one pipeline of 4 chunks, each beside a quarter of its
-  // overlapped collectives, the gathers started before it and the reduce-scatters after:
-  // forward 4 all-gathers and 4 reduce-scatters, backward 8 and 4, then the backward's
-  // weight gradient.
-  Program folded = stage_program(s, 0, true);
-  const std::string fwd = "start:tp.AG C start:tp.RS", bwd = "start:tp.AG*2 C start:tp.RS";
-  EXPECT_EQ(shape(folded), fwd + " " + fwd + " " + fwd + " " + fwd + " waitT " + bwd + " " + bwd +
-                               " " + bwd + " " + bwd + " W waitT waitS");
+  // Folded, each pass's kernels are one pipeline of 4 chunks, as one block's: the gathers'
+  // shares first (forward 4 all-gathers, backward 4 of two each, one stream entry a chunk),
+  // chunk j waiting for j of them, each followed by its reduce-scatter's share; then the
+  // backward's weight gradient.
+  const std::string ag2 = "start:tp.AG*2 start:tp.AG*2 start:tp.AG*2 start:tp.AG*2";
+  const std::string backward =
+      ag2 + " C start:tp.RS waitT:1 C start:tp.RS waitT:2 C start:tp.RS waitT:3 C start:tp.RS";
+  EXPECT_EQ(shape(stage_program(s, 0, true)), forward + " " + backward + " W waitT waitS");
+  // Over tp 2 the GPU holds half the input: chunks 0 and 1 run on it, 2 and 3 wait for the
+  // gathers' first 1 and 2 chunks (ceil(j + 1 - 4 / 2)).
+  s = scenario(ModelKind::mlp, 1, grid(1, 2, 1, 1));
+  s.execution.tp_overlap = s.execution.sequence_parallel = true;
+  EXPECT_EQ(
+      shape(stage_program(s, 0, false))
+          .rfind(
+              gathers +
+                  " C start:tp.RS C start:tp.RS waitT:1 C start:tp.RS waitT:2 C start:tp.RS waitT",
+              0),
+      0u);
+}
+
+TEST(Program, TpOverlapChunksSetsThePipelinesLength) {
+  // tp_overlap_chunks 2: the same block in halves. Forward: two kernel halves, each starting
+  // half the all-reduce (bytes / 2); backward the same, its weight gradient after. Folded,
+  // the one-stage step folds each pass into a pipeline of 2 chunks.
+  ExecutionSpec e = grid(1, 2, 1, 1);
+  e.tp_overlap = true;
+  e.tp_overlap_chunks = 2;
+  Scenario s = scenario(ModelKind::mlp, 1, e);
+  const std::string block = "C start:tp.AR C start:tp.AR";
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), block + " waitT " + block + " W waitT waitS");
+  LayerCosts c = layer_costs(s.model, s.execution);
+  const double kernel = kernel_time(c.mlp, s.system.gpu).value();
+  EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel / 2);
+  EXPECT_EQ(p[1].bytes, c.tp_allreduce / 2.0);
+  EXPECT_DOUBLE_EQ(p[5].duration.value(), 1.5 * kernel / 2); // half of 2 - 0.5 kernels
+  EXPECT_EQ(shape(stage_program(s, 0, true)), shape(p));
+}
+
+TEST(Program, AKernelChunkWaitsForTheGatheredRowsBeyondItsOwnShard) {
+  // Chunk j of k covers the gathered input up to (j + 1) / k, the GPU holds 1 / ranks, each
+  // gather chunk brings 1 / k: ceil(j + 1 - k / ranks) chunks, at least 0.
+  using detail::gathered_chunks_needed;
+  EXPECT_EQ(gathered_chunks_needed(0, 1, 8), 1); // one chunk: the whole gather first
+  EXPECT_EQ(gathered_chunks_needed(0, 4, 8), 1); // ceil(1 - 0.5)
+  EXPECT_EQ(gathered_chunks_needed(3, 4, 8), 4); // ceil(4 - 0.5)
+  EXPECT_EQ(gathered_chunks_needed(2, 4, 4), 2); // ring exchange: j
+  EXPECT_EQ(gathered_chunks_needed(1, 8, 4), 0); // ceil(2 - 2): its own rows
+  EXPECT_EQ(gathered_chunks_needed(7, 8, 4), 6); // ceil(8 - 2)
 }
 
 TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
@@ -440,12 +484,17 @@ TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
   const std::string second =
       "waitT2:1 C start:tp.AR waitT2:2 C start:tp.AR waitT2:3 C start:tp.AR waitT2:4 C start:tp.AR";
   ASSERT_EQ(shape(p), first + " " + second + " waitT " + first + " " + second + " W waitT waitS");
-  // Folded: one 4-chunk pipeline per pass, a quarter of its 4 + 4 chunks each. The hidden
-  // all-reduce feeds down, a kernel of its own block, so its share starts before the chunk,
-  // as an all-gather's does; the output's all-reduce follows it.
-  const std::string chunk = "start:tp2.AR C start:tp.AR";
-  const std::string pass = chunk + " " + chunk + " " + chunk + " " + chunk;
-  EXPECT_EQ(shape(stage_program(s, 0, true)), pass + " waitT " + pass + " W waitT waitS");
+  // Folded, a pass is one block's pipeline: the kernels that start the hidden all-reduce (up,
+  // forward; down's gradients, backward) in 4 chunks, then the rest, chunk j waiting for the
+  // hidden all-reduce's first j + 1 shares. One layer folds to its own program.
+  EXPECT_EQ(shape(stage_program(s, 0, true)), shape(p));
+  // Two layers: the same shape, each share two collectives, each chunk two kernels' chunks.
+  s.model.layers = 2;
+  const std::string first2 = "C start:tp2.AR*2 C start:tp2.AR*2 C start:tp2.AR*2 C start:tp2.AR*2";
+  const std::string second2 = "waitT2:1 C start:tp.AR*2 waitT2:2 C start:tp.AR*2 waitT2:3 C "
+                              "start:tp.AR*2 waitT2:4 C start:tp.AR*2";
+  EXPECT_EQ(shape(stage_program(s, 0, true)),
+            first2 + " " + second2 + " waitT " + first2 + " " + second2 + " W waitT waitS");
 }
 
 } // namespace

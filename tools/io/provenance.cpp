@@ -97,6 +97,7 @@ Json execution_json(const ExecutionSpec& e) {
           {"delayed_update", e.delayed_update},
           {"param_gather_overlap", e.param_gather_overlap},
           {"tp_overlap", e.tp_overlap},
+          {"tp_overlap_chunks", e.tp_overlap_chunks},
           {"launch_overlap", e.launch_overlap},
           {"dp_bucket_bytes", e.dp_bucket.value()},
           {"tp_collective", e.tp_collective},

@@ -249,6 +249,7 @@ ExecutionSpec read_execution(const Params& p) {
   e.delayed_update = p.get_or("delayed_update", e.delayed_update);
   e.param_gather_overlap = p.get_or("param_gather_overlap", e.param_gather_overlap);
   e.tp_overlap = p.get_or("tp_overlap", e.tp_overlap);
+  e.tp_overlap_chunks = p.get_positive_or("tp_overlap_chunks", e.tp_overlap_chunks);
   e.launch_overlap = p.get_or("launch_overlap", e.launch_overlap);
   e.dp_bucket = p.get_positive_or("dp_bucket", e.dp_bucket);
   read_collectives(p, e);

@@ -122,6 +122,7 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
         std::pair{"param_gather_overlap", e.param_gather_overlap},
         std::pair{"tp_overlap", e.tp_overlap}, std::pair{"launch_overlap", e.launch_overlap}})
     pair(out, key, value);
+  if (e.tp_overlap) pair(out, "tp_overlap_chunks", e.tp_overlap_chunks);
   pair(out, "zero", e.zero);
   pair(out, "recompute", to_string(e.recompute));
   pair(out, "dp_bucket", e.dp_bucket);

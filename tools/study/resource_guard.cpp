@@ -78,7 +78,7 @@ ProgramOps stage_ops(const Scenario& s) {
   // tp_overlap: a block's kernel and each of its TP collectives in k chunks, a wait for the
   // gathers before each chunk under sequence parallelism, one for the block, and (counted in
   // every pass) the weight gradient beside the backward's collective (sim/program.cpp).
-  double k = e.tp_overlap ? kTpOverlapChunks : 1.0;
+  double k = e.tp_overlap ? e.tp_overlap_chunks : 1.0;
   double chunk_wait = e.sequence_parallel ? 1.0 : 0.0;
   double block = e.tp_overlap ? k * (1.0 + tp + chunk_wait) + 2.0 : 1.0 + tp;
   // 2-D TP: the MLP block's second kernel and its hidden all-reduce; overlapped, k chunks of
@@ -92,9 +92,11 @@ ProgramOps stage_ops(const Scenario& s) {
   double distinct = tp + (experts > 0 ? 1.0 : 0.0) +
                     2.0 * context + // CP: all-gather, reduce-scatter
                     (e.tp_2d > 1 ? 1.0 : 0.0);
-  // tp_overlap folds a pass into k chunks of a compute op and its share of each collective,
-  // the weight gradients and the wait.
-  double pass = e.tp_overlap ? k * (1.0 + distinct) + 2.0 : 1.0 + distinct;
+  // tp_overlap folds a pass into k chunks of a compute op, its share of each collective and
+  // under sequence parallelism its wait for the gathers (2-D TP: of two compute ops and a wait
+  // for the hidden all-reduce), then the weight gradients and the wait.
+  double split = e.tp_2d > 1 ? 2.0 : 0.0;
+  double pass = e.tp_overlap ? k * (1.0 + distinct + chunk_wait + split) + 2.0 : 1.0 + distinct;
   double folded_pair = 2.0 * (pass + 2.0) + (zero3 ? 3.0 : 0.0) + gathers;
   double pairs = static_cast<double>(e.microbatches()) * e.chunks();
   // Gradient sync: at most two reductions, two gathers, the waits and the optimizer step. With
