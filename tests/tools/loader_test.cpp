@@ -83,6 +83,8 @@ TEST(Loader, ZeroAndNegativeSizesAreRejected) {
             "s.yaml: model.layers = '0': must be greater than zero");
   EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: -2")),
             "s.yaml: execution.dp = '-2': must be greater than zero");
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  tp_overlap_chunks: 0")),
+            "s.yaml: execution.tp_overlap_chunks = '0': must be greater than zero");
   EXPECT_EQ(error_of(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 0Gbps")),
             "s.yaml: system.topology.nic_bandwidth = '0Gbps': must be greater than zero");
 }
