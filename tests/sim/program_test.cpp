@@ -376,32 +376,39 @@ TEST(Program, TheLastGradientBucketTakesTheVocabulary) {
 }
 
 TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
-  // tp_overlap splits a block's kernel and its all-reduce in 4 (kTpOverlapChunks): each
-  // kernel chunk starts its chunk of the collective on the TP stream, and the block ends by
-  // waiting for all of them. One MLP layer: forward, then backward, one block each. The
-  // backward (two roofline kernels: input and weight gradients of two equal matmuls) leaves
-  // the first matmul's weight gradient (half a kernel) out of its chunks: it follows them,
-  // beside the collective's last chunk.
-  ExecutionSpec e = grid(1, 2, 1, 1);
-  e.tp_overlap = true;
-  Scenario s = scenario(ModelKind::mlp, 1, e);
-  const std::string block = "C start:tp.AR C start:tp.AR C start:tp.AR C start:tp.AR";
-  Program p = stage_program(s, 0, false);
-  ASSERT_EQ(shape(p), block + " waitT " + block + " W waitT waitS");
-  LayerCosts c = layer_costs(s.model, s.execution);
-  const double kernel = kernel_time(c.mlp, s.system.gpu).value();
-  EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel / 4);
-  EXPECT_EQ(p[1].bytes, c.tp_allreduce / 4.0);
-  EXPECT_DOUBLE_EQ(p[9].duration.value(), 1.5 * kernel / 4); // a quarter of 2 - 0.5 kernels
-  EXPECT_DOUBLE_EQ(p[17].duration.value(), 0.5 * kernel);    // up's weight gradient
+  // tp_overlap splits a block's kernel and its all-reduce in tp_overlap_chunks k (4, TE's
+  // default, then 2): each kernel chunk starts its chunk of the collective (bytes / k) on the
+  // TP stream, and the block ends by waiting for all of them. One MLP layer: forward, then
+  // backward, one block each. The backward (two roofline kernels: input and weight gradients
+  // of two equal matmuls) leaves the first matmul's weight gradient (half a kernel) out of its
+  // chunks: it follows them, beside the collective's last chunk. Folded, each pass is one
+  // pipeline of k chunks: one layer folds to its own program.
+  for (int k : {4, 2}) {
+    ExecutionSpec e = grid(1, 2, 1, 1);
+    e.tp_overlap = true;
+    e.tp_overlap_chunks = k;
+    Scenario s = scenario(ModelKind::mlp, 1, e);
+    std::string block = "C start:tp.AR";
+    for (int j = 1; j < k; ++j) block += " C start:tp.AR";
+    Program p = stage_program(s, 0, false);
+    ASSERT_EQ(shape(p), block + " waitT " + block + " W waitT waitS");
+    LayerCosts c = layer_costs(s.model, s.execution);
+    const double kernel = kernel_time(c.mlp, s.system.gpu).value();
+    EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel / k);
+    EXPECT_EQ(p[1].bytes, c.tp_allreduce / static_cast<double>(k));
+    const auto backward = static_cast<size_t>(2 * k + 1), weights = backward + 2 * k;
+    EXPECT_DOUBLE_EQ(p[backward].duration.value(), 1.5 * kernel / k); // (2 - 0.5 kernels) / k
+    EXPECT_DOUBLE_EQ(p[weights].duration.value(), 0.5 * kernel);      // up's weight gradient
+    EXPECT_EQ(shape(stage_program(s, 0, true)), shape(p));
+  }
   // Sequence parallelism over tp 4, 4 chunks (Transformer Engine's ring exchange, one chunk
   // per shard): the all-gathers before the kernel go first; the kernel's first chunk runs on
   // the GPU's own shard, chunk j waits for the gathers' first j chunks
   // (gathered_chunks_needed: ceil(j + 1 - 4 / 4) = j; the backward gathers twice: 2 per
   // chunk).
-  s = scenario(ModelKind::mlp, 1, grid(1, 4, 1, 1));
+  Scenario s = scenario(ModelKind::mlp, 1, grid(1, 4, 1, 1));
   s.execution.tp_overlap = s.execution.sequence_parallel = true;
-  p = stage_program(s, 0, false);
+  Program p = stage_program(s, 0, false);
   const std::string gathers = "start:tp.AG start:tp.AG start:tp.AG start:tp.AG";
   const std::string forward = gathers + " C start:tp.RS waitT:1 C start:tp.RS waitT:2 C start:tp.RS"
                                         " waitT:3 C start:tp.RS waitT";
@@ -427,25 +434,6 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
                   " C start:tp.RS C start:tp.RS waitT:1 C start:tp.RS waitT:2 C start:tp.RS waitT",
               0),
       0u);
-}
-
-TEST(Program, TpOverlapChunksSetsThePipelinesLength) {
-  // tp_overlap_chunks 2: the same block in halves. Forward: two kernel halves, each starting
-  // half the all-reduce (bytes / 2); backward the same, its weight gradient after. Folded,
-  // the one-stage step folds each pass into a pipeline of 2 chunks.
-  ExecutionSpec e = grid(1, 2, 1, 1);
-  e.tp_overlap = true;
-  e.tp_overlap_chunks = 2;
-  Scenario s = scenario(ModelKind::mlp, 1, e);
-  const std::string block = "C start:tp.AR C start:tp.AR";
-  Program p = stage_program(s, 0, false);
-  ASSERT_EQ(shape(p), block + " waitT " + block + " W waitT waitS");
-  LayerCosts c = layer_costs(s.model, s.execution);
-  const double kernel = kernel_time(c.mlp, s.system.gpu).value();
-  EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel / 2);
-  EXPECT_EQ(p[1].bytes, c.tp_allreduce / 2.0);
-  EXPECT_DOUBLE_EQ(p[5].duration.value(), 1.5 * kernel / 2); // half of 2 - 0.5 kernels
-  EXPECT_EQ(shape(stage_program(s, 0, true)), shape(p));
 }
 
 TEST(Program, AKernelChunkWaitsForTheGatheredRowsBeyondItsOwnShard) {
