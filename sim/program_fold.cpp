@@ -63,12 +63,17 @@ struct RunKernels {
 void fold_overlapped(const RunKernels& kernels, const std::vector<Op>& serial,
                      const std::vector<Op>& background, const ExecutionSpec& e, Program& out) {
   const int k = e.tp_overlap_chunks;
+  // Starts chunk j's share of the collectives `which` picks; returns the stream entries.
   auto share = [&](int j, auto which) {
+    int started = 0;
     for (Op op : background) {
       if (!which(op)) continue;
       op.count = op.count / k + (j < op.count % k ? 1 : 0);
-      if (op.count > 0) out.push_back(op);
+      if (op.count == 0) continue;
+      out.push_back(op);
+      ++started;
     }
+    return started;
   };
   auto chunk = [&](const Op& kernel) {
     Op part = kernel;
@@ -78,26 +83,20 @@ void fold_overlapped(const RunKernels& kernels, const std::vector<Op>& serial,
   auto gather = [](const Op& op) { return op.collective == CollectiveOp::all_gather; };
   auto hidden = [](const Op& op) { return op.group == GroupKind::tp2; };
   auto output = [](const Op& op) { return !feeds_its_block(op); };
-  const size_t base = out.size();
-  std::vector<int> through; // the first axis's entries through chunk j's share of the gathers
-  for (int j = 0; j < k; ++j) {
-    share(j, gather);
-    through.push_back(static_cast<int>(out.size() - base));
-  }
+  // through[j]: the first axis's stream entries through chunk j's share of the gathers;
+  // hidden_through[j], the second axis's through chunk j's share of the hidden all-reduce.
+  std::vector<int> through, hidden_through;
+  for (int j = 0; j < k; ++j) through.push_back((j > 0 ? through.back() : 0) + share(j, gather));
   auto wait_gathers = [&](int j) {
     int needed = through.back() > 0 ? gathered_chunks_needed(j, k, e.tp) : 0;
     if (needed > 0)
       out.push_back(wait_stream(GroupKind::tp, through[static_cast<size_t>(needed - 1)]));
   };
   bool split = kernels.first.duration > Seconds();
-  std::vector<int> hidden_through; // the second axis's entries through chunk j's share
   for (int j = 0; split && j < k; ++j) {
     wait_gathers(j);
     chunk(kernels.first);
-    size_t before = out.size();
-    share(j, hidden);
-    hidden_through.push_back((j > 0 ? hidden_through.back() : 0) +
-                             static_cast<int>(out.size() - before));
+    hidden_through.push_back((j > 0 ? hidden_through.back() : 0) + share(j, hidden));
   }
   for (int j = 0; j < k; ++j) {
     if (!split)
