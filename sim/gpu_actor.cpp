@@ -94,6 +94,7 @@ void GpuActor::operator()() {
     if (plan_.progress != nullptr) plan_.progress->tick();
   }
   stats_.finish = Seconds(now());
+  stop_workers();
 }
 
 namespace {
@@ -172,27 +173,40 @@ Seconds GpuActor::time_alone(const Op& op) const {
   return algorithm(op.group).time_alone(op.collective, group(op.group), op.bytes, op.count, env_);
 }
 
-// Background collectives run in helper actors on this GPU's host, chained so that each
-// starts after the previous one: in order on one stream, as NCCL runs them. The DP gradient
-// buckets and the overlapped TP collectives have a stream each. One that runs alone is an end
-// time unless it queues behind an actor, whose end only the actor knows.
+// Background collectives run on their stream's worker, each after the previous one: in order
+// on one stream, as NCCL runs them. The DP gradient buckets and the overlapped TP collectives
+// have a stream each. One that runs alone is an end time unless it queues behind a job, whose
+// end only the worker knows.
 void GpuActor::start_collective(const Op& op) {
   Stream& stream = stream_of(op.group);
   const Stream::Entry* last = queue_tail(op.group);
   if (tensor_parallel(op.group)) last_tp_ = &stream;
-  sg4::ActorPtr previous = last != nullptr ? last->actor : nullptr;
-  if (runs_alone(op) && !previous) return start_alone(op, stream, last);
-  double after = last != nullptr && !previous ? last->end : 0.0;
+  bool behind_job = last != nullptr && last->worker != nullptr;
+  if (runs_alone(op) && !behind_job) return start_alone(op, stream, last);
+  double after = last != nullptr && !behind_job ? last->end : 0.0;
   auto kind =
       tensor_parallel(op.group) ? TraceEvent::Kind::tp_background : TraceEvent::Kind::dp_background;
-  auto body = [this, op, previous, after, kind] {
-    if (previous) previous->join();
+  StreamWorker& worker = worker_of(op.group);
+  long job = worker.post([this, op, after, kind] {
     if (after > now()) sg4::this_actor::sleep_until(after);
     double start = now();
     run_collective(op);
     record(op, kind, start, now());
-  };
-  stream.entries.push_back({sg4::Actor::create("bg", sg4::this_actor::get_host(), body), 0.0});
+  });
+  stream.entries.push_back({&worker, job, 0.0});
+}
+
+// Where both TP axes queue together (StepPlan::tp_axes_queue) one worker runs them in the
+// order started.
+StreamWorker& GpuActor::worker_of(GroupKind group) {
+  Stream& stream = plan_.tp_axes_queue && tensor_parallel(group) ? tp_stream_ : stream_of(group);
+  if (!stream.worker) stream.worker = std::make_shared<StreamWorker>(sg4::this_actor::get_host());
+  return *stream.worker;
+}
+
+void GpuActor::stop_workers() {
+  for (Stream* stream : {&dp_stream_, &tp_stream_, &tp2_stream_})
+    if (stream->worker) stream->worker->stop();
 }
 
 // A collective that runs alone at the head of its stream or behind others that did: it ends its
@@ -201,7 +215,7 @@ void GpuActor::start_collective(const Op& op) {
 void GpuActor::start_alone(const Op& op, Stream& stream, const Stream::Entry* last) {
   double start = std::max(now(), last != nullptr ? last->end : 0.0);
   double end = start + time_alone(op).value();
-  stream.entries.push_back({nullptr, end});
+  stream.entries.push_back({nullptr, 0, end});
   record(op, TraceEvent::Kind::tp_background, start, end);
 }
 
@@ -225,8 +239,8 @@ void GpuActor::join_stream(Stream& stream, int count) {
                             : std::min(static_cast<size_t>(count), stream.entries.size());
   for (; stream.joined < until; ++stream.joined) {
     const Stream::Entry& e = stream.entries[stream.joined];
-    if (e.actor)
-      e.actor->join();
+    if (e.worker != nullptr)
+      e.worker->wait_for(e.job);
     else if (e.end > now())
       sg4::this_actor::sleep_until(e.end);
   }

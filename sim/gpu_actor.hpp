@@ -14,6 +14,7 @@
 #include "sim/platform.hpp"
 #include "sim/program.hpp"
 #include "sim/stats.hpp"
+#include "sim/stream_worker.hpp"
 
 namespace trainsim::sim {
 
@@ -78,15 +79,18 @@ private:
   simgrid::s4u::CommPtr posted_recv_[2];  ///< the next receive of each direction, posted early
   int recvs_left_[2] = {0, 0};            ///< receives of each direction still to come
   /// Background collectives of one stream, in the order started, the first `joined` waited
-  /// for: each a helper actor, or for a TP collective that runs alone (rail bundling) and
-  /// queues behind no actor, its end time (actor null).
+  /// for: each a job of a stream worker, or for a TP collective that runs alone (rail
+  /// bundling) and queues behind no job, its end time (worker null). The worker is created on
+  /// the stream's first job; where both TP axes queue together they share the first axis's.
   struct Stream {
     struct Entry {
-      simgrid::s4u::ActorPtr actor;
+      StreamWorker* worker = nullptr;
+      long job = 0;
       double end = 0;
     };
     std::vector<Entry> entries;
     size_t joined = 0;
+    std::shared_ptr<StreamWorker> worker; // shared: the actor object is copied before it runs
   };
   Stream dp_stream_, tp_stream_, tp2_stream_;
   /// Each TP axis has its stream; the DP and EDP gradient buckets share the DP stream.
@@ -98,6 +102,8 @@ private:
   Stream* last_tp_ = nullptr; ///< the TP stream of the last TP collective started
   [[nodiscard]] const Stream::Entry* queue_tail(GroupKind group);
   void start_alone(const Op& op, Stream& stream, const Stream::Entry* last);
+  [[nodiscard]] StreamWorker& worker_of(GroupKind group);
+  void stop_workers();
   std::vector<TraceEvent>* trace_;
 };
 
