@@ -54,6 +54,14 @@ std::string frontier_rows(const ValidationReport& r, bool two_d) {
   return out;
 }
 
+// "1e+27": the largest training FLOP replayed with 1-D or 2-D TP, as the rows print it.
+std::string largest_flop(const ValidationReport& r, bool two_d) {
+  double largest = 0;
+  for (const FrontierCheck& c : r.frontier)
+    if (c.two_d == two_d) largest = std::max(largest, c.compute_flop);
+  return formatted("%.3g", largest);
+}
+
 } // namespace
 
 std::string frontier_section(const ValidationReport& r) {
@@ -95,16 +103,23 @@ std::string frontier_section(const ValidationReport& r) {
       "latency term adds to the closed form's stage beyond its kernels, and what the busier "
       "tier's bytes of the whole step (every microbatch's and the DP all-reduce's, which share "
       "its links) add to the closed form's step beyond the pipeline and the all-reduce.\n\n"
-      "**1-D tensor parallelism, to 1e27 FLOP**: the plan the closed form chose among 1-D TP "
-      "plans (`--max-tp-2d 1`), whose knee is 4.8e26.\n\n" +
+      "**1-D tensor parallelism, to " +
+      largest_flop(r, false) +
+      " FLOP**: the plan the closed form chose among 1-D TP plans (`--max-tp-2d 1`), whose "
+      "knee is 4.8e26.\n\n" +
       frontier_rows(r, false);
   if (std::any_of(r.frontier.begin(), r.frontier.end(), [](auto& c) { return c.two_d; }))
-    out += "\n**2-D tensor parallelism, to 5.6e25 FLOP**: the closed form's own plan "
-           "(`execution.tp_2d`, the paper's N_J), where it uses a second TP axis. A TP block "
-           "that divides neither 8 nor into nodes with its second axis inside is one node "
-           "(NVLink for both axes, where the closed form priced the first axis on the "
-           "network); one that spans nodes of 8 with a second axis narrower than the node runs "
-           "every GPU's flows and is replayed up to 2,048 GPUs.\n\n" +
+    out += "\n**2-D tensor parallelism, to " + largest_flop(r, true) +
+           " FLOP**: the closed form's own plan (`execution.tp_2d`, the paper's N_J), where it "
+           "uses a second TP axis. A TP block that divides neither 8 nor into nodes with its "
+           "second axis inside is one node (NVLink for both axes, where the closed form priced "
+           "the first axis on the network); one that spans nodes of 8 with a second axis "
+           "narrower than the node runs every GPU's flows and is replayed up to 4,096 GPUs. "
+           "From 1e26 the second axis is the node and the first spans 8 nodes, as the closed "
+           "form's tiers put them: the first axis's collectives run as NCCL's PAT over the "
+           "network (`tp_collective: pat`), each of a collective's 4 chunks a call of its own "
+           "that pays its steps' latencies, which the closed form's max of its terms does not "
+           "add to the compute.\n\n" +
            frontier_rows(r, true);
   if (!r.skipped.empty()) out += "\nNot replayed:\n\n";
   for (const std::string& s : r.skipped) out += "- " + s + "\n";

@@ -135,9 +135,9 @@ std::vector<PublishedCheck> published_checks(const ValidateOptions& o) {
 namespace {
 
 // 2-D replays whose every GPU runs its own flows (the TP block spans nodes, so no rail
-// bundling) are the slow ones: 1,632 GPUs take about 90 s with TP overlap on this project's
-// 2-core machine (docs/performance.md); larger ones are left out.
-constexpr int kUnbundledReplayGpus = 2048;
+// bundling) are the slow ones (docs/performance.md, "Collective streams"); larger ones are
+// left out.
+constexpr int kUnbundledReplayGpus = 4096;
 
 // Replays `point` twice (the paper's overlap as far as the simulator runs it, then nothing
 // overlapped), or says in `skipped` why not.
@@ -231,14 +231,14 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
 
 std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped) {
   // The best 1-D plans to 1e27 FLOP, then the closed form's own choice (2-D TP from 3e24 on)
-  // to 5.6e25 where it differs. From 1e26 on that choice pipelines 2-D blocks across nodes
-  // over 96-192 microbatches: 805 CPU s for the 1.78e26 replay here, and validate runs each
-  // point twice (docs/closed-form.md, "The 2-D plans replayed past validate's range").
+  // to 2e26 where it differs. From 1e26 on that choice pipelines 2-D blocks across nodes over
+  // 96-192 microbatches: 452 CPU s for the 1.78e26 replay here, and 3.16e26 would take about
+  // 1,600 (docs/performance.md, "Collective streams").
   FrontierOptions one_d;
   one_d.max_flop = Flop(quick ? 1e24 : 1e27);
   one_d.max_tp_2d = 1;
   FrontierOptions two_d;
-  two_d.max_flop = Flop(6e25);
+  two_d.max_flop = Flop(2e26);
   FrontierHardware hw = resolve_hardware(one_d);
   std::vector<FrontierCheck> out;
   for (const FrontierPoint& point : frontier_curve(one_d, false).points)
