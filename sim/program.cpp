@@ -1,10 +1,6 @@
 #include "sim/program.hpp"
 
 #include <algorithm>
-#include <array>
-#include <functional>
-#include <iterator>
-#include <optional>
 #include <utility>
 
 #include "models/operators.hpp"
@@ -20,48 +16,6 @@ Op compute(Seconds t) {
 Op collective(GroupKind g, CollectiveOp c, Bytes b) {
   return {OpKind::collective, g, c, true, 1, Seconds(), b};
 }
-Op weight_gradients(Seconds t) {
-  return {OpKind::weight_gradients, GroupKind::tp, CollectiveOp::all_reduce, false, 1, t, Bytes()};
-}
-Op wait_tp(int count) { return detail::wait_stream(GroupKind::tp, count); }
-
-// Under tp_overlap each TP axis has a stream of its own, as each NCCL communicator and each
-// of Transformer Engine's userbuffers overlaps runs on its own CUDA stream: a kernel's chunk
-// waits on each axis for its share of the collectives before it. What one axis's stream holds
-// before the kernel's inputs (`started`), how many inputs it added, whether they are all
-// gathers, and the axis's ranks: a kernel whose inputs are all gathers starts on the rows it
-// holds, as TE's ring-exchange all-gather overlap computes the local shard first while the
-// next arrives (CommOverlapP2PBase::split_overlap_ag), so it waits only for the gathers'
-// chunks that its rows need beyond its own (detail::gathered_chunks_needed).
-struct AxisInputs {
-  GroupKind group = GroupKind::tp;
-  int started = 0, inputs = 0, ranks = 1;
-  bool gathered = true;
-
-  [[nodiscard]] std::optional<Op> wait_before(int chunk, int chunks) const {
-    int each = gathered ? detail::gathered_chunks_needed(chunk, chunks, ranks) : chunk + 1;
-    int needed = started + inputs * each;
-    if (inputs == 0 || needed == started) return std::nullopt;
-    return detail::wait_stream(group, needed);
-  }
-};
-
-// The TP collectives in [begin, end), by axis: `axes` holds tp, then tp2.
-template <class It>
-void count_inputs(It begin, It end, std::array<AxisInputs, 2>& axes) {
-  axes[1].group = GroupKind::tp2;
-  for (AxisInputs& axis : axes) {
-    axis.inputs = 0;
-    axis.gathered = true;
-  }
-  for (It it = begin; it != end; ++it) {
-    if (it->kind != OpKind::collective || !tensor_parallel(it->group)) continue;
-    AxisInputs& axis = axes[it->group == GroupKind::tp2 ? 1 : 0];
-    axis.inputs += 1;
-    axis.gathered = axis.gathered && it->collective == CollectiveOp::all_gather;
-  }
-}
-
 Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
 }
@@ -208,11 +162,12 @@ private:
     auto beside = [=](const BlockTime& b) { return fwd ? Seconds() : b.beside_collective.total(); };
     std::vector<std::vector<Op>> order;
     if (s_.model.kind == ModelKind::transformer)
-      order.push_back(overlapped(with_context(block(pass(times_.attention), false, fwd), fwd),
-                                 beside(times_.attention)));
-    order.push_back(
-        moe() ? block(pass(times_.mlp), true, fwd)
-              : overlapped(block(pass(times_.mlp), false, fwd, true), beside(times_.mlp)));
+      order.push_back(
+          detail::overlapped(with_context(block(pass(times_.attention), false, fwd), fwd),
+                             beside(times_.attention), e_));
+    order.push_back(moe() ? block(pass(times_.mlp), true, fwd)
+                          : detail::overlapped(block(pass(times_.mlp), false, fwd, true),
+                                               beside(times_.mlp), e_));
     // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
     // g (all-reduce forward) is the identity backward and its f (identity forward) is the
     // all-reduce backward, so a block's collective still follows its kernels.
@@ -272,63 +227,6 @@ private:
     if (!fwd)
       ops.insert(kernel + 2, collective(GroupKind::cp, CollectiveOp::reduce_scatter, costs_.cp_kv));
     return ops;
-  }
-
-  // tp_overlap (Transformer Engine's userbuffer overlap): each of the block's kernels in
-  // chunks on the compute stream, its TP collectives in as many chunks on their axis's TP
-  // stream. A chunk of a kernel waits for its chunks of the collectives before it (under 2-D TP
-  // the down matmul's for the hidden all-reduce; sequence parallelism's all-gathers one chunk
-  // behind: AxisInputs) and
-  // starts its chunks of the collectives after it; the next block waits for them all. In the
-  // backward the block's first weight's gradient (`beside`, part of its last kernel) is not
-  // chunked: the collective carries the input gradient before it, so it runs after the chunks,
-  // beside the collective, as Transformer Engine's bulk overlap runs that wgrad GEMM beside
-  // the reduce-scatter of dgrad's output (`ub_bulk_wgrad`, which Megatron-LM's
-  // TELayerNormColumnParallelLinear turns on with tp_comm_overlap). Other ops (context
-  // parallelism's) stay where they were. An expert block's TP collective follows its
-  // all-to-all and stays serial.
-  [[nodiscard]] std::vector<Op> overlapped(const std::vector<Op>& ops, Seconds beside) const {
-    if (!e_.tp_overlap) return ops;
-    const int k = e_.tp_overlap_chunks;
-    auto is_kernel = [](const Op& op) { return op.kind == OpKind::compute; };
-    auto is_tp = [](const Op& op) {
-      return op.kind == OpKind::collective && tensor_parallel(op.group);
-    };
-    auto start_chunk = [k](Op op) {
-      op.kind = OpKind::start_collective;
-      op.bytes = op.bytes / static_cast<double>(k);
-      return op;
-    };
-    auto kernel = std::find_if(ops.begin(), ops.end(), is_kernel);
-    std::vector<Op> out;
-    std::array<AxisInputs, 2> axes;
-    axes[0].ranks = e_.tp;
-    axes[1].ranks = e_.tp_2d;
-    count_inputs(ops.begin(), kernel, axes);
-    for (int j = 0; j < k; ++j)
-      for (auto it = ops.begin(); it != kernel; ++it)
-        if (is_tp(*it)) out.push_back(start_chunk(*it));
-    std::copy_if(ops.begin(), kernel, std::back_inserter(out), std::not_fn(is_tp));
-    while (kernel != ops.end()) {
-      auto next = std::find_if(kernel + 1, ops.end(), is_kernel);
-      Seconds weights = next == ops.end() ? std::min(beside, kernel->duration) : Seconds();
-      for (int j = 0; j < k; ++j) {
-        for (const AxisInputs& axis : axes)
-          if (std::optional<Op> wait = axis.wait_before(j, k)) out.push_back(*wait);
-        Op part = *kernel;
-        part.duration = (part.duration - weights) / static_cast<double>(k);
-        out.push_back(part);
-        for (auto it = kernel + 1; it != next; ++it)
-          if (is_tp(*it)) out.push_back(start_chunk(*it));
-      }
-      if (weights > Seconds()) out.push_back(weight_gradients(weights));
-      std::copy_if(kernel + 1, next, std::back_inserter(out), std::not_fn(is_tp));
-      for (AxisInputs& axis : axes) axis.started += axis.inputs * k;
-      count_inputs(kernel + 1, next, axes);
-      kernel = next;
-    }
-    out.push_back(wait_tp(0));
-    return out;
   }
 
   /// During the last backward pass: start a DP collective whenever a bucket's worth of
@@ -473,11 +371,6 @@ private:
 };
 
 } // namespace
-
-int detail::gathered_chunks_needed(int chunk, int chunks, int ranks) {
-  long beyond_own = static_cast<long>(chunk + 1) * ranks - chunks; // in 1/(chunks x ranks)
-  return beyond_own <= 0 ? 0 : static_cast<int>((beyond_own + ranks - 1) / ranks);
-}
 
 Op detail::wait_stream(GroupKind group, int count) {
   return {

@@ -55,6 +55,10 @@ namespace detail {
 /// The folding stage_program applies with `fold` (sim/program_fold.cpp), to a stage of
 /// execution `e` (its tp_overlap chunks and ranks).
 Program fold(const Program& fine, const ExecutionSpec& e);
+/// The ops of one block (`ops`: its collectives and kernels in order) under tp_overlap, else
+/// `ops` themselves; `beside`, the backward's first weight gradient, which runs after the
+/// chunks beside the block's last collective (sim/program_overlap.cpp).
+std::vector<Op> overlapped(const std::vector<Op>& ops, Seconds beside, const ExecutionSpec& e);
 /// Under tp_overlap, how many chunks of each all-gather chunk `chunk` of `chunks` of a kernel
 /// waits for, over an axis of `ranks`: the chunk's rows run to (chunk + 1) / chunks of the
 /// gathered input, of which 1 / ranks is the GPU's own shard, and each gather chunk brings

@@ -1,12 +1,7 @@
 // What each pipeline stage's GPUs run in one step (sim/program): the op sequence of small
 // scenarios, derived by hand from the schedule (models/schedule.hpp) and the layer's shape
 // (docs/architecture.md, "How a step is simulated"), and what fold() makes of it.
-//
-// Ops are written as tokens: C compute, recvF/recvB and sendF/sendB pipeline transfers of an
-// activation (F) or a gradient (B), waitS wait_sends, waitC wait_collectives (waitT on the TP
-// streams, waitT:N for the first N on the first axis's, waitT2:N on the second's), and
-// collectives as GROUP.OP (tp.AR, tp2.AR, dp.RS, dp.AG, ep.A2A, edp.AR, cp.AG), "start:" for a
-// background one, "*N" for a count N > 1.
+// Ops are written as tokens (program_fixtures.hpp).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -16,74 +11,12 @@
 #include "models/workload.hpp"
 #include "sim/program.hpp"
 
+#include "program_fixtures.hpp"
+
 namespace trainsim::sim {
 namespace {
 
-std::string collective(const Op& op) {
-  static const char* const groups[] = {"tp", "dp", "ep", "edp", "cp", "tp2"};
-  static const char* const ops[] = {"AR", "RS", "AG", "A2A"};
-  std::string out = groups[static_cast<int>(op.group)];
-  out.append(".").append(ops[static_cast<int>(op.collective)]);
-  if (op.count > 1) out.append("*").append(std::to_string(op.count));
-  return out;
-}
-
-std::string token(const Op& op) {
-  switch (op.kind) {
-  case OpKind::compute:
-    return "C";
-  case OpKind::weight_gradients:
-    return "W";
-  case OpKind::collective:
-    return collective(op);
-  case OpKind::start_collective:
-    return std::string("start:").append(collective(op));
-  case OpKind::wait_collectives:
-    if (op.group == GroupKind::tp2) return "waitT2:" + std::to_string(op.count);
-    if (op.group != GroupKind::tp)
-      return op.count == 0 ? "waitC" : "waitC:" + std::to_string(op.count);
-    return op.count == 0 ? "waitT" : "waitT:" + std::to_string(op.count);
-  case OpKind::recv:
-    return op.forward ? "recvF" : "recvB";
-  case OpKind::send:
-    return op.forward ? "sendF" : "sendB";
-  case OpKind::wait_sends:
-    return "waitS";
-  }
-  return "?";
-}
-
-std::string shape(const Program& program) {
-  std::string out;
-  for (const Op& op : program) {
-    if (!out.empty()) out += ' ';
-    out += token(op);
-  }
-  return out;
-}
-
-/// A tiny model (d_model 8, d_ff 32, 4 tokens per microbatch) on the default H100 figures,
-/// priced as a roofline: one kernel per block (the per-operator model's extra kernels outside
-/// the layers are tested on their own below).
-Scenario scenario(ModelKind kind, int layers, const ExecutionSpec& e) {
-  Scenario s;
-  s.model.kind = kind;
-  s.model.compute = ComputeModel::roofline;
-  s.model.layers = layers;
-  s.model.d_model = 8;
-  s.model.d_ff = 32;
-  s.model.heads = 2;
-  s.model.seq_len = 4;
-  s.execution = e;
-  return s;
-}
-
-ExecutionSpec grid(int dp, int tp, int pp, long microbatches) {
-  ExecutionSpec e;
-  e.dp = dp, e.tp = tp, e.pp = pp;
-  e.global_batch = dp * microbatches;
-  return e;
-}
+using namespace testing;
 
 TEST(Program, OneStageOneLayerIsItsKernelsForwardThenBackward) {
   // Forward: attention then MLP; backward: MLP then attention, each kernel twice as long
@@ -373,116 +306,6 @@ TEST(Program, TheLastGradientBucketTakesTheVocabulary) {
   Program p = stage_program(s, 0, false);
   ASSERT_EQ(shape(p), "C C C C C C C C start:dp.AR waitS waitC C");
   EXPECT_EQ(p[8].bytes, Bytes(2112.0));
-}
-
-TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
-  // tp_overlap splits a block's kernel and its all-reduce in tp_overlap_chunks k (4, TE's
-  // default, then 2): each kernel chunk starts its chunk of the collective (bytes / k) on the
-  // TP stream, and the block ends by waiting for all of them. One MLP layer: forward, then
-  // backward, one block each. The backward (two roofline kernels: input and weight gradients
-  // of two equal matmuls) leaves the first matmul's weight gradient (half a kernel) out of its
-  // chunks: it follows them, beside the collective's last chunk. Folded, each pass is one
-  // pipeline of k chunks: one layer folds to its own program.
-  for (int k : {4, 2}) {
-    ExecutionSpec e = grid(1, 2, 1, 1);
-    e.tp_overlap = true;
-    e.tp_overlap_chunks = k;
-    Scenario s = scenario(ModelKind::mlp, 1, e);
-    std::string block = "C start:tp.AR";
-    for (int j = 1; j < k; ++j) block += " C start:tp.AR";
-    Program p = stage_program(s, 0, false);
-    ASSERT_EQ(shape(p), block + " waitT " + block + " W waitT waitS");
-    LayerCosts c = layer_costs(s.model, s.execution);
-    const double kernel = kernel_time(c.mlp, s.system.gpu).value();
-    EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel / k);
-    EXPECT_EQ(p[1].bytes, c.tp_allreduce / static_cast<double>(k));
-    const auto backward = static_cast<size_t>(2 * k + 1), weights = backward + 2 * k;
-    EXPECT_DOUBLE_EQ(p[backward].duration.value(), 1.5 * kernel / k); // (2 - 0.5 kernels) / k
-    EXPECT_DOUBLE_EQ(p[weights].duration.value(), 0.5 * kernel);      // up's weight gradient
-    EXPECT_EQ(shape(stage_program(s, 0, true)), shape(p));
-  }
-  // Sequence parallelism over tp 4, 4 chunks (Transformer Engine's ring exchange, one chunk
-  // per shard): the all-gathers before the kernel go first; the kernel's first chunk runs on
-  // the GPU's own shard, chunk j waits for the gathers' first j chunks
-  // (gathered_chunks_needed: ceil(j + 1 - 4 / 4) = j; the backward gathers twice: 2 per
-  // chunk).
-  Scenario s = scenario(ModelKind::mlp, 1, grid(1, 4, 1, 1));
-  s.execution.tp_overlap = s.execution.sequence_parallel = true;
-  Program p = stage_program(s, 0, false);
-  const std::string gathers = "start:tp.AG start:tp.AG start:tp.AG start:tp.AG";
-  const std::string forward = gathers + " C start:tp.RS waitT:1 C start:tp.RS waitT:2 C start:tp.RS"
-                                        " waitT:3 C start:tp.RS waitT";
-  ASSERT_EQ(shape(p).rfind(forward + " " + gathers + " " + gathers + " C start:tp.RS waitT:2 C", 0),
-            0u)
-      << shape(p);
-  // Folded, each pass's kernels are one pipeline of 4 chunks, as one block's: the gathers'
-  // shares first (forward 4 all-gathers, backward 4 of two each, one stream entry a chunk),
-  // chunk j waiting for j of them, each followed by its reduce-scatter's share; then the
-  // backward's weight gradient.
-  const std::string ag2 = "start:tp.AG*2 start:tp.AG*2 start:tp.AG*2 start:tp.AG*2";
-  const std::string backward =
-      ag2 + " C start:tp.RS waitT:1 C start:tp.RS waitT:2 C start:tp.RS waitT:3 C start:tp.RS";
-  EXPECT_EQ(shape(stage_program(s, 0, true)), forward + " " + backward + " W waitT waitS");
-  // Over tp 2 the GPU holds half the input: chunks 0 and 1 run on it, 2 and 3 wait for the
-  // gathers' first 1 and 2 chunks (ceil(j + 1 - 4 / 2)).
-  s = scenario(ModelKind::mlp, 1, grid(1, 2, 1, 1));
-  s.execution.tp_overlap = s.execution.sequence_parallel = true;
-  EXPECT_EQ(
-      shape(stage_program(s, 0, false))
-          .rfind(
-              gathers +
-                  " C start:tp.RS C start:tp.RS waitT:1 C start:tp.RS waitT:2 C start:tp.RS waitT",
-              0),
-      0u);
-}
-
-TEST(Program, AKernelChunkWaitsForTheGatheredRowsBeyondItsOwnShard) {
-  // Chunk j of k covers the gathered input up to (j + 1) / k, the GPU holds 1 / ranks, each
-  // gather chunk brings 1 / k: ceil(j + 1 - k / ranks) chunks, at least 0.
-  using detail::gathered_chunks_needed;
-  EXPECT_EQ(gathered_chunks_needed(0, 1, 8), 1); // one chunk: the whole gather first
-  EXPECT_EQ(gathered_chunks_needed(0, 4, 8), 1); // ceil(1 - 0.5)
-  EXPECT_EQ(gathered_chunks_needed(3, 4, 8), 4); // ceil(4 - 0.5)
-  EXPECT_EQ(gathered_chunks_needed(2, 4, 4), 2); // ring exchange: j
-  EXPECT_EQ(gathered_chunks_needed(1, 8, 4), 0); // ceil(2 - 2): its own rows
-  EXPECT_EQ(gathered_chunks_needed(7, 8, 4), 6); // ceil(8 - 2)
-}
-
-TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
-  // tp 2 x tp_2d 2, one MLP layer: the block's kernel in two halves (up, down), the hidden
-  // activation all-reduced over tp_2d between them and the output over tp after; backward
-  // the same shape (down's gradients, tp_2d, up's, tp).
-  ExecutionSpec e = grid(1, 2, 1, 1);
-  e.tp_2d = 2;
-  Scenario s = scenario(ModelKind::mlp, 1, e);
-  Program p = stage_program(s, 0, false);
-  ASSERT_EQ(shape(p), "C tp2.AR C tp.AR C tp2.AR C tp.AR waitS");
-  LayerCosts c = layer_costs(s.model, s.execution);
-  EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel_time(c.mlp, s.system.gpu).value() / 2);
-  EXPECT_EQ(p[1].bytes, c.tp2_allreduce);
-  EXPECT_EQ(p[3].bytes, c.tp_allreduce);
-  // Overlapped: up's chunks start their chunks of the hidden all-reduce; each chunk of down
-  // waits for its own (the first 1, 2, 3, 4 on the second axis's stream) and starts its
-  // chunk of the output's all-reduce on the first axis's; the block waits for both. Backward, up's
-  // weight gradient follows the chunks of its gradients (the last kernel), beside the output's
-  // all-reduce.
-  s.execution.tp_overlap = true;
-  p = stage_program(s, 0, false);
-  const std::string first = "C start:tp2.AR C start:tp2.AR C start:tp2.AR C start:tp2.AR";
-  const std::string second =
-      "waitT2:1 C start:tp.AR waitT2:2 C start:tp.AR waitT2:3 C start:tp.AR waitT2:4 C start:tp.AR";
-  ASSERT_EQ(shape(p), first + " " + second + " waitT " + first + " " + second + " W waitT waitS");
-  // Folded, a pass is one block's pipeline: the kernels that start the hidden all-reduce (up,
-  // forward; down's gradients, backward) in 4 chunks, then the rest, chunk j waiting for the
-  // hidden all-reduce's first j + 1 shares. One layer folds to its own program.
-  EXPECT_EQ(shape(stage_program(s, 0, true)), shape(p));
-  // Two layers: the same shape, each share two collectives, each chunk two kernels' chunks.
-  s.model.layers = 2;
-  const std::string first2 = "C start:tp2.AR*2 C start:tp2.AR*2 C start:tp2.AR*2 C start:tp2.AR*2";
-  const std::string second2 = "waitT2:1 C start:tp.AR*2 waitT2:2 C start:tp.AR*2 waitT2:3 C "
-                              "start:tp.AR*2 waitT2:4 C start:tp.AR*2";
-  EXPECT_EQ(shape(stage_program(s, 0, true)),
-            first2 + " " + second2 + " waitT " + first2 + " " + second2 + " W waitT waitS");
 }
 
 } // namespace
