@@ -2,6 +2,8 @@
 #include "tools/formats/validation_frontier.hpp"
 #include "tools/formats/text.hpp"
 
+#include "models/scenario.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -73,8 +75,10 @@ std::string frontier_section(const ValidationReport& r) {
       "flow's packets over all equal-cost paths, as InfiniBand's adaptive routing does, "
       "`ecmp: spray`, which keeps large replays bundled), simulated for one step twice. "
       "First with the paper's overlap as far as the simulator runs it, the scenario's settings: "
-      "TP collectives pipelined with their kernels in 4 chunks (`tp_overlap`), run where the TP "
-      "block is inside a node as Transformer Engine's userbuffers kernels run them, each GPU "
+      "TP collectives pipelined with their kernels in " +
+      std::to_string(kTpOverlapChunks) +
+      " chunks (`tp_overlap`), run where the TP block is inside a node as Transformer Engine's "
+      "userbuffers kernels run them, each GPU "
       "exchanging with all its peers at once (`tp_collective: direct`), kernel launches "
       "queued ahead of the kernels, so that a kernel takes the longer of its work and its "
       "launch (`launch_overlap`, the paper's latency as a bound of its own), and the DP "
@@ -117,8 +121,10 @@ std::string frontier_section(const ValidationReport& r) {
            "narrower than the node runs every GPU's flows and is replayed up to 4,096 GPUs. "
            "From 1e26 the second axis is the node and the first spans 8 nodes, as the closed "
            "form's tiers put them: the first axis's collectives run as NCCL's PAT over the "
-           "network (`tp_collective: pat`), each of a collective's 4 chunks a call of its own "
-           "that pays its steps' latencies, which the closed form's max of its terms does not "
+           "network (`tp_collective: pat`), each of a collective's " +
+           std::to_string(kTpOverlapChunks) +
+           " chunks a call of its own that pays its steps' latencies, which the closed form's max "
+           "of its terms does not "
            "add to the compute.\n\n" +
            frontier_rows(r, true);
   if (!r.skipped.empty()) out += "\nNot replayed:\n\n";

@@ -232,8 +232,8 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
 std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped) {
   // The best 1-D plans to 1e27 FLOP, then the closed form's own choice (2-D TP from 3e24 on)
   // to 2e26 where it differs. From 1e26 on that choice pipelines 2-D blocks across nodes over
-  // 96-192 microbatches: 452 CPU s for the 1.78e26 replay here, and 3.16e26 would take about
-  // 1,600 (docs/performance.md, "Collective streams").
+  // 96-192 microbatches: 452 CPU s for the 1.78e26 replay here, and 1,156 for 3.16e26's
+  // overlapped one (docs/closed-form.md, "The 2-D plans replayed past validate's range").
   FrontierOptions one_d;
   one_d.max_flop = Flop(quick ? 1e24 : 1e27);
   one_d.max_tp_2d = 1;
