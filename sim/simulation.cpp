@@ -14,6 +14,7 @@
 #include "sim/log.hpp"
 #include "sim/progress.hpp"
 #include "sim/rail_bundle.hpp"
+#include "sim/replica_fold.hpp"
 #include "sim/traffic.hpp"
 #include "sim/waits.hpp"
 
@@ -112,6 +113,7 @@ std::string encode(const SimResult& r) {
   std::string out;
   append(out, r.step_time);
   append(out, r.rail_bundle);
+  append(out, r.replica_fold);
   append(out, r.counters);
   append_vector(out, r.ranks);
   append_vector(out, r.channel_bytes);
@@ -123,6 +125,7 @@ SimResult decode(std::string_view in) {
   SimResult r;
   take(in, r.step_time);
   take(in, r.rail_bundle);
+  take(in, r.replica_fold);
   take(in, r.counters);
   take_vector(in, r.ranks);
   take_vector(in, r.channel_bytes);
@@ -137,11 +140,13 @@ std::uint64_t total_ops(const StepPlan& plan) {
 }
 
 // Every GPU an actor: with rail bundling (rails > 1) each node's rail-0 GPU runs the step for
-// the node and the others wait for it to finish (sim/rail_bundle.hpp).
+// the node and the others wait for it to finish (sim/rail_bundle.hpp). With replica folding
+// only replica 0's GPUs are actors (sim/replica_fold.hpp).
 void create_actors(const StepPlan& plan, const std::vector<bool>& traced, SimResult& result) {
   const Platform& platform = plan.platform;
   sg4::ActorPtr leader;
   for (int r = 0; r < plan.scenario.execution.gpus(); ++r) {
+    if (plan.replicas > 1 && plan.layout.coords(r).dp != 0) continue;
     auto name = "gpu" + std::to_string(r);
     if (r % plan.rails != 0) {
       sg4::Actor::create(name, platform.host(r), [leader] { leader->join(); });
@@ -154,11 +159,17 @@ void create_actors(const StepPlan& plan, const std::vector<bool>& traced, SimRes
   }
 }
 
+struct Symmetries {
+  int rails = 1;    ///< sim/rail_bundle.hpp
+  int replicas = 1; ///< sim/replica_fold.hpp
+};
+
 SimResult run_step(const Scenario& scenario, const Platform& platform, const SimOptions& options,
-                   int rails) {
+                   Symmetries by) {
   StepPlan plan(scenario, platform, options.fidelity);
-  plan.rails = rails;
-  Progress progress(total_ops(plan) / static_cast<std::uint64_t>(rails));
+  plan.rails = by.rails;
+  plan.replicas = by.replicas;
+  Progress progress(total_ops(plan) / static_cast<std::uint64_t>(by.rails * by.replicas));
   Traffic traffic(scenario.execution.gpus());
   if (options.link_stats) plan.traffic = &traffic;
   if (options.progress) plan.progress = &progress;
@@ -166,20 +177,26 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
   for (int r : options.trace_ranks)
     if (r >= 0 && r < scenario.execution.gpus()) plan.traced[static_cast<size_t>(r)] = true;
   SimResult result;
-  result.rail_bundle = rails;
+  result.rail_bundle = by.rails;
+  result.replica_fold = by.replicas;
   result.ranks.resize(static_cast<size_t>(scenario.execution.gpus()));
-  create_actors(plan, rails > 1 ? traced_leaders(rails, plan.traced) : plan.traced, result);
+  std::vector<bool> traced =
+      by.replicas > 1 ? traced_in_replica0(plan.layout, plan.traced) : plan.traced;
+  create_actors(plan, by.rails > 1 ? traced_leaders(by.rails, traced) : traced, result);
   auto log = logger("trainsim.sim");
-  log->debug("{} actors, {} program ops per pipeline, rails bundled: {}", scenario.execution.gpus(),
-             total_ops(plan) / scenario.execution.gpus() * scenario.execution.pp, rails);
+  log->debug("{} GPUs, {} program ops per pipeline, rails bundled: {}, replicas folded: {}",
+             scenario.execution.gpus(),
+             total_ops(plan) / scenario.execution.gpus() * scenario.execution.pp, by.rails,
+             by.replicas);
   sg4::Engine::get_instance()->run();
   progress.finish();
   log->debug("engine done at {} s simulated: {} execs, {} comms", sg4::Engine::get_clock(),
              result.counters.execs, result.counters.comms);
-  if (rails > 1) {
-    mirror_rails(rails, plan.traced, result);
-    traffic.mirror_rails(rails);
+  if (by.rails > 1) {
+    mirror_rails(by.rails, traced, result);
+    traffic.mirror_rails(by.rails);
   }
+  if (by.replicas > 1) mirror_replicas(plan.layout, plan.traced, result);
   for (const RankStats& s : result.ranks) result.step_time = std::max(result.step_time, s.finish);
   if (options.link_stats) result.channel_bytes = traffic.channel_bytes(platform.topology());
   return result;
@@ -189,11 +206,12 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
 
 SimResult simulate(const Scenario& scenario, const topo::Topology& topology,
                    const SimOptions& options) {
-  int rails = rail_bundle(scenario, topology, options);
+  Symmetries by{rail_bundle(scenario, topology, options),
+                replica_fold(scenario, topology, options)};
   return decode(run_isolated(
       topology, scenario.system.gpu,
-      [&](Platform& platform) { return encode(run_step(scenario, platform, options, rails)); },
-      rails > 1));
+      [&](Platform& platform) { return encode(run_step(scenario, platform, options, by)); },
+      by.rails > 1));
 }
 
 } // namespace trainsim::sim

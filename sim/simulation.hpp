@@ -22,6 +22,9 @@ struct SimOptions {
   /// Fast mode on a rail-symmetric fabric with one TP group per node runs rail 0 for all the
   /// rails (docs/architecture.md, "Rail bundling"); false simulates every rail's flows.
   bool bundle_rails = true;
+  /// Fast mode runs DP replica 0 for all the replicas (docs/architecture.md, "Replica
+  /// folding"); simulate() throws Error(ExitCode::input) where the step does not allow it.
+  bool fold_replicas = false;
 };
 
 /// Simulates one step of `scenario` on `topology`, which must have at least
@@ -46,6 +49,13 @@ std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
 /// collectives, fast mode); 1 otherwise.
 int rail_bundle(const Scenario& scenario, const topo::Topology& topology,
                 const SimOptions& options);
+
+/// The DP replicas that replica 0's GPUs run the step for: the scenario's weight replicas when
+/// `options` ask to fold them (sim/replica_fold.hpp), 1 when they do not or there is one.
+/// Throws Error(ExitCode::input), naming `--fold-replicas` and what stops it, where the step
+/// does not allow it.
+int replica_fold(const Scenario& scenario, const topo::Topology& topology,
+                 const SimOptions& options);
 
 /// rail_bundle()'s answer in fast mode from the scenario alone, for estimates made before the
 /// topology is built: a rail-mapped Clos with `ecmp: rail` is the one rail-symmetric fabric.

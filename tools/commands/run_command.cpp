@@ -100,13 +100,13 @@ int run_command(const RunOptions& options) {
   if (!traced.empty())
     logger("trainsim.run")->info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
   auto started = std::chrono::steady_clock::now();
-  Evaluation step =
-      evaluate(loaded, {options.fidelity, true, options.link_stats, traced, options.bundle_rails});
+  Evaluation step = evaluate(loaded, {options.fidelity, true, options.link_stats, traced,
+                                      options.bundle_rails, options.fold_replicas});
   const sim::SimResult& result = step.result;
   const StepSummary& summary = step.summary;
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-               result.counters.activities(), result.rail_bundle};
+               result.counters.activities(), result.rail_bundle, result.replica_fold};
   auto json = result_json(s, summary, info);
   json["stages"] = stage_breakdown_json(s, result);
   if (options.link_stats)
@@ -140,6 +140,10 @@ void add_run_command(CLI::App& app, cli::Command& command) {
   cmd->add_flag_callback(
       "--unbundled", [target] { target->bundle_rails = false; },
       "simulate every rail's flows, also where rail 0 could stand for all (fast mode)");
+  cmd->add_flag(
+      "--fold-replicas", run.fold_replicas,
+      "run DP replica 0 for all replicas (fast mode, ring DP, TP blocks of two or more nodes, "
+      "a non-blocking fat tree with ecmp: spray; docs/architecture.md)");
   cmd->add_option("--trace", run.trace_file, "write a Chrome trace-event / Perfetto timeline JSON");
   cmd->add_option(
       "--trace-ranks", run.trace_ranks,

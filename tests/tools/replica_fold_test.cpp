@@ -1,0 +1,137 @@
+// Replica folding (sim/replica_fold.hpp): on a non-blocking fabric that sprays every flow over
+// all uplinks, DP replica 0 runs the step for all replicas, its DP rings sending to the next
+// node of their own TP block, and must give the unfolded result where the folded rings' flows
+// see the links the real ones do; where the step does not allow it, --fold-replicas is refused.
+#include <gtest/gtest.h>
+
+#include "models/error.hpp"
+#include "sim/replica_fold.hpp"
+#include "tests/tools/step_fixtures.hpp"
+
+namespace trainsim {
+namespace {
+
+using namespace testing;
+
+// 16 nodes of 8 GPUs, rail-optimized, non-blocking, spraying: 32 nodes a rail leaf, so every
+// flow, folded or not, crosses one leaf (NIC, leaf, NIC) and pays the same latency.
+topo::FatTreeParams one_leaf(const char* ecmp = "spray", double oversubscription = 1) {
+  topo::FatTreeParams p = fat_tree(16);
+  p.rail_optimized = true;
+  p.ecmp = ecmp;
+  p.oversubscription = oversubscription;
+  return p;
+}
+
+// 2-D TP on MLP blocks: the node one group of the second axis (tp_2d 8), the first axis's two
+// members on two nodes (PAT across them), so a TP block is two nodes; DP 4 x PP 2, 8
+// microbatches, ZeRO-1: 4 replicas of 4 nodes.
+Scenario two_d(topo::FatTreeParams fabric = one_leaf()) {
+  ExecutionSpec e{.dp = 4, .tp = 2, .pp = 2, .global_batch = 32};
+  e.tp_2d = 8;
+  e.zero = 1;
+  e.tp_collective = "pat";
+  e.tp_overlap = e.sequence_parallel = true;
+  return scenario(fabric, e, mlp(4), h100());
+}
+
+sim::SimResult run(const Scenario& s, bool fold) {
+  LoadedScenario loaded = build_scenario(s);
+  sim::SimOptions o{.trace_ranks = {0, 40}};
+  o.fold_replicas = fold;
+  return sim::simulate(loaded.scenario, loaded.topology, o);
+}
+
+TEST(ReplicaFold, PartnersAreTheSameRailOnTheNextNodeOfTheBlock) {
+  // Blocks of tp x tp_2d = 16 ranks on nodes of 8: rank 3 (block 0, node 0) -> 11 (node 1)
+  // -> 3 again; rank 19 (block 1, local 3) -> 27.
+  ExecutionSpec e{.dp = 4, .tp = 2};
+  e.tp_2d = 8;
+  EXPECT_EQ(sim::fold_partner(e, 3, 8), 11);
+  EXPECT_EQ(sim::fold_partner(e, 11, 8), 3);
+  EXPECT_EQ(sim::fold_partner(e, 19, 8), 27);
+}
+
+TEST(ReplicaFold, GivesTheUnfoldedStepWhereEveryFlowCrossesOneLeaf) {
+  // With the DP reduction after the last backward (its time in dp_comm) and beside the whole
+  // step (delayed update): replica 0 stands for the 4 replicas, every rank's breakdown is its
+  // image's, rank 40 (TP place 40 % 16 = 8 of replica 40 / 16 = 2, stage 0; its image is rank
+  // 8) keeps its events, with a quarter of the activities or fewer.
+  for (bool delayed : {false, true}) {
+    Scenario s = two_d();
+    s.execution.delayed_update = delayed;
+    sim::SimResult folded = run(s, true), all = run(s, false);
+    EXPECT_EQ(folded.replica_fold, 4);
+    EXPECT_EQ(all.replica_fold, 1);
+    // Link statistics are replica 0's alone, so not compared.
+    EXPECT_NEAR(folded.step_time.value(), all.step_time.value(), 1e-9 * all.step_time.value());
+    ASSERT_EQ(folded.ranks.size(), all.ranks.size());
+    for (size_t r = 0; r < all.ranks.size(); ++r)
+      for (size_t c = 0; c < sim::kCategories.size(); ++c)
+        ASSERT_NEAR(folded.ranks[r].time[c].value(), all.ranks[r].time[c].value(),
+                    event_rounding(all))
+            << r;
+    ASSERT_EQ(folded.trace.size(), all.trace.size());
+    EXPECT_LE(folded.counters.activities() * 4, all.counters.activities());
+    if (!delayed) {
+      EXPECT_GT(all.ranks[0][sim::Category::dp_comm], Seconds(0));
+    }
+  }
+}
+
+TEST(ReplicaFold, OneReplicaHasNothingToFold) {
+  Scenario s = two_d();
+  s.execution.dp = 1, s.execution.global_batch = 8;
+  s.system.topology.params = fat_tree(4);
+  LoadedScenario loaded = build_scenario(s);
+  sim::SimOptions o;
+  o.fold_replicas = true;
+  EXPECT_EQ(sim::replica_fold(loaded.scenario, loaded.topology, o), 1);
+}
+
+// The first line of the refusal of `s` under --fold-replicas (fast mode unless `fine`).
+std::string refusal(const Scenario& s, bool fine = false) {
+  LoadedScenario loaded = build_scenario(s);
+  sim::SimOptions o;
+  o.fold_replicas = true;
+  if (fine) o.fidelity = sim::Fidelity::fine;
+  try {
+    sim::replica_fold(loaded.scenario, loaded.topology, o);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), ExitCode::input);
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(ReplicaFold, IsRefusedWhereOneReplicaCannotStandForAll) {
+  EXPECT_EQ(refusal(two_d()), "accepted");
+  EXPECT_EQ(refusal(two_d(), true),
+            "--fold-replicas: fast mode only (fine mode runs every replica)");
+  Scenario tree = two_d();
+  tree.execution.dp_collective = "tree";
+  tree.execution.zero = 0; // a tree has no reduce-scatter
+  EXPECT_EQ(refusal(tree), "--fold-replicas: needs dp_collective: ring (here tree): a folded "
+                           "group keeps only the ring's neighbours");
+  Scenario cp = two_d(); // context parallelism needs attention: a 1-D TP block of two nodes
+  cp.model.kind = ModelKind::transformer;
+  cp.model.heads = 32;
+  cp.model.vocab = 32000;
+  cp.execution.tp = 16, cp.execution.tp_2d = 1, cp.execution.tp_collective = "ring";
+  cp.execution.cp = 2, cp.execution.dp = 2;
+  EXPECT_EQ(refusal(cp), "--fold-replicas: needs cp 1 and ep 1 (here cp 2, ep 1): their groups "
+                         "span the replicas");
+  Scenario node = two_d();
+  node.execution.tp = 1, node.execution.dp = 8; // a block of one node
+  node.execution.tp_collective = "ring";
+  EXPECT_EQ(refusal(node), "--fold-replicas: needs a TP block of whole nodes, at least two (here "
+                           "tp x tp_2d = 8 on nodes of 8 GPUs): a DP ring's next replica folds "
+                           "onto the next node of the block");
+  std::string fabric = "--fold-replicas: needs a non-blocking fat tree with ecmp: spray, where no "
+                       "link beyond a node's own is tighter than its NICs";
+  EXPECT_EQ(refusal(two_d(one_leaf("rail"))), fabric);
+  EXPECT_EQ(refusal(two_d(one_leaf("spray", 2))), fabric);
+}
+
+} // namespace
+} // namespace trainsim
