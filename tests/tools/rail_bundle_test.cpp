@@ -85,12 +85,7 @@ TEST(RailBundle, TheOverlappedTpStreamGivesThePerFlowResult) {
   s.execution.tp_overlap = true;
   sim::SimResult bundled = run(s, true), flows = run(s, false);
   EXPECT_EQ(bundled.rail_bundle, 8);
-  EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
-  for (size_t r = 0; r < flows.ranks.size(); ++r)
-    for (size_t c = 0; c < sim::kCategories.size(); ++c)
-      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(),
-                  event_rounding(flows))
-          << r;
+  expect_same_ranks(bundled, flows);
   EXPECT_EQ(bundled.trace.size(), flows.trace.size());
   EXPECT_LT(bundled.step_time, run(step(), true).step_time); // the overlap hides something
 }

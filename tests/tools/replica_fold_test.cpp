@@ -63,14 +63,7 @@ TEST(ReplicaFold, GivesTheUnfoldedStepWhereEveryFlowCrossesOneLeaf) {
     sim::SimResult folded = run(s, true), all = run(s, false);
     EXPECT_EQ(folded.replica_fold, 4);
     EXPECT_EQ(all.replica_fold, 1);
-    // Link statistics are replica 0's alone, so not compared.
-    EXPECT_NEAR(folded.step_time.value(), all.step_time.value(), 1e-9 * all.step_time.value());
-    ASSERT_EQ(folded.ranks.size(), all.ranks.size());
-    for (size_t r = 0; r < all.ranks.size(); ++r)
-      for (size_t c = 0; c < sim::kCategories.size(); ++c)
-        ASSERT_NEAR(folded.ranks[r].time[c].value(), all.ranks[r].time[c].value(),
-                    event_rounding(all))
-            << r;
+    expect_same_ranks(folded, all); // link statistics are replica 0's alone
     ASSERT_EQ(folded.trace.size(), all.trace.size());
     EXPECT_LE(folded.counters.activities() * 4, all.counters.activities());
     if (!delayed) {

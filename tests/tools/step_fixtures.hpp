@@ -119,14 +119,18 @@ inline Outcome simulate(const Scenario& s, sim::Fidelity fidelity = sim::Fidelit
 /// ms; a real difference (one flow more or less) is microseconds.
 inline double event_rounding(const sim::SimResult& run) { return 1e-6 * run.step_time.value(); }
 
-inline void expect_same_step(const sim::SimResult& bundled, const sim::SimResult& flows) {
-  EXPECT_NEAR(bundled.step_time.value(), flows.step_time.value(), 1e-9 * flows.step_time.value());
-  ASSERT_EQ(bundled.ranks.size(), flows.ranks.size());
-  for (size_t r = 0; r < flows.ranks.size(); ++r)
+/// The same step and every rank's breakdown, to the solver's rounding.
+inline void expect_same_ranks(const sim::SimResult& a, const sim::SimResult& b) {
+  EXPECT_NEAR(a.step_time.value(), b.step_time.value(), 1e-9 * b.step_time.value());
+  ASSERT_EQ(a.ranks.size(), b.ranks.size());
+  for (size_t r = 0; r < b.ranks.size(); ++r)
     for (size_t c = 0; c < sim::kCategories.size(); ++c)
-      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(),
-                  event_rounding(flows))
-          << r;
+      ASSERT_NEAR(a.ranks[r].time[c].value(), b.ranks[r].time[c].value(), event_rounding(b)) << r;
+}
+
+/// expect_same_ranks(), and every link's bytes.
+inline void expect_same_step(const sim::SimResult& bundled, const sim::SimResult& flows) {
+  expect_same_ranks(bundled, flows);
   ASSERT_EQ(bundled.channel_bytes.size(), flows.channel_bytes.size());
   for (size_t c = 0; c < flows.channel_bytes.size(); ++c)
     ASSERT_NEAR(bundled.channel_bytes[c], flows.channel_bytes[c], 1e-6 * flows.channel_bytes[c]);
