@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/error.hpp"
+#include "tools/formats/text.hpp"
 #include "models/layout.hpp"
 #include "sim/program.hpp"
 #include "sim/simulation.hpp"
@@ -30,6 +31,16 @@ using namespace trainsim;
 namespace fs = std::filesystem;
 
 using trainsim::testing::CliOutput;
+
+TEST(Text, GroupsThousandsAsTheDocsWriteThem) {
+  EXPECT_EQ(with_thousands(0), "0");
+  EXPECT_EQ(with_thousands(999), "999");
+  EXPECT_EQ(with_thousands(4096), "4,096");
+  EXPECT_EQ(with_thousands(32768), "32,768");
+  EXPECT_EQ(with_thousands(1234567), "1,234,567");
+  EXPECT_EQ(with_thousands(-4096), "-4,096");
+}
+
 using trainsim::testing::Streams;
 
 CliOutput trainsim(const std::string& arguments, Streams streams = Streams::stdout_and_stderr) {

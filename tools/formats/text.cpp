@@ -12,6 +12,15 @@ std::string formatted(const char* printf_format, double value) {
 
 std::string percent(double fraction) { return formatted("%.1f %%", 100.0 * fraction); }
 
+std::string with_thousands(long count) {
+  std::string digits = std::to_string(count < 0 ? -count : count), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return count < 0 ? "-" + out : out;
+}
+
 std::string csv_number(double value) { return formatted("%.9g", value); }
 
 std::string csv_field(const std::string& text) {

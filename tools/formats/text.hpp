@@ -13,6 +13,9 @@ std::string formatted(const char* printf_format, double value);
 /// A fraction as a percentage with one decimal: 0.4078 -> "40.8 %".
 std::string percent(double fraction);
 
+/// A count with its thousands grouped as the docs write them: 32768 -> "32,768".
+std::string with_thousands(long count);
+
 /// Every digit a double needs to read back the same in the CSV and JSON files people sum:
 /// formatted("%.9g", value) for times, rates and ratios.
 std::string csv_number(double value);

@@ -134,11 +134,6 @@ std::vector<PublishedCheck> published_checks(const ValidateOptions& o) {
 
 namespace {
 
-// 2-D replays whose every GPU runs its own flows (the TP block spans nodes, so no rail
-// bundling) are the slow ones (docs/performance.md, "Collective streams"); larger ones are
-// left out.
-constexpr int kUnbundledReplayGpus = 4096;
-
 // Replays `point` twice (the paper's overlap as far as the simulator runs it, then nothing
 // overlapped), or says in `skipped` why not.
 std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHardware& hw,
@@ -170,7 +165,18 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
     skipped.push_back(std::string(what) + ": the scenario loader refused it: " + e.what());
     return std::nullopt;
   }
-  validation::Measured overlapped = validation::measure(*loaded);
+  bool fold = p.gpus() > kUnfoldedReplayGpus;
+  if (fold) {
+    try {
+      sim::SimOptions options;
+      options.fold_replicas = true;
+      sim::replica_fold(loaded->scenario, loaded->topology, options);
+    } catch (const Error& e) {
+      skipped.push_back(std::string(what) + ": too large to replay unfolded, and " + e.what());
+      return std::nullopt;
+    }
+  }
+  validation::Measured overlapped = validation::measure(*loaded, sim::Fidelity::fast, true, fold);
   ExecutionSpec& e = loaded->scenario.execution;
   e.dp_overlap = e.delayed_update = e.tp_overlap = e.param_gather_overlap = false;
   e.launch_overlap = false;
@@ -178,7 +184,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
   // sequence parallelism comes with the overlap (frontier_scenario()).
   e.tp_collective = "ring";
   e.sequence_parallel = false;
-  validation::Measured serial = validation::measure(*loaded, sim::Fidelity::fast, false);
+  validation::Measured serial = validation::measure(*loaded, sim::Fidelity::fast, false, fold);
   // frontier_scenario() gives the GPU the HBM the delayed update's second gradient buffer needs.
   Bytes hbm = loaded->scenario.system.gpu.hbm_capacity;
   std::string plan = plan_text(p);
@@ -196,7 +202,8 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
                        serial.result.step_time.value(),
                        validation::blame(overlapped),
                        p.tp_2d > 1,
-                       gap_causes(overlapped.summary, point.times, p.microbatches)};
+                       gap_causes(overlapped.summary, point.times, p.microbatches),
+                       overlapped.result.replica_fold};
 }
 
 } // namespace
@@ -231,14 +238,13 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
 
 std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped) {
   // The best 1-D plans to 1e27 FLOP, then the closed form's own choice (2-D TP from 3e24 on)
-  // to 2e26 where it differs. From 1e26 on that choice pipelines 2-D blocks across nodes over
-  // 96-192 microbatches: 452 CPU s for the 1.78e26 replay here, and 1,156 for 3.16e26's
-  // overlapped one (docs/closed-form.md, "The 2-D plans replayed past validate's range").
+  // to 1e27 where it differs, folded above kUnfoldedReplayGpus: the 1e27 plan takes about 30
+  // minutes folded (docs/performance.md, "Replica folding").
   FrontierOptions one_d;
   one_d.max_flop = Flop(quick ? 1e24 : 1e27);
   one_d.max_tp_2d = 1;
   FrontierOptions two_d;
-  two_d.max_flop = Flop(2e26);
+  two_d.max_flop = Flop(1e27);
   FrontierHardware hw = resolve_hardware(one_d);
   std::vector<FrontierCheck> out;
   for (const FrontierPoint& point : frontier_curve(one_d, false).points)

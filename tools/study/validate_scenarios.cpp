@@ -54,10 +54,12 @@ ExecutionSpec grid(int dp, int tp, int pp, long global_batch) {
   return e;
 }
 
-Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity, bool link_stats) {
+Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity, bool link_stats,
+                 bool fold_replicas) {
   sim::SimOptions options;
   options.fidelity = fidelity;
   options.link_stats = link_stats; // the blame names the busiest link
+  options.fold_replicas = fold_replicas;
   return evaluate(loaded, options, 1);
 }
 

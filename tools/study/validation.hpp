@@ -90,6 +90,15 @@ struct GapCause {
   double seconds = 0;
 };
 
+/// 2-D replays whose every GPU runs its own flows (the TP block spans nodes with a second axis
+/// narrower than the node, so no rail bundling) are the slow ones (docs/performance.md,
+/// "Collective streams"); larger ones are left out.
+inline constexpr int kUnbundledReplayGpus = 4096;
+/// Larger replays run DP replica 0 for all (`--fold-replicas`, docs/architecture.md, "Replica
+/// folding"): unfolded, the 1.78e26 plan (29,312 GPUs) took 452 CPU s here and 3.16e26's
+/// (52,608) 1,156; the 1e27 plan's (174,720) would take about 42 hours, 30 minutes folded.
+inline constexpr int kUnfoldedReplayGpus = 32768;
+
 struct FrontierCheck {
   double compute_flop = 0;
   std::string plan;
@@ -102,6 +111,7 @@ struct FrontierCheck {
   std::string blame; ///< the largest non-compute phase and the busiest link (overlapped replay)
   bool two_d = false; ///< the plan uses 2-D TP (the closed form's own search, not --max-tp-2d 1)
   std::vector<GapCause> gap; ///< the overlapped replay's step minus the closed form's, by cause
+  int folded = 1;            ///< DP replicas that replica 0 ran for (replica folding); 1: none
 };
 
 struct ValidationReport {
