@@ -57,6 +57,21 @@ Group group_of(const Layout& layout, GroupKind kind, int rank, std::string chann
                     std::move(channel), t);
 }
 
+// A bundled node is one TP block, synchronised after every block's kernels: it runs at its
+// slowest GPU's pace. A folded GPU runs at its slowest image's across the replicas, so that the
+// step still meets the slowest GPU of all, as the unfolded one does where the replicas run side
+// by side (the replica made of each place's slowest image is the slowest there can be).
+double slowest_image(const StepPlan& plan, int rank) {
+  double slowest = 1.0;
+  for (int r = rank; r < rank + plan.rails; ++r) {
+    Coords at = plan.layout.coords(r);
+    int last = plan.replicas > 1 ? plan.replicas - 1 : at.dp;
+    for (at.dp = plan.replicas > 1 ? 0 : at.dp; at.dp <= last; ++at.dp)
+      slowest = std::max(slowest, plan.slowdown[static_cast<size_t>(plan.layout.rank(at))]);
+  }
+  return slowest;
+}
+
 } // namespace
 
 GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& counters,
@@ -82,11 +97,7 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
     dp_.fold_next = edp_.fold_next = fold_partner(plan.scenario.execution, rank, t.gpus_per_node());
   for (const Op& op : plan.programs[static_cast<size_t>(at_.pp)])
     if (op.kind == OpKind::recv) recvs_left_[op.forward ? 0 : 1] += 1;
-  // A bundled node is one TP block, synchronised after every block's kernels: it runs at its
-  // slowest GPU's pace.
-  if (!plan.slowdown.empty())
-    for (int r = rank; r < rank + plan.rails; ++r)
-      slowdown_ = std::max(slowdown_, plan.slowdown[static_cast<size_t>(r)]);
+  if (!plan.slowdown.empty()) slowdown_ = slowest_image(plan, rank);
 }
 
 void GpuActor::operator()() {
