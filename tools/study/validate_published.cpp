@@ -165,7 +165,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
     skipped.push_back(std::string(what) + ": the scenario loader refused it: " + e.what());
     return std::nullopt;
   }
-  bool fold = p.gpus() > kUnfoldedReplayGpus;
+  bool fold = replays_folded(p, loaded->topology.gpus_per_node());
   if (fold) {
     try {
       sim::SimOptions options;
@@ -207,6 +207,10 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
 }
 
 } // namespace
+
+bool replays_folded(const ParallelPlan& plan, int gpus_per_node) {
+  return plan.tp_1d * plan.tp_2d > gpus_per_node && plan.gpus() > kUnfoldedReplayGpus;
+}
 
 std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& closed,
                                  int microbatches) {

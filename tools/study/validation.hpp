@@ -94,10 +94,15 @@ struct GapCause {
 /// narrower than the node, so no rail bundling) are the slow ones (docs/performance.md,
 /// "Collective streams"); larger ones are left out.
 inline constexpr int kUnbundledReplayGpus = 4096;
-/// Larger replays run DP replica 0 for all (`--fold-replicas`, docs/architecture.md, "Replica
-/// folding"): unfolded, the 1.78e26 plan (29,312 GPUs) took 452 CPU s here and 3.16e26's
-/// (52,608) 1,156; the 1e27 plan's (174,720) would take about 42 hours, 30 minutes folded.
+/// Larger replays whose TP block spans nodes run DP replica 0 for all (`--fold-replicas`,
+/// docs/architecture.md, "Replica folding"): unfolded, the 1.78e26 plan (29,312 GPUs) took
+/// 452 CPU s here and 3.16e26's (52,608) 1,156; the 1e27 plan's (174,720) would take about 42
+/// hours, 30 minutes folded.
 inline constexpr int kUnfoldedReplayGpus = 32768;
+/// Whether validate replays `plan` folded: its TP block spans nodes and it has more than
+/// kUnfoldedReplayGpus GPUs. A block inside a node is bundled to one flow per node and replays
+/// unfolded at any size (the 1-D frontier to 1e27, 238,032 GPUs).
+bool replays_folded(const ParallelPlan& plan, int gpus_per_node);
 
 struct FrontierCheck {
   double compute_flop = 0;
