@@ -1,6 +1,7 @@
 #include "sim/platform.hpp"
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
 
@@ -16,6 +17,10 @@ namespace {
 namespace sg4 = simgrid::s4u;
 namespace routing = simgrid::kernel::routing;
 
+// What every route reports as its latency (s): one value for all, so that every flow has the
+// same sharing penalty; the latency factor restores each route's own.
+constexpr double kNominalLatency = 1.0;
+
 // Routes are computed on demand from the topology graph: host NetPoint ids are GPU ranks
 // (hosts are created in rank order and are the zone's only components).
 class GraphZone final : public routing::NetZoneImpl {
@@ -25,17 +30,36 @@ public:
 
   void add_channel_links(std::vector<sg4::Link*> links) { channels_ = std::move(links); }
 
+  // Every route reports the same nominal latency to SimGrid and the real one through the
+  // latency factor (real_latency): CM02 takes a flow's sharing penalty from the reported
+  // latency, which would give a flow a share of a saturated link in inverse proportion to its
+  // path's latency (TCP's RTT unfairness). InfiniBand's credit-based flow control arbitrates
+  // among flows alike whatever their path (docs/architecture.md, "How flows share a link").
   void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst,
                        routing::Route* into, double* latency) override {
     hops_.clear();
-    topology_.route(static_cast<int>(src->id()), static_cast<int>(dst->id()), hops_);
+    last_ = {static_cast<int>(src->id()), static_cast<int>(dst->id()), 0.0};
+    topology_.route(last_.src, last_.dst, hops_);
     for (auto hop : hops_) {
       topo::Hop on = hop;
       if (rail_quotient_) on.link = topology_.router().rail_link(hop.link);
       into->link_list_.push_back(channels_[static_cast<size_t>(on.channel())]->get_impl());
       // Latency stays on our side: SimGrid's link implementation header is not installed.
-      if (latency != nullptr) *latency += topology_.link(hop.link).latency.value();
+      last_.latency += topology_.link(hop.link).latency.value();
     }
+    if (latency != nullptr) *latency += kNominalLatency;
+  }
+
+  /// The factor that turns the nominal latency into the route's real one: SimGrid asks for it
+  /// right after the route, whose latency is then at hand.
+  double latency_factor(const sg4::Host* src, const sg4::Host* dst) {
+    int s = static_cast<int>(src->get_netpoint()->id()),
+        d = static_cast<int>(dst->get_netpoint()->id());
+    if (s != last_.src || d != last_.dst) {
+      routing::Route unused;
+      get_local_route(src->get_netpoint(), dst->get_netpoint(), &unused, nullptr);
+    }
+    return last_.latency / kNominalLatency;
   }
 
   void get_graph(const s_xbt_graph_t*, std::map<std::string, xbt_node_t, std::less<>>*,
@@ -46,6 +70,10 @@ private:
   bool rail_quotient_;
   std::vector<sg4::Link*> channels_;
   std::vector<topo::Hop> hops_;
+  struct {
+    int src = -1, dst = -1;
+    double latency = 0; ///< s, the sum of the route's link latencies
+  } last_;
 };
 
 } // namespace
@@ -58,7 +86,9 @@ void configure_engine() {
   // A GPU fabric is not TCP over a WAN: no latency/bandwidth corrections (LV08 multiplies
   // latency by 13), no TCP window cap on rate, no reverse flows per comm.
   sg4::Engine::set_config("network/model:CM02");
-  sg4::Engine::set_config("network/TCP-gamma:1e15");
+  // The cap is gamma / (2 x the reported latency), the nominal 1 s for every route (GraphZone):
+  // 5e17 B/s, beyond any link. 0 does not mean "no window" before SimGrid 3.34.
+  sg4::Engine::set_config("network/TCP-gamma:1e18");
   sg4::Engine::set_config("network/crosstraffic:0");
   // Guard pages cost one memory mapping per actor; at ~32k actors the process would hit
   // vm.max_map_count. Lazily-zeroed mmap'ed stacks keep resident memory per actor small.
@@ -101,6 +131,9 @@ Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail
   }
   channels_ = channels;
   zone->add_channel_links(std::move(channels));
+  iface->get_network_model()->set_lat_factor_cb(
+      [zone](double, const sg4::Host* src, const sg4::Host* dst, const std::vector<sg4::Link*>&,
+             const std::unordered_set<sg4::NetZone*>&) { return zone->latency_factor(src, dst); });
   iface->seal();
 }
 
