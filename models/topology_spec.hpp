@@ -48,14 +48,16 @@ struct FatTreeParams {
   int radix = 0;                 ///< switch ports; 0 = unchecked (2 tiers only)
   bool rail_optimized =
       false; ///< NIC k of every node on rail leaf k (not a key: the generator says it)
-  /// How a flow picks its spine plane (and core): "pair", a hash of the two GPUs; "rail", a
-  /// hash of the two nodes (and the rails' offset) turned by up / gpus_per_node planes per
-  /// rail, so that turning every node's GPUs one place turns the routes too (rail symmetry:
+  /// How a flow picks its spine plane (and core): "spray" (the default), adaptive routing's
+  /// fluid limit, as InfiniBand switches route with adaptive routing on (docs/topologies.md):
+  /// a leaf's uplinks (and a pod's core links) built as one link of their summed bandwidth;
+  /// "pair", static ECMP, a hash of the two GPUs (RoCE's per-flow hashing); "rail", a hash of
+  /// the two nodes (and the rails' offset) turned by up / gpus_per_node planes per rail, so
+  /// that turning every node's GPUs one place turns the routes too (rail symmetry:
   /// docs/topologies.md; the simulator then runs one rail for all, docs/architecture.md);
-  /// "destination", no hash: InfiniBand's destination routing as OpenSM's fat-tree engine
-  /// lays it out, rail-symmetric as well; "spray", adaptive routing's fluid limit: a leaf's
-  /// uplinks (and a pod's core links) built as one link of their summed bandwidth.
-  std::string ecmp = "pair";
+  /// "destination", no hash: InfiniBand's static destination routing as OpenSM's fat-tree
+  /// engine lays it out, rail-symmetric as well.
+  std::string ecmp = "spray";
 
   [[nodiscard]] NodeParams node() const {
     return NodeParams{gpus_per_node, nvlink_bandwidth, nvlink_latency, pcie_bandwidth,

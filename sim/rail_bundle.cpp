@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "sim/simulation.hpp"
+#include "topologies/fat_tree.hpp"
 
 namespace trainsim::sim {
 
@@ -36,7 +37,7 @@ int rail_bundle(const Scenario& s, const topo::Topology& topology, const SimOpti
 int rail_bundle(const Scenario& s) {
   const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
   if (clos == nullptr) return 1;
-  return bundle_of(s.execution, clos->gpus_per_node, clos->rail_optimized && clos->ecmp != "pair");
+  return bundle_of(s.execution, clos->gpus_per_node, topo::fat_tree_rail_symmetric(*clos));
 }
 
 std::vector<bool> traced_leaders(int rails, const std::vector<bool>& traced) {

@@ -58,7 +58,8 @@ int replica_fold(const Scenario& scenario, const topo::Topology& topology,
                  const SimOptions& options);
 
 /// rail_bundle()'s answer in fast mode from the scenario alone, for estimates made before the
-/// topology is built: a rail-mapped Clos with `ecmp: rail` is the one rail-symmetric fabric.
+/// topology is built: the Clos generators' router decides rail symmetry from their parameters
+/// alone (topo::fat_tree_rail_symmetric), the other fabrics have none.
 int rail_bundle(const Scenario& scenario);
 
 } // namespace trainsim::sim

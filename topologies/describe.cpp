@@ -128,6 +128,7 @@ Description summarize(const Topology& t) {
     d.bisection = facts->bisection;
     d.diameter = facts->diameter;
     d.oversubscription = facts->oversubscription;
+    d.modelled_as = facts->modelled_as;
     return d;
   }
   d.measured = true;
@@ -161,6 +162,7 @@ void describe(const Topology& t, std::ostream& out) {
   out << "bisection bandwidth: " << format(d.bisection) << " per direction" << how << "\n";
   out << "diameter: " << (d.diameter_exact ? "" : ">= ") << d.diameter << " hops GPU to GPU\n";
   out << "oversubscription: " << d.oversubscription << ":1\n";
+  if (!d.modelled_as.empty()) out << "modelled as: " << d.modelled_as << "\n";
 }
 
 } // namespace trainsim::topo

@@ -32,6 +32,7 @@ struct Description {
   bool diameter_exact = true; ///< false: a lower bound (large imported graphs)
   double oversubscription = 1.0;
   bool measured = false; ///< figures measured on the graph rather than known from the structure
+  std::string modelled_as; ///< FabricFacts::modelled_as
 };
 
 /// Counts in O(V + E); for imported graphs also measures (see docs/topologies.md for costs).

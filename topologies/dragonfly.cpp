@@ -110,7 +110,7 @@ void add_routers(Graph& g, const DragonflyParams& p, DragonflyLayout& l) {
 FabricFacts facts_of(const DragonflyParams& p, const DragonflyLayout& l) {
   FabricFacts f;
   double half = std::floor(l.nodes.gpus / 2.0);
-  if (l.nodes.nodes == 1) return FabricFacts{p.node.nvlink_bandwidth * half, 2, 1.0};
+  if (l.nodes.nodes == 1) return FabricFacts{p.node.nvlink_bandwidth * half, 2, 1.0, ""};
   double bisection = half * std::min(p.node.nic_bandwidth, p.node.pcie_bandwidth).value();
   double ga = std::floor(l.groups / 2.0), ra = std::floor(l.routers / 2.0);
   if (l.groups > 1)

@@ -40,6 +40,14 @@ struct ClosLayout {
   [[nodiscard]] int spine(int pod, int plane) const { return pod * up + plane; }
 };
 
+// Sprayed, a pod's one spine-core link carries every rail, a link the turn maps onto itself,
+// which rail 0 cannot stand for: with more than one pod every GPU runs its own flows.
+bool rail_symmetric(const ClosLayout& l) {
+  using R = ClosLayout::Routing;
+  if (l.routing == R::spray) return l.rail && l.pods == 1;
+  return l.routing != R::pair;
+}
+
 class ClosRouter final : public Router {
 public:
   explicit ClosRouter(ClosLayout layout) : l_(layout) {}
@@ -53,13 +61,7 @@ public:
     down_from_leaf(dst, leaf_d, out);
   }
 
-  // Sprayed, a pod's one spine-core link carries every rail, a link the turn maps onto itself,
-  // which rail 0 cannot stand for: with more than one pod every GPU runs its own flows.
-  [[nodiscard]] bool rail_symmetric() const override {
-    using R = ClosLayout::Routing;
-    if (l_.routing == R::spray) return l_.rail && l_.pods == 1;
-    return l_.routing != R::pair;
-  }
+  [[nodiscard]] bool rail_symmetric() const override { return topo::rail_symmetric(l_); }
 
   // The orbit of a link under the turn (GPU k to k + 1 in every node, spine and core plane j
   // to j + up / g) is named by its member on rail 0: a GPU's NVLink, PCIe and leaf links by
@@ -315,6 +317,16 @@ FabricFacts facts_of(const FatTreeParams& p, const ClosLayout& l) {
   f.bisection = BytesPerSecond(bisection);
   f.diameter = l.leaves == 1 ? 4 : l.pods == 1 ? 6 : 8;
   f.oversubscription = l.leaves > 1 ? l.down / up : 1.0;
+  if (l.routing == ClosLayout::Routing::spray && l.leaves > 1) {
+    f.modelled_as = "adaptive routing (ecmp: spray): each leaf's " +
+                    std::to_string(static_cast<int>(l.leaf_uplink_width)) +
+                    " uplinks to its pod's spines as one link of their summed bandwidth";
+    if (l.pods > 1)
+      f.modelled_as += ", and each pod's " + std::to_string(static_cast<int>(l.core_link_width)) +
+                       " spine-core links as one";
+    f.modelled_as += "; the switch and link counts above are of that model (ecmp: pair "
+                     "builds every cable)";
+  }
   return f;
 }
 
@@ -324,6 +336,10 @@ FatTreeParams parse_fat_tree(const Params& section, FatTreeParams defaults, bool
   FatTreeParams p = read_fields(section, fields(nodes_required), defaults);
   (void)plan(p, section);
   return p;
+}
+
+bool fat_tree_rail_symmetric(const FatTreeParams& p) {
+  return rail_symmetric(plan(p, code_context("FatTreeParams")));
 }
 
 TopologySize fat_tree_size(const FatTreeParams& p) {

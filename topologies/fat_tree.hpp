@@ -32,6 +32,9 @@ FatTreeParams parse_fat_tree(const Params& section, FatTreeParams defaults, bool
 TopologySize fat_tree_size(const FatTreeParams& p);
 /// Checks `p` (messages name "FatTreeParams") and builds it.
 Topology build_fat_tree(const FatTreeParams& p);
+/// Whether build_fat_tree(p)'s router is rail-symmetric (Router::rail_symmetric), decided
+/// without building it.
+bool fat_tree_rail_symmetric(const FatTreeParams& p);
 /// Every key with its value, in the order parse_fat_tree reads them.
 std::vector<TopologySetting> fat_tree_settings(const FatTreeParams& p);
 

@@ -82,6 +82,8 @@ struct FabricFacts {
   BytesPerSecond bisection;      ///< per direction; definition in docs/topologies.md
   int diameter = 0;              ///< the most links on any GPU-to-GPU route
   double oversubscription = 1.0; ///< leaf down-ports per up-port (1 when not a Clos)
+  /// How the graph stands for the fabric where it is built otherwise than cabled ("" if not).
+  std::string modelled_as;
 };
 
 class Topology {

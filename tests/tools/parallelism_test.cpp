@@ -224,8 +224,11 @@ TEST(Bottlenecks, OversubscribedFabricStretchesTheDataParallelPhase) {
   // hop of the 8 DP rings leaves its leaf, 8 flows per leaf. 1:1 gives each leaf 8 uplinks;
   // 4:1 gives 2, so the rings' bandwidth part takes up to 4x longer.
   auto scenario_with = [](double oversubscription) {
-    topo::FatTreeParams clos{
-        .nodes = 16, .leaf_down_ports = 8, .oversubscription = oversubscription};
+    // Every cable built (ecmp: pair), so that the busiest spine-tier link is one cable.
+    topo::FatTreeParams clos{.nodes = 16,
+                             .leaf_down_ports = 8,
+                             .oversubscription = oversubscription,
+                             .ecmp = "pair"};
     return scenario(clos, {.dp = 16, .tp = 8, .global_batch = 16}, mlp(2), h100());
   };
   Outcome full = simulate(scenario_with(1)), thin = simulate(scenario_with(4));

@@ -207,9 +207,11 @@ std::string refusal_of(const std::string& text, const LoadOptions& options) {
 }
 
 // 1,250,000 nodes of 8: 10M GPUs, as many NICs, 1.25M NVSwitches, 10M / 32 = 312,500 leaves and
-// 32 spines = 21,562,532 vertices; 3 links per GPU and 32 uplinks per leaf = 40M links.
+// 32 spines = 21,562,532 vertices; 3 links per GPU and 32 uplinks per leaf = 40M links, every
+// cable built (ecmp: pair; spray, the default, builds a leaf's uplinks as one).
 const std::vector<std::pair<std::string, std::string>> kTenMillionGpus{
     {"nodes: 8", "nodes: 1250000"},
+    {"oversubscription: 1", "oversubscription: 1\n    ecmp: pair"},
     {"dp: 4", "dp: 625000"},
     {"global_batch: 64", "global_batch: 625000"}};
 
@@ -261,7 +263,10 @@ TEST(Trust, MemoryGuardCountsTheProgramsOfManyMicrobatches) {
   // kernels and all-reduces: tens of GB of program ops ("vector::reserve" before).
   LoadOptions run{Footprint::simulation, {}};
   run.guard.available = Bytes(16e9);
-  std::string line = refusal_of(default_with({{"global_batch: 64", "global_batch: 1e7"}}), run);
+  std::string line = refusal_of(default_with({{"global_batch: 64", "global_batch: 1e7"},
+                                              {"oversubscription: 1",
+                                               "oversubscription: 1\n    ecmp: pair"}}),
+                                run);
   EXPECT_NE(line.find("for 64 GPU actors and 256 links, with 2,500,000 microbatches per pipeline "
                       "(schedule and programs "),
             std::string::npos)

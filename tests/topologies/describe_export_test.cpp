@@ -19,11 +19,12 @@ using test::params;
 using test::spec;
 
 TEST(Describe, PrintsCountsTiersBisectionDiameterOversubscription) {
-  // 2 nodes x 8 GPUs on leaves of 8 NICs at 2:1 -> 2 leaves, 4 spines.
+  // 2 nodes x 8 GPUs on leaves of 8 NICs at 2:1 -> 2 leaves, 4 spines, every cable built.
   auto t = build_topology(spec({{"generator", "fat-tree"},
                                 {"nodes", "2"},
                                 {"leaf_down_ports", "8"},
-                                {"oversubscription", "2"}}));
+                                {"oversubscription", "2"},
+                                {"ecmp", "pair"}}));
   std::ostringstream out;
   describe(t, out);
   // Bisection: min(8 NICs x 50 GB/s = 400 GB/s, 2 leaves x 4 uplinks / 2 x 50 GB/s = 200 GB/s).

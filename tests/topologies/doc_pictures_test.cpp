@@ -20,17 +20,20 @@ struct Example {
   std::map<std::string, std::string> params;
 };
 
-// Small configurations of each generator, as documented in docs/topologies.md.
+// Small configurations of each generator, as documented in docs/topologies.md. The Clos
+// pictures show every cable (ecmp: pair); the default, spray, runs a leaf's uplinks as one.
 const std::vector<Example>& examples() {
   static const std::vector<Example> all{
       {"fat-tree",
        {{"generator", "fat-tree"},
+        {"ecmp", "pair"},
         {"nodes", "4"},
         {"gpus_per_node", "2"},
         {"leaf_down_ports", "4"},
         {"oversubscription", "2"}}},
       {"fat-tree-3-tier",
        {{"generator", "fat-tree"},
+        {"ecmp", "pair"},
         {"nodes", "8"},
         {"gpus_per_node", "2"},
         {"leaf_down_ports", "2"},
@@ -38,11 +41,13 @@ const std::vector<Example>& examples() {
         {"radix", "4"}}},
       {"rail-optimized",
        {{"generator", "rail-optimized"},
+        {"ecmp", "pair"},
         {"nodes", "4"},
         {"gpus_per_node", "4"},
         {"leaf_down_ports", "2"}}},
-      {"dgx-h100", {{"generator", "dgx-h100"}, {"nodes", "2"}, {"leaf_down_ports", "2"}}},
-      {"nvl72", {{"generator", "nvl72"}, {"oversubscription", "18"}}},
+      {"dgx-h100",
+       {{"generator", "dgx-h100"}, {"nodes", "2"}, {"leaf_down_ports", "2"}, {"ecmp", "pair"}}},
+      {"nvl72", {{"generator", "nvl72"}, {"oversubscription", "18"}, {"ecmp", "pair"}}},
       {"dragonfly",
        {{"generator", "dragonfly"},
         {"groups", "5"},

@@ -25,7 +25,7 @@ int tier_links(const Description& d, Tier tier) {
 
 TEST(FatTree, TwoTierOversubscribedCountsBisectionAndDiameter) {
   // 4 nodes x 8 GPUs = 32 GPUs; 8 NICs per leaf -> 4 leaves; 8 / 2 = 4 uplinks -> 4 spines.
-  auto t = build_topology(spec({{"generator", "fat-tree"},
+  auto t = build_topology(spec({{"generator", "fat-tree"}, {"ecmp", "pair"},
                                 {"nodes", "4"},
                                 {"leaf_down_ports", "8"},
                                 {"oversubscription", "2"}}));
@@ -53,7 +53,7 @@ TEST(FatTree, TwoTierOversubscribedCountsBisectionAndDiameter) {
 TEST(FatTree, ThreeTierIsTheClassicFourAryFatTree) {
   // k = 4: 16 GPUs (2 per node, one NIC each), 8 leaves of 2 down + 2 up ports, pods of
   // k/2 = 2 leaves and 2 spines -> 4 pods, 8 spines; 2 planes x k/2 = 4 cores.
-  auto t = build_topology(spec({{"generator", "fat-tree"},
+  auto t = build_topology(spec({{"generator", "fat-tree"}, {"ecmp", "pair"},
                                 {"nodes", "8"},
                                 {"gpus_per_node", "2"},
                                 {"leaf_down_ports", "2"},
@@ -92,7 +92,7 @@ TEST(FatTree, RoutesStayInsideTheNodeAndTheLeaf) {
 
 TEST(FatTree, RailOptimizedPutsNicKOnRailLeafK) {
   // 4 nodes of 4 GPUs, 2 nodes per rail leaf: rank r of node n is on leaf (n / 2) * 4 + r % 4.
-  auto t = build_topology(spec({{"generator", "rail-optimized"},
+  auto t = build_topology(spec({{"generator", "rail-optimized"}, {"ecmp", "pair"},
                                 {"nodes", "4"},
                                 {"gpus_per_node", "4"},
                                 {"leaf_down_ports", "2"}}));
@@ -115,7 +115,7 @@ TEST(FatTree, RailOptimizedThreeTierRoutesUpAndDown) {
   // 16 nodes x 4 GPUs, 2 nodes per rail leaf: 8 groups x 4 rails = 32 leaves; radix 4 -> pods
   // of 2 leaves (16 pods would exceed 4 core ports), so radix 32: pods of 16 leaves -> 2 pods,
   // 2 uplinks per leaf -> 2 spines per pod, 2 planes x 16 cores.
-  auto t = build_topology(spec({{"generator", "rail-optimized"},
+  auto t = build_topology(spec({{"generator", "rail-optimized"}, {"ecmp", "pair"},
                                 {"nodes", "16"},
                                 {"gpus_per_node", "4"},
                                 {"leaf_down_ports", "2"},
@@ -136,20 +136,26 @@ TEST(FatTree, EveryRouteOfTheNamedNodesIsValid) {
 }
 
 TEST(FatTree, DgxH100AndNvl72Defaults) {
-  // One SuperPOD unit: 32 nodes x 8 GPUs; 8 rail leaves (32 nodes each), 32 uplinks -> 32 spines.
-  auto dgx = summarize(build_topology(spec({{"generator", "dgx-h100"}})));
+  // One SuperPOD unit: 32 nodes x 8 GPUs; 8 rail leaves (32 nodes each), 32 uplinks -> 32 spines
+  // when every cable is built (ecmp: pair); by default (spray) each leaf's 32 as one bundle.
+  auto dgx = summarize(build_topology(spec({{"generator", "dgx-h100"}, {"ecmp", "pair"}})));
   EXPECT_EQ(dgx.gpus, 256);
   EXPECT_EQ(dgx.switches_per_level, (std::vector<int>{0, 8, 32}));
   ASSERT_FALSE(dgx.tiers.empty());
   EXPECT_DOUBLE_EQ(dgx.tiers[0].fastest.value(), 450e9);
   // One NVL72 rack: 72 GPUs in one NVLink domain at 900 GB/s, 2 leaves of 36 NICs, 36 spines.
-  auto nvl = summarize(build_topology(spec({{"generator", "nvl72"}})));
+  auto nvl = summarize(build_topology(spec({{"generator", "nvl72"}, {"ecmp", "pair"}})));
   EXPECT_EQ(nvl.gpus, 72);
   EXPECT_EQ(nvl.gpus_per_node, 72);
   EXPECT_EQ(nvl.switches_per_level, (std::vector<int>{0, 2, 36}));
   EXPECT_DOUBLE_EQ(nvl.tiers[0].fastest.value(), 900e9);
   // One node: the bisection is NVLink's, 36 GPUs x 900 GB/s.
   EXPECT_DOUBLE_EQ(nvl.bisection.value(), 36 * 900e9);
+  auto sprayed = summarize(build_topology(spec({{"generator", "dgx-h100"}})));
+  EXPECT_EQ(sprayed.switches_per_level, (std::vector<int>{0, 8, 1}));
+  EXPECT_NE(sprayed.modelled_as.find("each leaf's 32 uplinks"), std::string::npos)
+      << sprayed.modelled_as;
+  EXPECT_DOUBLE_EQ(sprayed.bisection.value(), dgx.bisection.value());
 }
 
 // Counts flows per equal-cost choice (the first switch above the source leaf, or the core).
@@ -179,7 +185,7 @@ TEST(FatTree, EcmpSpreadsFlowsEvenlyOverSpines) {
   // 64 nodes x 8 GPUs on leaves of 8 NICs: 64 leaves, 8 spines; every cross-leaf pair
   // (512 x 504 = 258,048 flows, ~32k per spine) crosses exactly one spine.
   auto t =
-      build_topology(spec({{"generator", "fat-tree"}, {"nodes", "64"}, {"leaf_down_ports", "8"}}));
+      build_topology(spec({{"generator", "fat-tree"}, {"ecmp", "pair"}, {"nodes", "64"}, {"leaf_down_ports", "8"}}));
   expect_within_5_percent(spread(t, 2), 8);
 }
 
@@ -187,7 +193,7 @@ TEST(FatTree, EcmpSpreadsFlowsEvenlyOverCores) {
   // radix 16: leaves of 8 down + 8 up, pods of 8 leaves, 8 planes x 8 cores = 64 equal paths
   // between pods. 128 nodes x 8 GPUs = 1024 GPUs, 128 leaves, 16 pods; 1024 x 960 cross-pod
   // flows, ~15k per core.
-  auto t = build_topology(spec({{"generator", "fat-tree"},
+  auto t = build_topology(spec({{"generator", "fat-tree"}, {"ecmp", "pair"},
                                 {"nodes", "128"},
                                 {"leaf_down_ports", "8"},
                                 {"tiers", "3"},
@@ -208,6 +214,7 @@ TEST(FatTree, SamePairAlwaysTakesTheSamePath) {
 TEST(FatTree, StructBuildKeepsTheOriginalTwoTierMeaning) {
   FatTreeParams p;
   p.nodes = 8; // 64 GPUs on 2 leaves of 32, 32 spines
+  p.ecmp = "pair"; // every cable built
   auto t = build_fat_tree(p);
   EXPECT_EQ(t.gpu_count(), 64);
   EXPECT_EQ(t.gpus_per_node(), 8);
@@ -276,8 +283,10 @@ TEST(FatTree, BadParametersAreOneClearLine) {
   // 800k GPUs on 25,000 leaves of 32 NICs with 32 / 0.001 = 32,000 uplinks each:
   // 3 x 800k + 25,000 x 32,000 = 8.024e8 links.
   EXPECT_EQ(error_of([] {
-              build_topology(spec(
-                  {{"generator", "fat-tree"}, {"nodes", "100000"}, {"oversubscription", "0.001"}}));
+              build_topology(spec({{"generator", "fat-tree"},
+                                   {"nodes", "100000"},
+                                   {"oversubscription", "0.001"},
+                                   {"ecmp", "pair"}}));
             }),
             "s.yaml: system.topology.oversubscription = '0.001': gives 8.02e+08 links, more than "
             "the 1e+08 supported");
