@@ -42,9 +42,10 @@ double last_bucket_share(const Scenario& s, int stage) {
   const ExecutionSpec& e = s.execution;
   int layers = chunk_layers(s.model, e, stage, 0);
   Bytes per_layer = gradient_word(s.model, e) * layer_costs(s.model, e).params, pending;
+  Bytes bucket = dp_bucket_bytes(s.model, e);
   for (int l = 1; l <= layers; ++l) {
     pending += per_layer;
-    if (l < layers && pending >= e.dp_bucket) pending = Bytes();
+    if (l < layers && pending >= bucket) pending = Bytes();
   }
   GradientBytes g = gradient_bytes(s, stage);
   Bytes all = g.dense + g.experts,

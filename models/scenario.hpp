@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -203,7 +204,9 @@ struct ExecutionSpec {
   /// its launch latency, not their sum, the paper's latency, a bound of its own. false: the
   /// latency adds to every kernel.
   bool launch_overlap = false;
-  Bytes dp_bucket{1e9};    ///< gradient bytes per DP collective when overlapping
+  /// Gradient bytes per DP collective with dp_overlap (and per parameter gather with
+  /// param_gather_overlap); unset: Megatron-LM's default (dp_bucket_bytes(), models/workload.hpp).
+  std::optional<Bytes> dp_bucket;
   std::string tp_collective = "ring";
   std::string dp_collective = "ring";
   std::string ep_collective = "pairwise";

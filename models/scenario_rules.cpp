@@ -243,8 +243,12 @@ void check_sharding(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
   if (e.zero < 0 || e.zero > 3)
     r.broken("execution.zero", std::to_string(e.zero), "must be 0, 1, 2 or 3");
-  if (e.dp_bucket <= Bytes(0))
-    r.broken("execution.dp_bucket", format(e.dp_bucket), "must be greater than zero");
+  if (e.dp_bucket && *e.dp_bucket <= Bytes(0))
+    r.broken("execution.dp_bucket", format(*e.dp_bucket), "must be greater than zero");
+  if (e.dp_bucket && !e.dp_overlap && !e.param_gather_overlap)
+    r.broken("execution.dp_bucket", format(*e.dp_bucket),
+             "splits dp_overlap's gradient reductions (and param_gather_overlap's gathers), "
+             "which are off; set dp_overlap: true or drop it");
   if (e.delayed_update && e.zero >= 3)
     r.broken("execution.delayed_update", "true",
              "needs zero below 3: ZeRO-3 reduces each layer's gradients during the backward pass, "

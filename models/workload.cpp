@@ -151,6 +151,14 @@ Bytes gradient_word(const ModelSpec& m, const ExecutionSpec& e) {
   return e.fp32_gradients ? Bytes(4.0) : m.bytes_per_word;
 }
 
+double default_bucket_parameters(const ExecutionSpec& e) {
+  return std::max(40e6, 1e6 * e.weight_replicas());
+}
+
+Bytes dp_bucket_bytes(const ModelSpec& m, const ExecutionSpec& e) {
+  return e.dp_bucket ? *e.dp_bucket : gradient_word(m, e) * default_bucket_parameters(e);
+}
+
 double tokens_per_step(const ModelSpec& m, const ExecutionSpec& e) {
   return static_cast<double>(e.global_batch) * static_cast<double>(m.seq_len);
 }

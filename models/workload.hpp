@@ -98,6 +98,13 @@ struct GradientBytes {
 GradientBytes gradient_bytes(const Scenario& scenario, int stage);
 /// Bytes per gradient: 4 with fp32_gradients, else the model's word.
 Bytes gradient_word(const ModelSpec& model, const ExecutionSpec& exec);
+/// Megatron-LM's default bucket: max(40M, 1M x DP size) parameters
+/// (megatron/core/distributed/distributed_data_parallel_config.py, `bucket_size`: "larger DP
+/// sizes need larger buckets to ensure collectives do not become latency-bound").
+double default_bucket_parameters(const ExecutionSpec& exec);
+/// The bytes of gradients per DP bucket: execution.dp_bucket, or default_bucket_parameters()
+/// of gradient words.
+Bytes dp_bucket_bytes(const ModelSpec& model, const ExecutionSpec& exec);
 
 /// Total model FLOP of one training step (forward + backward, no recomputation): the
 /// numerator of MFU.

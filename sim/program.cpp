@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "models/operators.hpp"
+#include "models/workload.hpp"
 #include "models/schedule.hpp"
 #include "models/step_compute.hpp"
 
@@ -25,7 +26,8 @@ class Builder {
 public:
   Builder(const Scenario& s, int stage)
       : s_(s), e_(s.execution), stage_(stage), costs_(layer_costs(s.model, s.execution)),
-        times_(layer_times(s)), embedding_(embedding_time(s)), head_(head_time(s)) {}
+        times_(layer_times(s)), embedding_(embedding_time(s)), head_(head_time(s)),
+        bucket_(dp_bucket_bytes(s.model, s.execution)) {}
 
   Program build() {
     int chunks = e_.chunks();
@@ -233,7 +235,7 @@ private:
   /// gradients is ready, and for the rest at the end of the pass.
   void bucket(Bytes gradients, bool end_of_pass) {
     pending_ += gradients;
-    if (pending_ < e_.dp_bucket && !end_of_pass) return;
+    if (pending_ < bucket_ && !end_of_pass) return;
     start(gradient_ops(pending_));
     pending_ = Bytes();
   }
@@ -316,7 +318,7 @@ private:
         bool last = l == n;
         pending += last ? (last_virtual(chunk) ? vocabulary_parameters(false) : Bytes())
                         : layer_parameters();
-        if (pending < e_.dp_bucket && !last) continue;
+        if (pending < bucket_ && !last) continue;
         if (pending > Bytes()) started += start(gathers_of(pending));
         pending = Bytes();
         // Layers back to the previous bucket's end need this bucket.
@@ -357,6 +359,7 @@ private:
   LayerCosts costs_;
   LayerTimes times_;
   BlockTime embedding_, head_;
+  Bytes bucket_; ///< dp_bucket_bytes(): a DP bucket's gradients (or parameters to gather)
   Bytes pending_;
   /// param_gather_overlap, per chunk: the DP-stream collectives started through the bucket of
   /// each layer (`through[layers]`: of the LM head), and whether its first forward has run.

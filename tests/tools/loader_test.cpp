@@ -89,6 +89,18 @@ TEST(Loader, ZeroAndNegativeSizesAreRejected) {
             "s.yaml: system.topology.nic_bandwidth = '0Gbps': must be greater than zero");
 }
 
+TEST(Loader, AnOptionThatSplitsAnotherIsRefusedWithoutIt) {
+  // One rule for options that only shape another one: each is refused while that one is off.
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  tp_overlap_chunks: 2")),
+            "s.yaml: execution.tp_overlap_chunks = '2': splits tp_overlap's pipelines, which is "
+            "off; set tp_overlap: true or drop it");
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  dp_bucket: 50MB")),
+            "s.yaml: execution.dp_bucket = '50 MB': splits dp_overlap's gradient reductions (and "
+            "param_gather_overlap's gathers), which are off; set dp_overlap: true or drop it");
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  dp_bucket: 50MB\n  dp_overlap: true")),
+            "accepted");
+}
+
 TEST(Loader, GridMustMatchTheTopology) {
   EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 4")),
             "s.yaml: execution.dp x tp x pp = '4 x 8 x 1 = 32': must equal the topology's 16 GPUs");

@@ -82,9 +82,10 @@ TEST(Sharding, SequenceParallelMovesWhatTensorParallelMovesAndAGatherMore) {
 TEST(Overlap, GradientBucketsHideBehindTheLastBackwardPass) {
   // With 4 layers in 1 GB buckets of 2 x 4096 x 16384 x 2 B = 268 MB per layer, the first
   // buckets reduce while later layers still compute: DP time shrinks, the step too.
-  ExecutionSpec base{.dp = 4, .global_batch = 8, .dp_bucket = Bytes(500e6)};
+  ExecutionSpec base{.dp = 4, .global_batch = 8};
   ExecutionSpec overlap = base;
   overlap.dp_overlap = true;
+  overlap.dp_bucket = Bytes(500e6);
   Outcome serial = simulate(scenario(four_nodes(), base, mlp(4)));
   Outcome overlapped = simulate(scenario(four_nodes(), overlap, mlp(4)));
   EXPECT_LT(category(overlapped.summary, "dp_comm"), 0.9 * category(serial.summary, "dp_comm"));
@@ -131,9 +132,10 @@ TEST(Overlap, EarlyParameterGathersHideBehindTheFirstForward) {
   // (GPU-NIC-leaf-NIC-GPU), 9 x 2 us more. A layer's forward is a third of its passes (the
   // backward runs two kernels of the forward's size): compute / (8 x 4 x 3). In one bucket the
   // first layer waits for all of it and nothing hides. The bound leaves the gathers out.
-  ExecutionSpec base{.dp = 4, .global_batch = 32, .zero = 1, .dp_bucket = Bytes(2e8)};
+  ExecutionSpec base{.dp = 4, .global_batch = 32, .zero = 1};
   ExecutionSpec early = base;
   early.param_gather_overlap = true;
+  early.dp_bucket = Bytes(2e8);
   Outcome serial = simulate(scenario(four_nodes(), base, mlp(4)));
   Outcome overlapped = simulate(scenario(four_nodes(), early, mlp(4)));
   double layer_forward = category(serial.summary, "compute") / (8 * 4 * 3);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "models/workload.hpp"
 #include "tools/io/version.hpp"
 #include "topologies/spec.hpp"
 
@@ -71,7 +72,8 @@ Json topology_json(const topo::TopologySpec& topology) {
   return j;
 }
 
-Json execution_json(const ExecutionSpec& e) {
+Json execution_json(const Scenario& s) {
+  const ExecutionSpec& e = s.execution;
   return {{"dp", e.dp},
           {"tp", e.tp},
           {"tp_2d", e.tp_2d},
@@ -99,7 +101,7 @@ Json execution_json(const ExecutionSpec& e) {
           {"tp_overlap", e.tp_overlap},
           {"tp_overlap_chunks", e.tp_overlap_chunks},
           {"launch_overlap", e.launch_overlap},
-          {"dp_bucket_bytes", e.dp_bucket.value()},
+          {"dp_bucket_bytes", dp_bucket_bytes(s.model, e).value()},
           {"tp_collective", e.tp_collective},
           {"dp_collective", e.dp_collective},
           {"ep_collective", e.ep_collective},
@@ -125,7 +127,7 @@ nlohmann::ordered_json provenance_json(const Scenario& s) {
           {"scenario",
            {{"model", model_json(s.model)},
             {"system", {{"gpu", gpu_json(s.system.gpu)}, {"topology", topology}}},
-            {"execution", execution_json(s.execution)}}}};
+            {"execution", execution_json(s)}}}};
 }
 
 std::string hardware_line(const Scenario& s) {

@@ -251,7 +251,7 @@ ExecutionSpec read_execution(const Params& p) {
   e.tp_overlap = p.get_or("tp_overlap", e.tp_overlap);
   e.tp_overlap_chunks = p.get_positive_or("tp_overlap_chunks", e.tp_overlap_chunks);
   e.launch_overlap = p.get_or("launch_overlap", e.launch_overlap);
-  e.dp_bucket = p.get_positive_or("dp_bucket", e.dp_bucket);
+  if (p.has("dp_bucket")) e.dp_bucket = p.get_positive<Bytes>("dp_bucket");
   read_collectives(p, e);
   p.reject_unknown();
   return e;

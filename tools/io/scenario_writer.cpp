@@ -125,7 +125,7 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
   if (e.tp_overlap) pair(out, "tp_overlap_chunks", e.tp_overlap_chunks);
   pair(out, "zero", e.zero);
   pair(out, "recompute", to_string(e.recompute));
-  pair(out, "dp_bucket", e.dp_bucket);
+  if (e.dp_bucket) pair(out, "dp_bucket", *e.dp_bucket);
   pair(out, "tp_collective", e.tp_collective);
   pair(out, "dp_collective", e.dp_collective);
   pair(out, "ep_collective", e.ep_collective);
