@@ -2,6 +2,7 @@
 // are what real clusters run, so that a comparison made on them ranks the way a real one would.
 #include "tests/tools/step_fixtures.hpp"
 
+#include "tests/tools/loader_fixtures.hpp"
 #include "topologies/fat_tree.hpp"
 
 namespace trainsim {
@@ -96,6 +97,45 @@ TEST(Knobs, OverlappingTheGradientReductionHidesMostOfItAtTheDefaultBucket) {
   EXPECT_GT(before, 0.0);
   EXPECT_LT(after, 0.35 * before);
   EXPECT_LT(hidden.result.step_time, serial.result.step_time);
+}
+
+// A transformer on a preset, as a user writes it: tp 8 on one node, so that the step is its
+// kernels and NVLink all-reduces.
+const std::string kOnAPreset = R"(model:
+  layers: 4
+  d_model: 8192
+  d_ff: 32768
+  heads: 64
+  seq_len: 4096
+system:
+  gpu: {preset: h100-sxm}
+  topology: {generator: fat-tree, nodes: 1}
+execution:
+  tp: 8
+  global_batch: 4
+)";
+
+TEST(Knobs, MatmulEfficiencySetsAPresetsGemmRate) {
+  // The preset's measured gemm_peak (708.5 TFLOP/s) gives way to peak x matmul_efficiency:
+  // 989 x 0.4 = 395.6 TFLOP/s, for the per-operator model and the bound alike.
+  LoadedScenario preset = parse_scenario(kOnAPreset, "s.yaml");
+  LoadedScenario slow = parse_scenario(
+      with(kOnAPreset, "{preset: h100-sxm}", "{preset: h100-sxm, matmul_efficiency: 0.4}"),
+      "s.yaml");
+  EXPECT_DOUBLE_EQ(preset.scenario.system.gpu.gemm_peak.value(), 708.5e12);
+  EXPECT_DOUBLE_EQ(slow.scenario.system.gpu.gemm_peak.value(), 989e12 * 0.4);
+  // The GEMMs (most of these kernels' FLOP) run 708.5 / 395.6 = 1.79x longer: compute grows
+  // by well over half, and the bound's with it.
+  Evaluation fast = evaluate(preset, {}), slowed = evaluate(slow, {});
+  EXPECT_GT(category(slowed.summary, "compute"), 1.5 * category(fast.summary, "compute"));
+  EXPECT_GT(slowed.summary.bound.value(), 1.3 * fast.summary.bound.value());
+}
+
+TEST(Knobs, MatmulEfficiencyAndGemmPeakTogetherAreRefused) {
+  EXPECT_EQ(error_of(with(kOnAPreset, "{preset: h100-sxm}",
+                          "{preset: h100-sxm, matmul_efficiency: 0.5, gemm_peak: 600TFLOPS}")),
+            "s.yaml: system.gpu.matmul_efficiency = '0.5': and gemm_peak both set the matmul rate "
+            "(gemm_peak is peak x matmul_efficiency); give one");
 }
 
 } // namespace

@@ -51,6 +51,19 @@ void scale_rates(GpuSpec& g, double k) {
     for (FlopPerSecond& r : *row) r = r * k;
 }
 
+// matmul_efficiency and gemm_peak both say how fast matmuls run: the per-operator model takes
+// gemm_peak, the roofline peak x matmul_efficiency. A preset brings a measured gemm_peak, which
+// would leave a matmul_efficiency the user set acting on the roofline only, so setting it
+// replaces the preset's gemm_peak by peak x matmul_efficiency; setting both is refused.
+void read_matmul_rate(const Params& p, GpuSpec& g) {
+  if (!p.has("matmul_efficiency")) return;
+  if (p.has("gemm_peak"))
+    p.fail("matmul_efficiency",
+           "and gemm_peak both set the matmul rate (gemm_peak is peak x matmul_efficiency); "
+           "give one");
+  if (g.gemm_peak.value() > 0) g.gemm_peak = g.peak * g.matmul_efficiency;
+}
+
 } // namespace
 
 std::string listed(const std::vector<std::string>& names) {
@@ -102,6 +115,7 @@ GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
   // The per-operator model's figures (docs/compute-model.md).
   g.sms = p.get_positive_or("sms", g.sms);
   g.gemm_peak = p.get_positive_or("gemm_peak", g.gemm_peak);
+  read_matmul_rate(p, g);
   if (p.has("flash_attention")) { // one rate for every head dimension and sequence length
     FlopPerSecond rate = p.get_positive<FlopPerSecond>("flash_attention");
     g.flash_attention.d64.fill(rate);
