@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 
 #include "models/check.hpp"
 #include "models/error.hpp"
@@ -25,6 +26,7 @@ struct Efficiency {
       d128{};                  ///< causal flash attention fwd+bwd FLOP/s at kAttentionSeqLens
   double hbm_efficiency = 1.0; ///< measured copy bandwidth / datasheet bandwidth
   CollectiveEfficiency nvlink_collectives;
+  std::vector<std::string> estimates; ///< GpuSpec::estimates
 };
 
 // GPUs of one SKU differ in the clock they sustain under load: "5% and higher differences on an
@@ -43,8 +45,9 @@ std::array<FlopPerSecond, 6> rates(const std::array<double, 6>& row) {
   return out;
 }
 
-GpuPreset gpu(std::string name, std::string alias, std::string source, double peak,
+GpuPreset gpu(std::string name, std::string alias, std::string source, PrecisionPeaks peaks,
               double hbm_bandwidth, double hbm_capacity, const Efficiency& eff) {
+  double peak = peaks.bf16;
   GpuSpec spec;
   spec.name = spec.preset = name;
   spec.peak = FlopPerSecond(peak);
@@ -58,7 +61,8 @@ GpuPreset gpu(std::string name, std::string alias, std::string source, double pe
   spec.hbm_efficiency = eff.hbm_efficiency;
   spec.nvlink_collectives = eff.nvlink_collectives;
   spec.speed_spread = kSpeedSpread;
-  return {std::move(name), std::move(alias), std::move(source), spec};
+  spec.estimates = eff.estimates;
+  return {std::move(name), std::move(alias), std::move(source), spec, peaks};
 }
 
 // The matmul rate: the best BF16 torch.matmul over a shape search (stas00/ml-engineering,
@@ -131,8 +135,11 @@ const Efficiency kH200{132,       708.5e12,         kH100d64,
 // scaled by FlashAttention-2 on GB200 over H200 at the same shape (Azure ND_GB200_v6: 373.9
 // vs 329.3 TFLOP/s), an estimate; HBM: the H200's fraction.
 Efficiency b200() {
-  Efficiency e{148, 1456.3e12, kH100d64, kH100d128, 4.01e12 / 4.8e12, {}};
+  Efficiency e{148, 1456.3e12, kH100d64, kH100d128, 4.01e12 / 4.8e12, {}, {}};
   for (size_t i = 0; i < 6; ++i) e.d64[i] *= 373.9 / 329.3, e.d128[i] *= 373.9 / 329.3;
+  e.estimates = {"flash attention: the H100's table x 1.135 (FlashAttention-2 on GB200 over "
+                 "H200, Azure ND_GB200_v6; no B200 chart was read)",
+                 "hbm_efficiency: the H200's 0.835 (no B200 copy bandwidth was read)"};
   return e;
 }
 
@@ -142,28 +149,31 @@ const std::vector<GpuPreset>& gpu_registry() {
   static const std::vector<GpuPreset> presets{
       // NVIDIA H100 Tensor Core GPU datasheet, SXM column: BF16 1,979 TFLOPS with sparsity,
       // 80 GB HBM3, 3.35 TB/s.
+      // FP32 67 TFLOPS; FP16 as BF16; FP8 3,958 TFLOPS with sparsity.
       gpu("h100-sxm", "h100",
-          "NVIDIA H100 datasheet (SXM): 989 TFLOP/s dense BF16, 80 GB HBM3, 3.35 TB/s", 989e12,
-          3.35e12, 80e9, kH100),
+          "NVIDIA H100 datasheet (SXM): 989 TFLOP/s dense BF16, 80 GB HBM3, 3.35 TB/s",
+          {67e12, 989e12, 989e12, 1979e12}, 3.35e12, 80e9, kH100),
       // NVIDIA H200 Tensor Core GPU datasheet, SXM column: the H100's GH100 compute (BF16
       // 1,979 TFLOPS with sparsity), 141 GB HBM3e, 4.8 TB/s.
       gpu("h200-sxm", "",
-          "NVIDIA H200 datasheet (SXM): 989 TFLOP/s dense BF16, 141 GB HBM3e, 4.8 TB/s", 989e12,
-          4.8e12, 141e9, kH200),
+          "NVIDIA H200 datasheet (SXM): 989 TFLOP/s dense BF16, 141 GB HBM3e, 4.8 TB/s",
+          {67e12, 989e12, 989e12, 1979e12}, 4.8e12, 141e9, kH200),
       // NVIDIA A100 Tensor Core GPU datasheet: BF16 312 TFLOPS (624 with sparsity); the 40 GB
-      // SXM part has HBM2 at 1,555 GB/s, the 80 GB SXM part HBM2e at 2,039 GB/s.
+      // SXM part has HBM2 at 1,555 GB/s, the 80 GB SXM part HBM2e at 2,039 GB/s. FP32 19.5
+      // TFLOPS, FP16 as BF16; no FP8 tensor cores (Ampere).
       gpu("a100-sxm-40gb", "",
           "NVIDIA A100 datasheet (40GB SXM): 312 TFLOP/s dense BF16, 40 GB HBM2, 1,555 GB/s",
-          312e12, 1.555e12, 40e9, kA100),
+          {19.5e12, 312e12, 312e12, 0}, 1.555e12, 40e9, kA100),
       gpu("a100-sxm-80gb", "a100",
           "NVIDIA A100 datasheet (80GB SXM): 312 TFLOP/s dense BF16, 80 GB HBM2e, 2,039 GB/s",
-          312e12, 2.039e12, 80e9, kA100),
+          {19.5e12, 312e12, 312e12, 0}, 2.039e12, 80e9, kA100),
       // NVIDIA HGX B200 specifications (per GPU of the 8-GPU board): FP16/BF16 4.5 PFLOPS
       // with sparsity, 1.44 TB HBM3e per board (180 GB per GPU), 7.7 TB/s per GPU. B200-class:
       // the DGX B200 quotes 8 TB/s per GPU, and other B200 parts differ in power and memory.
+      // FP32 75 TFLOPS, FP8 9 PFLOPS with sparsity, per GPU.
       gpu("b200", "b200",
-          "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s", 2.25e15,
-          7.7e12, 180e9, b200()),
+          "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s",
+          {75e12, 2.25e15, 2.25e15, 4.5e15}, 7.7e12, 180e9, b200()),
   };
   return presets;
 }
@@ -205,6 +215,34 @@ const std::array<HardwarePreset, 3>& registry() {
 } // namespace
 
 const std::vector<GpuPreset>& gpu_presets() { return gpu_registry(); }
+
+double PrecisionPeaks::at(std::string_view precision) const {
+  if (precision == "fp32") return fp32;
+  if (precision == "fp16") return fp16;
+  if (precision == "fp8") return fp8;
+  return bf16;
+}
+
+std::optional<GpuSpec> preset_at_precision(const GpuPreset& preset, std::string_view precision) {
+  double peak = preset.peaks.at(precision);
+  if (peak <= 0) return std::nullopt;
+  GpuSpec g = preset.gpu;
+  double k = peak / g.peak.value();
+  if (k == 1.0) return g;
+  std::string p(precision);
+  g.peak = FlopPerSecond(peak);
+  g.gemm_peak = g.gemm_peak * k;
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.3g", k);
+  g.estimates.push_back("gemm_peak at " + p + ": the BF16 measurement x " + ratio +
+                        " (the datasheet peaks' ratio)");
+  if (precision == "fp32") {
+    for (auto* row : {&g.flash_attention.d64, &g.flash_attention.d128})
+      for (FlopPerSecond& r : *row) r = r * k;
+    g.estimates.push_back("flash attention at fp32: the BF16 table x the peaks' ratio");
+  }
+  return g;
+}
 
 const GpuPreset* find_gpu_preset(std::string_view name) {
   for (const GpuPreset& p : gpu_registry())

@@ -3,6 +3,7 @@
 // starts from a hardware preset (`--gpu h100`), every field overridable by a knob.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,12 +14,29 @@ namespace trainsim {
 
 /// One GPU model: its figures (GpuSpec, whose `name` and `preset` are the preset's name) and
 /// where they come from.
+/// Dense peak FLOP/s at each `model.precision`, from the datasheet; 0: the GPU has no such
+/// tensor cores. fp32 is what frameworks run by default: PyTorch keeps FP32 matmuls off TF32
+/// (`torch.backends.cuda.matmul.allow_tf32` is False since 1.12), so the CUDA cores' FP32 rate.
+struct PrecisionPeaks {
+  double fp32 = 0, fp16 = 0, bf16 = 0, fp8 = 0;
+  /// The peak at `precision` (one of the names model.precision takes); 0 when unsupported.
+  [[nodiscard]] double at(std::string_view precision) const;
+};
+
 struct GpuPreset {
   std::string name;   ///< as written in a scenario, e.g. "a100-sxm-80gb"
   std::string alias;  ///< the short name the frontier uses ("a100"), or ""
   std::string source; ///< one line: the datasheet each figure comes from
-  GpuSpec gpu;
+  GpuSpec gpu;        ///< at BF16, the precision every preset figure was measured at
+  PrecisionPeaks peaks;
 };
+
+/// The preset's figures at `precision`: the datasheet's dense peak at it, and the sustained
+/// rates (gemm_peak; attention with fp32) scaled by the peaks' ratio to BF16, an estimate each
+/// (GpuSpec::estimates says so). fp8 keeps BF16's attention: Transformer Engine's FP8 recipes
+/// run attention's matmuls in BF16 unless asked otherwise. None when the GPU has no such
+/// tensor cores (fp8 before Hopper).
+std::optional<GpuSpec> preset_at_precision(const GpuPreset& preset, std::string_view precision);
 
 /// Every GPU preset, in a stable order (the H100 SXM, the project baseline, first).
 const std::vector<GpuPreset>& gpu_presets();

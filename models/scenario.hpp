@@ -110,6 +110,9 @@ struct GpuSpec {
   /// The preset the figures start from (models/hardware_presets.hpp), before any override;
   /// "custom" when a scenario gives every figure itself, "" when built in code.
   std::string preset;
+  /// The figures that price a step but are estimates, not measurements, one line each (the
+  /// report prints them: "estimated preset figure: ...").
+  std::vector<std::string> estimates;
 };
 
 struct SystemSpec {

@@ -138,5 +138,44 @@ TEST(Knobs, MatmulEfficiencyAndGemmPeakTogetherAreRefused) {
             "(gemm_peak is peak x matmul_efficiency); give one");
 }
 
+LoadedScenario at_precision(const std::string& precision) {
+  return parse_scenario(with(kOnAPreset, "  seq_len: 4096\n",
+                             "  seq_len: 4096\n  precision: " + precision + "\n"),
+                        "s.yaml");
+}
+
+TEST(Knobs, PrecisionTakesThePresetsPeakAndMatmulRateAtIt) {
+  // H100 SXM dense peaks (datasheet): FP32 67 (CUDA cores: frameworks keep FP32 matmuls off
+  // TF32), BF16 and FP16 989, FP8 1,979 TFLOP/s. The measured BF16 gemm_peak, 708.5 TFLOP/s,
+  // scales with the peak: 1,417 at FP8, 48.0 at FP32.
+  GpuSpec bf16 = at_precision("bf16").scenario.system.gpu,
+          fp16 = at_precision("fp16").scenario.system.gpu,
+          fp8 = at_precision("fp8").scenario.system.gpu,
+          fp32 = at_precision("fp32").scenario.system.gpu;
+  EXPECT_DOUBLE_EQ(bf16.peak.value(), 989e12);
+  EXPECT_DOUBLE_EQ(fp16.peak.value(), 989e12);
+  EXPECT_DOUBLE_EQ(fp8.peak.value(), 1979e12);
+  EXPECT_DOUBLE_EQ(fp32.peak.value(), 67e12);
+  EXPECT_NEAR(fp8.gemm_peak.value(), 708.5e12 * 1979 / 989, 1e3);
+  EXPECT_NEAR(fp32.gemm_peak.value(), 708.5e12 * 67 / 989, 1e3);
+  EXPECT_TRUE(bf16.estimates.empty());
+  EXPECT_FALSE(fp8.estimates.empty()); // a scaled rate is an estimate, and says so
+  // FP8 GEMMs at twice the rate shorten the step; FP32's at a fifteenth lengthen it manifold.
+  Evaluation b = evaluate(at_precision("bf16"), {}), e8 = evaluate(at_precision("fp8"), {}),
+             e32 = evaluate(at_precision("fp32"), {});
+  EXPECT_LT(e8.result.step_time, b.result.step_time);
+  EXPECT_GT(e32.result.step_time.value(), 5 * b.result.step_time.value());
+  // MFU is against the precision's own peak: model FLOP / (GPUs x step x peak).
+  double flop = b.summary.mfu * 8 * b.result.step_time.value() * 989e12;
+  EXPECT_NEAR(e8.summary.mfu, flop / (8 * e8.result.step_time.value() * 1979e12), 1e-9);
+}
+
+TEST(Knobs, APrecisionTheGpuLacksIsRefused) {
+  EXPECT_EQ(error_of(with(with(kOnAPreset, "{preset: h100-sxm}", "{preset: a100-sxm-80gb}"),
+                          "  seq_len: 4096\n", "  seq_len: 4096\n  precision: fp8\n")),
+            "s.yaml: model.precision = 'fp8': the a100-sxm-80gb has no fp8 tensor cores; use bf16 "
+            "or fp16, or a GPU that has them (h100-sxm, h200-sxm, b200)");
+}
+
 } // namespace
 } // namespace trainsim

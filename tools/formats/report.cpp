@@ -107,8 +107,12 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
       << "\n";
   out << wrapped(hardware_line(s), 100, "  simulated     ", "                ");
   out << "  by            " << origin_line(s) << "\n";
+  for (const std::string& estimate : s.system.gpu.estimates)
+    out << wrapped("estimated preset figure: " + estimate, 100, "  note          ",
+                   "                ");
   out << "  step time     " << format(sum.step_time) << "\n";
-  out << "  MFU           " << percent(sum.mfu) << " (model FLOP: no recomputation)\n";
+  out << "  MFU           " << percent(sum.mfu) << " (model FLOP: no recomputation; of the "
+      << format(s.system.gpu.peak) << " dense " << s.model.precision << " peak)\n";
   out << "  HFU           " << percent(sum.hfu) << " (hardware FLOP: with recomputation)\n";
   out << "  per GPU       " << format(sum.model_flop_rate) << " model, "
       << format(sum.hardware_flop_rate) << " hardware\n";
@@ -196,6 +200,9 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["step_time_s"] = sum.step_time.value();
   j["mfu"] = sum.mfu;
   j["hfu"] = sum.hfu;
+  j["peak_flop_per_s"] = s.system.gpu.peak.value(); // what MFU and HFU are fractions of
+  j["precision"] = s.model.precision;
+  j["estimated_figures"] = s.system.gpu.estimates;
   j["flop_per_s_per_gpu"] = {{"model", sum.model_flop_rate.value()},
                              {"hardware", sum.hardware_flop_rate.value()}};
   j["tokens_per_s"] = sum.tokens_per_s;

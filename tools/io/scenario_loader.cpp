@@ -118,6 +118,17 @@ const GpuPreset& read_preset(const Params& p, const std::string& key) {
                   (best.empty() ? "" : " (did you mean '" + best + "'?)"));
 }
 
+// A preset's figures at the model's precision: its datasheet peak there, its sustained rates
+// scaled with it (models/hardware_presets.hpp).
+GpuSpec at_precision(const GpuPreset& preset, const std::string& precision,
+                     const std::string& file) {
+  if (auto g = preset_at_precision(preset, precision)) return *g;
+  throw InputError(file, "model.precision", precision,
+                   "the " + preset.name + " has no " + precision +
+                       " tensor cores; use bf16 or fp16, or a GPU that has them (h100-sxm, "
+                       "h200-sxm, b200)");
+}
+
 // Without a preset there is nothing to take the datasheet figures from: `gpu: {name: a100}`
 // used to keep the H100's figures under an A100's name.
 void require_figures(const Params& p) {
@@ -172,12 +183,14 @@ void warn_implausible_links(const topo::TopologySpec& topology, const std::strin
 }
 
 /// `gpu: a100-sxm-80gb`, or a mapping: an optional `preset`, overrides of its figures and
-/// an optional display `name`. Without the section, the H100 SXM.
-GpuSpec read_gpu(const Section& system, const std::string& file) {
+/// an optional display `name`. Without the section, the H100 SXM. A preset's figures are taken
+/// at `precision` (the model's); a GPU given figure by figure has its peak at it already.
+GpuSpec read_gpu(const Section& system, const std::string& file, const std::string& precision) {
   auto it = system.children.find("gpu");
-  if (it == system.children.end()) return find_gpu_preset("h100-sxm")->gpu;
+  if (it == system.children.end()) return at_precision(*find_gpu_preset("h100-sxm"), precision, file);
   if (it->second.IsScalar())
-    return read_preset(Params(file, "system", {{"gpu", it->second.Scalar()}}), "gpu").gpu;
+    return at_precision(read_preset(Params(file, "system", {{"gpu", it->second.Scalar()}}), "gpu"),
+                        precision, file);
   if (!it->second.IsMap())
     throw InputError(file, "system.gpu", "",
                      std::string("must be a preset name or a mapping, found ") +
@@ -188,7 +201,7 @@ GpuSpec read_gpu(const Section& system, const std::string& file) {
   g.kernel_latency = Seconds(4e-6);
   g.name = g.preset = "custom";
   if (p.has("preset"))
-    g = read_preset(p, "preset").gpu;
+    g = at_precision(read_preset(p, "preset"), precision, file);
   else
     require_figures(p);
   g = read_gpu_figures(p, g);
@@ -283,7 +296,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   Section system =
       read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
   system.values.reject_unknown({"gpu", "topology"});
-  s.system.gpu = read_gpu(system, file);
+  s.system.gpu = read_gpu(system, file, s.model.precision);
   Params topology =
       read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
   s.execution =

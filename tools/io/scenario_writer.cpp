@@ -68,16 +68,19 @@ void figures(YAML::Emitter& out, const GpuSpec& g, const GpuSpec& base, bool all
   put("speed_spread", g.speed_spread, base.speed_spread);
 }
 
-void gpu(YAML::Emitter& out, const GpuSpec& g) {
+// A preset's figures are written as overrides of the preset at the model's precision, which the
+// loader starts from.
+void gpu(YAML::Emitter& out, const GpuSpec& g, const std::string& precision) {
   out << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap;
   const GpuPreset* preset = find_gpu_preset(g.preset);
-  if (preset != nullptr) {
+  std::optional<GpuSpec> base;
+  if (preset != nullptr) base = preset_at_precision(*preset, precision);
+  if (base) {
     pair(out, "preset", g.preset);
-    TRAINSIM_CHECK(
-        same_rates(g.flash_attention, preset->gpu.flash_attention, g.peak / preset->gpu.peak) &&
-            g.nvlink_collectives == preset->gpu.nvlink_collectives,
-        "a GPU whose attention table or NCCL curve no scenario key gives");
-    figures(out, g, preset->gpu, false);
+    TRAINSIM_CHECK(same_rates(g.flash_attention, base->flash_attention, g.peak / base->peak) &&
+                       g.nvlink_collectives == base->nvlink_collectives,
+                   "a GPU whose attention table or NCCL curve no scenario key gives");
+    figures(out, g, *base, false);
   } else {
     TRAINSIM_CHECK(!g.flash_attention.known() && !g.nvlink_collectives.known(),
                    "a GPU without a preset but with measured tables");
@@ -87,9 +90,9 @@ void gpu(YAML::Emitter& out, const GpuSpec& g) {
   out << YAML::EndMap;
 }
 
-void system(YAML::Emitter& out, const SystemSpec& s) {
+void system(YAML::Emitter& out, const SystemSpec& s, const std::string& precision) {
   out << YAML::Key << "system" << YAML::Value << YAML::BeginMap;
-  gpu(out, s.gpu);
+  gpu(out, s.gpu, precision);
   out << YAML::Key << "topology" << YAML::Value << YAML::BeginMap;
   for (const topo::TopologySetting& setting : topo::topology_settings(s.topology))
     out << YAML::Key << setting.key << YAML::Value << setting.text;
@@ -138,7 +141,7 @@ std::string scenario_yaml(const Scenario& s, const std::string& comment) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   model(out, s.model);
-  system(out, s.system);
+  system(out, s.system, s.model.precision);
   execution(out, s.execution);
   out << YAML::EndMap;
   std::ostringstream text;
