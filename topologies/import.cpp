@@ -1,5 +1,7 @@
 #include "topologies/import.hpp"
 
+#include "models/input_file.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -7,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <unordered_map>
 
 #include "topologies/build.hpp"
@@ -259,8 +262,7 @@ Topology read_topology(std::istream& in, GraphFormat format, const std::string& 
 
 Topology import_topology(const ImportParams& options) {
   GraphFormat format = graph_format(options);
-  std::ifstream in(options.path);
-  if (!in) throw InputError(options.path, "cannot open the topology file");
+  std::istringstream in(read_input_file(options.path, "topology file", kMaxTopologyFileBytes));
   return read_topology(in, format, options.path, options);
 }
 

@@ -171,7 +171,8 @@ TEST(Import, FileGeneratorResolvesThePathAgainstTheScenario) {
   Params missing((dir / "scenario.yaml").string(), "system.topology",
                  {{"generator", "file"}, {"path", "none.csv"}});
   EXPECT_EQ(error_of([&] { build_topology(parse_topology(missing)); }),
-            (dir / "none.csv").string() + ": cannot open the topology file");
+            (dir / "none.csv").string() +
+                ": cannot read the topology file: No such file or directory");
   Params format((dir / "scenario.yaml").string(), "system.topology",
                 {{"generator", "file"}, {"path", "two.txt"}});
   EXPECT_EQ(error_of([&] { (void)parse_topology(format); }),

@@ -10,6 +10,8 @@
 #include "models/error.hpp"
 #include "tools/io/provenance.hpp"
 #include "tools/io/scenario_loader.hpp"
+
+#include "models/input_file.hpp"
 #include "tools/io/scenario_reader.hpp"
 
 namespace trainsim {
@@ -65,15 +67,7 @@ LoadedScenario parse_scenario(const std::string& text, const std::string& file,
 }
 
 LoadedScenario load_scenario(const std::string& path, const LoadOptions& options) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored))
-    throw InputError(path, "is a directory, not a scenario file");
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(path, "cannot read the scenario file: " + std::string(std::strerror(errno)));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_scenario(text.str(), path, options);
+  return parse_scenario(read_input_file(path, "scenario file", kMaxScenarioBytes), path, options);
 }
 
 } // namespace trainsim
