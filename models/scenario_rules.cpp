@@ -299,14 +299,6 @@ void check_fit(const Rules& r) {
   if (m.kind == ModelKind::transformer && m.heads % e.tp != 0)
     r.broken("execution.tp", std::to_string(e.tp),
              "must divide the model's " + std::to_string(m.heads) + " attention heads");
-  MemoryUse use = memory_per_gpu(m, e);
-  const GpuSpec& gpu = r.s.system.gpu;
-  if (use.total() > gpu.hbm_capacity)
-    r.broken("system.gpu.hbm_capacity", format(gpu.hbm_capacity),
-             "too small: " + grid_keys(e) + " = " + grid_of(e) + " needs " + format(use.total()) +
-                 " per GPU (weights " + format(use.weights) + ", gradients " +
-                 format(use.gradients) + ", optimizer " + format(use.optimizer) + ", activations " +
-                 format(use.activations) + ")");
 }
 
 } // namespace
@@ -319,7 +311,16 @@ void check_gpu_total(const Scenario& s, double topology_gpus) {
                    "must equal the topology's " + whole(topology_gpus) + " GPUs");
 }
 
-void check_scenario(const Scenario& s, std::optional<double> topology_gpus) {
+std::string over_capacity(const Scenario& s) {
+  const ExecutionSpec& e = s.execution;
+  MemoryUse use = memory_per_gpu(s.model, e);
+  if (use.total() <= s.system.gpu.hbm_capacity) return "";
+  return "too small: " + grid_keys(e) + " = " + grid_of(e) + " needs " + format(use.total()) +
+         " per GPU (weights " + format(use.weights) + ", gradients " + format(use.gradients) +
+         ", optimizer " + format(use.optimizer) + ", activations " + format(use.activations) + ")";
+}
+
+void check_scenario(const Scenario& s, std::optional<double> topology_gpus, Memory memory) {
   Rules rules{s};
   check_model(rules);
   check_compute(rules);
@@ -331,6 +332,8 @@ void check_scenario(const Scenario& s, std::optional<double> topology_gpus) {
   check_sharding(rules);
   if (topology_gpus) check_gpu_total(s, *topology_gpus);
   check_fit(rules);
+  if (std::string why = over_capacity(s); !why.empty() && memory == Memory::must_fit)
+    throw InputError(s.file, "system.gpu.hbm_capacity", format(s.system.gpu.hbm_capacity), why);
 }
 
 } // namespace trainsim

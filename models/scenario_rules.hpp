@@ -5,6 +5,9 @@
 // naming the scenario's file, the key and its value.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include <optional>
 
 #include "models/scenario.hpp"
@@ -23,7 +26,15 @@ inline constexpr double kMaxPipelinePasses = 1e8;
 /// when the topology's GPU count is known, dp x tp x pp against it, then what depends on
 /// the model and the execution together (pp within the layers, divisibility, the most
 /// loaded GPU's memory within HBM).
-void check_scenario(const Scenario& scenario, std::optional<double> topology_gpus);
+/// With `Memory::price_anyway` the last rule, the memory within HBM, is left to the caller
+/// (over_capacity()), which prices such a plan with a warning.
+enum class Memory : std::uint8_t { must_fit, price_anyway };
+void check_scenario(const Scenario& scenario, std::optional<double> topology_gpus,
+                    Memory memory = Memory::must_fit);
+
+/// What the memory rule says of `scenario` (the most loaded GPU's needs against HBM, by part),
+/// or "" when it fits.
+std::string over_capacity(const Scenario& scenario);
 
 /// dp x tp x pp equals the GPUs of the topology (computed without overflow: each degree may
 /// be as large as an int). check_scenario() includes it; the loader repeats it once the

@@ -62,6 +62,28 @@ TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
   EXPECT_NE(text.text.find("busiest tier"), std::string::npos) << text.text;
 }
 
+// The default scenario with 640 layers: 16 x 20 = 20x the weights, gradients and optimizer
+// state per GPU (16.2 + 16.2 + 97.1 GB), far beyond an H100's 80 GB.
+fs::path too_big(const fs::path& dir) {
+  ScenarioTree tree = ScenarioTree::parse(read_file(default_path()), "default.yaml");
+  tree.set("model.layers", "640");
+  std::ofstream(dir / "too_big.yaml") << tree.text();
+  return dir / "too_big.yaml";
+}
+
+TEST(Compare, AScenarioThatDoesNotFitKeepsItsRowAndTheOthersRun) {
+  auto dir = temp_dir("compare_fit");
+  CliOutput csv = run_trainsim(
+      "compare --format csv " + default_path() + " " + too_big(dir).string(), Streams::stdout_only);
+  EXPECT_EQ(csv.exit_code, 0) << csv.text;
+  EXPECT_NE(csv.text.find("\ndefault,64,"), std::string::npos) << csv.text;
+  EXPECT_NE(csv.text.find(",ok,"), std::string::npos) << csv.text;
+  EXPECT_NE(csv.text.find("\ntoo_big,0,"), std::string::npos) << csv.text;
+  EXPECT_NE(csv.text.find(",refused,"), std::string::npos) << csv.text;
+  EXPECT_NE(csv.text.find("system.gpu.hbm_capacity = '80 GB': too small"), std::string::npos)
+      << csv.text;
+}
+
 TEST(Compare, BadScenarioFailsBeforeSimulating) {
   CliOutput out = run_trainsim("compare " + default_path() + " /nonexistent.yaml");
   EXPECT_EQ(out.exit_code, 2);
@@ -100,6 +122,36 @@ TEST(Sweep, UnknownKeyNamesTheSetAndSuggests) {
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_EQ(out.text, "trainsim: command line: --set execution.dpp=2: " + default_path() +
                           ": execution.dpp = '2': unknown key (did you mean 'dp'?)\n");
+}
+
+TEST(Sweep, AVariantOverCapacityIsRefusedInItsRowAndTheOthersRun) {
+  // 32 layers fit (the default scenario); 640 need 269 GB per GPU of an 80 GB H100.
+  CliOutput out =
+      run_trainsim("sweep " + default_path() + " --set model.layers=32,640", Streams::stdout_only);
+  EXPECT_EQ(out.exit_code, 0) << out.text;
+  std::istringstream lines(out.text);
+  std::string header, fits, refused, extra;
+  std::getline(lines, header), std::getline(lines, fits), std::getline(lines, refused);
+  EXPECT_NE(header.find(",status,error"), std::string::npos) << header;
+  EXPECT_EQ(fits.rfind("0,32,64,", 0), 0u) << fits;
+  EXPECT_NE(fits.find(",ok,"), std::string::npos) << fits;
+  EXPECT_EQ(refused.rfind("1,640,0,", 0), 0u) << refused;
+  EXPECT_NE(refused.find(",refused,\"--set model.layers=640: "), std::string::npos) << refused;
+  EXPECT_NE(refused.find("needs 269 GB per GPU"), std::string::npos) << refused;
+  EXPECT_FALSE(std::getline(lines, extra));
+  // --force-memory prices it: 20x the layers, about 20x the step.
+  CliOutput forced = run_trainsim("sweep " + default_path() + " --set model.layers=640 --force-memory",
+                                  Streams::stdout_only);
+  EXPECT_EQ(forced.exit_code, 0) << forced.text;
+  EXPECT_NE(forced.text.find("\n0,640,64,"), std::string::npos) << forced.text;
+  EXPECT_NE(forced.text.find(",ok,"), std::string::npos) << forced.text;
+}
+
+TEST(Sweep, AnEndlessFileIsRefusedAtOnce) {
+  CliOutput out = run_trainsim("sweep /dev/zero --set model.layers=2");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_EQ(out.text, "trainsim: /dev/zero: is not a regular file (a device, pipe or socket), not a "
+                      "scenario file\n");
 }
 
 TEST(Sweep, ShardsMergeIntoTheWholeGrid) {

@@ -10,8 +10,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <exception>
+#include <optional>
 
 #include "models/error.hpp"
+#include "models/input_file.hpp"
 #include "models/units.hpp"
 #include "tools/io/provenance.hpp"
 #include "tools/io/version.hpp"
@@ -28,8 +31,8 @@ Row header(bool csv) {
     return {"scenario",   "gpus",           "step_time_s",  "mfu",
             "tp_comm_s",  "pp_comm_s",      "dp_comm_s",    "ep_comm_s",
             "cp_comm_s",  "bubble_s",       "busiest_tier", "busiest_utilization",
-            "bound_s",    "sim_over_bound", "error",        "hardware",
-            "input_hash", "trainsim"};
+            "bound_s",    "sim_over_bound", "status",       "error",
+            "hardware",   "input_hash",     "trainsim"};
   return {"scenario", "GPUs",    "step time", "MFU",          "TP comm", "PP comm",  "DP comm",
           "EP comm",  "CP comm", "bubble",    "busiest tier", "bound",   "sim/bound"};
 }
@@ -50,6 +53,7 @@ Row csv_row(const std::string& name, const VariantResult& r) {
           g(r.busiest_utilization),
           g(r.bound_s),
           r.bound_s > 0 ? g(r.step_time_s / r.bound_s) : "",
+          r.status(),
           r.error};
 }
 
@@ -61,7 +65,7 @@ std::vector<Row> input_rows(const std::vector<ComparedInput>& inputs) {
 }
 
 Row text_row(const std::string& name, const VariantResult& r) {
-  if (!r.error.empty()) return {name, "failed: " + r.error};
+  if (!r.error.empty()) return {name, r.status() + ": " + r.error};
   return {name,
           std::to_string(r.gpus),
           time_cell(r.step_time_s),
@@ -138,22 +142,46 @@ void print_comparison(std::ostream& out, const std::vector<ComparedInput>& input
 int compare_command(const CompareOptions& o) {
   if (o.scenarios.empty())
     throw InputError("command line", "compare needs at least one scenario file");
-  // Loaded here, so a bad file fails before anything runs; the children inherit them.
-  std::vector<LoadedScenario> loaded;
+  // Loaded here, before anything runs; the children inherit them. One the loader refuses keeps
+  // its row, saying why.
+  LoadOptions load;
+  load.force_memory = o.force_memory;
+  std::vector<std::optional<LoadedScenario>> loaded;
+  std::vector<std::string> refusals;
+  std::exception_ptr first_refusal;
   std::vector<ComparedInput> inputs;
-  std::vector<std::function<VariantResult()>> tasks;
   for (const std::string& path : o.scenarios) {
-    loaded.push_back(load_scenario(path));
-    const Scenario& s = loaded.back().scenario;
-    inputs.push_back({std::filesystem::path(path).stem().string(), hardware_line(s), s.input_hash});
+    std::string name = std::filesystem::path(path).stem().string();
+    // A file that cannot be read is the command line's mistake, not a scenario's row.
+    std::string text = read_input_file(path, "scenario file", kMaxScenarioBytes);
+    try {
+      loaded.emplace_back(parse_scenario(text, path, load));
+      const Scenario& s = loaded.back()->scenario;
+      inputs.push_back({name, hardware_line(s), s.input_hash});
+      refusals.emplace_back();
+    } catch (const InternalError&) {
+      throw;
+    } catch (const Error& e) {
+      loaded.emplace_back();
+      inputs.push_back({name, "-", "-"});
+      refusals.emplace_back(e.what());
+      if (!first_refusal) first_refusal = std::current_exception();
+    }
   }
-  for (const LoadedScenario& l : loaded) tasks.push_back([&l] { return run_variant(l); });
+  // Every one refused: nothing to compare, say why once.
+  if (std::none_of(loaded.begin(), loaded.end(), [](const auto& l) { return l.has_value(); }))
+    std::rethrow_exception(first_refusal);
+  std::vector<std::function<VariantResult()>> tasks;
+  for (size_t i = 0; i < loaded.size(); ++i)
+    tasks.push_back([&, i] {
+      return loaded[i] ? run_variant(*loaded[i]) : refused_variant(refusals[i]);
+    });
   std::vector<VariantResult> results =
       run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
+  for (size_t i = 0; i < loaded.size(); ++i)
+    if (!loaded[i]) results[i] = refused_variant(refusals[i]);
   print_comparison(std::cout, inputs, results, o.format);
-  bool failed = std::any_of(results.begin(), results.end(),
-                            [](const VariantResult& r) { return !r.error.empty(); });
-  return failed ? static_cast<int>(ExitCode::simulation) : 0;
+  return table_exit_code(results);
 }
 
 void add_compare_command(CLI::App& app, cli::Command& command) {
@@ -165,6 +193,8 @@ void add_compare_command(CLI::App& app, cli::Command& command) {
                   "text (default), markdown or csv");
   cli::add_number(*cmd, "-j,--jobs", c.jobs,
                   "scenarios simulated at a time (default: one per processor)");
+  cmd->add_flag("--force-memory", c.force_memory,
+                "simulate scenarios whose plan does not fit in the GPU's memory (with a warning)");
 }
 
 } // namespace trainsim

@@ -16,10 +16,11 @@ struct CompareOptions {
   std::vector<std::string> scenarios;
   std::string format = "text"; ///< text, markdown or csv
   int jobs = 0;                ///< processes at a time; 0: one per processor
+  bool force_memory = false;   ///< price plans that do not fit in the GPU's memory
 };
 
-/// Returns the exit code: 0, or ExitCode::simulation when a scenario failed (its row says why).
-/// Throws InputError before simulating anything if a scenario does not load.
+/// Returns the exit code (table_exit_code): every scenario has its row, one the loader refuses
+/// (a rule, a plan that does not fit) saying why, and the others are simulated.
 int compare_command(const CompareOptions& options);
 
 /// What one compared scenario was (tools/io/provenance.hpp).

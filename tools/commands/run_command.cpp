@@ -87,7 +87,8 @@ std::string default_scenario_path() {
 
 int run_command(const RunOptions& options) {
   LoadedScenario loaded =
-      load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario);
+      load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario,
+                    {.force_memory = options.force_memory});
   const Scenario& s = loaded.scenario;
   logger("trainsim.run")
       ->info("simulating {} GPUs, {} links", loaded.topology.gpu_count(),
@@ -144,6 +145,8 @@ void add_run_command(CLI::App& app, cli::Command& command) {
       "--fold-replicas", run.fold_replicas,
       "run DP replica 0 for all replicas (fast mode, ring DP, TP blocks of two or more nodes, "
       "a non-blocking fat tree with ecmp: spray; docs/architecture.md)");
+  cmd->add_flag("--force-memory", run.force_memory,
+                "simulate a plan that does not fit in the GPU's memory (with a warning)");
   cmd->add_option("--trace", run.trace_file, "write a Chrome trace-event / Perfetto timeline JSON");
   cmd->add_option(
       "--trace-ranks", run.trace_ranks,

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "models/error.hpp"
+#include "models/input_file.hpp"
 #include "sim/log.hpp"
 #include "tools/io/output_file.hpp"
 #include "tools/formats/run_outputs.hpp"
@@ -34,6 +35,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 struct Variant {
   std::vector<std::string> values; ///< one per axis
   ScenarioTree tree;
+  std::string refused; ///< the loader's one line when it refused the variant
 };
 
 // The grid, first --set outermost, so rows read like nested loops.
@@ -65,11 +67,7 @@ std::vector<std::vector<std::string>> zipped(const std::vector<SweepAxis>& axes)
 }
 
 ScenarioTree read_tree(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot read the scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ScenarioTree::parse(ss.str(), path);
+  return ScenarioTree::parse(read_input_file(path, "scenario file", kMaxScenarioBytes), path);
 }
 
 std::string set_text(const std::vector<SweepAxis>& axes, const std::vector<std::string>& values) {
@@ -79,16 +77,19 @@ std::string set_text(const std::vector<SweepAxis>& axes, const std::vector<std::
   return text;
 }
 
-// The variant's tree, checked by loading it; a loader error comes back naming the --set
-// that caused it.
+// The variant's tree, checked by loading it; what the loader refuses (a rule, a plan that
+// does not fit) is kept as the variant's row, naming the --set that caused it, and the sweep
+// goes on with the others.
 Variant make_variant(const ScenarioTree& base, const std::vector<SweepAxis>& axes,
-                     const std::vector<std::string>& values) {
-  Variant v{values, base};
+                     const std::vector<std::string>& values, const LoadOptions& options) {
+  Variant v{values, base, ""};
   try {
     for (size_t i = 0; i < axes.size(); ++i) v.tree.set(axes[i].key, values[i]);
-    (void)v.tree.load();
-  } catch (const InputError& e) {
-    throw InputError("command line", set_text(axes, values) + ": " + e.what());
+    (void)v.tree.load(options);
+  } catch (const InternalError&) {
+    throw;
+  } catch (const Error& e) {
+    v.refused = set_text(axes, values) + ": " + e.what();
   }
   return v;
 }
@@ -99,7 +100,7 @@ std::string header(const std::vector<SweepAxis>& axes) {
   return h + ",gpus,step_time_s,mfu,tokens_per_s,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,cp_comm_s,"
              "bubble_s,"
              "busiest_tier,"
-             "busiest_utilization,bound_s,bound_limiting,error";
+             "busiest_utilization,bound_s,bound_limiting,status,error";
 }
 
 std::string row(size_t index, const Variant& v, const VariantResult& r) {
@@ -109,7 +110,8 @@ std::string row(size_t index, const Variant& v, const VariantResult& r) {
                    r.pp_comm_s, r.dp_comm_s, r.ep_comm_s, r.cp_comm_s, r.bubble_s})
     line.append(",").append(csv_number(x));
   return line + "," + r.busiest_tier + "," + csv_number(r.busiest_utilization) + "," +
-         csv_number(r.bound_s) + "," + csv_field(r.bound_limiting) + "," + csv_field(r.error);
+         csv_number(r.bound_s) + "," + csv_field(r.bound_limiting) + "," + r.status() + "," +
+         csv_field(r.error);
 }
 
 // Writes to the file (opened before anything runs) or to standard output.
@@ -165,21 +167,30 @@ int sweep_command(const SweepOptions& o) {
   ScenarioTree base = read_tree(o.scenario);
   std::vector<size_t> mine = shard_indices(o.shard, points.size());
   Sink sink(o.out);
+  LoadOptions load;
+  load.force_memory = o.force_memory;
   std::vector<Variant> variants;
   for (size_t k : mine)
-    variants.push_back(make_variant(base, axes, points[k])); // all checked before any runs
+    variants.push_back(make_variant(base, axes, points[k], load)); // all checked before any runs
   logger("trainsim.sweep")->info("{} of {} variants in this shard", variants.size(), points.size());
+  // Every one refused (a misspelt key, as often as not): nothing to tabulate, say why once.
+  if (!variants.empty() && std::all_of(variants.begin(), variants.end(),
+                                       [](const Variant& v) { return !v.refused.empty(); }))
+    throw InputError("command line", variants.front().refused);
   std::vector<std::function<VariantResult()>> tasks;
-  for (const Variant& v : variants) tasks.push_back([&v] { return run_variant(v.tree.load()); });
+  for (const Variant& v : variants)
+    tasks.push_back([&v, &load] {
+      return v.refused.empty() ? run_variant(v.tree.load(load)) : refused_variant(v.refused);
+    });
   std::vector<VariantResult> results =
       run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
+  for (size_t i = 0; i < variants.size(); ++i)
+    if (!variants[i].refused.empty()) results[i] = refused_variant(variants[i].refused);
   sink.stream() << header(axes) << "\n";
   for (size_t i = 0; i < variants.size(); ++i)
     sink.stream() << row(mine[i], variants[i], results[i]) << "\n";
   sink.close();
-  bool failed = std::any_of(results.begin(), results.end(),
-                            [](const VariantResult& r) { return !r.error.empty(); });
-  return failed ? static_cast<int>(ExitCode::simulation) : 0;
+  return table_exit_code(results);
 }
 
 int sweep_merge_command(const MergeOptions& o) {
@@ -231,6 +242,8 @@ void add_sweep_command(CLI::App& app, cli::Command& command) {
                   "variants simulated at a time (default: one per processor)");
   cmd->add_option("--shard", s.shard, "I/N: run only variants I, I+N, I+2N, ... (0 <= I < N)");
   cmd->add_option("-o,--out", s.out, "CSV file (default: standard output)");
+  cmd->add_flag("--force-memory", s.force_memory,
+                "simulate variants whose plan does not fit in the GPU's memory (with a warning)");
   auto [merge, m] = cli::add_command<MergeOptions>(
       *cmd, command, "merge", "join the CSVs of the shards of one sweep, in grid order",
       sweep_merge_command);

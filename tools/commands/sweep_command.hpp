@@ -20,6 +20,7 @@ struct SweepOptions {
   int jobs = 0;                  ///< processes at a time; 0: one per processor
   std::string shard;             ///< "I/N", 0 <= I < N; empty: the whole grid
   std::string out;               ///< CSV file; empty: standard output
+  bool force_memory = false;     ///< price plans that do not fit in the GPU's memory
 };
 
 struct MergeOptions {

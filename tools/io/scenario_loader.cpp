@@ -332,7 +332,12 @@ LoadedScenario build_scenario(Scenario s, const LoadOptions& options) {
   // torus; a 10M-GPU fat-tree took 20 s and 7 GB). Imported files are known once read.
   std::optional<topo::TopologySize> size = topo::topology_size(s.system.topology);
   warn_implausible_links(s.system.topology, s.file);
-  check_scenario(s, size ? std::optional<double>(size->gpus) : std::nullopt);
+  check_scenario(s, size ? std::optional<double>(size->gpus) : std::nullopt,
+                 options.force_memory ? Memory::price_anyway : Memory::must_fit);
+  if (std::string why = over_capacity(s); options.force_memory && !why.empty())
+    logger("trainsim.input")
+        ->warn("{}: system.gpu.hbm_capacity = '{}': {}; priced anyway (--force-memory)", s.file,
+               format(s.system.gpu.hbm_capacity), why);
   if (size) check_resources(s, *size, options.footprint, options.guard);
   topo::Topology topology = build(s, size);
   check_gpu_total(s, topology.gpu_count());

@@ -23,6 +23,9 @@ struct LoadOptions {
   /// refuses before the topology is built (tools/study/resource_guard.hpp).
   Footprint footprint = Footprint::simulation;
   GuardParams guard;
+  /// Price a plan whose weights, gradients, optimizer state and activations exceed the GPU's
+  /// memory (`--force-memory`), with a warning, instead of refusing it.
+  bool force_memory = false;
 };
 
 /// Checks the scenario's rules (models/scenario_rules.hpp), refuses what would not fit in

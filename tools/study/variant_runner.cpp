@@ -87,6 +87,28 @@ run_in_processes(const std::vector<std::function<VariantResult()>>& tasks, int j
   return results;
 }
 
+VariantResult refused_variant(const std::string& why) {
+  VariantResult r;
+  r.error = why;
+  r.refused = true;
+  return r;
+}
+
+int table_exit_code(const std::vector<VariantResult>& results) {
+  auto count = [&](const char* status) {
+    return std::count_if(results.begin(), results.end(),
+                         [&](const VariantResult& r) { return r.status() == status; });
+  };
+  long refused = count("refused"), failed = count("failed");
+  if (refused > 0)
+    logger("trainsim.input")
+        ->warn("{} of {} variants refused, not simulated: their rows say why (status, error)",
+               refused, results.size());
+  if (failed > 0) return static_cast<int>(ExitCode::simulation);
+  if (refused == static_cast<long>(results.size())) return static_cast<int>(ExitCode::input);
+  return 0;
+}
+
 int default_jobs() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
 } // namespace trainsim

@@ -22,8 +22,23 @@ struct VariantResult {
   double busiest_utilization = 0; ///< that link direction's busy time / step time
   double bound_s = 0;             ///< closed-form lower bound
   std::string bound_limiting;
-  std::string error; ///< set when the variant failed; the figures are then zero
+  std::string error; ///< why the variant failed or was refused; the figures are then zero
+  bool refused = false; ///< the loader refused it (a rule, memory): it was not simulated
+
+  /// "ok", "refused" (not simulated: `error` says why) or "failed" (its simulation stopped).
+  [[nodiscard]] std::string status() const {
+    return refused ? "refused" : error.empty() ? "ok" : "failed";
+  }
 };
+
+/// The row of a variant the loader refused with `why`.
+VariantResult refused_variant(const std::string& why);
+
+/// The exit code of a table of variants (compare, sweep), whose rows are all written: 0 when
+/// at least one was simulated and none failed (a refused one's row says why, and a warning
+/// counts them); ExitCode::simulation when one failed; ExitCode::input when every one was
+/// refused, so nothing was simulated.
+int table_exit_code(const std::vector<VariantResult>& results);
 
 /// Simulates `loaded` in fast mode with link statistics and reduces it to a VariantResult.
 VariantResult run_variant(const LoadedScenario& loaded);
