@@ -162,9 +162,9 @@ std::string infeasible_reason(const PlanSearch& search, const FrontierPoint& poi
   if (!search.any_fits)
     return "no plan within max_gpus fits in HBM with at least one token per microbatch";
   const PlanTimes& t = search.fastest_times;
+  auto [needs, budget] = format_apart(t.step, point.step_budget);
   return "no plan finishes in " + format(duration) + ": the fastest (" + describe(search.fastest) +
-         ") needs " + format(t.step) + " per step, budget " + format(point.step_budget) +
-         ", bound by " + t.binding;
+         ") needs " + needs + " per step, budget " + budget + ", bound by " + t.binding;
 }
 
 } // namespace

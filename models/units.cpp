@@ -127,7 +127,7 @@ double parse_with(std::string_view text, const UnitSpec& q) {
   return value;
 }
 
-std::string with_prefix(double value, std::string_view unit) {
+std::string with_prefix(double value, std::string_view unit, int digits = 3) {
   static constexpr std::array<std::pair<double, const char*>, 9> steps{{{1e15, "P"},
                                                                         {1e12, "T"},
                                                                         {1e9, "G"},
@@ -141,12 +141,31 @@ std::string with_prefix(double value, std::string_view unit) {
   for (auto [factor, symbol] : steps) {
     if (magnitude >= factor || factor == 1e-9) {
       char buffer[64];
-      std::snprintf(buffer, sizeof buffer, "%.3g %s%.*s", value / factor, symbol,
+      std::snprintf(buffer, sizeof buffer, "%.*g %s%.*s", digits, value / factor, symbol,
                     static_cast<int>(unit.size()), unit.data());
       return buffer;
     }
   }
   return {};
+}
+
+// Beyond a minute a time reads in minutes, hours, days or years, not kiloseconds.
+std::string human_time(double seconds, int digits) {
+  struct Unit {
+    double from, size; ///< s: used from `from` on, in units of `size`
+    const char* name;
+  };
+  static constexpr std::array<Unit, 4> units{{{365.25 * 86400, 365.25 * 86400, "years"},
+                                              {2 * 86400, 86400, "days"},
+                                              {3600, 3600, "h"},
+                                              {60, 60, "min"}}};
+  for (auto [from, size, name] : units)
+    if (std::fabs(seconds) >= from) {
+      char buffer[64];
+      std::snprintf(buffer, sizeof buffer, "%.*g %s", digits, seconds / size, name);
+      return buffer;
+    }
+  return with_prefix(seconds, "s", digits);
 }
 
 } // namespace
@@ -181,7 +200,14 @@ Flop parse_flop(std::string_view text) {
       {"compute", {{"FLOP", 1.0}, {"flop", 1.0}}, "FLOP, e.g. 1e25FLOP", Prefixes::multiples}));
 }
 
-std::string format(Seconds t) { return with_prefix(t.value(), "s"); }
+std::string format(Seconds t) { return human_time(t.value(), 3); }
+
+std::pair<std::string, std::string> format_apart(Seconds a, Seconds b) {
+  int digits = 3;
+  while (digits < 9 && a != b && human_time(a.value(), digits) == human_time(b.value(), digits))
+    ++digits;
+  return {human_time(a.value(), digits), human_time(b.value(), digits)};
+}
 std::string format(Bytes b) { return with_prefix(b.value(), "B"); }
 std::string format(BytesPerSecond r) { return with_prefix(r.value(), "B/s"); }
 std::string format(FlopPerSecond r) { return with_prefix(r.value(), "FLOP/s"); }

@@ -4,6 +4,7 @@
 
 #include <compare>
 #include <string>
+#include <utility>
 #include <string_view>
 
 namespace trainsim {
@@ -81,7 +82,12 @@ FlopPerSecond parse_flop_rate(std::string_view text);
 Flop parse_flop(std::string_view text);
 
 // Short human forms with an SI prefix: "2.23 ms", "80 GB", "450 GB/s", "989 TFLOP/s".
+/// Three significant digits in the unit a person reads: ns, us, ms and s below a minute, then
+/// min, h, days and years (never "7.78 Ms").
 std::string format(Seconds t);
+/// `a` and `b` formatted alike with as many digits as it takes to tell them apart (up to 9),
+/// so that "needs 109.2 ms, budget 109.1 ms" shows why one exceeds the other.
+std::pair<std::string, std::string> format_apart(Seconds a, Seconds b);
 std::string format(Bytes b);
 std::string format(BytesPerSecond r);
 std::string format(FlopPerSecond r);

@@ -80,4 +80,25 @@ TEST(Units, DivisionGivesTime) {
 }
 
 } // namespace
+TEST(Units, TimesReadInUnitsAPersonUses) {
+  EXPECT_EQ(format(Seconds(0.755)), "755 ms");
+  EXPECT_EQ(format(Seconds(15.5)), "15.5 s");
+  EXPECT_EQ(format(Seconds(59)), "59 s");
+  EXPECT_EQ(format(Seconds(90)), "1.5 min");        // 90 / 60
+  EXPECT_EQ(format(Seconds(3 * 3600)), "3 h");      // not "10.8 ks"
+  EXPECT_EQ(format(Seconds(7.78e6)), "90 days");    // a 3-month run: 7.78e6 / 86,400 = 90.0
+  EXPECT_EQ(format(Seconds(3.156e9)), "100 years"); // 3.156e9 / (365.25 x 86,400) = 100.0
+}
+
+TEST(Units, TwoTimesThatDifferAreFormattedApart) {
+  // 109.24 ms against a budget of 109.18 ms: 3 and 4 digits read "109 ms" and "109.2 ms"
+  // twice, 5 tell them apart.
+  auto [needs, budget] = format_apart(Seconds(0.10924), Seconds(0.10918));
+  EXPECT_EQ(needs, "109.24 ms");
+  EXPECT_EQ(budget, "109.18 ms");
+  auto [a, b] = format_apart(Seconds(1), Seconds(2));
+  EXPECT_EQ(a, "1 s");
+  EXPECT_EQ(b, "2 s");
+}
+
 } // namespace trainsim
