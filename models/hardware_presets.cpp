@@ -45,8 +45,17 @@ std::array<FlopPerSecond, 6> rates(const std::array<double, 6>& row) {
   return out;
 }
 
+// A x16 host interface per direction: PCIe 4 16 GT/s, PCIe 5 32 GT/s, PCIe 6 64 GT/s per lane
+// (PCI-SIG), about 2, 4 and 8 GB/s a lane, written as the project's 32, 64 and 128 GB/s.
+struct HostLink {
+  double bandwidth;
+  const char* name;
+};
+constexpr HostLink kPcie4{32e9, "PCIe 4 x16"}, kPcie5{64e9, "PCIe 5 x16"},
+    kPcie6{128e9, "PCIe 6 x16"};
+
 GpuPreset gpu(std::string name, std::string alias, std::string source, PrecisionPeaks peaks,
-              double hbm_bandwidth, double hbm_capacity, const Efficiency& eff) {
+              HostLink host, double hbm_bandwidth, double hbm_capacity, const Efficiency& eff) {
   double peak = peaks.bf16;
   GpuSpec spec;
   spec.name = spec.preset = name;
@@ -62,7 +71,8 @@ GpuPreset gpu(std::string name, std::string alias, std::string source, Precision
   spec.nvlink_collectives = eff.nvlink_collectives;
   spec.speed_spread = kSpeedSpread;
   spec.estimates = eff.estimates;
-  return {std::move(name), std::move(alias), std::move(source), spec, peaks};
+  return {std::move(name), std::move(alias), std::move(source), spec,
+          peaks,           BytesPerSecond(host.bandwidth), host.name};
 }
 
 // The matmul rate: the best BF16 torch.matmul over a shape search (stas00/ml-engineering,
@@ -123,13 +133,13 @@ CollectiveEfficiency all_reduce_curve(const std::array<double, 14>& busbw) {
 // same scale (CUDA's bandwidthTest, 32 MB: 1157.5 GB/s of 1555, router-gao/cuda-demo), so it
 // takes the 80GB part's fraction.
 const Efficiency kA100{108, 271.2e12, kA100d64, kA100d128, 1.61e12 / 2.039e12,
-                      all_reduce_curve(kA100AllReduce)};
+                      all_reduce_curve(kA100AllReduce), {}};
 const Efficiency kH100{132,       708.5e12,          kH100d64,
-                       kH100d128, 2.90e12 / 3.35e12, all_reduce_curve(kH100AllReduce)};
+                       kH100d128, 2.90e12 / 3.35e12, all_reduce_curve(kH100AllReduce), {}};
 // H200: the H100's GH100 compute, so its attention table (Azure measured FlashAttention-2 at
 // d_head 128, batch 2, 8k tokens: 329.3 TFLOP/s on H200, 327.9 on H100).
 const Efficiency kH200{132,       708.5e12,         kH100d64,
-                       kH100d128, 4.01e12 / 4.8e12, all_reduce_curve(kH200AllReduce)};
+                       kH100d128, 4.01e12 / 4.8e12, all_reduce_curve(kH200AllReduce), {}};
 
 // B200: no flash attention chart, copy bandwidth or NCCL curve of it was read. Attention: the H100 table
 // scaled by FlashAttention-2 on GB200 over H200 at the same shape (Azure ND_GB200_v6: 373.9
@@ -149,31 +159,34 @@ const std::vector<GpuPreset>& gpu_registry() {
   static const std::vector<GpuPreset> presets{
       // NVIDIA H100 Tensor Core GPU datasheet, SXM column: BF16 1,979 TFLOPS with sparsity,
       // 80 GB HBM3, 3.35 TB/s.
-      // FP32 67 TFLOPS; FP16 as BF16; FP8 3,958 TFLOPS with sparsity.
+      // FP32 67 TFLOPS; FP16 as BF16; FP8 3,958 TFLOPS with sparsity; PCIe Gen5 (H100 and
+      // H200 datasheets, "Interconnect").
       gpu("h100-sxm", "h100",
           "NVIDIA H100 datasheet (SXM): 989 TFLOP/s dense BF16, 80 GB HBM3, 3.35 TB/s",
-          {67e12, 989e12, 989e12, 1979e12}, 3.35e12, 80e9, kH100),
+          {67e12, 989e12, 989e12, 1979e12}, kPcie5, 3.35e12, 80e9, kH100),
       // NVIDIA H200 Tensor Core GPU datasheet, SXM column: the H100's GH100 compute (BF16
       // 1,979 TFLOPS with sparsity), 141 GB HBM3e, 4.8 TB/s.
       gpu("h200-sxm", "",
           "NVIDIA H200 datasheet (SXM): 989 TFLOP/s dense BF16, 141 GB HBM3e, 4.8 TB/s",
-          {67e12, 989e12, 989e12, 1979e12}, 4.8e12, 141e9, kH200),
+          {67e12, 989e12, 989e12, 1979e12}, kPcie5, 4.8e12, 141e9, kH200),
       // NVIDIA A100 Tensor Core GPU datasheet: BF16 312 TFLOPS (624 with sparsity); the 40 GB
       // SXM part has HBM2 at 1,555 GB/s, the 80 GB SXM part HBM2e at 2,039 GB/s. FP32 19.5
-      // TFLOPS, FP16 as BF16; no FP8 tensor cores (Ampere).
+      // TFLOPS, FP16 as BF16; no FP8 tensor cores (Ampere); PCIe Gen4.
       gpu("a100-sxm-40gb", "",
           "NVIDIA A100 datasheet (40GB SXM): 312 TFLOP/s dense BF16, 40 GB HBM2, 1,555 GB/s",
-          {19.5e12, 312e12, 312e12, 0}, 1.555e12, 40e9, kA100),
+          {19.5e12, 312e12, 312e12, 0}, kPcie4, 1.555e12, 40e9, kA100),
       gpu("a100-sxm-80gb", "a100",
           "NVIDIA A100 datasheet (80GB SXM): 312 TFLOP/s dense BF16, 80 GB HBM2e, 2,039 GB/s",
-          {19.5e12, 312e12, 312e12, 0}, 2.039e12, 80e9, kA100),
+          {19.5e12, 312e12, 312e12, 0}, kPcie4, 2.039e12, 80e9, kA100),
       // NVIDIA HGX B200 specifications (per GPU of the 8-GPU board): FP16/BF16 4.5 PFLOPS
       // with sparsity, 1.44 TB HBM3e per board (180 GB per GPU), 7.7 TB/s per GPU. B200-class:
       // the DGX B200 quotes 8 TB/s per GPU, and other B200 parts differ in power and memory.
-      // FP32 75 TFLOPS, FP8 9 PFLOPS with sparsity, per GPU.
+      // FP32 75 TFLOPS, FP8 9 PFLOPS with sparsity, per GPU; the B200's host interface is
+      // PCIe Gen6 (NVIDIA Blackwell architecture; a B200 node's NICs may sit on Gen5 switches,
+      // which a scenario says with pcie_bandwidth).
       gpu("b200", "b200",
           "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s",
-          {75e12, 2.25e15, 2.25e15, 4.5e15}, 7.7e12, 180e9, b200()),
+          {75e12, 2.25e15, 2.25e15, 4.5e15}, kPcie6, 7.7e12, 180e9, b200()),
   };
   return presets;
 }

@@ -29,6 +29,10 @@ struct GpuPreset {
   std::string source; ///< one line: the datasheet each figure comes from
   GpuSpec gpu;        ///< at BF16, the precision every preset figure was measured at
   PrecisionPeaks peaks;
+  /// The GPU's host interface, per direction, which its NIC traffic crosses: the PCIe
+  /// generation of the part, x16 (a topology's `pcie_bandwidth` when it sets none).
+  BytesPerSecond host_link{64e9};
+  std::string host_link_name; ///< e.g. "PCIe 5 x16"
 };
 
 /// The preset's figures at `precision`: the datasheet's dense peak at it, and the sustained

@@ -283,8 +283,13 @@ TEST(Loader, ImplausibleValuesAreUsedWithAWarning) {
       with(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 400Tbps, network_latency: 10s"),
            "hbm_capacity: 80GB", "hbm_capacity: 80GB, peak: 989GFLOPS");
   LoadedScenario loaded = parse_scenario(text, "my.yaml");
+  // 400 Tb/s is 50 TB/s, beyond the H100's PCIe 5 x16 host link (64 GB/s), which caps it.
   EXPECT_EQ(warnings.text(), "my.yaml: system.gpu.peak = '989GFLOPS': implausibly low for a GPU (< "
                              "1 TFLOP/s); using it anyway\n"
+                             "my.yaml: system.topology.nic_bandwidth = '400Tbps': faster than the "
+                             "GPU's host link it crosses (pcie_bandwidth 64 GB/s, the h100-sxm's "
+                             "PCIe 5 x16), which caps it; set pcie_bandwidth to the NIC's real "
+                             "path\n"
                              "my.yaml: system.topology.network_latency = '10s': implausibly high "
                              "for a link hop (> 1 ms); using it anyway\n"
                              "my.yaml: system.topology.nic_bandwidth = '400Tbps': implausibly high "

@@ -37,8 +37,9 @@ TEST(Provenance, RecordsTheResolvedScenarioPresetGeneratorVersionAndHash) {
   // The override and the preset's own figure, both resolved.
   EXPECT_EQ(sc.at("system").at("gpu").at("hbm_capacity_bytes"), 40e9);
   EXPECT_EQ(sc.at("system").at("gpu").at("peak_flop_per_s"), 312e12);
-  // Keys the file did not give, at the generator's defaults: PCIe 5 x16 at 64 GB/s.
-  EXPECT_EQ(sc.at("system").at("topology").at("pcie_bandwidth"), "6.4e+10Bps");
+  // Keys the file did not give, at their defaults: the host link is the A100's PCIe 4 x16,
+  // 32 GB/s a direction.
+  EXPECT_EQ(sc.at("system").at("topology").at("pcie_bandwidth"), "3.2e+10Bps");
   EXPECT_EQ(sc.at("system").at("topology").at("nodes"), "1");
   EXPECT_EQ(sc.at("execution").at("schedule"), "1f1b");
   EXPECT_EQ(sc.at("execution").at("dp_collective"), "ring");

@@ -182,6 +182,31 @@ void warn_implausible_links(const topo::TopologySpec& topology, const std::strin
   }
 }
 
+/// A node's GPU-to-NIC link is the GPU's host interface: a preset's (PCIe 4 on A100, 5 on
+/// Hopper, 6 on B200) where the topology sets no pcie_bandwidth. A NIC faster than the link its
+/// traffic crosses is capped by it, which deserves a word.
+void fit_host_link(Scenario& s) {
+  topo::TopologySpec& spec = s.system.topology;
+  BytesPerSecond* host = nullptr;
+  BytesPerSecond nic;
+  if (auto* clos = std::get_if<topo::FatTreeParams>(&spec.params))
+    host = &clos->pcie_bandwidth, nic = clos->nic_bandwidth;
+  else if (auto* fly = std::get_if<topo::DragonflyParams>(&spec.params))
+    host = &fly->node.pcie_bandwidth, nic = fly->node.nic_bandwidth;
+  if (host == nullptr) return;
+  const GpuPreset* preset = find_gpu_preset(s.system.gpu.preset);
+  bool given = spec.given.count("pcie_bandwidth") > 0;
+  if (preset != nullptr && !given) *host = preset->host_link;
+  if (nic > *host)
+    logger("trainsim.input")
+        ->warn("{}: system.topology.nic_bandwidth = '{}': faster than the GPU's host link it "
+               "crosses (pcie_bandwidth {}{}), which caps it; set pcie_bandwidth to the NIC's "
+               "real path",
+               s.file, spec.given.count("nic_bandwidth") ? spec.given.at("nic_bandwidth") : format(nic),
+               format(*host), given || preset == nullptr ? "" : ", the " + s.system.gpu.preset +
+                                                                      "'s " + preset->host_link_name);
+}
+
 /// `gpu: a100-sxm-80gb`, or a mapping: an optional `preset`, overrides of its figures and
 /// an optional display `name`. Without the section, the H100 SXM. A preset's figures are taken
 /// at `precision` (the model's); a GPU given figure by figure has its peak at it already.
@@ -304,6 +329,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   // The only reading of the section's keys: everything after takes the typed spec. After the
   // execution section, in the order the file is read; the rules across keys come after.
   s.system.topology = topo::parse_topology(topology);
+  fit_host_link(s);
   return s;
 }
 
