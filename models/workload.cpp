@@ -232,7 +232,7 @@ MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidenc
   return use;
 }
 
-MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
+std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec& e) {
   StageResidency r;
   r.dp = e.weight_replicas();
   r.zero = e.zero;
@@ -244,16 +244,22 @@ MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   r.delayed_update = e.delayed_update;
   LayerShape shape = layer_shape(m);
   GpuShare share = gpu_share(m, e);
-  MemoryUse most;
+  std::vector<MemoryUse> stages;
   for (int stage = 0; stage < e.pp; ++stage) {
     r.layers = stage_layer_count(m, e, stage);
     r.vocabulary_params = vocabulary_params(m, e, stage);
     // memory_use() counts activations as layers x microbatches in flight.
     r.in_flight = r.layers > 0 ? peak_held_layers(m, e, stage) / r.layers : 0.0;
-    MemoryUse use = memory_use(shape, share, r);
-    if (stage == 0 || use.total() > most.total()) most = use;
+    stages.push_back(memory_use(shape, share, r));
   }
-  return most;
+  return stages;
+}
+
+MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
+  std::vector<MemoryUse> stages = memory_per_stage(m, e);
+  return *std::max_element(stages.begin(), stages.end(), [](const auto& a, const auto& b) {
+    return a.total() < b.total();
+  });
 }
 
 std::string to_string(PipelineSchedule s) {

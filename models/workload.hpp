@@ -4,6 +4,8 @@
 // them, models/frontier_plan.cpp); no SimGrid here.
 #pragma once
 
+#include <vector>
+
 #include "models/scenario.hpp"
 #include "models/stage_layout.hpp"
 
@@ -145,8 +147,10 @@ struct StageResidency {
 MemoryUse memory_use(const LayerShape& layer, const GpuShare& share,
                      const StageResidency& residency);
 
-/// HBM needed on the most loaded GPU: of every pipeline stage's layers, vocabulary and peak of
-/// activations held under the schedule (models/stage_layout.hpp), the largest.
+/// HBM needed on a GPU of each pipeline stage: its layers, vocabulary and peak of activations
+/// held under the schedule (models/stage_layout.hpp), by part.
+std::vector<MemoryUse> memory_per_stage(const ModelSpec& model, const ExecutionSpec& exec);
+/// HBM needed on the most loaded GPU: of memory_per_stage(), the largest.
 MemoryUse memory_per_gpu(const ModelSpec& model, const ExecutionSpec& exec);
 
 } // namespace trainsim

@@ -1,4 +1,5 @@
 #include "tools/formats/report.hpp"
+#include "tools/formats/report_memory.hpp"
 #include "tools/formats/text.hpp"
 
 #include "tools/io/provenance.hpp"
@@ -138,6 +139,7 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
         format(top.bytes).c_str(), format(top.busy).c_str(), percent(top.utilization).c_str());
     out << line;
   }
+  print_memory(out, s);
   out << "  closed-form bound " << format(sum.bound) << " (largest term: " << sum.bound_limiting
       << "); simulated / bound = " << formatted("%.3f", sum.step_time / sum.bound) << "\n";
   if (!sum.blame.empty()) out << "    above the bound: " << sum.blame << "\n";
@@ -203,6 +205,7 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["peak_flop_per_s"] = s.system.gpu.peak.value(); // what MFU and HFU are fractions of
   j["precision"] = s.model.precision;
   j["estimated_figures"] = s.system.gpu.estimates;
+  j["memory"] = memory_json(s);
   j["flop_per_s_per_gpu"] = {{"model", sum.model_flop_rate.value()},
                              {"hardware", sum.hardware_flop_rate.value()}};
   j["tokens_per_s"] = sum.tokens_per_s;
