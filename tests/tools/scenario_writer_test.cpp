@@ -75,6 +75,16 @@ TEST(ScenarioWriter, FrontierWritesPointsThatRunReplays) {
   testing::CliOutput run =
       testing::run_trainsim("run " + first.string() + " --out " + (dir.path() / "r").string());
   EXPECT_EQ(run.exit_code, 0) << run.text;
+  // A second frontier into the same directory would overwrite its files: refused (exit 5,
+  // before computing anything), unless --force.
+  std::string again = "frontier --points-per-decade 1 --max-tp-2d 1 --out " +
+                      (dir.path() / "f").string() + " --scenarios " + scenarios;
+  testing::CliOutput refused = testing::run_trainsim(again);
+  EXPECT_EQ(refused.exit_code, 5) << refused.text;
+  EXPECT_EQ(refused.text, "trainsim: --scenarios " + scenarios +
+                              ": holds files already, which this would overwrite; name a new "
+                              "directory or pass --force\n");
+  EXPECT_EQ(testing::run_trainsim(again + " --force").exit_code, 0);
 }
 
 } // namespace

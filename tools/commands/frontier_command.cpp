@@ -48,8 +48,9 @@ std::string frontier_comment(const FrontierPoint& p, const Scenario& s, const Gp
          (plan.tp_2d > 1 ? " x tp_2d " + std::to_string(plan.tp_2d) : "") + " x pp " +
          std::to_string(plan.pp) + " (ep " + std::to_string(plan.ep) + "), " +
          std::to_string(plan.microbatches) +
-         " microbatches.\nThe closed form's step: " + format(p.times.step) + ", utilization " +
-         percent(p.times.utilization) + ", binding term " + p.times.binding + "." + memory;
+         " microbatches.\nThe closed form's step: " + format(p.times.step) +
+         ", utilization (the paper's idealized MFU) " + percent(p.times.utilization) +
+         ", binding term " + p.times.binding + "." + memory;
 }
 
 // Every feasible point `trainsim run` can replay, as a scenario file named after it; the
@@ -98,7 +99,16 @@ int frontier_command(const FrontierCommandOptions& options) {
     return 0;
   }
   prepare_output_dir(options.out_dir, "--out"); // before the few seconds of computing
-  if (!options.scenarios.empty()) prepare_output_dir(options.scenarios, "--scenarios");
+  if (!options.scenarios.empty()) {
+    // The files are named after the points, so a second frontier's would overwrite the first's.
+    std::error_code ec;
+    if (!options.force && std::filesystem::is_directory(options.scenarios, ec) &&
+        !std::filesystem::is_empty(options.scenarios, ec))
+      throw Error(ExitCode::io, "--scenarios " + options.scenarios +
+                                    ": holds files already, which this would overwrite; name a "
+                                    "new directory or pass --force");
+    prepare_output_dir(options.scenarios, "--scenarios");
+  }
   FrontierResult result = run_frontier(knobs);
   write_frontier(result, options.out_dir);
   if (!options.scenarios.empty()) write_scenarios(result, options.scenarios);
@@ -163,7 +173,9 @@ void add_frontier_command(CLI::App& app, cli::Command& command) {
   cli::add_number(*cmd, "--points-per-decade", k.points_per_decade, "compute levels per decade")
       ->capture_default_str();
   cmd->add_option("--scenarios", f.scenarios,
-                  "also write every feasible point trainsim run can replay as DIR/<name>.yaml");
+                  "also write every feasible point trainsim run can replay as DIR/<name>.yaml "
+                  "(DIR must be new or empty, unless --force)");
+  cmd->add_flag("--force", f.force, "overwrite the files of a --scenarios directory");
   cmd->add_option("--explain", f.explain,
                   "explain one dense point instead, e.g. 1.4e30: its plan, the terms of its step "
                   "and one layer's serial path against the per-layer budget");

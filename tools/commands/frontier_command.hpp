@@ -18,6 +18,7 @@ struct FrontierCommandOptions {
   std::string out_dir = "frontier";
   std::string explain; ///< a training compute ("1.4e30" or "1.4e30FLOP"): explain that point only
   std::string scenarios; ///< when set, a directory for every replayable point as a scenario file
+  bool force = false;    ///< write into a --scenarios directory that holds files already
 };
 int frontier_command(const FrontierCommandOptions& options);
 

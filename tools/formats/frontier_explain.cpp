@@ -47,7 +47,8 @@ void terms(std::ostream& out, const FrontierPoint& pt) {
                   t.binding.starts_with("shared_")
               ? "   <- binding: " + t.binding
               : "")
-      << "\n  utilization  " << percent(t.utilization) << "\n";
+      << "\n  utilization  " << percent(t.utilization)
+      << " (the paper's idealized MFU: the largest term binds; `trainsim run` simulates it)\n";
 }
 
 void latency(std::ostream& out, const FrontierPoint& pt, const FrontierHardware& hw) {

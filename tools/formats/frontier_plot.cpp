@@ -41,7 +41,7 @@ std::string axes(const Frame& f) {
   }
   doc += text((f.left + f.right) / 2, f.bottom + 40, "training compute (FLOP)",
               "text-anchor=\"middle\" font-size=\"13\"");
-  return doc + text(18, (f.top + f.bottom) / 2, "utilization (MFU)",
+  return doc + text(18, (f.top + f.bottom) / 2, "utilization (MFU, the paper's idealized model)",
                     "text-anchor=\"middle\" font-size=\"13\" transform=\"rotate(-90 18 " +
                         svg::num((f.top + f.bottom) / 2) + ")\"");
 }
