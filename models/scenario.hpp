@@ -209,7 +209,7 @@ struct ExecutionSpec {
   bool launch_overlap = false;
   /// Gradient bytes per DP collective with dp_overlap (and per parameter gather with
   /// param_gather_overlap); unset: Megatron-LM's default (dp_bucket_bytes(), models/workload.hpp).
-  std::optional<Bytes> dp_bucket;
+  std::optional<Bytes> dp_bucket{};
   std::string tp_collective = "ring";
   std::string dp_collective = "ring";
   std::string ep_collective = "pairwise";

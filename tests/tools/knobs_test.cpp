@@ -177,5 +177,21 @@ TEST(Knobs, APrecisionTheGpuLacksIsRefused) {
             "or fp16, or a GPU that has them (h100-sxm, h200-sxm, b200)");
 }
 
+TEST(Defaults, TheHostLinkIsTheGpusOwnInterface) {
+  // kOnAPreset's fabric sets no pcie_bandwidth: the GPU's x16 host interface stands in, PCIe 5
+  // (64 GB/s a direction) on an H100, PCIe 4 (32) on an A100, PCIe 6 (128) on a B200; a value
+  // the section gives is kept.
+  auto host_link = [](const std::string& text) {
+    LoadedScenario l = parse_scenario(text, "s.yaml");
+    return std::get<topo::FatTreeParams>(l.scenario.system.topology.params).pcie_bandwidth.value();
+  };
+  EXPECT_DOUBLE_EQ(host_link(kOnAPreset), 64e9);
+  EXPECT_DOUBLE_EQ(host_link(with(kOnAPreset, "{preset: h100-sxm}", "{preset: a100-sxm-80gb}")),
+                   32e9);
+  EXPECT_DOUBLE_EQ(host_link(with(kOnAPreset, "{preset: h100-sxm}", "{preset: b200}")), 128e9);
+  EXPECT_DOUBLE_EQ(host_link(with(kOnAPreset, "nodes: 1}", "nodes: 1, pcie_bandwidth: 50GBps}")),
+                   50e9);
+}
+
 } // namespace
 } // namespace trainsim

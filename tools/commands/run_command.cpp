@@ -86,9 +86,10 @@ std::string default_scenario_path() {
 }
 
 int run_command(const RunOptions& options) {
+  LoadOptions load;
+  load.force_memory = options.force_memory;
   LoadedScenario loaded =
-      load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario,
-                    {.force_memory = options.force_memory});
+      load_scenario(options.scenario.empty() ? default_scenario_path() : options.scenario, load);
   const Scenario& s = loaded.scenario;
   logger("trainsim.run")
       ->info("simulating {} GPUs, {} links", loaded.topology.gpu_count(),
