@@ -242,12 +242,37 @@ TEST(Sweep, SetEditsTheTreeAndLeavesCopiesAlone) {
 }
 
 TEST(Sweep, SetThroughAValueIsOneInputErrorLine) {
-  ScenarioTree tree = ScenarioTree::parse("a: 1\n", "s.yaml");
+  ScenarioTree tree = ScenarioTree::parse("model: 1\n", "s.yaml");
   try {
-    tree.set("a.b.c", "2");
+    tree.set("model.b.c", "2");
     FAIL() << "no throw";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("s.yaml: a.b.c = '2': cannot set it", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()), "s.yaml: model.b.c = '2': cannot set it: model is a value, "
+                                     "not a section");
+  }
+}
+
+TEST(Sweep, AFigureSetUnderAPresetNameOverridesThatPreset) {
+  // `gpu: a100-sxm-80gb` names a preset; --set system.gpu.hbm_capacity=40GB makes it the
+  // mapping {preset: a100-sxm-80gb, hbm_capacity: 40GB} (it failed on a YAML scalar before).
+  ScenarioTree tree = ScenarioTree::parse(read_file(default_path()), "default.yaml");
+  tree.set("system.gpu", "a100-sxm-80gb");
+  tree.set("system.gpu.hbm_capacity", "40GB");
+  Scenario s = tree.read();
+  EXPECT_EQ(s.system.gpu.preset, "a100-sxm-80gb");
+  EXPECT_DOUBLE_EQ(s.system.gpu.hbm_capacity.value(), 40e9);
+  EXPECT_DOUBLE_EQ(s.system.gpu.peak.value(), 312e12);
+}
+
+TEST(Sweep, ABareKeySaysKeysAreDottedPaths) {
+  ScenarioTree tree = ScenarioTree::parse(read_file(default_path()), "default.yaml");
+  try {
+    tree.set("dp", "4");
+    FAIL() << "no throw";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "default.yaml: dp = '4': is not a scenario key: a key is its dotted path from the "
+              "top, model.*, system.gpu.*, system.topology.* or execution.* (e.g. execution.dp)");
   }
 }
 

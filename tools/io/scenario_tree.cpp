@@ -12,6 +12,8 @@
 #include "tools/io/scenario_loader.hpp"
 
 #include "models/input_file.hpp"
+
+#include <set>
 #include "tools/io/scenario_reader.hpp"
 
 namespace trainsim {
@@ -33,10 +35,30 @@ void ScenarioTree::set(const std::string& dotted_key, const std::string& value) 
   std::vector<std::string> path;
   std::stringstream parts(dotted_key);
   for (std::string part; std::getline(parts, part, '.');) path.push_back(part);
+  static const std::set<std::string> parts_of_a_scenario{"description", "model", "system",
+                                                         "execution"};
+  if (path.size() == 1 && !parts_of_a_scenario.count(path[0]))
+    throw InputError(file_, dotted_key, value,
+                     "is not a scenario key: a key is its dotted path from the top, model.*, "
+                     "system.gpu.*, system.topology.* or execution.* (e.g. execution." +
+                         path[0] + ")");
   try {
     // One Node per level: assigning to a Node variable would rebind it, not set the value.
     std::vector<YAML::Node> chain{copy->root};
-    for (size_t i = 0; i + 1 < path.size(); ++i) chain.push_back(chain.back()[path[i]]);
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+      YAML::Node next = chain.back()[path[i]];
+      // `gpu: h100-sxm` names a preset: a figure set under it overrides that preset's.
+      if (i == 1 && path[0] == "system" && path[1] == "gpu" && next.IsScalar()) {
+        YAML::Node preset(YAML::NodeType::Map);
+        preset["preset"] = next.Scalar();
+        chain.back()[path[i]] = preset;
+        next = chain.back()[path[i]];
+      } else if (next.IsScalar()) {
+        throw InputError(file_, dotted_key, value,
+                         "cannot set it: " + path[i] + " is a value, not a section");
+      }
+      chain.push_back(next);
+    }
     chain.back()[path.back()] = YAML::Load(value);
   } catch (const YAML::Exception& e) {
     throw InputError(file_, dotted_key, value, "cannot set it: " + e.msg);
