@@ -14,7 +14,7 @@
 namespace trainsim {
 namespace {
 
-constexpr const char* kSource = "trainsim frontier";
+constexpr const char* kSource = "frontier"; // main prints "trainsim: frontier: ..."
 
 std::string text(double v) {
   char buf[32];

@@ -166,13 +166,13 @@ const std::vector<GpuPreset>& gpu_registry() {
           {67e12, 989e12, 989e12, 1979e12}, kPcie5, 3.35e12, 80e9, kH100),
       // NVIDIA H200 Tensor Core GPU datasheet, SXM column: the H100's GH100 compute (BF16
       // 1,979 TFLOPS with sparsity), 141 GB HBM3e, 4.8 TB/s.
-      gpu("h200-sxm", "",
+      gpu("h200-sxm", "h200",
           "NVIDIA H200 datasheet (SXM): 989 TFLOP/s dense BF16, 141 GB HBM3e, 4.8 TB/s",
           {67e12, 989e12, 989e12, 1979e12}, kPcie5, 4.8e12, 141e9, kH200),
       // NVIDIA A100 Tensor Core GPU datasheet: BF16 312 TFLOPS (624 with sparsity); the 40 GB
       // SXM part has HBM2 at 1,555 GB/s, the 80 GB SXM part HBM2e at 2,039 GB/s. FP32 19.5
       // TFLOPS, FP16 as BF16; no FP8 tensor cores (Ampere); PCIe Gen4.
-      gpu("a100-sxm-40gb", "",
+      gpu("a100-sxm-40gb", "a100-40gb",
           "NVIDIA A100 datasheet (40GB SXM): 312 TFLOP/s dense BF16, 40 GB HBM2, 1,555 GB/s",
           {19.5e12, 312e12, 312e12, 0}, kPcie4, 1.555e12, 40e9, kA100),
       gpu("a100-sxm-80gb", "a100",
@@ -209,13 +209,19 @@ HardwarePreset make(const std::string& gpu_name, std::string description, BytesP
 }
 
 // Bandwidths per direction (NVLink totals are quoted bidirectional, so halved).
-const std::array<HardwarePreset, 3>& registry() {
-  static const std::array<HardwarePreset, 3> presets = {
+const std::array<HardwarePreset, 5>& registry() {
+  static const std::array<HardwarePreset, 5> presets = {
       make("h100-sxm",
            "H100 SXM: 989 TFLOP/s BF16, 80 GB HBM3 at 3.35 TB/s, NVLink 4 900 GB/s, NDR 400 Gb/s",
            BytesPerSecond(450e9), BytesPerSecond(50e9)),
+      make("h200-sxm",
+           "H200 SXM: 989 TFLOP/s BF16, 141 GB HBM3e at 4.8 TB/s, NVLink 4 900 GB/s, NDR 400 Gb/s",
+           BytesPerSecond(450e9), BytesPerSecond(50e9)),
       make("a100-sxm-80gb",
            "A100 SXM 80GB: 312 TFLOP/s BF16, 2.04 TB/s HBM2e, NVLink 3 600 GB/s, HDR 200 Gb/s",
+           BytesPerSecond(300e9), BytesPerSecond(25e9)),
+      make("a100-sxm-40gb",
+           "A100 SXM 40GB: 312 TFLOP/s BF16, 1.56 TB/s HBM2, NVLink 3 600 GB/s, HDR 200 Gb/s",
            BytesPerSecond(300e9), BytesPerSecond(25e9)),
       make("b200",
            "B200 (HGX): 2.25 PFLOP/s BF16, 180 GB HBM3e at 7.7 TB/s, NVLink 5 1.8 TB/s, XDR 800 "
@@ -269,12 +275,16 @@ std::vector<std::string> gpu_preset_names() {
   return names;
 }
 
+// Each takes its short name (`--gpu h100`) or the scenario preset's (`--gpu h100-sxm`).
 const HardwarePreset& hardware_preset(std::string_view name, std::string_view key) {
+  const GpuPreset* gpu = find_gpu_preset(name);
   for (const HardwarePreset& p : registry())
-    if (p.name == name) return p;
-  throw InputError("trainsim frontier", key, name,
-                   "unknown GPU preset; known: h100, a100, b200" +
-                       did_you_mean(name, hardware_preset_names()));
+    if (p.name == name || (gpu != nullptr && p.name == gpu->alias)) return p;
+  std::vector<std::string> known = hardware_preset_names();
+  std::string list;
+  for (const std::string& n : known) list += (list.empty() ? "" : ", ") + n;
+  throw InputError("frontier", key, name,
+                   "unknown GPU preset; known: " + list + did_you_mean(name, known));
 }
 
 std::vector<std::string> hardware_preset_names() {

@@ -210,23 +210,23 @@ TEST(FrontierOptions, BadKnobsNameTheKey) {
     return error_of([&] { validate(o); });
   };
   EXPECT_EQ(bad([](FrontierOptions& o) { o.duration = Seconds(-1); }),
-            "trainsim frontier: duration = '-1': must be a positive time (e.g. 3months, 7.776e6s)");
+            "frontier: duration = '-1': must be a positive time (e.g. 3months, 7.776e6s)");
   EXPECT_EQ(
       bad([](FrontierOptions& o) { o.duration = Seconds(INFINITY); }),
-      "trainsim frontier: duration = 'inf': must be a positive time (e.g. 3months, 7.776e6s)");
+      "frontier: duration = 'inf': must be a positive time (e.g. 3months, 7.776e6s)");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.batch_exponent = 1.5; }),
-            "trainsim frontier: batch_exponent = '1.5': must be in [0, 1)");
-  EXPECT_EQ(bad([](FrontierOptions& o) { o.gpu = "h200"; }),
-            "trainsim frontier: gpu = 'h200': unknown GPU preset; known: h100, a100, b200 (did you "
-            "mean 'h100'?)");
+            "frontier: batch_exponent = '1.5': must be in [0, 1)");
+  EXPECT_EQ(bad([](FrontierOptions& o) { o.gpu = "h300"; }),
+            "frontier: gpu = 'h300': unknown GPU preset; known: h100, h200, a100, a100-40gb, "
+            "b200 (did you mean 'h100'?)");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.top_k = 9; }),
-            "trainsim frontier: top_k = '9': must be between 1 and experts");
+            "frontier: top_k = '9': must be between 1 and experts");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.bandwidth_scale = 0; }),
-            "trainsim frontier: bandwidth_scale = '0': must be greater than zero");
+            "frontier: bandwidth_scale = '0': must be greater than zero");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.max_flop = Flop(1e20); }),
-            "trainsim frontier: max_flop = '1e+20': must be at least min_flop");
+            "frontier: max_flop = '1e+20': must be at least min_flop");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.max_tp_2d = 0; }),
-            "trainsim frontier: max_tp_2d = '0': must be at least 1");
+            "frontier: max_tp_2d = '0': must be at least 1");
   EXPECT_EQ(bad([](FrontierOptions&) {}), "no error");
 }
 

@@ -28,7 +28,11 @@ TEST(HardwarePresets, OlderAndNewerGenerationsOrderAsExpected) {
   EXPECT_LT(h.gpu.peak, b.gpu.peak);
   EXPECT_LT(a.network_bandwidth, h.network_bandwidth);
   EXPECT_LT(h.nvlink_bandwidth, b.nvlink_bandwidth);
-  EXPECT_EQ(hardware_preset_names(), (std::vector<std::string>{"h100", "a100", "b200"}));
+  EXPECT_EQ(hardware_preset_names(),
+            (std::vector<std::string>{"h100", "h200", "a100", "a100-40gb", "b200"}));
+  // Every GPU preset a scenario names is a frontier's GPU too, by either name.
+  for (const GpuPreset& g : gpu_presets())
+    EXPECT_EQ(hardware_preset(g.name).name, g.alias) << g.name;
 }
 
 TEST(HardwarePresets, UnknownNameSuggestsTheClosest) {
@@ -36,8 +40,8 @@ TEST(HardwarePresets, UnknownNameSuggestsTheClosest) {
     (void)hardware_preset("a10", "--gpu");
     FAIL() << "no error";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "trainsim frontier: --gpu = 'a10': unknown GPU preset; known: h100, "
-                           "a100, b200 (did you mean 'a100'?)");
+    EXPECT_STREQ(e.what(), "frontier: --gpu = 'a10': unknown GPU preset; known: h100, h200, "
+                           "a100, a100-40gb, b200 (did you mean 'a100'?)");
   }
 }
 

@@ -50,7 +50,7 @@ TEST(Cli, FrontierLatencyKnobsRejectNegativeAndUnitlessValues) {
   CliOutput negative = trainsim("frontier --network-latency=-1us --out " + dir.string());
   EXPECT_EQ(negative.exit_code, 2);
   EXPECT_EQ(negative.text,
-            "trainsim: trainsim frontier: network_latency = '-1e-06': must not be negative\n");
+            "trainsim: frontier: network_latency = '-1e-06': must not be negative\n");
   CliOutput unitless = trainsim("frontier --nvlink-latency 3 --out " + dir.string());
   EXPECT_EQ(unitless.exit_code, 2);
   EXPECT_NE(unitless.text.find("--nvlink-latency"), std::string::npos) << unitless.text;
