@@ -189,7 +189,11 @@ BytesPerSecond parse_bandwidth(std::string_view text) {
 
 FlopPerSecond parse_flop_rate(std::string_view text) {
   return FlopPerSecond(parse_with(text, {"a compute rate",
-                                         {{"FLOPS", 1.0}, {"FLOP/s", 1.0}, {"flops", 1.0}},
+                                         // "989 TFLOPs" as datasheets and papers write it
+                                         {{"FLOPS", 1.0},
+                                          {"FLOP/s", 1.0},
+                                          {"flops", 1.0},
+                                          {"FLOPs", 1.0}},
                                          "FLOPS with a prefix, e.g. 989TFLOPS",
                                          Prefixes::multiples}));
 }

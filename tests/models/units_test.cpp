@@ -101,4 +101,9 @@ TEST(Units, TwoTimesThatDifferAreFormattedApart) {
   EXPECT_EQ(b, "2 s");
 }
 
+TEST(Units, AComputeRateTakesEveryCommonSpelling) {
+  for (const char* text : {"989TFLOPS", "989TFLOP/s", "989Tflops", "989TFLOPs"})
+    EXPECT_DOUBLE_EQ(parse_flop_rate(text).value(), 989e12) << text;
+}
+
 } // namespace trainsim
