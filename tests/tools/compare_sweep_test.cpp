@@ -32,12 +32,18 @@ fs::path temp_dir(const std::string& name) {
 
 std::string default_path() { return TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"; }
 
+// The default scenario with one key set, written as DIR/NAME.yaml.
+fs::path default_with(const fs::path& dir, const std::string& name, const std::string& key,
+                      const std::string& value) {
+  ScenarioTree tree = ScenarioTree::parse(read_file(default_path()), "default.yaml");
+  tree.set(key, value);
+  std::ofstream(dir / (name + ".yaml")) << tree.text();
+  return dir / (name + ".yaml");
+}
+
 // The default scenario with its leaves 2:1 oversubscribed, as a second system to compare.
 fs::path oversubscribed(const fs::path& dir) {
-  ScenarioTree tree = ScenarioTree::parse(read_file(default_path()), "default.yaml");
-  tree.set("system.topology.oversubscription", "2");
-  std::ofstream(dir / "oversubscribed.yaml") << tree.text();
-  return dir / "oversubscribed.yaml";
+  return default_with(dir, "oversubscribed", "system.topology.oversubscription", "2");
 }
 
 TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
@@ -64,12 +70,7 @@ TEST(Compare, TwoSystemsSideBySideInEveryFormat) {
 
 // The default scenario with 640 layers: 16 x 20 = 20x the weights, gradients and optimizer
 // state per GPU (16.2 + 16.2 + 97.1 GB), far beyond an H100's 80 GB.
-fs::path too_big(const fs::path& dir) {
-  ScenarioTree tree = ScenarioTree::parse(read_file(default_path()), "default.yaml");
-  tree.set("model.layers", "640");
-  std::ofstream(dir / "too_big.yaml") << tree.text();
-  return dir / "too_big.yaml";
-}
+fs::path too_big(const fs::path& dir) { return default_with(dir, "too_big", "model.layers", "640"); }
 
 TEST(Compare, AScenarioThatDoesNotFitKeepsItsRowAndTheOthersRun) {
   auto dir = temp_dir("compare_fit");
