@@ -216,22 +216,22 @@ const std::vector<std::pair<std::string, std::string>> kTenMillionGpus{
     {"global_batch: 64", "global_batch: 625000"}};
 
 TEST(Trust, MemoryGuardRefusesATenMillionGpuFabricBeforeBuildingIt) {
-  // Refused from the parameters: building it first took 20 s and 7 GB (docs/trust.md).
+  // Refused from the parameters: building it first took 20 s and 7 GB (docs/trust.md). The
+  // guard lets a run use 85% of what is available: 0.85 x 64 GiB = 54.4 GiB.
   // Simulation: 40 MB + 10M x 21 KB + 40M x 1.6 KB + 21,562,532 x 60 B = 275.3 GB = 256.4 GiB.
   LoadOptions run{Footprint::simulation, {}};
   run.guard.available = Bytes(64.0 * 1073741824.0);
   EXPECT_EQ(refusal_of(default_with(kTenMillionGpus), run),
             "big.yaml: needs about 256.4 GiB for 10,000,000 GPU actors and 40,000,000 links; this "
-            "machine has 64.0 GiB "
-            "available (simulate fewer GPUs: a smaller dp, fewer nodes; or set TRAINSIM_FORCE=1 to "
-            "try anyway)");
+            "machine has 64.0 GiB available, of which a run may use 85% (54.4 GiB) (simulate "
+            "fewer GPUs: a smaller dp, fewer nodes; or set TRAINSIM_FORCE=1 to try anyway)");
   // The graph alone: 40 MB + 40M x 170 B + 21,562,532 x 60 B = 8.13 GB = 7.6 GiB.
   LoadOptions describe{Footprint::graph, {}};
   describe.guard.available = Bytes(4.0 * 1073741824.0);
   EXPECT_EQ(refusal_of(default_with(kTenMillionGpus), describe),
             "big.yaml: needs about 7.6 GiB for 21,562,532 vertices and 40,000,000 links; this "
-            "machine has 4.0 GiB "
-            "available (a smaller fabric: fewer nodes; or set TRAINSIM_FORCE=1 to try anyway)");
+            "machine has 4.0 GiB available, of which a run may use 85% (3.4 GiB) (a smaller "
+            "fabric: fewer nodes; or set TRAINSIM_FORCE=1 to try anyway)");
   // Exported as DOT, the text twice more: 2 x (40M x 75 B + 21,562,532 x 62 B) = 8.67 GB, 16.81 GB
   // = 15.7 GiB in all.
   LoadOptions dot{Footprint::exported, {}};

@@ -13,6 +13,7 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include "models/error.hpp"
+#include "tools/formats/text.hpp"
 #include "tools/study/cgroup_memory.hpp"
 #include "models/schedule.hpp"
 #include "models/stage_layout.hpp"
@@ -148,11 +149,13 @@ std::string advice(const MemoryEstimate& need, Footprint footprint) {
 }
 
 std::string refusal(const Scenario& scenario, const MemoryEstimate& need, Footprint footprint,
-                    Bytes have, bool address_space) {
+                    Bytes have, bool address_space, double usable) {
   Bytes needed = address_space ? need.address_space : need.total;
-  std::string limit = address_space
-                          ? "the address-space limit (ulimit -v) leaves " + binary_size(have)
-                          : "this machine has " + binary_size(have) + " available";
+  std::string limit = (address_space
+                           ? "the address-space limit (ulimit -v) leaves " + binary_size(have)
+                           : "this machine has " + binary_size(have) + " available") +
+                      ", of which a run may use " + formatted("%.0f", 100 * usable) + "% (" +
+                      binary_size(have * usable) + ")";
   return scenario.file + ": needs about " + binary_size(needed) +
          (address_space ? " of address space" : "") + " for " + items(need, footprint) + "; " +
          limit + " (" + advice(need, footprint) + "; or set TRAINSIM_FORCE=1 to try anyway)";
@@ -187,9 +190,11 @@ void check(const Scenario& scenario, const topo::TopologySize& size, Footprint f
   MemoryEstimate need = estimate_memory(scenario, size, footprint, params.costs);
   // Without /proc (not Linux) nothing is refused: better to try than to refuse blindly.
   if (available && need.total - held > *available * params.usable_fraction)
-    throw Error(ExitCode::resources, refusal(scenario, need, footprint, *available, false));
+    throw Error(ExitCode::resources,
+                refusal(scenario, need, footprint, *available, false, params.usable_fraction));
   if (address_space && need.address_space - held > *address_space * params.usable_fraction)
-    throw Error(ExitCode::resources, refusal(scenario, need, footprint, *address_space, true));
+    throw Error(ExitCode::resources,
+                refusal(scenario, need, footprint, *address_space, true, params.usable_fraction));
 }
 
 } // namespace
