@@ -267,6 +267,11 @@ void check_sharding(const Rules& r) {
   if (e.tp_overlap && e.tp_ranks() == 1)
     r.broken("execution.tp_overlap", "true",
              "needs tp or tp_2d > 1: there is no TP collective to overlap");
+  if (e.tp_overlap_chunks > kMaxTpOverlapChunks)
+    r.broken("execution.tp_overlap_chunks", std::to_string(e.tp_overlap_chunks),
+             "must be at most " + std::to_string(kMaxTpOverlapChunks) +
+                 ": each chunk is a kernel and a collective of its own, each paying its launch "
+                 "and latency (Transformer Engine's pipelined overlap uses 4)");
   if (!e.tp_overlap && e.tp_overlap_chunks != kTpOverlapChunks)
     r.broken("execution.tp_overlap_chunks", std::to_string(e.tp_overlap_chunks),
              "splits tp_overlap's pipelines, which is off; set tp_overlap: true or drop it");

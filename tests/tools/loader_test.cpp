@@ -99,6 +99,10 @@ TEST(Loader, AnOptionThatSplitsAnotherIsRefusedWithoutIt) {
             "param_gather_overlap's gathers), which are off; set dp_overlap: true or drop it");
   EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  dp_bucket: 50MB\n  dp_overlap: true")),
             "accepted");
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  tp_overlap: true\n  tp_overlap_chunks: 1000")),
+            "s.yaml: execution.tp_overlap_chunks = '1000': must be at most 64: each chunk is a "
+            "kernel and a collective of its own, each paying its launch and latency (Transformer "
+            "Engine's pipelined overlap uses 4)");
 }
 
 TEST(Loader, GridMustMatchTheTopology) {
