@@ -31,7 +31,7 @@ public:
   void add_channel_links(std::vector<sg4::Link*> links) { channels_ = std::move(links); }
 
   // Every route reports the same nominal latency to SimGrid and the real one through the
-  // latency factor (real_latency): CM02 takes a flow's sharing penalty from the reported
+  // latency factor (latency_factor()): CM02 takes a flow's sharing penalty from the reported
   // latency, which would give a flow a share of a saturated link in inverse proportion to its
   // path's latency (TCP's RTT unfairness). InfiniBand's credit-based flow control arbitrates
   // among flows alike whatever their path (docs/architecture.md, "How flows share a link").

@@ -197,14 +197,17 @@ void fit_host_link(Scenario& s) {
   const GpuPreset* preset = find_gpu_preset(s.system.gpu.preset);
   bool given = spec.given.count("pcie_bandwidth") > 0;
   if (preset != nullptr && !given) *host = preset->host_link;
-  if (nic > *host)
-    logger("trainsim.input")
-        ->warn("{}: system.topology.nic_bandwidth = '{}': faster than the GPU's host link it "
-               "crosses (pcie_bandwidth {}{}), which caps it; set pcie_bandwidth to the NIC's "
-               "real path",
-               s.file, spec.given.count("nic_bandwidth") ? spec.given.at("nic_bandwidth") : format(nic),
-               format(*host), given || preset == nullptr ? "" : ", the " + s.system.gpu.preset +
-                                                                      "'s " + preset->host_link_name);
+  if (nic <= *host) return;
+  std::string nic_text =
+      spec.given.count("nic_bandwidth") ? spec.given.at("nic_bandwidth") : format(nic);
+  std::string whose;
+  if (!given && preset != nullptr)
+    whose = ", the " + s.system.gpu.preset + "'s " + preset->host_link_name;
+  logger("trainsim.input")
+      ->warn("{}: system.topology.nic_bandwidth = '{}': faster than the GPU's host link it "
+             "crosses (pcie_bandwidth {}{}), which caps it; set pcie_bandwidth to the NIC's "
+             "real path",
+             s.file, nic_text, format(*host), whose);
 }
 
 /// `gpu: a100-sxm-80gb`, or a mapping: an optional `preset`, overrides of its figures and
@@ -212,7 +215,8 @@ void fit_host_link(Scenario& s) {
 /// at `precision` (the model's); a GPU given figure by figure has its peak at it already.
 GpuSpec read_gpu(const Section& system, const std::string& file, const std::string& precision) {
   auto it = system.children.find("gpu");
-  if (it == system.children.end()) return at_precision(*find_gpu_preset("h100-sxm"), precision, file);
+  if (it == system.children.end())
+    return at_precision(*find_gpu_preset("h100-sxm"), precision, file);
   if (it->second.IsScalar())
     return at_precision(read_preset(Params(file, "system", {{"gpu", it->second.Scalar()}}), "gpu"),
                         precision, file);
