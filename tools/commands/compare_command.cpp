@@ -171,15 +171,14 @@ int compare_command(const CompareOptions& o) {
   // Every one refused: nothing to compare, say why once.
   if (std::none_of(loaded.begin(), loaded.end(), [](const auto& l) { return l.has_value(); }))
     std::rethrow_exception(first_refusal);
+  // Only the loaded ones run, each in a process of its own; a refused one's row is its reason.
   std::vector<std::function<VariantResult()>> tasks;
-  for (size_t i = 0; i < loaded.size(); ++i)
-    tasks.push_back([&, i] {
-      return loaded[i] ? run_variant(*loaded[i]) : refused_variant(refusals[i]);
-    });
-  std::vector<VariantResult> results =
-      run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
-  for (size_t i = 0; i < loaded.size(); ++i)
-    if (!loaded[i]) results[i] = refused_variant(refusals[i]);
+  for (const auto& l : loaded)
+    if (l) tasks.push_back([&l] { return run_variant(*l); });
+  std::vector<VariantResult> ran = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
+  std::vector<VariantResult> results;
+  for (size_t i = 0, next = 0; i < loaded.size(); ++i)
+    results.push_back(loaded[i] ? ran[next++] : refused_variant(refusals[i]));
   print_comparison(std::cout, inputs, results, o.format);
   return table_exit_code(results);
 }

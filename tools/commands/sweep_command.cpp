@@ -177,15 +177,16 @@ int sweep_command(const SweepOptions& o) {
   if (!variants.empty() && std::all_of(variants.begin(), variants.end(),
                                        [](const Variant& v) { return !v.refused.empty(); }))
     throw InputError("command line", variants.front().refused);
+  // Only the loadable variants run, each in a process of its own; a refused one's row is its
+  // reason.
   std::vector<std::function<VariantResult()>> tasks;
   for (const Variant& v : variants)
-    tasks.push_back([&v, &load] {
-      return v.refused.empty() ? run_variant(v.tree.load(load)) : refused_variant(v.refused);
-    });
-  std::vector<VariantResult> results =
-      run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
-  for (size_t i = 0; i < variants.size(); ++i)
-    if (!variants[i].refused.empty()) results[i] = refused_variant(variants[i].refused);
+    if (v.refused.empty()) tasks.push_back([&v, &load] { return run_variant(v.tree.load(load)); });
+  std::vector<VariantResult> ran = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
+  std::vector<VariantResult> results;
+  for (size_t i = 0, next = 0; i < variants.size(); ++i)
+    results.push_back(variants[i].refused.empty() ? ran[next++]
+                                                  : refused_variant(variants[i].refused));
   sink.stream() << header(axes) << "\n";
   for (size_t i = 0; i < variants.size(); ++i)
     sink.stream() << row(mine[i], variants[i], results[i]) << "\n";
