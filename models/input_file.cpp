@@ -26,7 +26,12 @@ std::string read_input_file(const std::string& path, const std::string& what, do
                                format(Bytes(max_bytes)) + ")");
   std::stringstream text;
   text << in.rdbuf();
-  return text.str();
+  std::string content = text.str();
+  // Text formats never hold a NUL byte; a binary file given by mistake would otherwise reach
+  // the parser and come back as a line of unprintable characters.
+  if (content.find('\0') != std::string::npos)
+    throw InputError(path, "is a binary file, not a " + what + " (a text file is expected)");
+  return content;
 }
 
 } // namespace trainsim

@@ -94,6 +94,10 @@ struct ImportParams {
   std::string format = "auto"; ///< graphml, json, csv, or auto (from the extension)
   int gpus_per_node = 0;       ///< NVLink domain size; 0 = inferred (GPUs per NVSwitch, else 1)
   int route_cache_mib = 256;   ///< memory for cached BFS trees (4 bytes per vertex per source)
+  /// NVSwitches each GPU that has one is wired to: 1, or the planes of a multi-chip NVLink
+  /// domain (a DGX H100's GPUs each reach four NVSwitch chips). Anything else is refused, as a
+  /// GPU on two switches is far more often a wiring typo than a design.
+  int nvswitch_planes = 1;
 
   friend bool operator==(const ImportParams&, const ImportParams&) = default;
 };

@@ -1,5 +1,6 @@
 #include "topologies/export.hpp"
 
+#include <cstdio>
 #include <ostream>
 #include <string>
 
@@ -9,6 +10,16 @@
 
 namespace trainsim::topo {
 namespace {
+
+// Imports require units, so exports carry them, in SI base units with every digit of the
+// double: "4.5e+11Bps", "5.0000000000000002e-07s" read back to the same bits.
+std::string exact(double si, const char* unit) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g%s", si, unit);
+  return text;
+}
+std::string exact_bandwidth(BytesPerSecond b) { return exact(b.value(), "Bps"); }
+std::string exact_latency(Seconds s) { return exact(s.value(), "s"); }
 
 const char* dot_style(const VertexProps& p) {
   switch (p.kind) {
@@ -112,8 +123,8 @@ void export_graphml(const Topology& t, std::ostream& out) {
          "  <key id=\"gpn\" for=\"graph\" attr.name=\"gpus_per_node\" attr.type=\"int\"/>\n"
          "  <key id=\"kind\" for=\"node\" attr.name=\"kind\" attr.type=\"string\"/>\n"
          "  <key id=\"level\" for=\"node\" attr.name=\"level\" attr.type=\"int\"/>\n"
-         "  <key id=\"bw\" for=\"edge\" attr.name=\"bandwidth\" attr.type=\"double\"/>\n"
-         "  <key id=\"lat\" for=\"edge\" attr.name=\"latency\" attr.type=\"double\"/>\n"
+         "  <key id=\"bw\" for=\"edge\" attr.name=\"bandwidth\" attr.type=\"string\"/>\n"
+         "  <key id=\"lat\" for=\"edge\" attr.name=\"latency\" attr.type=\"string\"/>\n"
          "  <key id=\"tier\" for=\"edge\" attr.name=\"tier\" attr.type=\"string\"/>\n"
          "  <graph id=\"topology\" edgedefault=\"undirected\">\n"
       << "    <data key=\"gpn\">" << t.gpus_per_node() << "</data>\n";
@@ -121,13 +132,12 @@ void export_graphml(const Topology& t, std::ostream& out) {
     out << "    <node id=\"" << xml_escape(t.vertex_name(v)) << "\"><data key=\"kind\">"
         << to_string(g[v].kind) << "</data><data key=\"level\">" << g[v].level
         << "</data></node>\n";
-  out.precision(17);
   for (int id = 0; id < t.link_count(); ++id) {
     auto [a, b] = t.link_ends(id);
     const LinkProps& l = t.link(id);
     out << "    <edge id=\"e" << id << "\" source=\"" << xml_escape(t.vertex_name(a))
         << "\" target=\"" << xml_escape(t.vertex_name(b)) << "\"><data key=\"bw\">"
-        << l.bandwidth.value() << "</data><data key=\"lat\">" << l.latency.value()
+        << exact_bandwidth(l.bandwidth) << "</data><data key=\"lat\">" << exact_latency(l.latency)
         << "</data><data key=\"tier\">" << to_string(l.tier) << "</data></edge>\n";
   }
   out << "  </graph>\n</graphml>\n";
@@ -146,8 +156,8 @@ void export_json(const Topology& t, std::ostream& out) {
     const LinkProps& l = t.link(id);
     links.push_back({{"a", t.vertex_name(a)},
                      {"b", t.vertex_name(b)},
-                     {"bandwidth", l.bandwidth.value()},
-                     {"latency", l.latency.value()},
+                     {"bandwidth", exact_bandwidth(l.bandwidth)},
+                     {"latency", exact_latency(l.latency)},
                      {"tier", to_string(l.tier)}});
   }
   out << doc.dump(1) << "\n";

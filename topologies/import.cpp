@@ -8,10 +8,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
 
+#include "models/plausibility.hpp"
+#include "sim/log.hpp"
 #include "topologies/build.hpp"
 #include "topologies/import_formats.hpp"
 #include "topologies/shortest_path.hpp"
@@ -24,20 +27,26 @@ bool is_plain_number(const std::string& text, double& value) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-// A bare number is in SI units (B/s, s); otherwise the text carries its unit ("400Gbps").
+// Units are required, as in scenarios: a bare "450" could be B/s, GB/s or Gb/s, and a
+// factor of 8 or 1e9 off is the commonest mistake in a hand-written graph.
 template <class Q>
 Q quantity(const std::string& text, Q (*parse)(std::string_view), const std::string& file,
-           const RawLink& l, const char* key) {
+           const RawLink& l, const char* key, const char* example, Plausible plausible) {
   double v = 0;
+  if (is_plain_number(text, v))
+    throw InputError(file, l.where + " " + key, text,
+                     std::string("a bare number: give its unit, e.g. '") + example + "'");
   Q q;
   try {
-    q = is_plain_number(text, v) ? Q(v) : parse(text);
+    q = parse(text);
   } catch (const std::invalid_argument& e) {
     throw InputError(file, l.where + " " + key, text, e.what());
   }
-  // from_chars reads "inf" and "nan", and JSON numbers can overflow: neither is a link.
   if (!std::isfinite(q.value()))
     throw InputError(file, l.where + " " + key, text, "is not a finite number");
+  if (std::string why = implausibility(plausible, q.value()); !why.empty())
+    logger("trainsim.input")
+        ->warn("{}: {} {} = '{}': {}; using it anyway", file, l.where, key, text, why);
   return q;
 }
 
@@ -155,10 +164,20 @@ private:
   void add(const RawLink& l) {
     Vertex a = vertex_of_[index_.at(l.a)], b = vertex_of_[index_.at(l.b)];
     if (a == b) throw InputError(file_, l.where, l.a, "links a vertex to itself");
-    auto bw = quantity<BytesPerSecond>(l.bandwidth, &parse_bandwidth, file_, l, "bandwidth");
+    // A second cable between the same two vertices would be a second equal-cost route to
+    // the router, whose hashing then splits the flows as no real bonding does: one link with
+    // the summed bandwidth says what is meant.
+    auto [seen, added] = joined_.emplace(std::minmax(a, b), l.where);
+    if (!added)
+      throw InputError(file_, l.where, l.a + " - " + l.b,
+                       "joins the same two vertices as " + seen->second +
+                           ": give one link with their total bandwidth");
+    auto bw = quantity<BytesPerSecond>(l.bandwidth, &parse_bandwidth, file_, l, "bandwidth",
+                                       "450GBps", Plausible::link_bandwidth);
     if (!(bw.value() > 0))
       throw InputError(file_, l.where + " bandwidth", l.bandwidth, "must be greater than zero");
-    auto lat = quantity<Seconds>(l.latency, &parse_seconds, file_, l, "latency");
+    auto lat = quantity<Seconds>(l.latency, &parse_seconds, file_, l, "latency", "1us",
+                                 Plausible::link_latency);
     if (lat.value() < 0)
       throw InputError(file_, l.where + " latency", l.latency, "must not be negative");
     Tier tier = l.tier.empty() ? infer_tier(*g_, a, b) : parse_tier(l.tier, file_, l);
@@ -170,6 +189,7 @@ private:
   std::unique_ptr<Graph> g_ = std::make_unique<Graph>();
   std::unordered_map<std::string, size_t> index_;
   std::vector<Vertex> vertex_of_;
+  std::map<std::pair<Vertex, Vertex>, std::string> joined_; // each pair's first link
 };
 
 // The NVSwitch GPU `rank` hangs off, or none.
@@ -177,6 +197,27 @@ std::optional<Vertex> nvswitch_of(const Graph& g, int rank) {
   for (auto w : boost::make_iterator_range(boost::adjacent_vertices(static_cast<Vertex>(rank), g)))
     if (g[w].kind == VertexKind::nvswitch) return w;
   return std::nullopt;
+}
+
+// Each GPU with an NVSwitch is wired to `planes` of them (topology_spec.hpp, nvswitch_planes).
+void check_nvswitch_planes(const Graph& g, int planes, const std::string& file,
+                           const std::vector<std::string>& names) {
+  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+    if (g[v].kind != VertexKind::gpu) continue;
+    std::vector<std::string> switches;
+    for (auto w : boost::make_iterator_range(boost::adjacent_vertices(v, g)))
+      if (g[w].kind == VertexKind::nvswitch) switches.push_back(names[w]);
+    if (switches.empty() || static_cast<int>(switches.size()) == planes) continue;
+    std::string list;
+    for (const auto& name : switches) list += (list.empty() ? "" : ", ") + name;
+    throw InputError(file, names[v] + " is wired to " + std::to_string(switches.size()) +
+                               " NVSwitches (" + list + ") where nvswitch_planes is " +
+                               std::to_string(planes) +
+                               ": fix the links, or set the file section's nvswitch_planes to " +
+                               std::to_string(switches.size()) +
+                               " if every GPU reaches that many NVSwitch planes (as in a DGX "
+                               "H100)");
+  }
 }
 
 // NVLink domain size: the GPUs sharing each NVSwitch, when every GPU has one, ranks of a
@@ -248,6 +289,7 @@ Topology read_topology(std::istream& in, GraphFormat format, const std::string& 
   Assembler assembler(std::move(raw), file);
   std::unique_ptr<Graph> g = assembler.build();
   check_connected(*g, file, assembler.names());
+  check_nvswitch_planes(*g, options.nvswitch_planes, file, assembler.names());
   int gpus = count_gpus(*g);
   int gpn = declared_gpn > 0 ? declared_gpn : infer_gpus_per_node(*g, gpus);
   if (gpus % gpn != 0)

@@ -122,14 +122,44 @@ void reject_deep_nesting(const std::string& text, const std::string& file) {
   }
 }
 
+// Where the parser stopped, as a person reads the file: line and column of the token it could
+// not take, and the token. `byte` is the parser's count of bytes read (1 for the first), at
+// most one past the end; the parser reads a whole token before it judges it, so the token
+// ends there.
+std::string malformed_json(const std::string& text, size_t byte) {
+  size_t end = byte > 0 ? byte - 1 : 0;
+  if (end >= text.size() || text.find_first_not_of(" \t\r\n", end) == std::string::npos)
+    return "malformed JSON: the text ends before the document does (a truncated file?)";
+  size_t line_start = text.rfind('\n', end);
+  line_start = line_start == std::string::npos ? 0 : line_start + 1;
+  auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+';
+  };
+  size_t begin = end;
+  if (text[end] == '"' && end > line_start && text.rfind('"', end - 1) != std::string::npos &&
+      text.rfind('"', end - 1) >= line_start)
+    begin = text.rfind('"', end - 1);
+  else
+    while (word(text[end]) && begin > line_start && word(text[begin - 1])) --begin;
+  long line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(begin), '\n');
+  std::string token = text.substr(begin, std::min<size_t>(end - begin + 1, 40));
+  bool printable = std::all_of(token.begin(), token.end(),
+                               [](char c) { return std::isprint(static_cast<unsigned char>(c)); });
+  return "malformed JSON at line " + std::to_string(line) + ", column " +
+         std::to_string(begin - line_start + 1) + ": unexpected " +
+         (printable ? token : std::string("control character"));
+}
+
 RawGraph read_json(std::istream& in, const std::string& file) {
   nlohmann::json doc;
   std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   reject_deep_nesting(text, file);
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) { // parse_error, or out_of_range for 1e400
-    throw InputError(file, std::string("malformed JSON: ") + e.what());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(file, malformed_json(text, e.byte));
+  } catch (const nlohmann::json::exception&) { // out_of_range: a number such as 1e400
+    throw InputError(file, "malformed JSON: a number too large for a double");
   }
   reject_unknown_keys(doc, {"gpus_per_node", "vertices", "links"}, file, "top level");
   RawGraph raw;

@@ -46,6 +46,7 @@ const std::vector<Field<ImportParams>>& fields() {
       field("format", Rule::any, &P::format),
       gpus_per_node_field(),
       field("route_cache_mib", Rule::positive, &P::route_cache_mib),
+      field("nvswitch_planes", Rule::positive, &P::nvswitch_planes),
   };
   return all;
 }

@@ -5,9 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include <spdlog/sinks/ostream_sink.h>
-
-#include "sim/log.hpp"
+#include "tests/support/captured_warnings.hpp"
 #include "tools/io/scenario_loader.hpp"
 #include "tests/tools/loader_fixtures.hpp"
 
@@ -266,20 +264,7 @@ TEST(Loader, UnknownGpuPresetsListTheKnownOnes) {
             "a100-sxm-80gb, b200 (did you mean 'h100-sxm'?)");
 }
 
-/// The warnings of the input logger while it lives, one message per line.
-class CapturedWarnings {
-public:
-  CapturedWarnings() : sink_(std::make_shared<spdlog::sinks::ostream_sink_st>(out_)) {
-    sink_->set_pattern("%v");
-    logger("trainsim.input")->sinks().push_back(sink_);
-  }
-  ~CapturedWarnings() { logger("trainsim.input")->sinks().pop_back(); }
-  [[nodiscard]] std::string text() const { return out_.str(); }
-
-private:
-  std::ostringstream out_;
-  std::shared_ptr<spdlog::sinks::ostream_sink_st> sink_;
-};
+using testing::CapturedWarnings;
 
 TEST(Loader, ImplausibleValuesAreUsedWithAWarning) {
   CapturedWarnings warnings;

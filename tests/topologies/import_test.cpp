@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "route_check.hpp"
+#include "tests/support/captured_warnings.hpp"
 #include "tests/support/scratch_dir.hpp"
 #include "topologies/describe.hpp"
 #include "topologies/export.hpp"
@@ -21,6 +22,7 @@ namespace {
 
 using test::check_all_routes;
 using test::error_of;
+using trainsim::testing::CapturedWarnings;
 
 Topology read(const std::string& text, GraphFormat format, const std::string& file = "g.csv") {
   std::istringstream in(text);
@@ -36,7 +38,7 @@ gpu1,nvswitch0,450GBps,0.5us
 gpu2,nvswitch1,450GBps,0.5us
 gpu3,nvswitch1,450GBps,0.5us
 nvswitch0,sw0,50GBps,1us,spine
-nvswitch1,sw0,50e9,1e-6,spine
+nvswitch1,sw0,50e9Bps,1e-6s,spine
 )";
 
 TEST(Import, CsvEdgeListWithInferredKindsAndTiers) {
@@ -45,7 +47,7 @@ TEST(Import, CsvEdgeListWithInferredKindsAndTiers) {
   EXPECT_EQ(t.gpus_per_node(), 2); // inferred: two GPUs per NVSwitch, contiguous ranks
   EXPECT_EQ(t.link_count(), 6);
   EXPECT_EQ(t.link(0).tier, Tier::nvlink);             // inferred from gpu <-> nvswitch
-  EXPECT_DOUBLE_EQ(t.link(5).bandwidth.value(), 50e9); // a bare number is B/s
+  EXPECT_DOUBLE_EQ(t.link(5).bandwidth.value(), 50e9); // 50e9Bps: an exponent and a unit
   EXPECT_EQ(check_all_routes(t, false), "");
   std::vector<Hop> hops;
   t.route(0, 3, hops); // gpu0 nvswitch0 sw0 nvswitch1 gpu3: the shortest path
@@ -63,7 +65,7 @@ TEST(Import, JsonWithDeclaredVertices) {
     "vertices": [{"name": "a", "kind": "gpu"}, {"name": "b", "kind": "gpu"},
                  {"name": "s", "kind": "switch", "level": 2}],
     "links": [{"a": "a", "b": "s", "bandwidth": "400Gbps", "latency": "1us"},
-              {"a": "s", "b": "b", "bandwidth": 5e10, "latency": 1e-6}]})",
+              {"a": "s", "b": "b", "bandwidth": "50GBps", "latency": "1us"}]})",
                 GraphFormat::json, "g.json");
   EXPECT_EQ(t.gpu_count(), 2);
   EXPECT_EQ(t.gpus_per_node(), 1);
@@ -220,16 +222,16 @@ TEST(Import, BadFilesAreOneClearLine) {
   EXPECT_EQ(
       error_of([] {
         read(R"({"vertices": [{"name": "gpu0"}, {"name": "gpu1"}, {"name": "gpu2"}, {"name": "s"}],
-                       "links": [{"a": "gpu0", "b": "s", "bandwidth": 1, "latency": 0},
-                                 {"a": "gpu1", "b": "s", "bandwidth": 1, "latency": 0}]})",
+                       "links": [{"a": "gpu0", "b": "s", "bandwidth": "1GBps", "latency": "0s"},
+                                 {"a": "gpu1", "b": "s", "bandwidth": "1GBps", "latency": "0s"}]})",
              GraphFormat::json, "g.json");
       }),
       "g.json: gpu2 has no link: no route reaches it");
   EXPECT_EQ(
       error_of([] { read(R"({"gpus_per_node": -8, "links": []})", GraphFormat::json, "g.json"); }),
       "g.json: gpus_per_node = '-8': must be a whole number >= 1");
-  EXPECT_EQ(error_of([] { read(R"({"links": [)", GraphFormat::json, "g.json"); }).substr(0, 27),
-            "g.json: malformed JSON: [js");
+  EXPECT_EQ(error_of([] { read(R"({"links": [)", GraphFormat::json, "g.json"); }),
+            "g.json: malformed JSON: the text ends before the document does (a truncated file?)");
   EXPECT_EQ(error_of([] {
               read(R"({"links": [{"a": "x", "b": "y", "bandwith": 1}]})", GraphFormat::json,
                    "g.json");
@@ -239,6 +241,94 @@ TEST(Import, BadFilesAreOneClearLine) {
               read("<graphml><graph><node id=\"gpu0\"></graph>", GraphFormat::graphml, "g.graphml");
             }).substr(0, 39),
             "g.graphml: line 1 = '': malformed Graph");
+}
+
+TEST(Import, ABareNumberIsRefusedForWantOfItsUnit) {
+  // "450" could be B/s, GB/s or Gb/s: a factor of 8 or 1e9 apart.
+  EXPECT_EQ(error_of([] { read("gpu0,gpu1,450,1us\n", GraphFormat::csv); }),
+            "g.csv: line 1 bandwidth = '450': a bare number: give its unit, e.g. '450GBps'");
+  EXPECT_EQ(error_of([] { read("gpu0,gpu1,450GBps,1e-6\n", GraphFormat::csv); }),
+            "g.csv: line 1 latency = '1e-6': a bare number: give its unit, e.g. '1us'");
+  // A JSON number is as bare as a CSV one.
+  EXPECT_EQ(error_of([] {
+              read(R"({"links": [{"a": "gpu0", "b": "gpu1", "bandwidth": 5e10, "latency": "1us"}]})",
+                   GraphFormat::json, "g.json");
+            }),
+            "g.json: links[0] bandwidth = '50000000000.0': a bare number: give its unit, e.g. "
+            "'450GBps'");
+}
+
+TEST(Import, ImplausibleLinksAreUsedWithAWarning) {
+  CapturedWarnings warnings;
+  // 450Bps (meant: 450GBps) is below the slowest datacenter Ethernet, 1 Gb/s = 125 MB/s;
+  // 1s (meant: 1us) is above 1 ms, a link between sites.
+  auto t = read("gpu0,gpu1,450Bps,1us\ngpu1,gpu2,450GBps,1s\n", GraphFormat::csv);
+  EXPECT_EQ(t.link_count(), 2);
+  EXPECT_EQ(warnings.text(),
+            "g.csv: line 1 bandwidth = '450Bps': implausibly low for a link (< 1 Gb/s); using it "
+            "anyway\n"
+            "g.csv: line 2 latency = '1s': implausibly high for a link hop (> 1 ms); using it "
+            "anyway\n");
+}
+
+TEST(Import, ASecondLinkBetweenTheSameVerticesIsRefused) {
+  EXPECT_EQ(error_of([] {
+              read("gpu0,sw0,50GBps,1us\ngpu1,sw0,50GBps,1us\nsw0,gpu0,50GBps,1us\n",
+                   GraphFormat::csv);
+            }),
+            "g.csv: line 3 = 'sw0 - gpu0': joins the same two vertices as line 1: give one link "
+            "with their total bandwidth");
+}
+
+// Two GPUs, each on the NVSwitches of two planes, and the planes on one switch.
+const char* const kTwoPlanesCsv = R"(gpu0,nvswitch0,450GBps,0.5us
+gpu0,nvswitch1,450GBps,0.5us
+gpu1,nvswitch0,450GBps,0.5us
+gpu1,nvswitch1,450GBps,0.5us
+nvswitch0,sw0,50GBps,1us
+)";
+
+TEST(Import, AGpuOnSeveralNvswitchesNeedsTheirPlanesDeclared) {
+  EXPECT_EQ(error_of([] { read(kTwoPlanesCsv, GraphFormat::csv); }),
+            "g.csv: gpu0 is wired to 2 NVSwitches (nvswitch0, nvswitch1) where nvswitch_planes is "
+            "1: fix the links, or set the file section's nvswitch_planes to 2 if every GPU "
+            "reaches that many NVSwitch planes (as in a DGX H100)");
+  ImportParams planes;
+  planes.nvswitch_planes = 2;
+  std::istringstream in(kTwoPlanesCsv);
+  auto t = read_topology(in, GraphFormat::csv, "g.csv", planes);
+  EXPECT_EQ(t.gpus_per_node(), 2); // both GPUs share their first NVSwitch
+  // gpu0 to gpu1: two hops over either plane, each 450 GB/s.
+  EXPECT_DOUBLE_EQ(t.path_bandwidth(0, 1).value(), 450e9);
+  planes.nvswitch_planes = 3;
+  std::istringstream again(kTwoPlanesCsv);
+  EXPECT_NE(error_of([&] { read_topology(again, GraphFormat::csv, "g.csv", planes); })
+                .find("gpu0 is wired to 2 NVSwitches"),
+            std::string::npos);
+}
+
+TEST(Import, ATruncatedOrMalformedJsonNamesWhereItBreaks) {
+  // Cut in the middle of the second link: the parser runs out of text.
+  EXPECT_EQ(error_of([] {
+              read("{\"links\": [{\"a\": \"gpu0\", \"b\": \"gpu1\", \"bandw", GraphFormat::json,
+                   "g.json");
+            }),
+            "g.json: malformed JSON: the text ends before the document does (a truncated file?)");
+  // Line 2, ` {"a" "gpu0"}]}`, lacks the colon after "a": the parser stops at the string after it.
+  EXPECT_EQ(error_of([] { read("{\"links\": [\n {\"a\" \"gpu0\"}]}", GraphFormat::json, "g.json"); }),
+            "g.json: malformed JSON at line 2, column 7: unexpected \"gpu0\"");
+  // `tru` reads as the start of `true` until the `}` that breaks it, the 14th character.
+  EXPECT_EQ(error_of([] { read("{\"links\": tru}", GraphFormat::json, "g.json"); }),
+            "g.json: malformed JSON at line 1, column 14: unexpected }");
+}
+
+TEST(Import, ABinaryFileIsNotAGraph) {
+  trainsim::testing::ScratchDir dir("import_binary");
+  std::ofstream(dir / "g.csv", std::ios::binary) << std::string("\x7f" "ELF\0\0\1", 7);
+  ImportParams p;
+  p.path = (dir / "g.csv").string();
+  EXPECT_EQ(error_of([&] { import_topology(p); }),
+            p.path + ": is a binary file, not a topology file (a text file is expected)");
 }
 
 } // namespace

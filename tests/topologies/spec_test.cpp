@@ -139,10 +139,11 @@ TEST(Spec, SettingsListEveryKeyGivenOrDefault) {
             (std::vector<std::string>{"generator", "dims", "link_bandwidth", "link_latency"}));
   // An imported graph's gpus_per_node is inferred from the file unless given.
   EXPECT_EQ(keys_of(spec({{"generator", "file"}, {"path", "g.json"}})),
-            (std::vector<std::string>{"generator", "path", "format", "route_cache_mib"}));
+            (std::vector<std::string>{"generator", "path", "format", "route_cache_mib",
+                                      "nvswitch_planes"}));
   EXPECT_EQ(keys_of(spec({{"generator", "file"}, {"path", "g.json"}, {"gpus_per_node", "4"}})),
             (std::vector<std::string>{"generator", "path", "format", "gpus_per_node",
-                                      "route_cache_mib"}));
+                                      "route_cache_mib", "nvswitch_planes"}));
   std::vector<TopologySetting> s = topology_settings(
       spec({{"generator", "fat-tree"}, {"nodes", "2"}, {"nic_bandwidth", "400Gbps"}}));
   EXPECT_EQ(s[1].text, "2");
