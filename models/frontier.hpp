@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -187,9 +188,13 @@ struct FrontierResult {
 
 /// The best plan for one compute level.
 FrontierPoint frontier_point(Flop compute, const FrontierOptions& options, bool moe);
-FrontierCurve frontier_curve(const FrontierOptions& options, bool moe);
+/// Told the compute levels searched so far and in all: once with none before the first
+/// search, then after each (a frontier of many levels takes minutes; the CLI shows an ETA).
+using FrontierProgress = std::function<void(int done, int total)>;
+FrontierCurve frontier_curve(const FrontierOptions& options, bool moe,
+                             const FrontierProgress& progress = {});
 /// Validates the options, then computes the dense and the MoE curves.
-FrontierResult run_frontier(const FrontierOptions& options);
+FrontierResult run_frontier(const FrontierOptions& options, const FrontierProgress& progress = {});
 
 std::string to_string(CollectiveLatency c);
 

@@ -51,21 +51,34 @@ void find_wall(FrontierCurve& c, const FrontierOptions& o, bool moe) {
   c.latency_wall = Flop(std::pow(10.0, lo));
 }
 
-} // namespace
-
-FrontierCurve frontier_curve(const FrontierOptions& o, bool moe) {
+// The levels of a curve, told to `progress` with `before` done ahead of them out of `total`.
+FrontierCurve curve_of(const FrontierOptions& o, bool moe, const FrontierProgress& progress,
+                       int before, int total) {
   FrontierCurve curve;
   curve.name = moe ? "moe" : "dense";
   curve.max_utilization = resolve_hardware(o).gpu.matmul_efficiency;
-  for (Flop c : compute_levels(o)) curve.points.push_back(frontier_point(c, o, moe));
+  if (progress && before == 0) progress(0, total);
+  for (Flop c : compute_levels(o)) {
+    curve.points.push_back(frontier_point(c, o, moe));
+    if (progress) progress(before + static_cast<int>(curve.points.size()), total);
+  }
   find_knee(curve, o.knee_fraction * curve.max_utilization);
   find_wall(curve, o, moe);
   return curve;
 }
 
-FrontierResult run_frontier(const FrontierOptions& o) {
+} // namespace
+
+FrontierCurve frontier_curve(const FrontierOptions& o, bool moe, const FrontierProgress& progress) {
+  return curve_of(o, moe, progress, 0, static_cast<int>(compute_levels(o).size()));
+}
+
+FrontierResult run_frontier(const FrontierOptions& o, const FrontierProgress& progress) {
   validate(o);
-  return {o, resolve_hardware(o), {frontier_curve(o, false), frontier_curve(o, true)}};
+  int levels = static_cast<int>(compute_levels(o).size());
+  FrontierCurve dense = curve_of(o, false, progress, 0, 2 * levels);
+  return {
+      o, resolve_hardware(o), {std::move(dense), curve_of(o, true, progress, levels, 2 * levels)}};
 }
 
 } // namespace trainsim

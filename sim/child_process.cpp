@@ -1,5 +1,7 @@
 #include "sim/child_process.hpp"
 
+#include "sim/progress.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -102,7 +104,8 @@ ChildResult<std::string> finish(const Running& r) {
 } // namespace
 
 std::vector<ChildResult<std::string>>
-run_in_children(const std::vector<std::function<std::string()>>& tasks, int jobs) {
+run_in_children(const std::vector<std::function<std::string()>>& tasks, int jobs,
+                Progress* progress) {
   std::vector<ChildResult<std::string>> results(tasks.size());
   std::deque<Running> running;
   size_t next = 0;
@@ -115,7 +118,9 @@ run_in_children(const std::vector<std::function<std::string()>>& tasks, int jobs
     Running r = running.front();
     running.pop_front();
     results[r.task] = finish(r);
+    if (progress) progress->add();
   }
+  if (progress) progress->finish();
   return results;
 }
 

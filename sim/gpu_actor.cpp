@@ -44,8 +44,15 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
       paths(topo::pair_costs(p.topology())), pp_forward(mailboxes.channel("ppf")),
       pp_backward(mailboxes.channel("ppb")), slowdown(kernel_slowdowns(s)) {
   tp_axes_queue = trainsim::tp_axes_queue(s.execution, p.topology().gpus_per_node());
-  for (int stage = 0; stage < s.execution.pp; ++stage)
+  // A million microbatches make programs of tens of millions of ops: minutes before the first
+  // simulated second, which should not look like a hang.
+  Progress built("building the programs", s.execution.pp, "pipeline stages",
+                 Progress::Show::count);
+  for (int stage = 0; stage < s.execution.pp; ++stage) {
     programs.push_back(stage_program(s, stage, f == Fidelity::fast));
+    built.add();
+  }
+  built.finish();
 }
 
 namespace {

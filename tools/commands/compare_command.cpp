@@ -175,7 +175,7 @@ int compare_command(const CompareOptions& o) {
   std::vector<std::function<VariantResult()>> tasks;
   for (const auto& l : loaded)
     if (l) tasks.push_back([&l] { return run_variant(*l); });
-  std::vector<VariantResult> ran = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
+  std::vector<VariantResult> ran = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs(), "compare");
   std::vector<VariantResult> results;
   for (size_t i = 0, next = 0; i < loaded.size(); ++i)
     results.push_back(loaded[i] ? ran[next++] : refused_variant(refusals[i]));

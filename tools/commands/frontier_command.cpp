@@ -5,10 +5,12 @@
 #include <stdexcept>
 
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
 #include "tools/commands/cli_support.hpp"
+#include "sim/progress.hpp"
 #include "models/error.hpp"
 #include "tools/formats/frontier_explain.hpp"
 #include "tools/formats/frontier_output.hpp"
@@ -109,7 +111,13 @@ int frontier_command(const FrontierCommandOptions& options) {
                                     "new directory or pass --force");
     prepare_output_dir(options.scenarios, "--scenarios");
   }
-  FrontierResult result = run_frontier(knobs);
+  std::optional<sim::Progress> progress;
+  FrontierResult result = run_frontier(knobs, [&](int done, int total) {
+    if (!progress)
+      progress.emplace("frontier", total, "compute levels searched", sim::Progress::Show::count);
+    if (done > 0) progress->add();
+  });
+  if (progress) progress->finish();
   write_frontier(result, options.out_dir);
   if (!options.scenarios.empty()) write_scenarios(result, options.scenarios);
   for (const FrontierCurve& curve : result.curves)

@@ -20,6 +20,7 @@
 #include "tools/io/output_file.hpp"
 #include "tools/formats/report.hpp"
 #include "tools/study/resource_guard.hpp"
+#include "tools/study/run_cost.hpp"
 #include "tools/formats/run_outputs.hpp"
 #include "tools/io/scenario_loader.hpp"
 #include "tools/formats/trace_writer.hpp"
@@ -97,13 +98,18 @@ int run_command(const RunOptions& options) {
   GuardParams guard; // refuse now rather than be OOM-killed minutes later
   guard.costs.rail_bundling = options.fidelity == sim::Fidelity::fast && options.bundle_rails;
   check_resources(s, loaded.topology, guard);
+  sim::SimOptions sim_options{options.fidelity, true, options.link_stats, {},
+                              options.bundle_rails, options.fold_replicas};
+  warn_if_long(s, estimate_run_cost(s, options.fidelity == sim::Fidelity::fine,
+                                    sim::rail_bundle(s, loaded.topology, sim_options),
+                                    sim::replica_fold(s, loaded.topology, sim_options)));
   OutputFiles files = open_outputs(options);
   std::vector<int> traced = traced_ranks(options, loaded, files.trace_out.is_open());
   if (!traced.empty())
     logger("trainsim.run")->info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
   auto started = std::chrono::steady_clock::now();
-  Evaluation step = evaluate(loaded, {options.fidelity, true, options.link_stats, traced,
-                                      options.bundle_rails, options.fold_replicas});
+  sim_options.trace_ranks = traced;
+  Evaluation step = evaluate(loaded, sim_options);
   const sim::SimResult& result = step.result;
   const StepSummary& summary = step.summary;
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",

@@ -182,7 +182,7 @@ int sweep_command(const SweepOptions& o) {
   std::vector<std::function<VariantResult()>> tasks;
   for (const Variant& v : variants)
     if (v.refused.empty()) tasks.push_back([&v, &load] { return run_variant(v.tree.load(load)); });
-  std::vector<VariantResult> ran = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs());
+  std::vector<VariantResult> ran = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs(), "sweep");
   std::vector<VariantResult> results;
   for (size_t i = 0, next = 0; i < variants.size(); ++i)
     results.push_back(variants[i].refused.empty() ? ran[next++]

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "sim/progress.hpp"
 #include "models/collective_cost.hpp"
 #include "sim/log.hpp"
 
@@ -166,7 +167,14 @@ std::vector<Case> cases(bool quick) {
 
 std::vector<CollectiveCheck> collective_checks(bool quick) {
   std::vector<CollectiveCheck> out;
-  for (const Case& c : cases(quick)) out.push_back(run_case(c, 256 * kMiB));
+  std::vector<Case> all = cases(quick);
+  sim::Progress progress("validate: collectives", static_cast<double>(all.size()),
+                         "collectives simulated", sim::Progress::Show::count);
+  for (const Case& c : all) {
+    out.push_back(run_case(c, 256 * kMiB));
+    progress.add();
+  }
+  progress.finish();
   return out;
 }
 

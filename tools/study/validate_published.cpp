@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <numeric>
 #include <filesystem>
 #include <optional>
 
 #include "sim/log.hpp"
+#include "sim/progress.hpp"
 #include "sim/simulation.hpp"
 
 #include "models/error.hpp"
 #include "models/frontier.hpp"
+#include "tools/study/run_cost.hpp"
 #include "tools/study/validation.hpp"
 #include "tools/study/validate_scenarios.hpp"
 
@@ -126,9 +129,17 @@ PublishedErrors published_errors(const std::vector<PublishedCheck>& runs) {
 }
 
 std::vector<PublishedCheck> published_checks(const ValidateOptions& o) {
-  std::vector<PublishedCheck> out;
+  std::vector<Published> runs;
   for (const Published& run : published_runs())
-    if (!o.quick || run.quick) out.push_back(published_check(run, o));
+    if (!o.quick || run.quick) runs.push_back(run);
+  sim::Progress progress("validate: published runs", static_cast<double>(runs.size()),
+                         "runs simulated", sim::Progress::Show::count);
+  std::vector<PublishedCheck> out;
+  for (const Published& run : runs) {
+    out.push_back(published_check(run, o));
+    progress.add();
+  }
+  progress.finish();
   return out;
 }
 
@@ -206,6 +217,16 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
                        overlapped.result.replica_fold};
 }
 
+// A replay's estimated ops, twice (overlapped, then not); 0 for a point not replayed.
+double replay_weight(const FrontierPoint& point, const FrontierHardware& hw) {
+  if (!replay_obstacle(point).empty() || point.plan.interleave > 1) return 0;
+  Scenario s = frontier_scenario(point, hw);
+  int replicas = replays_folded(point.plan, hw.fabric.domain)
+                     ? static_cast<int>(std::lround(point.plan.dp))
+                     : 1;
+  return 2 * estimate_run_cost(s, false, sim::rail_bundle(s), replicas).actor_ops;
+}
+
 } // namespace
 
 bool replays_folded(const ParallelPlan& plan, int gpus_per_node) {
@@ -250,13 +271,22 @@ std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>&
   FrontierOptions two_d;
   two_d.max_flop = Flop(1e27);
   FrontierHardware hw = resolve_hardware(one_d);
+  std::vector<FrontierPoint> points = frontier_curve(one_d, false).points;
+  if (!quick)
+    for (const FrontierPoint& point : frontier_curve(two_d, false).points)
+      if (point.plan.tp_2d > 1) points.push_back(point);
+  // The replays' costs differ a thousandfold (a few GPUs to 238k): the ETA weighs each by its
+  // estimated ops, not as one of so many points.
+  std::vector<double> weights;
+  for (const FrontierPoint& point : points) weights.push_back(replay_weight(point, hw));
+  sim::Progress progress("validate: frontier replays", std::accumulate(weights.begin(),
+                         weights.end(), 0.0), "the replays' estimated ops");
   std::vector<FrontierCheck> out;
-  for (const FrontierPoint& point : frontier_curve(one_d, false).points)
-    if (auto c = replay(point, hw, skipped)) out.push_back(std::move(*c));
-  if (quick) return out;
-  for (const FrontierPoint& point : frontier_curve(two_d, false).points)
-    if (point.plan.tp_2d > 1)
-      if (auto c = replay(point, hw, skipped)) out.push_back(std::move(*c));
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (auto c = replay(points[i], hw, skipped)) out.push_back(std::move(*c));
+    progress.add(weights[i]);
+  }
+  progress.finish();
   return out;
 }
 

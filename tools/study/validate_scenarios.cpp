@@ -1,6 +1,8 @@
 // Exact cases and the bound on every scenario: sections 1 and 2 of docs/validation.md.
 #include "tools/study/validate_scenarios.hpp"
 
+#include "sim/progress.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <optional>
@@ -315,7 +317,11 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
         entry.path().parent_path().filename() != "validation")
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
+  int wanted = o.quick ? 20 : o.random_scenarios;
+  sim::Progress progress("validate: bounds", static_cast<double>(files.size() + wanted),
+                         "scenarios checked", sim::Progress::Show::count);
   for (const fs::path& f : files) {
+    progress.add();
     std::string name = fs::relative(f, o.scenarios_dir).string();
     std::optional<LoadedScenario> loaded;
     try {
@@ -328,7 +334,6 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
     if (o.quick && loaded->scenario.execution.gpus() > 64) continue;
     out.push_back(check_bound(*loaded, name));
   }
-  int wanted = o.quick ? 20 : o.random_scenarios;
   generated = rejected = 0;
   for (int i = 0, accepted = 0; accepted < wanted && i < 20 * wanted; ++i) {
     ++generated;
@@ -340,7 +345,9 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
     }
     out.push_back(check_bound(*loaded, "random " + std::to_string(i)));
     ++accepted;
+    progress.add();
   }
+  progress.finish();
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "models/units.hpp"
 #include "sim/log.hpp"
+#include "sim/progress.hpp"
 #include "tools/io/data_dir.hpp"
 
 namespace trainsim {
@@ -19,7 +20,7 @@ public:
   void start(const char* name) {
     auto elapsed = std::chrono::steady_clock::now() - started_;
     std::fprintf(stderr, "validate: [%d/%d] %s (after %s)\n", ++done_, quick_ ? 4 : 5, name,
-                 format(Seconds(std::chrono::duration<double>(elapsed).count())).c_str());
+                 sim::wait_text(std::chrono::duration<double>(elapsed).count()).c_str());
   }
 
 private:

@@ -8,6 +8,7 @@
 #include "models/closed_form.hpp"
 #include "models/error.hpp"
 #include "sim/child_process.hpp"
+#include "sim/progress.hpp"
 #include "sim/simulation.hpp"
 #include "tools/study/evaluate.hpp"
 #include "sim/log.hpp"
@@ -78,9 +79,12 @@ VariantResult run_variant(const LoadedScenario& loaded) {
 }
 
 std::vector<VariantResult>
-run_in_processes(const std::vector<std::function<VariantResult()>>& tasks, int jobs) {
+run_in_processes(const std::vector<std::function<VariantResult()>>& tasks, int jobs,
+                 const std::string& command) {
   std::vector<VariantResult> results;
-  for (sim::ChildResult<VariantResult>& r : sim::run_in_children(tasks, jobs)) {
+  sim::Progress progress(command, static_cast<double>(tasks.size()), "variants simulated",
+                         sim::Progress::Show::count);
+  for (sim::ChildResult<VariantResult>& r : sim::run_in_children(tasks, jobs, &progress)) {
     results.push_back(r.value ? *r.value : VariantResult{});
     if (!r.value) results.back().error = r.error;
   }

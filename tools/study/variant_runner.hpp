@@ -44,9 +44,11 @@ int table_exit_code(const std::vector<VariantResult>& results);
 VariantResult run_variant(const LoadedScenario& loaded);
 
 /// Runs every task in a child process, at most `jobs` at a time; results in task order. A
-/// task that throws (or whose process dies) gives a result whose `error` says why.
+/// task that throws (or whose process dies) gives a result whose `error` says why. `command`
+/// leads the progress line ("sweep: 3 of 12 variants simulated, ...").
 std::vector<VariantResult>
-run_in_processes(const std::vector<std::function<VariantResult()>>& tasks, int jobs);
+run_in_processes(const std::vector<std::function<VariantResult()>>& tasks, int jobs,
+                 const std::string& command);
 
 /// The number of processors, for --jobs defaults.
 int default_jobs();

@@ -1,0 +1,35 @@
+// What a simulation will cost before it starts, from the scenario's shape: the ops its GPU
+// actors run (the programs tools/study/resource_guard.hpp counts) and the CPU time that
+// takes, between the cheapest and the dearest op measured. `run` warns when a step will take
+// minutes; validation weighs its progress by it, so a section of unequal runs has a fair ETA.
+#pragma once
+
+#include "models/scenario.hpp"
+#include "models/units.hpp"
+
+namespace trainsim {
+
+struct RunCost {
+  double actors = 0;    ///< GPU actors that run a program: GPUs / bundled rails / folded replicas
+  double actor_ops = 0; ///< ops all of them run, estimated
+  Seconds cpu_low, cpu_high; ///< CPU time at the cheapest and the dearest op measured
+};
+
+/// CPU time per actor-op, measured (`trainsim run --log-level debug` prints the estimate; user
+/// + system time from /usr/bin/time, 2026-12-04): the default scenario at global_batch 32768
+/// (64 GPUs, 8,192 microbatches per pipeline), 4.19M ops in 8.8 s, 2.1 us each, the cheapest;
+/// Narayanan 2021's 1T run (3,072 GPUs), 3.93M ops in 9.7 s, 2.5 us; Llama 3 405B on 8,192
+/// GPUs, 2.71M in 16.9 s, 6.2 us; the 16k reference step (rails bundled, each op a node's
+/// flows), 276k in 4.2 s, 15 us, the dearest.
+inline constexpr double kCheapestOpSeconds = 2.0e-6;
+inline constexpr double kDearestOpSeconds = 15e-6;
+
+/// The cost of one step of `scenario`; `rails` and `replicas` as sim::rail_bundle() and
+/// sim::replica_fold() give them for the run; `fine`: fine mode's unfolded programs.
+RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails = 1, int replicas = 1);
+
+/// Warns (one line, naming the file) when the step will take more than `at_least` of CPU
+/// time even at the cheapest op, with what drives its cost and what makes it cheaper.
+void warn_if_long(const Scenario& scenario, const RunCost& cost, Seconds at_least = Seconds(120.0));
+
+} // namespace trainsim
