@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "tools/formats/html_report.hpp"
 #include "tools/formats/link_heatmap.hpp"
 #include "tools/formats/report.hpp"
+#include "tools/formats/report_charts.hpp"
 
 #include "cli_fixtures.hpp"
 #include "file_fixtures.hpp"
@@ -199,6 +201,77 @@ TEST(CategoryLegend, HtmlReportAndDocsUseTheSameWords) {
     EXPECT_NE(html.find(name + "</td><td>" + meaning + "</td>"), std::string::npos) << name;
     EXPECT_NE(docs.find("- `" + name + "`: " + meaning), std::string::npos) << name;
   }
+}
+
+// --- one colour per phase -----------------------------------------------------------------------
+
+TEST(PhaseColours, EachPhaseHasOneColourInEveryChartAndNoTwoShareOne) {
+  // The breakdown's category, the trace's kinds and the bound's term of one phase: one colour.
+  std::vector<std::vector<std::string>> phases = {
+      {"compute"},
+      {"tp_comm", "tp", "tp_background"},
+      {"pp_comm", "pp_transfer"},
+      {"pp_send_wait"},
+      {"dp_comm", "dp", "dp_background", "dp_allreduce"},
+      {"ep_comm", "ep"},
+      {"cp_comm", "cp"},
+      {"bubble", "pipeline_bubble"},
+      {"idle"},
+      {"hbm"},
+      {"latency"},
+      {"network"}};
+  std::set<std::string> used;
+  for (const auto& keys : phases) {
+    for (const auto& key : keys) EXPECT_EQ(colour(key), colour(keys.front())) << key;
+    EXPECT_NE(colour(keys.front()), "#999999") << keys.front() << " has no colour of its own";
+    EXPECT_TRUE(used.insert(colour(keys.front())).second)
+        << keys.front() << " shares its colour with another phase";
+  }
+  for (sim::Category c : sim::kCategories) // a new category cannot go uncoloured
+    EXPECT_NE(colour(sim::name(c)), "#999999") << sim::name(c);
+}
+
+// --- what was simulated, memory
+// -------------------------------------------------------------------
+
+TEST(HtmlReport, ResolvedValuesReadInTheirUnitsAndMemoryPerStageIsShown) {
+  nlohmann::json r = small_result();
+  nlohmann::json d64 = nlohmann::json::array({141e12, 192e12});
+  r["provenance"] = {
+      {"trainsim", "test"},
+      {"input", {{"file", "small.yaml"}, {"hash", "abc"}}},
+      {"scenario",
+       {{"model", {{"layers", 32}, {"d_ff", 11008.0}}},
+        {"system",
+         {{"gpu",
+           {{"peak_flop_per_s", 989e12},
+            {"hbm_efficiency", 0.8656716417910447},
+            {"flash_attention_flop_per_s", {{"d64", d64}}}}},
+          {"topology", {{"pcie_bandwidth", "6.4e+10Bps"}, {"nvlink_latency", "0.5us"}}}}},
+        {"execution", {{"dp_bucket_bytes", 80e6}}}}}};
+  // Stage 0 holds 1 + 1 + 6 + 12 = 20 GB of 80 GB: 25.0%.
+  r["memory"] = {{"capacity_bytes", 80e9},
+                 {"stages",
+                  {{{"stage", 0},
+                    {"weights_bytes", 1e9},
+                    {"gradients_bytes", 1e9},
+                    {"optimizer_bytes", 6e9},
+                    {"activations_bytes", 12e9},
+                    {"total_bytes", 20e9}}}}};
+  std::string html = render_report({r, std::nullopt, {}, ""});
+  for (const char* shown :
+       {"<th>system.gpu.peak_flop_per_s</th><td>989 TFLOP/s</td>",
+        "<th>system.gpu.hbm_efficiency</th><td>0.8657</td>",
+        "<th>system.gpu.flash_attention_flop_per_s</th><td>d64: 141 TFLOP/s, 192 TFLOP/s</td>",
+        "<th>system.topology.pcie_bandwidth</th><td>64 GB/s</td>",
+        "<th>system.topology.nvlink_latency</th><td>0.5us</td>", // as the user wrote it
+        "<th>execution.dp_bucket_bytes</th><td>80 MB</td>", "<th>model.layers</th><td>32</td>",
+        "<th>model.d_ff</th><td>11008</td>", "<h2>Memory per GPU</h2>", "<th>of 80 GB</th>",
+        "<tr><td>0</td><td>1 GB</td><td>1 GB</td><td>6 GB</td><td>12 GB</td><td>20 GB</td>"
+        "<td>25.0%</td></tr>"})
+    EXPECT_NE(html.find(shown), std::string::npos) << shown;
+  // Long values wrap inside the page instead of widening it.
+  EXPECT_NE(html.find("overflow-wrap: anywhere"), std::string::npos);
 }
 
 // --- link heatmap --------------------------------------------------------------------------------

@@ -1,9 +1,13 @@
 #include "tools/formats/html_report.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
+#include <string_view>
 
 #include "models/error.hpp"
 #include "models/units.hpp"
@@ -49,21 +53,80 @@ std::string section(const std::string& title, const std::string& note, const std
   return "<h2>" + escape(title) + "</h2>\n<p class=\"note\">" + escape(note) + "</p>\n" + body;
 }
 
+// A number as a person reads it: by the unit its key names (result.json's keys end in their
+// SI unit), else with four significant digits, never 989000000000000.0 or 0.8656716417910447.
+std::string number_text(const std::string& key, double v) {
+  auto ends = [&](const char* suffix) {
+    std::string_view k(key), s(suffix);
+    return k.size() >= s.size() && k.substr(k.size() - s.size()) == s;
+  };
+  if (ends("flop_per_s")) return format(FlopPerSecond(v));
+  if (ends("bytes_per_s")) return format(BytesPerSecond(v));
+  if (ends("bytes")) return format(Bytes(v));
+  if (ends("_s")) return format(Seconds(v));
+  char text[32];
+  if (v == std::round(v) && std::fabs(v) < 1e15) // a count: every digit (d_ff 11008)
+    std::snprintf(text, sizeof text, "%.0f", v);
+  else
+    std::snprintf(text, sizeof text, "%.4g", v);
+  return text;
+}
+
+// A resolved value: numbers by their key's unit, lists and tables item by item (the flash
+// attention rates: "d64: 141 TFLOP/s, 192 TFLOP/s, ..."), a spec's "6.4e+10Bps" as "64 GB/s".
+std::string value_text(const std::string& key, const nlohmann::json& v) {
+  if (v.is_number()) return number_text(key, v.get<double>());
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_string()) {
+    std::string text = v.get<std::string>();
+    if (text.find("e+") == std::string::npos && text.find("e-") == std::string::npos) return text;
+    try {
+      if (text.find("Bps") != std::string::npos) return format(parse_bandwidth(text));
+      if (text.back() == 's') return format(parse_seconds(text));
+    } catch (const std::invalid_argument&) {}
+    return text;
+  }
+  std::string out;
+  for (const auto& [k, item] : v.items())
+    out += (out.empty()    ? ""
+            : v.is_array() ? ", "
+                           : "; ") +
+           (v.is_array() ? "" : k + ": ") + value_text(key, item);
+  return out;
+}
+
+// result.json's "memory": each stage's GPU against the HBM it has, part by part.
+std::string memory_table(const nlohmann::json& m) {
+  double capacity = m.at("capacity_bytes").get<double>();
+  static const std::pair<const char*, const char*> parts[] = {{"weights", "weights_bytes"},
+                                                              {"gradients", "gradients_bytes"},
+                                                              {"optimizer", "optimizer_bytes"},
+                                                              {"activations", "activations_bytes"},
+                                                              {"total", "total_bytes"}};
+  std::string t = "<table class=\"terms\">\n<tr><th>stage</th>";
+  for (const auto& [name, key] : parts) t += "<th>" + std::string(name) + "</th>";
+  t += "<th>of " + escape(format(Bytes(capacity))) + "</th></tr>\n";
+  for (const auto& stage : m.at("stages")) {
+    t += "<tr><td>" + std::to_string(stage.value("stage", 0)) + "</td>";
+    for (const auto& [name, key] : parts)
+      t += "<td>" + escape(format(Bytes(stage.value(key, 0.0)))) + "</td>";
+    t += "<td>" + chart_percent(stage.value("total_bytes", 0.0) / capacity) + "</td></tr>\n";
+  }
+  return t + "</table>\n";
+}
+
 // result.json's "provenance": one row per resolved key, by part.
 std::string provenance_table(const nlohmann::json& p) {
   auto row = [](const std::string& k, const std::string& v) {
     return "<tr><th>" + escape(k) + "</th><td>" + escape(v) + "</td></tr>\n";
   };
-  auto text = [](const nlohmann::json& v) {
-    return v.is_string() ? v.get<std::string>() : v.dump();
-  };
-  std::string t = "<table class=\"terms\">\n";
-  t += row("trainsim", text(p.value("trainsim", nlohmann::json("?"))));
-  t += row("input", text(p.at("input").value("file", nlohmann::json(""))) + ", " +
-                        text(p.at("input").value("hash", nlohmann::json(""))));
+  std::string t = "<table class=\"resolved\">\n";
+  t += row("trainsim", value_text("", p.value("trainsim", nlohmann::json("?"))));
+  t += row("input", value_text("", p.at("input").value("file", nlohmann::json(""))) + ", " +
+                        value_text("", p.at("input").value("hash", nlohmann::json(""))));
   const nlohmann::json& sc = p.at("scenario");
   auto part = [&](const std::string& name, const nlohmann::json& values) {
-    for (const auto& [k, v] : values.items()) t += row(name + "." + k, text(v));
+    for (const auto& [k, v] : values.items()) t += row(name + "." + k, value_text(k, v));
   };
   part("model", sc.at("model"));
   part("system.gpu", sc.at("system").at("gpu"));
@@ -104,6 +167,9 @@ th { font-weight: normal; color: #555; } h2 { margin-top: 28px; font-size: 17px;
 .note { color: #666; font-size: 13px; margin: 2px 0 8px; } svg { display: block; }
 table.terms { font-size: 13px; margin-top: 6px; } table.terms td { vertical-align: top; }
 table.terms td:first-child { white-space: nowrap; }
+table.resolved { font-size: 13px; margin-top: 6px; width: 100%; table-layout: fixed; }
+table.resolved th { width: 34%; } table.resolved th, table.resolved td { vertical-align: top;
+  overflow-wrap: anywhere; }
 </style>
 )";
 
@@ -131,6 +197,11 @@ std::string render_report(const ReportInputs& in) {
   html += links_section(in);
   if (!in.frontier_svg.empty())
     html += section("Frontier", "from trainsim frontier --out", strip_xml_prolog(in.frontier_svg));
+  if (r.contains("memory"))
+    html += section("Memory per GPU",
+                    "what each pipeline stage's GPUs hold in HBM at their peak, against its "
+                    "capacity (the memory check's figures)",
+                    memory_table(r.at("memory")));
   if (r.contains("provenance"))
     html +=
         section("What was simulated",

@@ -96,17 +96,33 @@ std::string chart_percent(double fraction) {
   return buf;
 }
 
+std::string phase_of(const std::string& key) {
+  static const std::map<std::string, std::string> aliases = {{"tp_comm", "tp"},
+                                                             {"tp_background", "tp"},
+                                                             {"pp_comm", "pp"},
+                                                             {"pp_transfer", "pp"},
+                                                             {"dp_comm", "dp"},
+                                                             {"dp_background", "dp"},
+                                                             {"dp_allreduce", "dp"},
+                                                             {"ep_comm", "ep"},
+                                                             {"cp_comm", "cp"},
+                                                             {"bubble", "bubble"},
+                                                             {"pipeline_bubble", "bubble"}};
+  auto it = aliases.find(key);
+  return it == aliases.end() ? key : it->second;
+}
+
 std::string colour(const std::string& key) {
-  static const std::map<std::string, std::string> c = {
-      {"compute", "#4e79a7"},       {"tp_comm", "#f28e2b"}, {"tp", "#f28e2b"},
-      {"tp_background", "#f28e2b"}, {"pp_comm", "#e15759"}, {"pp_transfer", "#e15759"},
-      {"pp_send_wait", "#ff9d9a"},  {"dp_comm", "#76b7b2"}, {"dp", "#76b7b2"},
-      {"dp_background", "#76b7b2"}, {"ep_comm", "#59a14f"}, {"ep", "#59a14f"},
-      {"bubble", "#edc948"},        {"idle", "#d4d4d4"},    {"hbm", "#9c755f"},
-      {"latency", "#b07aa1"},       {"network", "#f28e2b"}, {"pipeline_bubble", "#edc948"},
-      {"dp_allreduce", "#76b7b2"},  {"bound", "#9c755f"}};
-  auto it = c.find(key);
-  return it == c.end() ? "#999999" : it->second;
+  // Tableau 10 and 20 (colour-blind safe), one hue per phase; the bound's terms that are no
+  // phase of the step (HBM, latency, network) have hues no phase uses.
+  static const std::map<std::string, std::string> by_phase = {
+      {"compute", "#4e79a7"},      {"tp", "#f28e2b"},      {"pp", "#e15759"},
+      {"pp_send_wait", "#ff9d9a"}, {"dp", "#76b7b2"},      {"ep", "#59a14f"},
+      {"cp", "#d37295"},           {"bubble", "#edc948"},  {"idle", "#d4d4d4"},
+      {"hbm", "#9c755f"},          {"latency", "#b07aa1"}, {"network", "#79706e"},
+      {"bound", "#bab0ac"}};
+  auto it = by_phase.find(phase_of(key));
+  return it == by_phase.end() ? "#999999" : it->second;
 }
 
 std::string legend(const std::vector<std::string>& keys, double y, double x) {
@@ -185,7 +201,7 @@ std::string timeline_chart(const nlohmann::json& trace, Seconds step) {
   double scale = plot / (step.value() * 1e6); // trace times are microseconds
   double axis = top + static_cast<double>(tracks.size()) * (row + 3);
   std::string doc = svg::open("timeline", kChartWidth, axis + 36);
-  doc += legend({"compute", "tp", "pp_transfer", "pp_send_wait", "dp", "ep", "bubble"}, 14);
+  doc += legend({"compute", "tp", "pp_transfer", "pp_send_wait", "dp", "ep", "cp", "bubble"}, 14);
   double y = top;
   for (const Track& t : tracks) {
     doc += text(left - 6, y + 11, t.name, "text-anchor=\"end\"");

@@ -17,8 +17,11 @@ constexpr double kChartWidth = 900, kChartLeft = 110, kChartRight = 20;
 /// A fraction as a percentage with one decimal: "29.0%".
 std::string chart_percent(double fraction);
 
-/// One colour per breakdown category, trace kind and bound term (colour-blind-safe Tableau
-/// 10); a term shares its colour with the category it corresponds to most.
+/// The phase of the step a chart key stands for: "tp" for the breakdown's tp_comm, the trace's
+/// tp and tp_background; "bubble" for the bound's pipeline_bubble; other keys are their own.
+std::string phase_of(const std::string& key);
+/// One colour per phase, the same in every chart (colour-blind-safe Tableau hues): a breakdown
+/// category, trace kind or bound term has its phase's colour, and no two phases share one.
 std::string colour(const std::string& key);
 
 /// One swatch and name per key, left to right from `x` on the baseline `y`.
