@@ -65,8 +65,8 @@ sg4::CommPtr receive(const Inboxes& inboxes, int my_rank) {
 }
 
 RingView ring_of(const Group& g, const Inboxes& inboxes) {
-  return RingView{&inboxes, g.rank(), g.ring_next(),           g.hop_latency,
-                  g.span(), g.me,     g.span().ring_channels()};
+  return RingView{&inboxes, g.rank(), g.ring_next(), g.hop_latency, g.span(), g.me,
+                  g.span().ring_channels(), g.fold_next < 0};
 }
 
 int ring_steps(CollectiveOp op, int size) {
@@ -95,13 +95,20 @@ void ring_rounds(const RingView& ring, int steps, double chunk, const Collective
   }
   if (cost == nullptr || cost->uniform) {
     sg4::this_actor::sleep_for(ring.hop_latency.value() * (steps - 1));
-    return ring_exchange(ring, chunk * steps, env, nccl);
+    ring_exchange(ring, chunk * steps, env, nccl);
+  } else {
+    // Every member posts after the same wait, so that no flow is held up by a receiver that
+    // posts late; each then pays its own pair's latency once.
+    sg4::this_actor::sleep_for(cost->max_latency.value() * (steps - 1));
+    double slowest = cost->slowest.bandwidth.value();
+    ring_exchange(ring, chunk * steps, env, nccl > 0 ? std::min(nccl, slowest) : slowest);
   }
-  // Every member posts after the same wait, so that no flow is held up by a receiver that
-  // posts late; each then pays its own pair's latency once.
-  sg4::this_actor::sleep_for(cost->max_latency.value() * (steps - 1));
-  double slowest = cost->slowest.bandwidth.value();
-  ring_exchange(ring, chunk * steps, env, nccl > 0 ? std::min(nccl, slowest) : slowest);
+  // A ring step by step holds every member to the slowest flow's pace: none can send step s+1
+  // before it received step s, so all finish within a step of each other. Merged, each
+  // member's flows end on their own, and one whose links are less loaded would run ahead,
+  // its wait for the others showing later as idle (ZeRO-3's per-layer gathers). The members
+  // leave together, at the end of the slowest flow.
+  if (ring.whole) ring.inboxes->barrier(ring.members).wait();
 }
 
 Seconds ring_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,

@@ -18,6 +18,14 @@ sg4::Mailbox* Channel::operator[](size_t rank) const {
   return box;
 }
 
+sg4::Barrier& Channel::barrier(const GroupSpan& span) const {
+  auto key = std::tuple(span.base, span.stride, span.size, span.ring_block);
+  auto it = barriers_.find(key);
+  if (it == barriers_.end())
+    it = barriers_.emplace(key, sg4::Barrier::create(static_cast<unsigned>(span.size))).first;
+  return *it->second;
+}
+
 const Channel& Mailboxes::channel(std::string_view name) {
   for (const Channel& c : channels_)
     if (c.name() == name) return c;

@@ -17,9 +17,7 @@
 #include "models/collectives.hpp"
 #include "models/fabric.hpp"
 
-namespace simgrid::s4u {
-class Mailbox;
-} // namespace simgrid::s4u
+#include <simgrid/forward.h> // simgrid::s4u::Mailbox, Barrier, BarrierPtr
 
 namespace trainsim::topo {
 class Topology;
@@ -43,10 +41,14 @@ public:
       : name_(std::move(name)), boxes_(static_cast<size_t>(ranks), nullptr) {}
   simgrid::s4u::Mailbox* operator[](size_t rank) const;
   [[nodiscard]] const std::string& name() const { return name_; }
+  /// Where the members of the ring `span` on this channel meet when a fast-mode collective
+  /// ends (collective_steps.cpp, ring_rounds); created on first use, reused by every call.
+  simgrid::s4u::Barrier& barrier(const GroupSpan& span) const;
 
 private:
   std::string name_;
   mutable std::vector<simgrid::s4u::Mailbox*> boxes_;
+  mutable std::map<std::tuple<int, int, int, int>, simgrid::s4u::BarrierPtr> barriers_;
 };
 
 /// Mailboxes by channel name and rank, shared by every actor of one simulation. A channel
