@@ -146,6 +146,12 @@ TEST(Sweep, AVariantOverCapacityIsRefusedInItsRowAndTheOthersRun) {
   EXPECT_EQ(forced.exit_code, 0) << forced.text;
   EXPECT_NE(forced.text.find("\n0,640,64,"), std::string::npos) << forced.text;
   EXPECT_NE(forced.text.find(",ok,"), std::string::npos) << forced.text;
+  // Its warning is said once, when the variant is checked, not again by the child that runs it.
+  CliOutput warned = run_trainsim("sweep " + default_path() +
+                                  " --set model.layers=640 --force-memory -o /dev/null");
+  size_t first = warned.text.find("priced anyway (--force-memory)");
+  ASSERT_NE(first, std::string::npos) << warned.text;
+  EXPECT_EQ(warned.text.find("priced anyway", first + 1), std::string::npos) << warned.text;
 }
 
 TEST(Sweep, AnEndlessFileIsRefusedAtOnce) {

@@ -97,10 +97,9 @@ Variant make_variant(const ScenarioTree& base, const std::vector<SweepAxis>& axe
 std::string header(const std::vector<SweepAxis>& axes) {
   std::string h = "variant";
   for (const auto& a : axes) h.append(",").append(csv_field(a.key)); // append(): GCC 12 -Wrestrict
-  return h + ",gpus,step_time_s,mfu,tokens_per_s,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,cp_comm_s,"
-             "bubble_s,"
-             "busiest_tier,"
-             "busiest_utilization,bound_s,bound_limiting,status,error";
+  return h + ",gpus,step_time_s,mfu,tokens_per_s,tp_comm_s,pp_comm_s,dp_comm_s,ep_comm_s,"
+             "cp_comm_s,bubble_s,busiest_tier,busiest_utilization,bound_s,bound_limiting,status,"
+             "error";
 }
 
 std::string row(size_t index, const Variant& v, const VariantResult& r) {
@@ -181,8 +180,15 @@ int sweep_command(const SweepOptions& o) {
   // reason.
   std::vector<std::function<VariantResult()>> tasks;
   for (const Variant& v : variants)
-    if (v.refused.empty()) tasks.push_back([&v, &load] { return run_variant(v.tree.load(load)); });
-  std::vector<VariantResult> ran = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs(), "sweep");
+    if (v.refused.empty())
+      tasks.push_back([&v, &load] {
+        // The child loads the variant again; its input warnings (--force-memory's) were
+        // printed when make_variant checked it.
+        logger("trainsim.input")->set_level(spdlog::level::err);
+        return run_variant(v.tree.load(load));
+      });
+  std::vector<VariantResult> ran =
+      run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs(), "sweep");
   std::vector<VariantResult> results;
   for (size_t i = 0, next = 0; i < variants.size(); ++i)
     results.push_back(variants[i].refused.empty() ? ran[next++]
