@@ -1,22 +1,27 @@
 // Exact cases and the bound on every scenario: sections 1 and 2 of docs/validation.md.
 #include "tools/study/validate_scenarios.hpp"
 
-#include "sim/progress.hpp"
-
 #include <algorithm>
+#include <numeric>
 #include <filesystem>
 #include <optional>
 #include <random>
 #include <utility>
 
 #include "sim/log.hpp"
+#include "sim/progress.hpp"
 
 #include "models/error.hpp"
 #include "models/layout.hpp"
 #include "models/hardware_presets.hpp"
 #include "models/workload.hpp"
+#include "models/input_file.hpp"
+#include "sim/simulation.hpp"
+#include "tools/io/scenario_loader.hpp"
 #include "tools/study/evaluate.hpp"
+#include "tools/study/run_cost.hpp"
 #include "tools/study/validation.hpp"
+#include "topologies/spec.hpp"
 
 namespace trainsim::validation {
 
@@ -154,7 +159,8 @@ std::string parallelism(const ExecutionSpec& e) {
 std::string features(const Scenario& sc) {
   const ExecutionSpec& e = sc.execution;
   std::string out = parallelism(e) + " " + to_string(e.schedule);
-  if (e.schedule == PipelineSchedule::interleaved) out.append("x").append(std::to_string(e.interleave));
+  if (e.schedule == PipelineSchedule::interleaved)
+    out.append("x").append(std::to_string(e.interleave));
   if (e.recompute != Recompute::none) out += " recompute " + to_string(e.recompute);
   if (e.sequence_parallel) out += " sp";
   if (e.tp_overlap) out += " tp_overlap";
@@ -306,6 +312,28 @@ std::vector<ExactCase> exact_cases(bool quick) {
   return out;
 }
 
+namespace {
+
+// A scenario file's share of the section's time, for its ETA: its simulation's estimated ops
+// and a fixed part for the loading and the bound (about 0.1 s, 50k ops' worth); nothing for a
+// file the memory guard will refuse at once, or one that does not parse (load says why).
+double check_weight(const std::filesystem::path& file) {
+  constexpr double kFixedOps = 5e4;
+  try {
+    Scenario s =
+        ScenarioTree::parse(read_input_file(file.string(), "scenario file", kMaxScenarioBytes),
+                            file.string())
+            .read();
+    if (auto size = topo::topology_size(s.system.topology))
+      check_resources(s, *size, Footprint::simulation);
+    return kFixedOps + estimate_run_cost(s, false, sim::rail_bundle(s), 1).actor_ops;
+  } catch (const Error&) {
+    return 0;
+  }
+}
+
+} // namespace
+
 std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, int& rejected,
                                      std::vector<std::string>& not_run) {
   std::vector<BoundCheck> out;
@@ -317,23 +345,30 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
         entry.path().parent_path().filename() != "validation")
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  int wanted = o.quick ? 20 : o.random_scenarios;
-  sim::Progress progress("validate: bounds", static_cast<double>(files.size() + wanted),
-                         "scenarios checked", sim::Progress::Show::count);
-  for (const fs::path& f : files) {
-    progress.add();
-    std::string name = fs::relative(f, o.scenarios_dir).string();
+  // The files range from 64 GPUs to 100k: their ETA weighs each by its estimated cost.
+  std::vector<double> weights;
+  for (const fs::path& f : files) weights.push_back(check_weight(f));
+  sim::Progress on_files("validate: bounds of the scenario files",
+                         std::accumulate(weights.begin(), weights.end(), 0.0),
+                         "their estimated ops");
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string name = fs::relative(files[i], o.scenarios_dir).string();
     std::optional<LoadedScenario> loaded;
     try {
-      loaded = load_scenario(f.string());
+      loaded = load_scenario(files[i].string());
     } catch (const Error& e) {
       if (e.exit_code() != ExitCode::resources) throw;
       not_run.push_back(name + ": " + e.what());
       continue;
     }
-    if (o.quick && loaded->scenario.execution.gpus() > 64) continue;
-    out.push_back(check_bound(*loaded, name));
+    if (!o.quick || loaded->scenario.execution.gpus() <= 64)
+      out.push_back(check_bound(*loaded, name));
+    on_files.add(weights[i]);
   }
+  on_files.finish();
+  int wanted = o.quick ? 20 : o.random_scenarios;
+  sim::Progress on_random("validate: bounds of random scenarios", wanted, "checked",
+                          sim::Progress::Show::count);
   generated = rejected = 0;
   for (int i = 0, accepted = 0; accepted < wanted && i < 20 * wanted; ++i) {
     ++generated;
@@ -345,9 +380,9 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
     }
     out.push_back(check_bound(*loaded, "random " + std::to_string(i)));
     ++accepted;
-    progress.add();
+    on_random.add();
   }
-  progress.finish();
+  on_random.finish();
   return out;
 }
 
