@@ -173,6 +173,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
     replay->file = what;
     loaded = build_scenario(std::move(*replay));
   } catch (const Error& e) { // e.g. the plan's memory estimate differs from the loader's
+    if (e.exit_code() == ExitCode::internal) throw; // a bug is never a skipped row
     skipped.push_back(std::string(what) + ": the scenario loader refused it: " + e.what());
     return std::nullopt;
   }
@@ -183,6 +184,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
       options.fold_replicas = true;
       sim::replica_fold(loaded->scenario, loaded->topology, options);
     } catch (const Error& e) {
+      if (e.exit_code() == ExitCode::internal) throw;
       skipped.push_back(std::string(what) + ": too large to replay unfolded, and " + e.what());
       return std::nullopt;
     }

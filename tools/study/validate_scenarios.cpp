@@ -327,7 +327,8 @@ double check_weight(const std::filesystem::path& file) {
     if (auto size = topo::topology_size(s.system.topology))
       check_resources(s, *size, Footprint::simulation);
     return kFixedOps + estimate_run_cost(s, false, sim::rail_bundle(s), 1).actor_ops;
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    if (e.exit_code() == ExitCode::internal) throw;
     return 0;
   }
 }
