@@ -53,6 +53,38 @@ TEST(ScenarioWriter, EveryShippedScenarioReadsBackAsItself) {
   EXPECT_GT(files, 20);
 }
 
+TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
+  // The shipped scenarios leave these at their defaults, so the round trip above never sees
+  // them written: each set here to a value other than its default.
+  Scenario s = ScenarioTree::parse(file_text(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"),
+                                   "default.yaml")
+                   .read();
+  ExecutionSpec& e = s.execution;
+  e.tp_2d = 2;
+  e.ep = 4;
+  e.cp = 2;
+  e.delayed_update = true;
+  e.param_gather_overlap = true;
+  e.tp_overlap = true;
+  e.tp_overlap_chunks = 8;
+  e.launch_overlap = true;
+  e.schedule = PipelineSchedule::interleaved;
+  e.interleave = 2;
+  e.microbatch_group = 4;
+  e.first_stage_layers = 14;
+  e.last_stage_layers = 18;
+  e.fp32_gradients = true;
+  e.grad_accumulation_fusion = false;
+  e.dp_bucket = Bytes(25e6);
+  e.tp_collective = "pat";
+  e.ep_collective = "direct";
+  s.system.gpu.speed_spread = 0.05;
+  s.model.experts = 8;
+  s.model.top_k = 2;
+  std::string text = scenario_yaml(s);
+  EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
+}
+
 TEST(ScenarioWriter, RefusesAValueNoKeyExpresses) {
   Scenario s;
   s.execution.optimizer_bytes_per_param = Bytes(16); // no scenario key gives it
