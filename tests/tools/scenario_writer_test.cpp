@@ -56,9 +56,9 @@ TEST(ScenarioWriter, EveryShippedScenarioReadsBackAsItself) {
 TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   // The shipped scenarios leave these at their defaults, so the round trip above never sees
   // them written: each set here to a value other than its default.
-  Scenario s = ScenarioTree::parse(file_text(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"),
-                                   "default.yaml")
-                   .read();
+  Scenario s =
+      ScenarioTree::parse(file_text(TRAINSIM_SOURCE_DIR "/scenarios/default.yaml"), "default.yaml")
+          .read();
   ExecutionSpec& e = s.execution;
   e.tp_2d = 2;
   e.ep = 4;
@@ -117,6 +117,32 @@ TEST(ScenarioWriter, FrontierWritesPointsThatRunReplays) {
                               ": holds files already, which this would overwrite; name a new "
                               "directory or pass --force\n");
   EXPECT_EQ(testing::run_trainsim(again + " --force").exit_code, 0);
+}
+
+TEST(ScenarioWriter, FrontierMarksThePointsThatNeedAFlagOrAnotherMachine) {
+  // 1e27 FLOP, 1-D TP: 238,032 GPUs whose TP blocks of 16 span nodes; it replays with
+  // --fold-replicas, which its file and the listing say. 1e28: 8.8M GPUs, refused by the
+  // memory guard under an address-space limit of 1 TB, so that the machine's own memory does
+  // not decide it: the guard counts 1 MiB of stack per GPU actor, 8.4 TiB there and 232 GiB
+  // at 1e27.
+  testing::ScratchDir dir("scenario_writer_flags");
+  std::string scenarios = (dir.path() / "points").string();
+  testing::CliOutput out =
+      testing::run_command("ulimit -v 1073741824; " + std::string(TRAINSIM_BINARY) +
+                           " frontier --points-per-decade 1 --max-tp-2d 1 --out " +
+                           (dir.path() / "f").string() + " --scenarios " + scenarios + " 2>&1");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  std::filesystem::path big = dir.path() / "points" / "frontier-dense-1e+27.yaml";
+  EXPECT_NE(out.text.find("replay these with --fold-replicas:\n  dense 1e+27: trainsim run "
+                          "--fold-replicas " +
+                          big.string()),
+            std::string::npos)
+      << out.text;
+  EXPECT_NE(file_text(big).find("# Run it with `trainsim run --fold-replicas`"), std::string::npos);
+  EXPECT_NE(out.text.find("  dense 1e+28: not on this machine: frontier-dense-1e+28: needs about "),
+            std::string::npos)
+      << out.text;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "points" / "frontier-dense-1e+28.yaml"));
 }
 
 } // namespace

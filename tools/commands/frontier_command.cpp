@@ -17,6 +17,9 @@
 #include "tools/formats/text.hpp"
 #include "tools/io/output_file.hpp"
 #include "tools/io/scenario_writer.hpp"
+#include "tools/study/resource_guard.hpp"
+#include "tools/study/validation.hpp"
+#include "topologies/spec.hpp"
 
 namespace trainsim {
 namespace {
@@ -55,26 +58,62 @@ std::string frontier_comment(const FrontierPoint& p, const Scenario& s, const Gp
          ", binding term " + p.times.binding + "." + memory;
 }
 
-// Every feasible point `trainsim run` can replay, as a scenario file named after it; the
-// others are listed with the reason.
+// How `trainsim run` replays a point's scenario on this machine: as it is, with a flag, or
+// not at all (the memory guard would refuse it; `why` is the guard's line).
+struct ReplayHere {
+  bool fits = true;
+  std::string flag; ///< "--fold-replicas" where every replica's flows would take hours
+  std::string why;
+};
+
+ReplayHere replay_here(const FrontierPoint& point, const Scenario& s, int gpus_per_node) {
+  try {
+    if (auto size = topo::topology_size(s.system.topology))
+      check_resources(s, *size, Footprint::simulation);
+  } catch (const Error& e) {
+    if (e.exit_code() == ExitCode::internal) throw;
+    if (e.exit_code() == ExitCode::resources)
+      return {false, "", "not on this machine: " + std::string(e.what())};
+    return {false, "", "its fabric cannot be built: " + std::string(e.what())};
+  }
+  // validate's rule: a TP block across nodes runs every GPU's flows, which past
+  // kUnfoldedReplayGpus takes hours unless replica 0 runs for all.
+  if (replays_folded(point.plan, gpus_per_node)) return {true, "--fold-replicas", ""};
+  return {};
+}
+
+// Every feasible point `trainsim run` can replay here, as a scenario file named after it (its
+// comment and the listing naming the flag it needs); the others are listed with the reason.
 void write_scenarios(const FrontierResult& result, const std::string& dir) {
   int written = 0;
-  std::string skipped;
+  std::string skipped, flagged;
   for (const FrontierCurve& curve : result.curves)
     for (const FrontierPoint& point : curve.points) {
       if (!point.feasible) continue;
+      std::string name = curve.name + " " + formatted("%.3g", point.shape.compute.value());
       if (std::string why = replay_obstacle(point); !why.empty()) {
-        skipped += "  " + curve.name + " " + formatted("%.3g", point.shape.compute.value()) + ": " +
-                   why + "\n";
+        skipped += "  " + name + ": " + why + "\n";
         continue;
       }
       Scenario s = frontier_scenario(point, result.hardware);
+      ReplayHere here = replay_here(point, s, result.hardware.fabric.domain);
+      if (!here.fits) {
+        skipped += "  " + name + ": " + here.why + "\n";
+        continue;
+      }
       std::string file = (std::filesystem::path(dir) / (s.model.name + ".yaml")).string();
-      write_text_file(file, scenario_yaml(s, frontier_comment(point, s, result.hardware.gpu)),
-                      "--scenarios");
+      std::string comment = frontier_comment(point, s, result.hardware.gpu);
+      if (!here.flag.empty()) {
+        comment += "\nRun it with `trainsim run " + here.flag +
+                   "`: its TP block spans nodes, so "
+                   "every GPU runs its own flows, for hours unless replica 0 runs for all.";
+        flagged += "  " + name + ": trainsim run " + here.flag + " " + file + "\n";
+      }
+      write_text_file(file, scenario_yaml(s, comment), "--scenarios");
       ++written;
     }
   std::cout << "wrote " << written << " scenarios to " << dir << "/ (trainsim run replays each)\n";
+  if (!flagged.empty()) std::cout << "replay these with --fold-replicas:\n" << flagged;
   if (!skipped.empty()) std::cout << "not replayable:\n" << skipped;
 }
 
