@@ -61,7 +61,7 @@ void add_validate_command(CLI::App& app, cli::Command& command) {
   auto [cmd, v] = cli::add_command<ValidateOptions>(
       app, command, "validate",
       "the simulator against the closed form, alpha-beta and published runs (the full suite: "
-      "about 80 minutes and 18 GB on a 2-core machine; --quick: about a minute)",
+      "about 90 minutes and 18 GB on a 2-core machine; --quick: about a minute)",
       validate_command);
   cmd->add_option(
       "-o,--out", v.out_dir,
