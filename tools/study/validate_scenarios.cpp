@@ -316,14 +316,11 @@ namespace {
 
 // A scenario file's share of the section's time, for its ETA: its simulation's estimated ops
 // and a fixed part for the loading and the bound (about 0.1 s, 50k ops' worth); nothing for a
-// file the memory guard will refuse at once, or one that does not parse (load says why).
-double check_weight(const std::filesystem::path& file) {
+// file the memory guard will refuse at once, or one whose values do not read (load says why).
+double check_weight(const ScenarioTree& tree) {
   constexpr double kFixedOps = 5e4;
   try {
-    Scenario s =
-        ScenarioTree::parse(read_input_file(file.string(), "scenario file", kMaxScenarioBytes),
-                            file.string())
-            .read();
+    Scenario s = tree.read();
     if (auto size = topo::topology_size(s.system.topology))
       check_resources(s, *size, Footprint::simulation);
     return kFixedOps + estimate_run_cost(s, false, sim::rail_bundle(s), 1).actor_ops;
@@ -346,9 +343,15 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
         entry.path().parent_path().filename() != "validation")
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  // The files range from 64 GPUs to 100k: their ETA weighs each by its estimated cost.
+  // Each file read once; the files range from 64 GPUs to 100k, so the ETA weighs each by its
+  // estimated cost.
+  std::vector<ScenarioTree> trees;
   std::vector<double> weights;
-  for (const fs::path& f : files) weights.push_back(check_weight(f));
+  for (const fs::path& f : files) {
+    trees.push_back(ScenarioTree::parse(
+        read_input_file(f.string(), "scenario file", kMaxScenarioBytes), f.string()));
+    weights.push_back(check_weight(trees.back()));
+  }
   sim::Progress on_files("validate: bounds of the scenario files",
                          std::accumulate(weights.begin(), weights.end(), 0.0),
                          "their estimated ops");
@@ -356,7 +359,7 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
     std::string name = fs::relative(files[i], o.scenarios_dir).string();
     std::optional<LoadedScenario> loaded;
     try {
-      loaded = load_scenario(files[i].string());
+      loaded = trees[i].load();
     } catch (const Error& e) {
       if (e.exit_code() != ExitCode::resources) throw;
       not_run.push_back(name + ": " + e.what());
