@@ -45,6 +45,34 @@ void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env,
   for (const sg4::CommPtr& out : outs) wait_on(out, kSending);
 }
 
+// Fine mode's rounds. NCCL's ring writes each step into a buffer slot its receiver freed
+// earlier (NCCL_STEPS slots per channel), so a sender waits for the data it forwards, never
+// for its receiver to reach the same step. A mailbox send that had to complete before the
+// sender's next round did hold it there: a ring whose members arrived a few microseconds apart
+// (the GPUs' speed spread) then paid each round's pair time twice over, for the rest of the
+// step. So a rank waits for its receives round by round and for its sends once, at the end;
+// each send still moves only once its round's receive is posted. Each ring channel has its own
+// inboxes (Channel::lane), so a receive meets its own predecessor's message of its own round:
+// with one inbox for all channels, a rank that ran a collective ahead could have its message
+// taken by another channel's receive, and the sends left waiting formed a cycle.
+void fine_rounds(const RingView& ring, int steps, double chunk, const CollectiveEnv& env,
+                 double rate) {
+  std::vector<sg4::CommPtr> outs;
+  outs.reserve(static_cast<size_t>(steps * ring.channels));
+  std::vector<sg4::CommPtr> ins(static_cast<size_t>(ring.channels));
+  for (int s = 0; s < steps; ++s) {
+    for (int c = 0; c < ring.channels; ++c) {
+      int next = ring.channels == 1 ? ring.next
+                                    : ring.members.member(ring.members.ring_next(ring.index, c));
+      const Inboxes& lane = ring.inboxes->lane(c);
+      outs.push_back(send(lane, next, chunk / ring.channels, env, rate));
+      ins[static_cast<size_t>(c)] = receive(lane, ring.me);
+    }
+    for (const sg4::CommPtr& in : ins) wait_on(in, kReceiving);
+  }
+  for (const sg4::CommPtr& out : outs) wait_on(out, kSending);
+}
+
 } // namespace
 
 sg4::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const CollectiveEnv& env,
@@ -90,7 +118,7 @@ void ring_rounds(const RingView& ring, int steps, double chunk, const Collective
   const RingCost* cost = env.paths != nullptr ? &env.paths->ring(ring.members) : nullptr;
   double nccl = nccl_rate(cost, chunk, env);
   if (env.fidelity == Fidelity::fine) {
-    for (int s = 0; s < steps; ++s) ring_exchange(ring, chunk, env, nccl);
+    fine_rounds(ring, steps, chunk, env, nccl);
     return;
   }
   if (cost == nullptr || cost->uniform) {

@@ -26,6 +26,14 @@ sg4::Barrier& Channel::barrier(const GroupSpan& span) const {
   return *it->second;
 }
 
+const Channel& Channel::lane(int c) const {
+  if (c == 0) return *this;
+  while (static_cast<int>(lanes_.size()) < c)
+    lanes_.push_back(std::make_unique<Channel>(name_ + "#" + std::to_string(lanes_.size() + 1),
+                                               static_cast<int>(boxes_.size())));
+  return *lanes_[static_cast<size_t>(c - 1)];
+}
+
 const Channel& Mailboxes::channel(std::string_view name) {
   for (const Channel& c : channels_)
     if (c.name() == name) return c;

@@ -44,10 +44,15 @@ public:
   /// Where the members of the ring `span` on this channel meet when a fast-mode collective
   /// ends (collective_steps.cpp, ring_rounds); created on first use, reused by every call.
   simgrid::s4u::Barrier& barrier(const GroupSpan& span) const;
+  /// The inboxes of ring channel `c` of a group's rings side by side (GroupSpan::
+  /// ring_channels()): each carries one predecessor's messages, in the order sent, as each of
+  /// NCCL's channels is a connection of its own. Created on first use; lane 0 is this channel.
+  const Channel& lane(int c) const;
 
 private:
   std::string name_;
   mutable std::vector<simgrid::s4u::Mailbox*> boxes_;
+  mutable std::vector<std::unique_ptr<Channel>> lanes_; ///< lanes 1, 2, ...
   mutable std::map<std::tuple<int, int, int, int>, simgrid::s4u::BarrierPtr> barriers_;
 };
 

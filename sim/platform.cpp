@@ -107,7 +107,8 @@ void configure_engine() {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }
 
-Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail_quotient)
+Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail_quotient,
+                   bool shared_links)
     : topology_(topology), speed_((gpu.peak * gpu.matmul_efficiency).value()) {
   TRAINSIM_CHECK(!rail_quotient || topology.router().rail_symmetric(),
                  "a rail quotient of a fabric without rail symmetry");
@@ -121,13 +122,12 @@ Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail
   for (int id = 0; id < topology.link_count(); ++id) {
     if (rail_quotient && topology.router().rail_link(id) != id) continue;
     double bandwidth = topology.link(id).bandwidth.value();
-    for (int direction : {0, 1})
-      channels[2 * static_cast<size_t>(id) + static_cast<size_t>(direction)] =
-          iface
-              ->create_link(
-                  std::string("l").append(std::to_string(id)).append(direction ? "r" : "f"),
-                  bandwidth)
-              ->seal();
+    for (int direction : {0, 1}) {
+      sg4::Link* link = iface->create_link(
+          std::string("l").append(std::to_string(id)).append(direction ? "r" : "f"), bandwidth);
+      if (!shared_links) link->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
+      channels[2 * static_cast<size_t>(id) + static_cast<size_t>(direction)] = link->seal();
+    }
   }
   channels_ = channels;
   zone->add_channel_links(std::move(channels));

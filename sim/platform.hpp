@@ -25,7 +25,10 @@ public:
   /// With `rail_quotient` (the topology must be rail-symmetric), every route goes over the
   /// links that stand for its links' orbits (Router::rail_link): the platform of rail bundling,
   /// where rail 0's flows alone stand for every rail's (docs/architecture.md).
-  Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail_quotient = false);
+  /// With `shared_links` false every link is a fat pipe: each flow gets the link's whole
+  /// bandwidth however many cross it (validate's fast-vs-fine check without contention).
+  Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail_quotient = false,
+           bool shared_links = true);
 
   [[nodiscard]] simgrid::s4u::Host* host(int rank) const {
     return hosts_[static_cast<size_t>(rank)];

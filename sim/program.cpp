@@ -382,7 +382,7 @@ Op detail::wait_stream(GroupKind group, int count) {
 
 Program stage_program(const Scenario& scenario, int stage, bool fold_runs) {
   Program fine = Builder(scenario, stage).build();
-  return fold_runs ? detail::fold(fine, scenario.execution) : fine;
+  return fold_runs ? detail::fold(fine) : fine;
 }
 
 } // namespace trainsim::sim

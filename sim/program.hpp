@@ -52,9 +52,8 @@ using Program = std::vector<Op>;
 Program stage_program(const Scenario& scenario, int stage, bool fold);
 
 namespace detail {
-/// The folding stage_program applies with `fold` (sim/program_fold.cpp), to a stage of
-/// execution `e` (its tp_overlap chunks and ranks).
-Program fold(const Program& fine, const ExecutionSpec& e);
+/// The folding stage_program applies with `fold` (sim/program_fold.cpp).
+Program fold(const Program& fine);
 /// The ops of one block (`ops`: its collectives and kernels in order) under tp_overlap, else
 /// `ops` themselves; `beside`, the backward's first weight gradient, which runs after the
 /// chunks beside the block's last collective (sim/program_overlap.cpp).

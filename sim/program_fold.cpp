@@ -1,6 +1,9 @@
 // Fast mode's folding of a stage program (sim/program.hpp): each run of kernels and
-// collectives between two pipeline transfers (or DP bucket starts) becomes a few ops.
+// collectives between two pipeline transfers (or DP bucket starts) becomes a few ops. It knows
+// no overlap rule: serial ops are summed, overlapped blocks that repeat are scaled.
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "sim/program.hpp"
 
@@ -35,105 +38,96 @@ void tally(std::vector<Op>& distinct, const Op& op) {
   distinct.back().layer = -1;
 }
 
-/// Whether a chunk's collective feeds a later kernel of its own block: an all-gather feeds
-/// the kernel after it, 2-D TP's hidden all-reduce (the only collective of the second axis)
-/// the block's second matmul (sim/program.cpp). The others reduce the block's output.
-bool feeds_its_block(const Op& op) {
-  return op.collective == CollectiveOp::all_gather || op.group == GroupKind::tp2;
+bool same_step(const Op& a, const Op& b) {
+  return a.kind == b.kind && a.group == b.group && a.collective == b.collective &&
+         a.forward == b.forward && a.count == b.count && a.duration == b.duration &&
+         a.bytes == b.bytes && a.microbatch == b.microbatch && a.chunk == b.chunk;
 }
 
-/// A run's kernel time, split where 2-D TP splits each block: `first`, the kernels whose
-/// chunks start the hidden all-reduce (up's forward, down's gradients backward); `rest`, the
-/// others; `weights`, the weight gradients beside the block's last collective.
-struct RunKernels {
-  Op first, rest, weights;
-};
+using Block = std::pair<Program::const_iterator, Program::const_iterator>;
 
-/// The run's kernels in tp_overlap_chunks chunks beside their shares of the run's overlapped
-/// TP collectives, then its weight gradients, its serial collectives and the wait for the TP
-/// streams: the blocks' pipelines (sim/program.cpp) as one, in a block's order, which is the
-/// same time when every block is on the same side (kernels longer than their collectives, or
-/// shorter). The gathers' shares start first, as a block starts all its gathers' chunks
-/// before its first kernel, whose chunk j waits for those its rows need beyond the GPU's own
-/// shard (gathered_chunks_needed). Under 2-D TP the first kernels' chunks each start their
-/// share of the hidden all-reduce, and chunk j of the rest waits for the first j + 1 of
-/// them, as the down matmul's chunks do. A reduction of the block's output follows the chunk
-/// it reduces, so only its last share is left after the run, as in fine mode only each
-/// block's last one is.
-void fold_overlapped(const RunKernels& kernels, const std::vector<Op>& serial,
-                     const std::vector<Op>& background, const ExecutionSpec& e, Program& out) {
-  const int k = e.tp_overlap_chunks;
-  // Starts chunk j's share of the collectives `which` picks; returns the stream entries.
-  auto share = [&](int j, auto which) {
-    int started = 0;
-    for (Op op : background) {
-      if (!which(op)) continue;
-      op.count = op.count / k + (j < op.count % k ? 1 : 0);
-      if (op.count == 0) continue;
+bool same_block(const Block& a, const Block& b) {
+  return a.second - a.first == b.second - b.first &&
+         std::equal(a.first, a.second, b.first, same_step);
+}
+
+/// The run cut after each full wait on a TP stream: under tp_overlap every block (a layer's
+/// attention or MLP, sim/program_overlap.cpp) ends with one.
+std::vector<Block> blocks_of(Program::const_iterator begin, Program::const_iterator end) {
+  std::vector<Block> out;
+  for (auto it = begin; it != end;) {
+    auto last = std::find_if(it, end, [](const Op& op) {
+      return op.kind == OpKind::wait_collectives && op.count == 0 && tensor_parallel(op.group);
+    });
+    auto stop = last == end ? end : last + 1;
+    out.emplace_back(it, stop);
+    it = stop;
+  }
+  return out;
+}
+
+/// Layers share a block pattern of at most this many blocks (attention, MLP, an expert block).
+constexpr size_t kLongestPattern = 4;
+
+/// `pattern` once for `times` repetitions of it: each kernel `times` as long, each collective
+/// `times` as many back to back. The waits keep their counts: they count stream entries, and
+/// the pattern starts as many entries as each of its repetitions did.
+void emit_repeated(const std::vector<Block>& pattern, int times, Program& out) {
+  for (const Block& b : pattern)
+    for (auto it = b.first; it != b.second; ++it) {
+      Op op = *it;
+      if (times > 1) {
+        op.layer = -1;
+        if (op.kind == OpKind::compute || op.kind == OpKind::weight_gradients)
+          op.duration = op.duration * static_cast<double>(times);
+        if (op.kind == OpKind::collective || op.kind == OpKind::start_collective)
+          op.count *= times;
+      }
       out.push_back(op);
-      ++started;
     }
-    return started;
-  };
-  auto chunk = [&](const Op& kernel) {
-    Op part = kernel;
-    part.duration = kernel.duration / static_cast<double>(k);
-    out.push_back(part);
-  };
-  auto gather = [](const Op& op) { return op.collective == CollectiveOp::all_gather; };
-  auto hidden = [](const Op& op) { return op.group == GroupKind::tp2; };
-  auto output = [](const Op& op) { return !feeds_its_block(op); };
-  // through[j]: the first axis's stream entries through chunk j's share of the gathers;
-  // hidden_through[j], the second axis's through chunk j's share of the hidden all-reduce.
-  std::vector<int> through, hidden_through;
-  for (int j = 0; j < k; ++j) through.push_back((j > 0 ? through.back() : 0) + share(j, gather));
-  auto wait_gathers = [&](int j) {
-    int needed = through.back() > 0 ? gathered_chunks_needed(j, k, e.tp) : 0;
-    if (needed > 0)
-      out.push_back(wait_stream(GroupKind::tp, through[static_cast<size_t>(needed - 1)]));
-  };
-  bool split = kernels.first.duration > Seconds();
-  for (int j = 0; split && j < k; ++j) {
-    wait_gathers(j);
-    chunk(kernels.first);
-    hidden_through.push_back((j > 0 ? hidden_through.back() : 0) + share(j, hidden));
-  }
-  for (int j = 0; j < k; ++j) {
-    if (!split)
-      wait_gathers(j);
-    else if (hidden_through[static_cast<size_t>(j)] > 0)
-      out.push_back(wait_stream(GroupKind::tp2, hidden_through[static_cast<size_t>(j)]));
-    chunk(kernels.rest);
-    share(j, output);
-  }
-  if (kernels.weights.duration > Seconds()) out.push_back(kernels.weights);
-  out.insert(out.end(), serial.begin(), serial.end());
-  out.push_back(wait_stream(GroupKind::tp, 0));
 }
 
-/// Folds one run into one compute op plus one op per distinct collective (in order of first
-/// appearance), each with its count.
-void fold_run(Program::const_iterator begin, Program::const_iterator end, const ExecutionSpec& e,
-              Program& out) {
+/// A run whose collectives overlap its kernels (tp_overlap): each repetition of a pattern of
+/// identical blocks becomes the pattern once, every op scaled by the repetitions. A block's
+/// time is a max-plus expression of its kernels and collectives, each linear in the scale, so
+/// without contention the scaled pattern takes exactly the repetitions' time, whatever overlaps
+/// what inside it; blocks that do not repeat stay as they are.
+void fold_repeats(Program::const_iterator begin, Program::const_iterator end, Program& out) {
+  std::vector<Block> blocks = blocks_of(begin, end);
+  for (size_t i = 0; i < blocks.size();) {
+    size_t best_period = 1, best_times = 1;
+    for (size_t p = 1; p <= kLongestPattern && i + 2 * p <= blocks.size(); ++p) {
+      size_t times = 1;
+      while (i + (times + 1) * p <= blocks.size() &&
+             std::equal(blocks.begin() + static_cast<long>(i), blocks.begin() + static_cast<long>(i + p),
+                        blocks.begin() + static_cast<long>(i + times * p), same_block))
+        ++times;
+      if (times > 1 && times * p > best_times * best_period) best_period = p, best_times = times;
+    }
+    emit_repeated({blocks.begin() + static_cast<long>(i),
+                   blocks.begin() + static_cast<long>(i + best_period)},
+                  static_cast<int>(best_times), out);
+    i += best_period * best_times;
+  }
+}
+
+/// Folds one run. Serial kernels and collectives take the sum of their times in any order,
+/// so a run without overlap becomes one compute op plus one op per distinct collective (in
+/// order of first appearance), each with its count; one with overlap, its repeated blocks'
+/// pattern (fold_repeats).
+void fold_run(Program::const_iterator begin, Program::const_iterator end, Program& out) {
   if (begin == end) return;
+  if (std::any_of(begin, end, on_tp_stream)) return fold_repeats(begin, end, out);
   Op total{OpKind::compute, GroupKind::tp, CollectiveOp::all_reduce, begin->forward, 1,
            Seconds(),       Bytes()};
   total.microbatch = begin->microbatch;
   total.chunk = begin->chunk;
-  RunKernels kernels{total, total, total};
-  kernels.weights.kind = OpKind::weight_gradients;
-  std::vector<Op> serial, background;
+  std::vector<Op> serial;
   for (auto it = begin; it != end; ++it) {
-    bool starts_hidden = it + 1 != end && (it + 1)->kind == OpKind::start_collective &&
-                         (it + 1)->group == GroupKind::tp2;
-    if (it->kind == OpKind::compute)
-      (starts_hidden ? kernels.first : kernels.rest).duration += it->duration;
-    if (it->kind == OpKind::weight_gradients) kernels.weights.duration += it->duration;
+    if (it->kind == OpKind::compute || it->kind == OpKind::weight_gradients)
+      total.duration += it->duration;
     if (it->kind == OpKind::collective) tally(serial, *it);
-    if (it->kind == OpKind::start_collective) tally(background, *it);
   }
-  if (!background.empty()) return fold_overlapped(kernels, serial, background, e, out);
-  total.duration = kernels.first.duration + kernels.rest.duration + kernels.weights.duration;
   if (total.duration > Seconds()) out.push_back(total);
   out.insert(out.end(), serial.begin(), serial.end());
 }
@@ -150,12 +144,12 @@ Program::const_iterator run_end(Program::const_iterator begin, Program::const_it
 
 } // namespace
 
-Program fold(const Program& fine, const ExecutionSpec& e) {
+Program fold(const Program& fine) {
   Program out;
   auto it = fine.begin();
   while (it != fine.end()) {
     auto end = run_end(it, fine.end());
-    fold_run(it, end, e, out);
+    fold_run(it, end, out);
     if (end != fine.end() && !foldable(*end)) out.push_back(*end++);
     it = end;
   }

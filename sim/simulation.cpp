@@ -67,7 +67,8 @@ private:
 } // namespace
 
 std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
-                         const std::function<std::string(Platform&)>& body, bool rail_quotient) {
+                         const std::function<std::string(Platform&)>& body, bool rail_quotient,
+                         bool shared_links) {
   return run_in_child<std::string>([&] {
     int argc = 1;
     char name[] = "trainsim";
@@ -75,7 +76,7 @@ std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
     sg4::Engine engine(&argc, argv);
     configure_engine();
     DeadlockWatch deadlock; // throws out of the body's Engine::run() on a deadlock
-    Platform platform(topology, gpu, rail_quotient);
+    Platform platform(topology, gpu, rail_quotient, shared_links);
     return body(platform);
   });
 }
@@ -211,7 +212,7 @@ SimResult simulate(const Scenario& scenario, const topo::Topology& topology,
   return decode(run_isolated(
       topology, scenario.system.gpu,
       [&](Platform& platform) { return encode(run_step(scenario, platform, options, by)); },
-      by.rails > 1));
+      by.rails > 1, options.shared_links));
 }
 
 } // namespace trainsim::sim

@@ -25,6 +25,9 @@ struct SimOptions {
   /// Fast mode runs DP replica 0 for all the replicas (docs/architecture.md, "Replica
   /// folding"); simulate() throws Error(ExitCode::input) where the step does not allow it.
   bool fold_replicas = false;
+  /// false: every link a fat pipe, each flow at the link's whole bandwidth, so that no flow
+  /// slows another (validate's fast-vs-fine check of the folds themselves, without contention).
+  bool shared_links = true;
 };
 
 /// Simulates one step of `scenario` on `topology`, which must have at least
@@ -41,7 +44,7 @@ class Platform;
 /// thrown in the child is rethrown here; a child that dies becomes an Error(simulation).
 std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
                          const std::function<std::string(Platform&)>& body,
-                         bool rail_quotient = false);
+                         bool rail_quotient = false, bool shared_links = true);
 
 /// The GPUs of a node whose traffic rail 0's stands for: the GPUs per node when `options`
 /// allow it and the step is symmetric under turning each node's GPUs (a rail-symmetric fabric,

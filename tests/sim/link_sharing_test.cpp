@@ -25,8 +25,9 @@ struct Arrivals {
   double near = 0, far = 0; ///< s, when each flow was delivered
 };
 
-// GPUs 1 (near) and 2 (far) each send `bytes` to GPU 0 at time 0.
-Arrivals two_flows_into_one_nic(double bytes) {
+// GPUs 1 (near) and 2 (far) each send `bytes` to GPU 0 at time 0; `shared` false makes every
+// link a fat pipe.
+Arrivals two_flows_into_one_nic(double bytes, bool shared = true) {
   topo::FatTreeParams p;
   p.nodes = 4;
   p.gpus_per_node = 1;
@@ -47,7 +48,7 @@ Arrivals two_flows_into_one_nic(double bytes) {
       });
     sg4::Engine::get_instance()->run();
     return std::string(reinterpret_cast<const char*>(&out), sizeof out);
-  });
+  }, false, shared);
   Arrivals out;
   std::memcpy(&out, raw.data(), sizeof out);
   return out;
@@ -61,6 +62,14 @@ TEST(LinkSharing, FlowsOfDifferentPathLengthsShareALinkAlike) {
   Arrivals a = two_flows_into_one_nic(100e6);
   EXPECT_NEAR(a.far, 4e-3, 0.005 * 4e-3);
   EXPECT_NEAR(a.near, 4e-3, 0.005 * 4e-3);
+}
+
+TEST(LinkSharing, OnFatPipesNoFlowSlowsAnother) {
+  // validate's fast-vs-fine check without contention (SimOptions::shared_links false): each
+  // flow moves at the link's whole 50 GB/s, 100e6 / 50e9 = 2 ms, however many share it.
+  Arrivals a = two_flows_into_one_nic(100e6, false);
+  EXPECT_NEAR(a.far, 2e-3, 0.005 * 2e-3);
+  EXPECT_NEAR(a.near, 2e-3, 0.005 * 2e-3);
 }
 
 TEST(LinkSharing, EachFlowStillPaysItsOwnRoutesLatency) {

@@ -56,14 +56,22 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
   ASSERT_EQ(shape(p).rfind(forward + " " + gathers + " " + gathers + " C start:tp.RS waitT:2 C", 0),
             0u)
       << shape(p);
-  // Folded, each pass's kernels are one pipeline of 4 chunks, as one block's: the gathers'
-  // shares first (forward 4 all-gathers, backward 4 of two each, one stream entry a chunk),
-  // chunk j waiting for j of them, each followed by its reduce-scatter's share; then the
-  // backward's weight gradient.
-  const std::string ag2 = "start:tp.AG*2 start:tp.AG*2 start:tp.AG*2 start:tp.AG*2";
-  const std::string backward =
-      ag2 + " C start:tp.RS waitT:1 C start:tp.RS waitT:2 C start:tp.RS waitT:3 C start:tp.RS";
-  EXPECT_EQ(shape(stage_program(s, 0, true)), forward + " " + backward + " W waitT waitS");
+  // Folded, a pass of identical blocks is one block with each kernel chunk as long as all the
+  // blocks' and each collective repeated as often: one layer folds to its own program, two
+  // layers to the same shape with every stream entry two collectives (each pass is one
+  // block of the MLP layer, so its blocks repeat once per layer).
+  EXPECT_EQ(shape(stage_program(s, 0, true)), shape(p));
+  s.model.layers = 2;
+  Program two = stage_program(s, 0, false), folded = stage_program(s, 0, true);
+  ASSERT_EQ(folded.size(), p.size()); // one layer's ops
+  for (size_t i = 0; i < p.size(); ++i) {
+    bool kernel = p[i].kind == OpKind::compute || p[i].kind == OpKind::weight_gradients;
+    bool started = p[i].kind == OpKind::start_collective;
+    EXPECT_EQ(folded[i].count, started ? 2 * p[i].count : p[i].count) << i;
+    EXPECT_DOUBLE_EQ(folded[i].duration.value(), (kernel ? 2 : 1) * p[i].duration.value()) << i;
+  }
+  EXPECT_EQ(two.size(), 2 * p.size() - 1); // both layers' blocks, one program-ending wait
+  s.model.layers = 1;
   // Over tp 2 the GPU holds half the input: chunks 0 and 1 run on it, 2 and 3 wait for the
   // gathers' first 1 and 2 chunks (ceil(j + 1 - 4 / 2)).
   s = scenario(ModelKind::mlp, 1, grid(1, 2, 1, 1));

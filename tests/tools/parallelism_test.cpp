@@ -224,6 +224,27 @@ TEST(Fidelity, FastAndFineAgreeOnThe1kReferenceScenario) {
   EXPECT_NEAR(t_fast, t_fine, 0.01 * t_fine);
 }
 
+TEST(Fidelity, FineRingsKeepTheirPaceWhenTheirGpusRunAtUnequalSpeeds) {
+  // TP 8 over two nodes of 4 GPUs (each ring has 4 channels, one per NIC) on GPUs of unequal
+  // speed (the preset's spread), 8 layers of d_model 1024: small all-reduces, each member
+  // arriving a little apart. Fine mode's ring sends used to wait for their receiver to reach
+  // the same round; once a ring's members were apart, every round cost a pair's time twice,
+  // and the TP all-reduces of one of the two TP groups ran at half speed for the rest of the
+  // step (random scenario 22 of validate's fidelity section: fine 15.1 ms against fast
+  // 11.3 ms). Both modes now wait only for the data: the same step within 1%, the same TP
+  // time within 2% of it.
+  ModelSpec m = mlp(8);
+  m.kind = ModelKind::transformer;
+  m.d_model = 1024, m.d_ff = 4096, m.heads = 8, m.seq_len = 512;
+  topo::FatTreeParams two_nodes = fat_tree(4, 4);
+  two_nodes.leaf_down_ports = 16;
+  Scenario s = scenario(two_nodes, {.dp = 2, .tp = 8, .global_batch = 8}, m, h100_preset());
+  Outcome fast = simulate(s, sim::Fidelity::fast), fine = simulate(s, sim::Fidelity::fine);
+  double step = fine.result.step_time.value();
+  EXPECT_NEAR(fast.result.step_time.value(), step, 0.01 * step);
+  EXPECT_NEAR(category(fast.summary, "tp_comm"), category(fine.summary, "tp_comm"), 0.02 * step);
+}
+
 TEST(Fidelity, ZeroThreeGatherWaitsAreDataParallelTimeInBothModes) {
   // ZeRO-3 over 64 single-GPU ranks on 8 nodes whose leaves share a 4:1 spine tier with
   // static per-pair routes: the DP rings' flows meet unequal loads. Step by step (fine) a ring

@@ -121,13 +121,25 @@ TEST(RailBundle, PatAcrossNodesGivesThePerFlowResult) {
   // The first axis's flows meet the DP rings on the leaves in another order in the two runs,
   // and SimGrid's solver rounds each settling: measured 1.4 ns on the 6.6 ms step (0.18 ns
   // with rings) and 12 ns on a rank's category. A flow more or less would be microseconds.
+  // Since fast mode folds an overlapped pass into one layer's blocks (each op scaled), one
+  // node's GPUs (368-375) reach a pipeline receive and a TP stream wait at the same instant in
+  // one run and in the other order in the other: 2.0 us of their wait moves between pp_comm
+  // and tp_comm, whose sum stays the same.
   double step = flows.step_time.value();
   EXPECT_NEAR(bundled.step_time.value(), step, 1e-6 * step);
   ASSERT_EQ(bundled.ranks.size(), flows.ranks.size());
-  for (size_t r = 0; r < flows.ranks.size(); ++r)
-    for (size_t c = 0; c < sim::kCategories.size(); ++c)
-      ASSERT_NEAR(bundled.ranks[r].time[c].value(), flows.ranks[r].time[c].value(), 1e-5 * step)
-          << r;
+  using sim::Category;
+  for (size_t r = 0; r < flows.ranks.size(); ++r) {
+    const sim::RankStats &b = bundled.ranks[r], &f = flows.ranks[r];
+    for (Category c : sim::kCategories) {
+      bool traded = c == Category::tp_comm || c == Category::pp_comm;
+      ASSERT_NEAR(b[c].value(), f[c].value(), (traded ? 5e-4 : 1e-5) * step)
+          << "rank " << r << " " << sim::name(c);
+    }
+    ASSERT_NEAR((b[Category::tp_comm] + b[Category::pp_comm]).value(),
+                (f[Category::tp_comm] + f[Category::pp_comm]).value(), 1e-5 * step)
+        << "rank " << r;
+  }
 }
 
 TEST(RailBundle, AgreesWithFineModeWithinHalfAPercent) {

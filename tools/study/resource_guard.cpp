@@ -57,7 +57,7 @@ bool forced_by_environment() {
 // reduce-scatter; with context parallelism a K/V all-gather each pass, recomputed ones too,
 // and a reduce-scatter backward; with sequence parallelism a second all-gather per block
 // backward). Folded: per pass one compute op and one op per distinct
-// collective.
+// collective; under tp_overlap, one layer's blocks per pass (sim/program_fold.cpp).
 // Trust.ProgramEstimateBoundsTheBuiltPrograms holds both to the programs sim builds.
 ProgramOps stage_ops(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
@@ -93,12 +93,14 @@ ProgramOps stage_ops(const Scenario& s) {
   double distinct = tp + (experts > 0 ? 1.0 : 0.0) +
                     2.0 * context + // CP: all-gather, reduce-scatter
                     (e.tp_2d > 1 ? 1.0 : 0.0);
-  // tp_overlap folds a pass into k chunks of a compute op, its share of each collective and
-  // under sequence parallelism its wait for the gathers (2-D TP: of two compute ops and a wait
-  // for the hidden all-reduce), then the weight gradients and the wait.
-  double split = e.tp_2d > 1 ? 2.0 : 0.0;
-  double pass = e.tp_overlap ? k * (1.0 + distinct + chunk_wait + split) + 2.0 : 1.0 + distinct;
-  double folded_pair = 2.0 * (pass + 2.0) + (zero3 ? 3.0 : 0.0) + gathers;
+  // tp_overlap folds a pass's repeated layers into one layer's blocks, each op scaled by the
+  // repetitions; a block that differs from the others (the first stage's, which starts with
+  // the embedding) and the one the pattern leaves over stay beside them.
+  double layer_pass = blocks * block + two_d + experts + context + k * regather;
+  double pass = e.tp_overlap ? layer_pass + 2.0 : 1.0 + distinct;
+  // Overlapped, a backward run keeps its recomputed forward's blocks apart from its own.
+  double runs = e.tp_overlap ? passes : 2.0;
+  double folded_pair = runs * pass + 4.0 + (zero3 ? 3.0 : 0.0) + gathers;
   double pairs = static_cast<double>(e.microbatches()) * e.chunks();
   // Gradient sync: at most two reductions, two gathers, the waits and the optimizer step. With
   // overlap, a bucket may start after any layer of the last backward pass, each splitting its
@@ -110,7 +112,7 @@ ProgramOps stage_ops(const Scenario& s) {
   double tail = (s.model.per_operator() ? 7.0 : 6.0) + buckets * 2.0 + early * 2.0;
   // Without pipeline transfers (one stage, one chunk) nothing splits the step's runs but,
   // under tp_overlap, the passes' changes of direction (sim/program_fold.cpp).
-  double single = e.tp_overlap ? pairs * 2.0 * pass : pass;
+  double single = e.tp_overlap ? pairs * runs * pass : pass;
   double folded = e.pp * e.chunks() == 1 ? single + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
   return {pairs * fine_pair + tail, folded + tail + (buckets + early) * (1.0 + distinct)};
 }
