@@ -1,6 +1,7 @@
 // Writes the validation report as markdown (docs/validation.md) and JSON.
 #include "tools/formats/validation_report.hpp"
 #include "tools/formats/text.hpp"
+#include "tools/formats/validation_fidelity.hpp"
 #include "tools/formats/validation_frontier.hpp"
 
 #include <algorithm>
@@ -215,7 +216,7 @@ std::string validation_markdown(const ValidationReport& r, const std::string& co
   for (const Verdict& v : verdicts(r))
     out += markdown_row({v.criterion, v.pass ? "pass" : "**FAIL**", v.figure});
   return out + "\n" + findings_section(r) + exact_section(r) + bound_section(r) +
-         collective_section(r) + published_section(r) + frontier_section(r);
+         collective_section(r) + published_section(r) + frontier_section(r) + fidelity_section(r);
 }
 
 nlohmann::ordered_json validation_json(const ValidationReport& r) {
@@ -225,7 +226,9 @@ nlohmann::ordered_json validation_json(const ValidationReport& r) {
   j["wall_s"] = r.wall_s;
   j["summary"] = {{"exact_worst_error", worst_exact(r)},
                   {"bound_violations", violations(r)},
-                  {"collective_worst_error", worst_collective(r)}};
+                  {"collective_worst_error", worst_collective(r)},
+                  {"fidelity_worst_error", worst_fidelity_error(r, true)},
+                  {"fidelity_worst_error_unshared", worst_fidelity_error(r, false)}};
   for (const ExactCase& c : r.exact)
     j["exact"].push_back({{"case", c.name},
                           {"gpus", c.gpus},
@@ -267,6 +270,7 @@ nlohmann::ordered_json validation_json(const ValidationReport& r) {
                            {"published_ms", c.published_ms},
                            {"predicted_ms", c.predicted_ms}});
   j["frontier"] = frontier_json(r);
+  j["fidelity"] = fidelity_json(r);
   j["skipped"] = r.skipped;
   return j;
 }
@@ -278,7 +282,12 @@ std::vector<Verdict> verdicts(const ValidationReport& r) {
       {"no scenario below the bound", violations(r) == 0,
        std::to_string(violations(r)) + " of " + std::to_string(r.bounds.size()) + " below"},
       {"collectives within 1% of alpha-beta", worst_collective(r) <= 0.01,
-       "worst " + pct(worst_collective(r))}};
+       "worst " + pct(worst_collective(r))},
+      {"fast mode within 3% of fine mode, 1% with no link shared",
+       worst_fidelity_error(r, true) <= kFidelityTolerance &&
+           worst_fidelity_error(r, false) <= kFidelityUnsharedTolerance,
+       "worst " + pct(worst_fidelity_error(r, true)) + ", " + pct(worst_fidelity_error(r, false)) +
+           " unshared, over " + std::to_string(r.fidelity.size())}};
   if (r.options.quick) return out; // two runs: reported, not judged
   PublishedErrors e = published_errors(r.published);
   out.push_back({"published runs: mean error at most 10%, none over 20%",

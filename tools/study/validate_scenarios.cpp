@@ -80,6 +80,27 @@ std::optional<LoadedScenario> accepted(const std::function<LoadedScenario()>& pa
   }
 }
 
+std::string parallelism(const ExecutionSpec& e) {
+  std::string out = "dp" + std::to_string(e.dp) + " tp" + std::to_string(e.tp);
+  if (e.tp_2d > 1) out.append("x").append(std::to_string(e.tp_2d)); // append(): GCC 12 -Wrestrict
+  out += " pp" + std::to_string(e.pp);
+  if (e.ep > 1) out += " ep" + std::to_string(e.ep);
+  return out + " m" + std::to_string(e.microbatches());
+}
+
+std::string features(const Scenario& sc) {
+  const ExecutionSpec& e = sc.execution;
+  std::string out = parallelism(e) + " " + to_string(e.schedule);
+  if (e.schedule == PipelineSchedule::interleaved)
+    out.append("x").append(std::to_string(e.interleave));
+  if (e.recompute != Recompute::none) out += " recompute " + to_string(e.recompute);
+  if (e.sequence_parallel) out += " sp";
+  if (e.tp_overlap) out += " tp_overlap";
+  if (e.delayed_update) out += " delayed_update";
+  if (e.zero > 0) out += " zero" + std::to_string(e.zero);
+  return out + ", " + sc.system.topology.generator;
+}
+
 } // namespace trainsim::validation
 
 namespace trainsim {
@@ -148,33 +169,12 @@ std::vector<Scenario> exact_specs(bool quick) {
   return out;
 }
 
-std::string parallelism(const ExecutionSpec& e) {
-  std::string out = "dp" + std::to_string(e.dp) + " tp" + std::to_string(e.tp);
-  if (e.tp_2d > 1) out.append("x").append(std::to_string(e.tp_2d)); // append(): GCC 12 -Wrestrict
-  out += " pp" + std::to_string(e.pp);
-  if (e.ep > 1) out += " ep" + std::to_string(e.ep);
-  return out + " m" + std::to_string(e.microbatches());
-}
-
-std::string features(const Scenario& sc) {
-  const ExecutionSpec& e = sc.execution;
-  std::string out = parallelism(e) + " " + to_string(e.schedule);
-  if (e.schedule == PipelineSchedule::interleaved)
-    out.append("x").append(std::to_string(e.interleave));
-  if (e.recompute != Recompute::none) out += " recompute " + to_string(e.recompute);
-  if (e.sequence_parallel) out += " sp";
-  if (e.tp_overlap) out += " tp_overlap";
-  if (e.delayed_update) out += " delayed_update";
-  if (e.zero > 0) out += " zero" + std::to_string(e.zero);
-  return out + ", " + sc.system.topology.generator;
-}
-
 BoundCheck check_bound(const LoadedScenario& loaded, std::string name) {
   logger("trainsim.validate")
       ->info("validate: {} ({} GPUs)", name, loaded.scenario.execution.gpus());
   validation::Measured m = validation::measure(loaded);
   BoundCheck c{std::move(name),
-               features(loaded.scenario),
+               validation::features(loaded.scenario),
                loaded.scenario.execution.gpus(),
                m.result.step_time.value(),
                m.bound.step_time.value(),
@@ -183,115 +183,7 @@ BoundCheck check_bound(const LoadedScenario& loaded, std::string name) {
   return c;
 }
 
-// ---- the random scenarios ----
-
-// Our own mapping of the generator's 64-bit words to ranges, so the stream of scenarios does
-// not depend on a standard library's distributions.
-class Draw {
-public:
-  explicit Draw(unsigned long long seed) : rng_(seed) {}
-  int below(int n) { return static_cast<int>(rng_() % static_cast<unsigned long long>(n)); }
-  template <typename T>
-  T one_of(std::initializer_list<T> xs) {
-    return *(xs.begin() + below(static_cast<int>(xs.size())));
-  }
-  bool chance(int one_in) { return below(one_in) == 0; }
-
-private:
-  std::mt19937_64 rng_;
-};
-
-topo::TopologySpec random_topology(Draw& d, int gpus) {
-  int kind = d.below(4);
-  if (kind == 2) { // torus: one GPU per chip, 2 or 3 power-of-two rings
-    int k = 0;
-    while ((1 << k) < gpus) ++k;
-    int a = 1 + d.below(k - 2), b = 1 + d.below(k - a - 1), c = k - a - b; // a, b >= 1; c >= 0
-    topo::TorusParams t;
-    t.dims = {1 << a, 1 << b};
-    if (c > 0) t.dims.push_back(1 << c);
-    return t;
-  }
-  int gpn = std::min(gpus, d.one_of({1, 2, 4, 8}));
-  if (kind == 3) { // dragonfly: (groups - 1) must divide routers x global links = 8
-    topo::DragonflyParams f;
-    f.node.gpus_per_node = gpn;
-    f.groups = d.one_of({2, 3, 5, 9});
-    f.routers_per_group = 4;
-    f.global_links = 2;
-    f.nodes_per_router = std::max(1, (gpus / gpn + f.groups * 4 - 1) / (f.groups * 4));
-    return f;
-  }
-  topo::FatTreeParams f;
-  f.nodes = gpus / gpn;
-  f.gpus_per_node = gpn;
-  f.leaf_down_ports = d.one_of({4, 8, 16, 32});
-  f.oversubscription = d.one_of({1, 2, 4});
-  f.rail_optimized = kind == 1;
-  return f;
-}
-
-ModelSpec random_model(Draw& d, bool moe) {
-  ModelSpec m;
-  m.d_model = d.one_of({1024L, 2048L, 4096L});
-  m.kind = d.chance(2) ? ModelKind::transformer : ModelKind::mlp;
-  m.seq_len = d.one_of({512, 1024, 2048}); // drawn before the layers, as the YAML text did
-  m.layers = d.one_of({8, 16, 32});
-  m.d_ff = 4 * m.d_model;
-  if (m.kind == ModelKind::transformer) m.heads = static_cast<int>(m.d_model / 128);
-  if (moe) m.experts = 8, m.top_k = d.one_of({1, 2});
-  return m;
-}
-
-ExecutionSpec random_execution(Draw& d, int gpus, bool moe) {
-  int tp = std::min(gpus, d.one_of({1, 2, 4, 8}));
-  int pp = std::min(gpus / tp, d.one_of({1, 2, 4, 8}));
-  int dp = gpus / (tp * pp);
-  int schedule = pp > 1 ? d.below(3) : 0;
-  long m = schedule == 2 ? pp * d.one_of({1L, 2L}) : d.one_of({1L, 2L, 4L, 8L});
-  long micro = d.one_of({1L, 2L});
-  ExecutionSpec e = grid(dp, tp, pp, dp * micro * m);
-  e.micro_batch = micro;
-  e.schedule = schedule == 0   ? PipelineSchedule::one_f_one_b
-               : schedule == 1 ? PipelineSchedule::gpipe
-                               : PipelineSchedule::interleaved;
-  if (schedule == 2) e.interleave = 2;
-  if (d.chance(4)) e.recompute = Recompute::full;
-  if (tp > 1 && d.chance(4)) e.sequence_parallel = true;
-  if (tp > 1 && d.chance(4)) e.tp_overlap = true;
-  if (d.chance(3)) e.zero = 1 + d.below(3);
-  if (moe) e.ep = std::min(dp, d.one_of({2, 4, 8}));
-  return e;
-}
-
 } // namespace
-
-Scenario random_scenario(unsigned long long seed, int index) {
-  // One generator per scenario, seeded from (seed, index): scenario i does not depend on how
-  // many words the ones before it drew.
-  Draw d(seed * 0x9E3779B97F4A7C15ULL + static_cast<unsigned long long>(index));
-  int gpus = 1 << (3 + d.below(7)); // 8 .. 512
-  bool moe = d.chance(5);
-  ModelSpec model = random_model(d, moe);
-  topo::TopologySpec topology = random_topology(d, gpus);
-  ExecutionSpec execution = random_execution(d, gpus, moe);
-  // 2-D TP on the MLP block, drawn last so that no other scenario's draws move.
-  if (model.kind == ModelKind::mlp && !moe && execution.tp >= 4 && d.chance(3))
-    execution.tp /= 2, execution.tp_2d = 2;
-  // The delayed update's reduction beside the passes, after that for the same reason.
-  if (execution.zero < 3 && d.chance(4)) execution.delayed_update = true;
-  // Direct TP collectives (Transformer Engine's userbuffers), drawn last for the same reason,
-  // where the rules let them run: the TP block inside one NVSwitch node.
-  const auto* nodes = std::get_if<topo::FatTreeParams>(&topology.params);
-  if (nodes != nullptr && tp_block_in_node(execution, nodes->gpus_per_node) &&
-      execution.tp_ranks() > 1 && d.chance(4))
-    execution.tp_collective = "direct";
-  if (d.chance(4)) execution.launch_overlap = true;
-  // NCCL's PAT for the gradients, after that for the same reason: across nodes with one
-  // member on each it runs its log2 p steps, elsewhere the ring.
-  if (d.chance(4)) execution.dp_collective = "pat";
-  return make_scenario("random/" + std::to_string(index), model, std::move(topology), execution);
-}
 
 std::vector<ExactCase> exact_cases(bool quick) {
   std::vector<ExactCase> out;
@@ -301,7 +193,7 @@ std::vector<ExactCase> exact_cases(bool quick) {
     LoadedScenario loaded = build_scenario(std::move(scenario));
     validation::Measured m = validation::measure(loaded);
     ExactCase c{name,
-                parallelism(loaded.scenario.execution),
+                validation::parallelism(loaded.scenario.execution),
                 loaded.scenario.execution.gpus(),
                 m.result.step_time.value(),
                 m.bound.step_time.value(),
@@ -370,20 +262,13 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
     on_files.add(weights[i]);
   }
   on_files.finish();
-  int wanted = o.quick ? 20 : o.random_scenarios;
-  sim::Progress on_random("validate: bounds of random scenarios", wanted, "checked",
+  std::vector<RandomScenario> random =
+      accepted_random_scenarios(o.seed, o.quick ? 20 : o.random_scenarios, generated, rejected);
+  sim::Progress on_random("validate: bounds of random scenarios",
+                          static_cast<double>(random.size()), "checked",
                           sim::Progress::Show::count);
-  generated = rejected = 0;
-  for (int i = 0, accepted = 0; accepted < wanted && i < 20 * wanted; ++i) {
-    ++generated;
-    std::optional<LoadedScenario> loaded =
-        validation::accepted([&] { return build_scenario(random_scenario(o.seed, i)); });
-    if (!loaded) {
-      ++rejected;
-      continue;
-    }
-    out.push_back(check_bound(*loaded, "random " + std::to_string(i)));
-    ++accepted;
+  for (const RandomScenario& r : random) {
+    out.push_back(check_bound(r.loaded, "random " + std::to_string(r.index)));
     on_random.add();
   }
   on_random.finish();

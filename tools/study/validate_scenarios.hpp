@@ -47,4 +47,9 @@ std::optional<LoadedScenario> accepted(const std::function<LoadedScenario()>& pa
 /// (the phase) and the most utilised link direction with its tier.
 std::string blame(const Measured& m);
 
+/// "dp8 tp4 pp2 ep2 m4": the parallel split and the microbatches per pipeline.
+std::string parallelism(const ExecutionSpec& e);
+/// The split, the schedule and the options that shape the step, and the fabric's generator.
+std::string features(const Scenario& scenario);
+
 } // namespace trainsim::validation

@@ -19,7 +19,7 @@ public:
   explicit Sections(bool quick) : quick_(quick), started_(std::chrono::steady_clock::now()) {}
   void start(const char* name) {
     auto elapsed = std::chrono::steady_clock::now() - started_;
-    std::fprintf(stderr, "validate: [%d/%d] %s (after %s)\n", ++done_, quick_ ? 4 : 5, name,
+    std::fprintf(stderr, "validate: [%d/%d] %s (after %s)\n", ++done_, quick_ ? 5 : 6, name,
                  sim::wait_text(std::chrono::duration<double>(elapsed).count()).c_str());
   }
 
@@ -49,6 +49,8 @@ ValidationReport run_validation(const ValidateOptions& options) {
   r.layers = layer_checks();
   for (const PublishedCheck& p : r.published)
     r.bounds.push_back({"validation/" + p.name, "published run", p.gpus, p.step_s, p.bound_s, ""});
+  sections.start("fast against fine mode");
+  r.fidelity = fidelity_checks(r.options);
   if (!options.quick) {
     sections.start("frontier replays (most of the suite's time)");
     r.frontier = frontier_checks(false, r.skipped);

@@ -12,6 +12,7 @@
 #include "models/frontier.hpp"
 #include "models/scenario.hpp"
 #include "tools/formats/report.hpp"
+#include "tools/io/scenario_loader.hpp"
 
 namespace trainsim {
 
@@ -119,6 +120,24 @@ struct FrontierCheck {
   int folded = 1;            ///< DP replicas that replica 0 ran for (replica folding); 1: none
 };
 
+/// One scenario simulated in both modes, with links shared (as always) and with every link a
+/// fat pipe, where no flow slows another: what fast mode's transform moves the step by.
+struct FidelityCheck {
+  std::string name, features;
+  int gpus = 0;
+  double fast_s = 0, fine_s = 0;                   ///< links shared
+  double fast_unshared_s = 0, fine_unshared_s = 0; ///< every link a fat pipe
+  [[nodiscard]] double error() const { return fast_s / fine_s - 1.0; }
+  [[nodiscard]] double error_unshared() const { return fast_unshared_s / fine_unshared_s - 1.0; }
+};
+/// Fast mode within this of fine mode on every scenario of the fidelity section, and within
+/// kFidelityUnsharedTolerance where no link is shared.
+inline constexpr double kFidelityTolerance = 0.03;
+inline constexpr double kFidelityUnsharedTolerance = 0.01;
+/// The random scenarios whose fine-mode step costs at most this much CPU time (at the cheapest
+/// op, tools/study/run_cost.hpp) are run in both modes; the others only in fast mode.
+inline constexpr double kFidelityFineBudget_s = 20.0;
+
 struct ValidationReport {
   ValidateOptions options;
   std::vector<ExactCase> exact;
@@ -129,6 +148,7 @@ struct ValidationReport {
   std::vector<PublishedCheck> published;
   std::vector<LayerCheck> layers;
   std::vector<FrontierCheck> frontier;
+  std::vector<FidelityCheck> fidelity;
   std::vector<std::string> skipped; ///< what could not be run, and why
   double wall_s = 0;
 };
@@ -144,6 +164,9 @@ std::vector<CollectiveCheck> collective_checks(bool quick);
 std::vector<PublishedCheck> published_checks(const ValidateOptions& options);
 std::vector<LayerCheck> layer_checks();
 std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped);
+/// Fast against fine mode on the random scenarios fine mode can afford (and, in the full run,
+/// issue 41's Mixtral-like job), each also with every link a fat pipe; the runs side by side.
+std::vector<FidelityCheck> fidelity_checks(const ValidateOptions& options);
 
 /// A replay's step minus the closed form's, cause by cause; the causes add up to the
 /// difference. The closed form's step is its kernels (m x max(compute, hbm), m microbatches),
@@ -164,6 +187,16 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
 /// across platforms (std::mt19937_64 and our own mapping to ranges). It may break the rules:
 /// the generator proposes, build_scenario() decides.
 Scenario random_scenario(unsigned long long seed, int index);
+
+/// A random scenario the loader accepted, with its index in the stream.
+struct RandomScenario {
+  int index = 0;
+  LoadedScenario loaded;
+};
+/// The first `wanted` random scenarios the loader accepts, of at most 20 x `wanted` drawn;
+/// `generated` and `rejected` count the draws.
+std::vector<RandomScenario> accepted_random_scenarios(unsigned long long seed, int wanted,
+                                                      int& generated, int& rejected);
 
 ValidationReport run_validation(const ValidateOptions& options);
 
