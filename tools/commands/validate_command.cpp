@@ -60,8 +60,9 @@ int validate_command(const ValidateOptions& options) {
 void add_validate_command(CLI::App& app, cli::Command& command) {
   auto [cmd, v] = cli::add_command<ValidateOptions>(
       app, command, "validate",
-      "the simulator against the closed form, alpha-beta and published runs (the full suite: "
-      "about 90 minutes and 18 GB on a 2-core machine; --quick: about a minute)",
+      "the simulator against the closed form, alpha-beta, published runs and its own fine mode "
+      "(the full suite: about 110 minutes and 18 GB on a 2-core machine; --quick: about 2 "
+      "minutes)",
       validate_command);
   cmd->add_option(
       "-o,--out", v.out_dir,
