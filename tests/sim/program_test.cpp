@@ -43,11 +43,13 @@ TEST(Program, OneStageOneLayerIsItsKernelsForwardThenBackward) {
   EXPECT_EQ(again[3].duration, mlp);
   EXPECT_DOUBLE_EQ(again[4].duration.value(), (mlp * 2.0).value());
   EXPECT_FALSE(again[2].forward); // recomputed within the backward pass
-  // Folded: the four kernels are one run, so one compute op of 3 x (attention + MLP).
+  // Folded: each pass's kernels are one run (a run ends where the pass does), so one compute
+  // op of attention + MLP forward and one of 2 x (attention + MLP) backward.
   s.execution.recompute = Recompute::none;
   Program folded = stage_program(s, 0, true);
-  ASSERT_EQ(shape(folded), "C waitS");
-  EXPECT_DOUBLE_EQ(folded[0].duration.value(), (3.0 * (attention + mlp)).value());
+  ASSERT_EQ(shape(folded), "C C waitS");
+  EXPECT_DOUBLE_EQ(folded[0].duration.value(), (attention + mlp).value());
+  EXPECT_DOUBLE_EQ(folded[1].duration.value(), (2.0 * (attention + mlp)).value());
   EXPECT_EQ(folded[0].layer, -1);
 }
 
@@ -84,9 +86,9 @@ TEST(Program, TwoStagesRunOneForwardOneBackward) {
   std::vector<int> microbatches;
   for (const Op& op : first) microbatches.push_back(op.microbatch);
   EXPECT_EQ(microbatches, (std::vector<int>{0, 0, 1, 1, 0, 0, 1, 1, -1}));
-  // Folding merges only what lies between two transfers: stage 1's forward and backward of
-  // one microbatch become one compute op.
-  EXPECT_EQ(shape(stage_program(s, 1, true)), "recvF C sendB recvF C sendB waitS");
+  // Folding merges only what lies between two transfers, within one pass: stage 1's forward
+  // and backward of one microbatch stay two compute ops.
+  EXPECT_EQ(shape(stage_program(s, 1, true)), "recvF C C sendB recvF C C sendB waitS");
 }
 
 TEST(Program, InterleavedStagesPassThroughEveryChunk) {
@@ -150,9 +152,9 @@ TEST(Program, OverlappedGradientsGoOutInBuckets) {
   EXPECT_EQ(shape(p), "C C C C C C start:dp.AR C C start:dp.AR waitS waitC");
   EXPECT_EQ(p[6].bytes, Bytes(2048.0));
   EXPECT_EQ(p[9].bytes, Bytes(2048.0));
-  // A bucket start ends a run: the forward and the first two backward layers fold into one
-  // compute op, the last two into another.
-  EXPECT_EQ(shape(stage_program(s, 0, true)), "C start:dp.AR C start:dp.AR waitS waitC");
+  // A bucket start ends a run, as the pass's end does: the forward folds into one compute op,
+  // the first two backward layers into another, the last two into a third.
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C C start:dp.AR C start:dp.AR waitS waitC");
   // A bucket larger than all the gradients (4096 bytes) still goes out, at the end of the pass.
   s.execution.dp_bucket = Bytes(1e9);
   Program one = stage_program(s, 0, false);
@@ -173,10 +175,10 @@ TEST(Program, ADelayedUpdateReducesThePreviousGradientsBesideTheStep) {
   EXPECT_EQ(shape(p), "start:dp.RS start:dp.AG C C C C C C C C waitS waitC");
   EXPECT_EQ(p[0].bytes, Bytes(4096.0));
   EXPECT_EQ(p[1].bytes, Bytes(4096.0));
-  EXPECT_EQ(shape(stage_program(s, 0, true)), "start:dp.RS start:dp.AG C waitS waitC");
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "start:dp.RS start:dp.AG C C waitS waitC");
   // Without ZeRO, one all-reduce.
   s.execution.zero = 0;
-  EXPECT_EQ(shape(stage_program(s, 0, true)), "start:dp.AR C waitS waitC");
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "start:dp.AR C C waitS waitC");
 }
 
 TEST(Program, EarlyParameterGathersWaitAtEachLayersFirstForward) {
@@ -217,28 +219,28 @@ TEST(Program, ExpertsAreDispatchedAndCombinedByAllToAlls) {
   EXPECT_EQ(p[1].bytes, Bytes(64.0));
   EXPECT_DOUBLE_EQ(p[9].bytes.value(), 512.0); // 1536 x (1 - 2/3): the expert share is 1024 / 1536
   EXPECT_DOUBLE_EQ(p[10].bytes.value(), 1024.0);
-  // Folded, the four all-to-alls are one op with a count.
-  EXPECT_EQ(shape(stage_program(s, 0, true)), "C ep.A2A*4 waitS dp.AR edp.AR");
+  // Folded, each pass's two all-to-alls are one op with a count.
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C ep.A2A*2 C ep.A2A*2 waitS dp.AR edp.AR");
 }
 
 TEST(Program, FoldCountsEachDistinctCollective) {
   // Transformer, tp 2, 2 layers, one stage: per layer and direction two TP all-reduces of the
-  // same size (after attention and after the MLP): 2 layers x 2 x 2 directions = 8, one run.
+  // same size (after attention and after the MLP): 2 layers x 2 = 4 per pass, one run each.
   Scenario s = scenario(ModelKind::transformer, 2, grid(1, 2, 1, 1));
   EXPECT_EQ(shape(stage_program(s, 0, false)),
             "C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR C tp.AR waitS");
-  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AR*8 waitS");
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AR*4 C tp.AR*4 waitS");
   // Sequence parallelism splits each all-reduce into an all-gather before the block and a
-  // reduce-scatter after it: 8 of each, counted separately in order of first appearance; the
-  // backward gathers each block's input once more for its weight gradient: 2 layers x 2
-  // blocks = 4 all-gathers more.
+  // reduce-scatter after it: 4 of each per pass, counted separately in order of first
+  // appearance; the backward gathers each block's input once more for its weight gradient: 2
+  // layers x 2 blocks = 4 all-gathers more.
   s.execution.sequence_parallel = true;
-  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AG*12 tp.RS*8 waitS");
-  // Full recomputation re-runs each layer's forward, its two all-reduces included: 2 layers x
-  // (2 forward + 2 recomputed + 2 backward) = 12.
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AG*4 tp.RS*4 C tp.AG*8 tp.RS*4 waitS");
+  // Full recomputation re-runs each layer's forward, its two all-reduces included, within the
+  // backward pass: 2 layers x 2 forward, then 2 layers x (2 recomputed + 2 backward) = 8.
   s.execution.sequence_parallel = false;
   s.execution.recompute = Recompute::full;
-  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AR*12 waitS");
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AR*4 C tp.AR*8 waitS");
   s.execution.recompute = Recompute::none;
   // On two stages, runs end at every transfer: stage 0 (layer 0) of 2 microbatches under
   // 1F1B runs F0 F1 B0 B1, each pass one run of 2 all-reduces.

@@ -110,9 +110,9 @@ ProgramOps stage_ops(const Scenario& s) {
   // each wait splitting its folded run.
   double early = e.param_gather_overlap ? layers * e.chunks() : 0.0;
   double tail = (s.model.per_operator() ? 7.0 : 6.0) + buckets * 2.0 + early * 2.0;
-  // Without pipeline transfers (one stage, one chunk) nothing splits the step's runs but,
-  // under tp_overlap, the passes' changes of direction (sim/program_fold.cpp).
-  double single = e.tp_overlap ? pairs * runs * pass : pass;
+  // Without pipeline transfers (one stage, one chunk) the passes still end their runs
+  // (sim/program_fold.cpp).
+  double single = pairs * runs * pass;
   double folded = e.pp * e.chunks() == 1 ? single + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
   return {pairs * fine_pair + tail, folded + tail + (buckets + early) * (1.0 + distinct)};
 }
