@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -25,6 +26,9 @@ struct Example {
   std::string file;
   std::function<bool(const Scenario&)> uses; ///< whether the loaded scenario has its feature
 };
+
+// What gtest prints for a parameter (ctest's test list, a failure's header): the file.
+void PrintTo(const Example& example, std::ostream* out) { *out << example.file; }
 
 const std::vector<Example>& examples() {
   static const std::vector<Example> all{
