@@ -61,7 +61,7 @@ void add_validate_command(CLI::App& app, cli::Command& command) {
   auto [cmd, v] = cli::add_command<ValidateOptions>(
       app, command, "validate",
       "the simulator against the closed form, alpha-beta, published runs and its own fine mode "
-      "(the full suite: about 110 minutes and 18 GB on a 2-core machine; --quick: about 2 "
+      "(the full suite: about 140 minutes and 18 GB on a 2-core machine; --quick: about 2 "
       "minutes)",
       validate_command);
   cmd->add_option(
