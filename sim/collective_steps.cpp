@@ -23,6 +23,13 @@ int g_payload = 0;
 // Where get_async stores the received payload pointer; nothing reads it.
 int* g_received = nullptr;
 
+/// The rank this one sends to on ring channel `c`: the group's next (its stand-in under replica
+/// folding) with one channel, else the channel's turned ring's next member.
+int next_on(const RingView& ring, int c) {
+  return ring.channels == 1 ? ring.next
+                            : ring.members.member(ring.members.ring_next(ring.index, c));
+}
+
 /// Sends `bytes` to the next rank and receives as much from the previous one: on several
 /// channels, a share to each channel's next rank and as many receives. The receives match
 /// any sender: a comm's size and route are its sender's, so which receive it meets does not
@@ -37,8 +44,7 @@ void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env,
   }
   std::vector<sg4::CommPtr> outs, ins;
   for (int c = 0; c < ring.channels; ++c) {
-    int next = ring.members.member(ring.members.ring_next(ring.index, c));
-    outs.push_back(send(*ring.inboxes, next, bytes / ring.channels, env, rate));
+    outs.push_back(send(*ring.inboxes, next_on(ring, c), bytes / ring.channels, env, rate));
     ins.push_back(receive(*ring.inboxes, ring.me));
   }
   for (const sg4::CommPtr& in : ins) wait_on(in, kReceiving);
@@ -62,10 +68,8 @@ void fine_rounds(const RingView& ring, int steps, double chunk, const Collective
   std::vector<sg4::CommPtr> ins(static_cast<size_t>(ring.channels));
   for (int s = 0; s < steps; ++s) {
     for (int c = 0; c < ring.channels; ++c) {
-      int next = ring.channels == 1 ? ring.next
-                                    : ring.members.member(ring.members.ring_next(ring.index, c));
       const Inboxes& lane = ring.inboxes->lane(c);
-      outs.push_back(send(lane, next, chunk / ring.channels, env, rate));
+      outs.push_back(send(lane, next_on(ring, c), chunk / ring.channels, env, rate));
       ins[static_cast<size_t>(c)] = receive(lane, ring.me);
     }
     for (const sg4::CommPtr& in : ins) wait_on(in, kReceiving);

@@ -12,6 +12,10 @@ std::string formatted(const char* printf_format, double value) {
 
 std::string percent(double fraction) { return formatted("%.1f %%", 100.0 * fraction); }
 
+std::string signed_percent(double fraction) { return formatted("%+.2f%%", 100.0 * fraction); }
+
+std::string milliseconds(double seconds) { return formatted("%.4g", seconds * 1e3); }
+
 std::string with_thousands(long count) {
   std::string digits = std::to_string(count < 0 ? -count : count), out;
   for (size_t i = 0; i < digits.size(); ++i) {

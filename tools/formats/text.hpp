@@ -13,6 +13,12 @@ std::string formatted(const char* printf_format, double value);
 /// A fraction as a percentage with one decimal: 0.4078 -> "40.8 %".
 std::string percent(double fraction);
 
+/// A relative difference, signed, with two decimals: 0.0093 -> "+0.93%" (validation tables).
+std::string signed_percent(double fraction);
+
+/// Seconds as milliseconds, four significant digits: 0.0168972 -> "16.9" (validation tables).
+std::string milliseconds(double seconds);
+
 /// A count with its thousands grouped as the docs write them: 32768 -> "32,768".
 std::string with_thousands(long count);
 

@@ -7,12 +7,6 @@
 #include "tools/formats/text.hpp"
 
 namespace trainsim {
-namespace {
-
-std::string pct(double fraction) { return formatted("%+.2f%%", 100.0 * fraction); }
-std::string ms(double seconds) { return formatted("%.4g", seconds * 1e3); }
-
-} // namespace
 
 double worst_fidelity_error(const ValidationReport& r, bool shared) {
   double worst = 0;
@@ -37,15 +31,15 @@ std::string fidelity_section(const ValidationReport& r) {
       ". Criterion: fast within " + formatted("%.0f%%", 100 * kFidelityTolerance) +
       " of fine, and within " + formatted("%.0f%%", 100 * kFidelityUnsharedTolerance) +
       " with no link shared.\n\n";
-  out += "Worst difference: **" + pct(worst_fidelity_error(r, true)) + "** with links shared, **" +
-         pct(worst_fidelity_error(r, false)) + "** with none shared, over " +
+  out += "Worst difference: **" + signed_percent(worst_fidelity_error(r, true)) + "** with links shared, **" +
+         signed_percent(worst_fidelity_error(r, false)) + "** with none shared, over " +
          std::to_string(r.fidelity.size()) + " scenarios.\n\n";
   out += markdown_header({"scenario", "GPUs", "features", "fast (ms)", "fine (ms)", "fast / fine - 1",
                           "no link shared: fast (ms)", "fine (ms)", "fast / fine - 1"});
   for (const FidelityCheck& c : r.fidelity)
-    out += markdown_row({c.name, std::to_string(c.gpus), c.features, ms(c.fast_s), ms(c.fine_s),
-                         pct(c.error()), ms(c.fast_unshared_s), ms(c.fine_unshared_s),
-                         pct(c.error_unshared())});
+    out += markdown_row({c.name, std::to_string(c.gpus), c.features, milliseconds(c.fast_s), milliseconds(c.fine_s),
+                         signed_percent(c.error()), milliseconds(c.fast_unshared_s), milliseconds(c.fine_unshared_s),
+                         signed_percent(c.error_unshared())});
   return out + "\n";
 }
 

@@ -12,8 +12,6 @@
 namespace trainsim {
 namespace {
 
-std::string pct(double fraction) { return formatted("%+.2f%%", 100.0 * fraction); }
-std::string ms(double seconds) { return formatted("%.4g", seconds * 1e3); }
 std::string gbps(double bytes_per_s) { return formatted("%.1f", bytes_per_s / 1e9); }
 
 // ---- acceptance criteria ----
@@ -48,9 +46,9 @@ std::string exact_section(const ValidationReport& r) {
       "Criterion: within 2%.\n\n" +
       markdown_header({"case", "GPUs", "split", "simulated (ms)", "bound (ms)", "error", "note"});
   for (const ExactCase& c : r.exact)
-    out += markdown_row({c.name, std::to_string(c.gpus), c.parallelism, ms(c.simulated_s),
-                         ms(c.bound_s), pct(c.error()), c.note});
-  return out + "\nWorst error over the exact cases: **" + pct(worst_exact(r)) + "**.\n\n";
+    out += markdown_row({c.name, std::to_string(c.gpus), c.parallelism, milliseconds(c.simulated_s),
+                         milliseconds(c.bound_s), signed_percent(c.error()), c.note});
+  return out + "\nWorst error over the exact cases: **" + signed_percent(worst_exact(r)) + "**.\n\n";
 }
 
 std::string bound_section(const ValidationReport& r) {
@@ -75,7 +73,7 @@ std::string bound_section(const ValidationReport& r) {
                           "sim / bound", "blame (when > 1.1)"});
   for (const BoundCheck& c : r.bounds)
     out +=
-        markdown_row({c.name, std::to_string(c.gpus), c.features, ms(c.simulated_s), ms(c.bound_s),
+        markdown_row({c.name, std::to_string(c.gpus), c.features, milliseconds(c.simulated_s), milliseconds(c.bound_s),
                       formatted("%.4f", c.ratio()) + (c.violates() ? " **VIOLATION**" : ""),
                       c.violates() ? "**below the bound**" : c.blame});
   if (!r.bounds_not_run.empty()) out += "\nNot run (this machine cannot hold them):\n\n";
@@ -111,9 +109,9 @@ std::string collective_section(const ValidationReport& r) {
                        "alpha-beta (ms)", "error", "algbw (GB/s)", "busbw (GB/s)"});
   for (const CollectiveCheck& c : r.collectives)
     out += markdown_row({c.algorithm, c.op, std::to_string(c.ranks), c.graph, c.fidelity,
-                         ms(c.simulated_s), ms(c.formula_s) + (c.exact_formula ? "" : " (approx.)"),
-                         pct(c.error()), gbps(c.algbw), gbps(c.busbw)});
-  return out + "\nWorst error against an exact formula: **" + pct(worst_collective(r)) + "**.\n\n";
+                         milliseconds(c.simulated_s), milliseconds(c.formula_s) + (c.exact_formula ? "" : " (approx.)"),
+                         signed_percent(c.error()), gbps(c.algbw), gbps(c.busbw)});
+  return out + "\nWorst error against an exact formula: **" + signed_percent(worst_collective(r)) + "**.\n\n";
 }
 
 std::string published_section(const ValidationReport& r) {
@@ -129,7 +127,7 @@ std::string published_section(const ValidationReport& r) {
   for (const PublishedCheck& c : r.published)
     out += markdown_row(
         {c.name, std::to_string(c.gpus), c.convention, formatted("%.1f%%", 100 * c.published),
-         formatted("%.1f%%", 100 * c.predicted), pct(c.error()), formatted("%.2f", c.step_s),
+         formatted("%.1f%%", 100 * c.predicted), signed_percent(c.error()), formatted("%.2f", c.step_s),
          c.breakdown, formatted("%.1f%%", 100 * c.bound), c.source});
   PublishedErrors e = published_errors(r.published);
   out += "\nMean absolute error over " + std::to_string(r.published.size()) + " runs: **" +
@@ -141,7 +139,7 @@ std::string published_section(const ValidationReport& r) {
          markdown_header({"setting", "published (ms)", "simulated (ms)", "error"});
   for (const LayerCheck& c : r.layers)
     out += markdown_row({c.variant, formatted("%.1f", c.published_ms),
-                         formatted("%.2f", c.predicted_ms), pct(c.error())});
+                         formatted("%.2f", c.predicted_ms), signed_percent(c.error())});
   return out + "\n";
 }
 
@@ -149,7 +147,7 @@ std::string published_section(const ValidationReport& r) {
 std::string findings_section(const ValidationReport& r) {
   std::string pp;
   for (const ExactCase& c : r.exact)
-    if (c.name.find("pp") != std::string::npos) pp += " " + c.name + " " + pct(c.error()) + ";";
+    if (c.name.find("pp") != std::string::npos) pp += " " + c.name + " " + signed_percent(c.error()) + ";";
   return "## Findings: what the bound or the simulator got wrong\n\n"
          "1. **Pipeline transfers in 1F1B's steady state** (fixed). The bound used to add the "
          "sends of the fill "
@@ -278,15 +276,15 @@ nlohmann::ordered_json validation_json(const ValidationReport& r) {
 std::vector<Verdict> verdicts(const ValidationReport& r) {
   std::vector<Verdict> out{
       {"exact cases within 2% of the closed form", worst_exact(r) <= 0.02,
-       "worst " + pct(worst_exact(r))},
+       "worst " + signed_percent(worst_exact(r))},
       {"no scenario below the bound", violations(r) == 0,
        std::to_string(violations(r)) + " of " + std::to_string(r.bounds.size()) + " below"},
       {"collectives within 1% of alpha-beta", worst_collective(r) <= 0.01,
-       "worst " + pct(worst_collective(r))},
+       "worst " + signed_percent(worst_collective(r))},
       {"fast mode within 3% of fine mode, 1% with no link shared",
        worst_fidelity_error(r, true) <= kFidelityTolerance &&
            worst_fidelity_error(r, false) <= kFidelityUnsharedTolerance,
-       "worst " + pct(worst_fidelity_error(r, true)) + ", " + pct(worst_fidelity_error(r, false)) +
+       "worst " + signed_percent(worst_fidelity_error(r, true)) + ", " + signed_percent(worst_fidelity_error(r, false)) +
            " unshared, over " + std::to_string(r.fidelity.size())}};
   if (r.options.quick) return out; // two runs: reported, not judged
   PublishedErrors e = published_errors(r.published);
