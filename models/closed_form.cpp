@@ -34,7 +34,7 @@ struct StageCost {
 };
 
 // With dp_overlap the gradients leave in buckets during the last backward pass (as
-// sim/program.cpp fills them: a bucket closes once it holds dp_bucket bytes, and at the end of
+// models/step_program.cpp fills them: a bucket closes once it holds dp_bucket bytes, and at the end of
 // the pass, with the embedding's and LM head's gradients in the stage's last bucket). Only
 // the last bucket must start after the pass, so only it is certain to add to the step: the
 // share of this stage's gradients it holds. The stage's last backward pass is its chunk 0's.

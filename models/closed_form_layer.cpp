@@ -54,7 +54,7 @@ LayerSplit layer_split(const Scenario& s, const LayerCosts& c, const StageFabric
   Split reduce = e.zero >= 3 ? split_of(zero_reduce, &Split::zero) : Split{};
   names.tp = tp.transfer * c.tp_allreduces >= tp2.transfer ? tp.tier : tp2.tier;
   names.ep = f.ep.name, names.zero = zero.tier, names.cp = kv.tier;
-  // Full recomputation runs the forward's collectives again (sim/program.cpp); sequence
+  // Full recomputation runs the forward's collectives again (models/step_program.cpp); sequence
   // parallelism gathers each block's input once more in the backward.
   bool full = e.recompute == Recompute::full;
   Split again = full ? comms : Split{};

@@ -1,6 +1,6 @@
 // The scenario bound's price of one layer (models/closed_form.cpp): the time of serial
 // operations split by the resource that sets each one's length, and one layer's forward and
-// backward for one microbatch as sim/program.cpp replays them. Internal to models/.
+// backward for one microbatch as models/step_program.cpp replays them. Internal to models/.
 #pragma once
 
 #include <string>
@@ -59,7 +59,7 @@ struct LayerSplit {
   Split forward, backward;
 };
 
-// One layer, one microbatch, as sim/program.cpp replays it: per block (attention, MLP) its
+// One layer, one microbatch, as models/step_program.cpp replays it: per block (attention, MLP) its
 // kernels, then its TP all-reduce (sequence parallelism: an all-gather before and a
 // reduce-scatter after, the same two phases; 2-D TP: the MLP's hidden all-reduce over the
 // second axis between its matmuls too); an expert block adds an EP all-to-all before

@@ -35,7 +35,7 @@ struct Operator {
   /// Backward: the gradient of the block's first weight (QKV's, fc1's: its GEMM and its
   /// accumulation). It runs after the input gradient that the block's TP collective carries and
   /// no later kernel of the pass reads it, so TP overlap runs it beside that collective
-  /// (Transformer Engine's bulk wgrad overlap; sim/program.cpp).
+  /// (Transformer Engine's bulk wgrad overlap; models/step_program.cpp).
   bool beside_collective = false;
 };
 

@@ -147,7 +147,7 @@ struct ExecutionSpec {
   int tp = 1; ///< Megatron's TP axis (the paper's N_K): each matmul's output dimension split
   /// The paper's second TP axis N_J (docs/paper-model.md): each matmul's input dimension split
   /// too, its partial sums reduced over this axis. A TP block is tp x tp_2d ranks, this axis
-  /// innermost. Modelled for the MLP-block model (sim/program.cpp, "2-D tensor parallelism").
+  /// innermost. Modelled for the MLP-block model (models/step_program.cpp, "2-D tensor parallelism").
   int tp_2d = 1;
   int pp = 1;
   int ep = 1;            ///< expert parallelism inside the DP group; 1 = experts replicated

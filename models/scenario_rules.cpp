@@ -112,7 +112,7 @@ void check_degrees(const Rules& r) {
                  std::to_string(kMaxGpus) + " supported");
 }
 
-// Context parallelism as modelled (sim/program.cpp): a transformer's flash attention over
+// Context parallelism as modelled (models/step_program.cpp): a transformer's flash attention over
 // keys and values gathered from the CP group, each rank holding 2 of the sequence's 2 cp
 // chunks (Llama 3's load balance for the causal mask).
 void check_context(const Rules& r) {
@@ -131,7 +131,7 @@ void check_context(const Rules& r) {
                  ") into 2 x cp = " + std::to_string(2L * e.cp) + " equal chunks");
 }
 
-// 2-D tensor parallelism as modelled (sim/program.cpp): the paper's MLP block, whose two
+// 2-D tensor parallelism as modelled (models/step_program.cpp): the paper's MLP block, whose two
 // matmuls split both their dimensions; attention's and the experts' splits are not modelled.
 void check_two_d(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;

@@ -1,4 +1,4 @@
-// The kernel times of one training step, from one place: sim/program.cpp replays them and
+// The kernel times of one training step, from one place: models/step_program.cpp replays them and
 // models/closed_form.cpp sums them, so fast mode, fine mode and the bound price the same
 // work. A transformer is priced per operator (models/compute_model.hpp); the paper's MLP
 // blocks, and a transformer with `model.compute: roofline`, keep the roofline of

@@ -128,7 +128,7 @@ LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
   LayerCosts c = layer_costs(l, gpu_share(m, e));
   // With sequence parallelism a stage hands on its sequence-parallel shard: each TP rank
   // sends its 1/tp of the tokens (Megatron-LM's pipeline tensor shape is seq_length / tp);
-  // scatter/gather sends 1/tp too, and the receivers all-gather the rest (sim/program.cpp).
+  // scatter/gather sends 1/tp too, and the receivers all-gather the rest (models/step_program.cpp).
   if (e.sequence_parallel || e.pp_scatter_gather)
     c.pp_activation = c.pp_activation / static_cast<double>(e.tp);
   // Context parallelism gathers every CP rank's keys and values: the whole sequence's K and V

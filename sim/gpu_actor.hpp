@@ -12,7 +12,7 @@
 #include "sim/collectives.hpp"
 #include "models/layout.hpp"
 #include "sim/platform.hpp"
-#include "sim/program.hpp"
+#include "models/step_program.hpp"
 #include "sim/stats.hpp"
 #include "sim/stream_worker.hpp"
 

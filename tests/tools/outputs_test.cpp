@@ -15,7 +15,7 @@
 #include "models/error.hpp"
 #include "tools/formats/text.hpp"
 #include "models/layout.hpp"
-#include "sim/program.hpp"
+#include "models/step_program.hpp"
 #include "sim/simulation.hpp"
 #include "tools/formats/html_report.hpp"
 #include "tools/formats/run_outputs.hpp"
@@ -241,8 +241,8 @@ TEST(Links, NvlinkBytesEqualTheRingAllReduceTraffic) {
   // each rank; each send crosses 2 NVLink directions (gpu -> nvswitch -> gpu). So the tier
   // carries ranks x sum(count x n) x 2 (p-1)/p x 2.
   double per_rank = 0;
-  for (const sim::Op& op : sim::stage_program(l.scenario, 0, false)) {
-    if (op.kind != sim::OpKind::collective) continue;
+  for (const Op& op : stage_program(l.scenario, 0, false)) {
+    if (op.kind != OpKind::collective) continue;
     ASSERT_EQ(op.group, GroupKind::tp);
     ASSERT_EQ(op.collective, sim::CollectiveOp::all_reduce);
     per_rank += op.count * op.bytes.value();

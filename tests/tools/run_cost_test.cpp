@@ -2,10 +2,10 @@
 // lines long waits print (sim/progress.hpp).
 #include <gtest/gtest.h>
 
+#include "models/step_program.hpp"
 #include "sim/progress.hpp"
 #include "tests/support/captured_warnings.hpp"
 #include "tools/io/scenario_loader.hpp"
-#include "tools/study/resource_guard.hpp"
 #include "tools/study/run_cost.hpp"
 
 namespace trainsim {
@@ -21,10 +21,10 @@ TEST(RunCost, CountsTheActorsOpsFromTheScenarioShape) {
   Scenario s = default_scenario(); // 64 GPUs: dp 4 x tp 8 x pp 2
   RunCost cost = estimate_run_cost(s, false, 1, 1);
   EXPECT_DOUBLE_EQ(cost.actors, 64);
-  EXPECT_DOUBLE_EQ(cost.actor_ops, 64 * estimate_program_ops(s).folded);
+  EXPECT_DOUBLE_EQ(cost.actor_ops, 64 * program_size(s).folded);
   // Bundling 8 rails and folding 4 replicas leaves 64 / 8 / 4 = 2 actors to run the step.
   EXPECT_DOUBLE_EQ(estimate_run_cost(s, false, 8, 4).actors, 2);
-  EXPECT_DOUBLE_EQ(estimate_run_cost(s, true, 1, 1).actor_ops, 64 * estimate_program_ops(s).fine);
+  EXPECT_DOUBLE_EQ(estimate_run_cost(s, true, 1, 1).actor_ops, 64 * program_size(s).fine);
   EXPECT_DOUBLE_EQ(cost.cpu_low.value(), cost.actor_ops * kCheapestOpSeconds);
   EXPECT_DOUBLE_EQ(cost.cpu_high.value(), cost.actor_ops * kDearestOpSeconds);
 }

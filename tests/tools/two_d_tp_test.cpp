@@ -57,7 +57,7 @@ TEST(TwoDimensionalTp, EachGpuMovesThePapersBytes) {
 
 TEST(TwoDimensionalTp, TheClosedFormAgreesWhereNothingContends) {
   // One node: every ring has its own NVLink links, so the simulated step is the closed form's
-  // sum of kernels and collectives (sim/program.cpp and models/closed_form.cpp price the same
+  // sum of kernels and collectives (models/step_program.cpp and models/closed_form.cpp price the same
   // ops), fast and fine, and with TP overlap the simulator cannot beat the bound.
   for (auto [tp, tp_2d] : {std::pair{2, 2}, std::pair{4, 2}, std::pair{1, 4}}) {
     Scenario s = one_node(tp, tp_2d);

@@ -9,7 +9,7 @@
 
 #include "models/error.hpp"
 #include "models/layout.hpp"
-#include "sim/program.hpp"
+#include "models/step_program.hpp"
 
 namespace trainsim {
 namespace {
@@ -184,7 +184,7 @@ int track(const sim::TraceEvent& ev) {
   return 2 * ev.rank + (background ? 1 : 0);
 }
 
-// Fine mode runs a layer's kernels in program order (sim/program.cpp): attention then MLP
+// Fine mode runs a layer's kernels in program order (models/step_program.cpp): attention then MLP
 // forward, MLP then attention backward; so the k-th compute event of a layer pass is known.
 class KernelNames {
 public:
@@ -274,7 +274,7 @@ double estimated_trace_bytes_per_rank(const Scenario& scenario, bool fine) {
   constexpr double kBytesPerEvent = 230;
   size_t ops = 0;
   for (int stage = 0; stage < scenario.execution.pp; ++stage)
-    ops = std::max(ops, sim::stage_program(scenario, stage, !fine).size());
+    ops = std::max(ops, stage_program(scenario, stage, !fine).size());
   return 2.0 * static_cast<double>(ops) * kBytesPerEvent;
 }
 

@@ -17,7 +17,7 @@
 #include "tools/study/cgroup_memory.hpp"
 #include "models/schedule.hpp"
 #include "models/stage_layout.hpp"
-#include "sim/program.hpp"
+#include "models/step_program.hpp"
 #include "sim/simulation.hpp"
 
 namespace trainsim {
@@ -49,74 +49,6 @@ bool forced_by_environment() {
   return value != nullptr && std::string_view(value) != "" && std::string_view(value) != "0";
 }
 
-// The ops sim/program.cpp builds per stage, from the scenario's shape: per microbatch and
-// chunk a forward and a backward pass, each a receive (under scatter/gather and a TP
-// all-gather), its layers and a send. Fine: per layer each block's kernel and collectives
-// (with experts an all-to-all before and after the MLP; full recomputation runs the forward's
-// again in the backward; with ZeRO-3 a parameter all-gather each way and a gradient
-// reduce-scatter; with context parallelism a K/V all-gather each pass, recomputed ones too,
-// and a reduce-scatter backward; with sequence parallelism a second all-gather per block
-// backward). Folded: per pass one compute op and one op per distinct
-// collective; under tp_overlap, one layer's blocks per pass (sim/program_fold.cpp).
-// Trust.ProgramEstimateBoundsTheBuiltPrograms holds both to the programs sim builds.
-ProgramOps stage_ops(const Scenario& s) {
-  const ExecutionSpec& e = s.execution;
-  double tp = e.tp > 1 ? (e.sequence_parallel ? 2.0 : 1.0) : 0.0; // per block
-  double blocks = s.model.kind == ModelKind::transformer ? 2.0 : 1.0;
-  double experts = e.ep > 1 ? 2.0 : 0.0;
-  bool zero3 = e.zero >= 3;
-  double context = e.cp > 1 ? 1.0 : 0.0;
-  // Per chunk, the mean of the stage that holds the most layers (chunks may differ).
-  double layers = 0;
-  for (int j = 0; j < e.pp; ++j)
-    layers = std::max(layers, static_cast<double>(stage_layer_count(s.model, e, j)));
-  layers /= e.chunks();
-  // With a vocabulary the first and last stages add an embedding or LM head op each way.
-  double vocabulary = s.model.per_operator() && s.model.vocab > 0 ? 2.0 : 0.0;
-  double passes = e.recompute == Recompute::full ? 3.0 : 2.0;
-  double gathers = e.gathers_pp_receives() ? 2.0 : 0.0;
-  double regather = e.tp > 1 && e.sequence_parallel ? blocks : 0.0; // backward's second gather
-  // tp_overlap: a block's kernel and each of its TP collectives in k chunks, a wait for the
-  // gathers before each chunk under sequence parallelism, one for the block, and (counted in
-  // every pass) the weight gradient beside the backward's collective (sim/program.cpp).
-  double k = e.tp_overlap ? e.tp_overlap_chunks : 1.0;
-  double chunk_wait = e.sequence_parallel ? 1.0 : 0.0;
-  double block = e.tp_overlap ? k * (1.0 + tp + chunk_wait) + 2.0 : 1.0 + tp;
-  // 2-D TP: the MLP block's second kernel and its hidden all-reduce; overlapped, k chunks of
-  // the kernel, k starts of the all-reduce and k waits for them.
-  double two_d = e.tp_2d > 1 ? (e.tp_overlap ? 3.0 * k : 2.0) : 0.0;
-  double fine_pair = layers * (passes * (blocks * block + two_d + experts + context) + context +
-                               k * regather + (zero3 ? 3.0 : 0.0)) +
-                     4.0 + vocabulary + gathers;
-  // Folded, a forward and a backward pass: a compute op and the distinct collectives each
-  // (an expert all-to-all twice is one op with a count), between a receive and a send.
-  double distinct = tp + (experts > 0 ? 1.0 : 0.0) +
-                    2.0 * context + // CP: all-gather, reduce-scatter
-                    (e.tp_2d > 1 ? 1.0 : 0.0);
-  // tp_overlap folds a pass's repeated layers into one layer's blocks, each op scaled by the
-  // repetitions; a block that differs from the others (the first stage's, which starts with
-  // the embedding) and the one the pattern leaves over stay beside them.
-  double layer_pass = blocks * block + two_d + experts + context + k * regather;
-  double pass = e.tp_overlap ? layer_pass + 2.0 : 1.0 + distinct;
-  // Overlapped, a backward run keeps its recomputed forward's blocks apart from its own.
-  double runs = e.tp_overlap ? passes : 2.0;
-  double folded_pair = runs * pass + 4.0 + (zero3 ? 3.0 : 0.0) + gathers;
-  double pairs = static_cast<double>(e.microbatches()) * e.chunks();
-  // Gradient sync: at most two reductions, two gathers, the waits and the optimizer step. With
-  // overlap, a bucket may start after any layer of the last backward pass, each splitting its
-  // folded run.
-  double buckets = e.dp_overlap && !zero3 ? layers * e.chunks() : 0.0;
-  // Early parameter gathers: at most one per layer and the first forwards' waits for them,
-  // each wait splitting its folded run.
-  double early = e.param_gather_overlap ? layers * e.chunks() : 0.0;
-  double tail = (s.model.per_operator() ? 7.0 : 6.0) + buckets * 2.0 + early * 2.0;
-  // Without pipeline transfers (one stage, one chunk) the passes still end their runs
-  // (sim/program_fold.cpp).
-  double single = pairs * runs * pass;
-  double folded = e.pp * e.chunks() == 1 ? single + (zero3 ? 2.0 : 0.0) : pairs * folded_pair;
-  return {pairs * fine_pair + tail, folded + tail + (buckets + early) * (1.0 + distinct)};
-}
-
 // The pipeline schedule's longest path (models/pipeline_path.cpp), which bounds and run both
 // compute: every stage's pass order and the end time of each pass. The child also makes each
 // stage's order once more while it builds the programs, and the programs themselves; a vector
@@ -126,8 +58,8 @@ Bytes program_bytes(const Scenario& s, Footprint footprint) {
   double passes = 2.0 * static_cast<double>(e.microbatches()) * e.chunks(); // per stage
   double walk = e.pp * passes * (sizeof(PipelineOp) + sizeof(double));
   if (footprint != Footprint::simulation) return Bytes(walk);
-  ProgramOps ops = stage_ops(s);
-  double programs = 2.0 * (ops.fine + e.pp * ops.folded) * sizeof(sim::Op);
+  ProgramSize ops = program_size(s);
+  double programs = 2.0 * (ops.fine + e.pp * ops.folded) * sizeof(Op);
   return Bytes(walk + passes * sizeof(PipelineOp) + programs);
 }
 
@@ -200,8 +132,6 @@ void check(const Scenario& scenario, const topo::TopologySize& size, Footprint f
 }
 
 } // namespace
-
-ProgramOps estimate_program_ops(const Scenario& scenario) { return stage_ops(scenario); }
 
 // Bytes per link and per vertex of each format, from exports of 1M-vertex tori with 2M and
 // 3M links (docs/trust.md, "Memory guard").

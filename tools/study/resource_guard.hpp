@@ -65,15 +65,6 @@ struct MemoryEstimate {
 /// The default costs with the export text of `format` (dot, graphml, json).
 MemoryCosts export_costs(const std::string& format);
 
-/// The ops sim/program builds for one pipeline stage, counted from the scenario's shape: the
-/// largest stage's unfolded program (built first, then folded) and its folded program (one
-/// per stage, kept while the actors run).
-struct ProgramOps {
-  double fine = 0;
-  double folded = 0;
-};
-ProgramOps estimate_program_ops(const Scenario& scenario);
-
 /// What `scenario` on a topology of `size` needs for `footprint`, parent and simulation child
 /// together.
 MemoryEstimate estimate_memory(const Scenario& scenario, const topo::TopologySize& size,

@@ -1,14 +1,14 @@
 #include "tools/study/run_cost.hpp"
 
+#include "models/step_program.hpp"
 #include "sim/log.hpp"
 #include "sim/progress.hpp"
-#include "tools/study/resource_guard.hpp"
 
 namespace trainsim {
 
 RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails, int replicas) {
   const ExecutionSpec& e = scenario.execution;
-  ProgramOps per_stage = estimate_program_ops(scenario);
+  ProgramSize per_stage = program_size(scenario);
   RunCost cost;
   cost.actors = static_cast<double>(e.gpus()) / rails / replicas;
   cost.actor_ops = cost.actors * (fine ? per_stage.fine : per_stage.folded);

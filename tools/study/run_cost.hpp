@@ -1,5 +1,5 @@
 // What a simulation will cost before it starts, from the scenario's shape: the ops its GPU
-// actors run (the programs tools/study/resource_guard.hpp counts) and the CPU time that
+// actors run (counted by models/step_program.hpp's program_size) and the CPU time that
 // takes, between the cheapest and the dearest op measured. `run` warns when a step will take
 // minutes; validation weighs its progress by it, so a section of unequal runs has a fair ETA.
 #pragma once

@@ -1,13 +1,13 @@
-// Fast mode's folding of a stage program (sim/program.hpp): each run of kernels and
+// Fast mode's folding of a stage program (models/step_program.hpp): each run of kernels and
 // collectives between two pipeline transfers (or DP bucket starts) becomes a few ops. It knows
 // no overlap rule: serial ops are summed, overlapped blocks that repeat are scaled.
 #include <algorithm>
 #include <utility>
 #include <vector>
 
-#include "sim/program.hpp"
+#include "models/step_program.hpp"
 
-namespace trainsim::sim::detail {
+namespace trainsim::program_detail {
 namespace {
 
 bool on_tp_stream(const Op& op) {
@@ -52,7 +52,7 @@ bool same_block(const Block& a, const Block& b) {
 }
 
 /// The run cut after each full wait on a TP stream: under tp_overlap every block (a layer's
-/// attention or MLP, sim/program_overlap.cpp) ends with one.
+/// attention or MLP, models/step_program_overlap.cpp) ends with one.
 std::vector<Block> blocks_of(Program::const_iterator begin, Program::const_iterator end) {
   std::vector<Block> out;
   for (auto it = begin; it != end;) {
@@ -160,4 +160,4 @@ Program fold(const Program& fine) {
   return out;
 }
 
-} // namespace trainsim::sim::detail
+} // namespace trainsim::program_detail

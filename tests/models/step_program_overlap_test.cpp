@@ -1,5 +1,5 @@
 // Transformer Engine's TP overlap and 2-D tensor parallelism in a stage's program
-// (sim/program_overlap.cpp), in the tokens of program_fixtures.hpp.
+// (models/step_program_overlap.cpp), in the tokens of step_program_fixtures.hpp.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,14 +7,14 @@
 
 #include "models/step_compute.hpp"
 #include "models/workload.hpp"
-#include "sim/program.hpp"
+#include "models/step_program.hpp"
 
-#include "program_fixtures.hpp"
+#include "step_program_fixtures.hpp"
 
-namespace trainsim::sim {
+namespace trainsim {
 namespace {
 
-using namespace testing;
+using namespace program_testing;
 
 TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
   // tp_overlap splits a block's kernel and its all-reduce in tp_overlap_chunks k (4, TE's
@@ -88,7 +88,7 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
 TEST(Program, AKernelChunkWaitsForTheGatheredRowsBeyondItsOwnShard) {
   // Chunk j of k covers the gathered input up to (j + 1) / k, the GPU holds 1 / ranks, each
   // gather chunk brings 1 / k: ceil(j + 1 - k / ranks) chunks, at least 0.
-  using detail::gathered_chunks_needed;
+  using program_detail::gathered_chunks_needed;
   EXPECT_EQ(gathered_chunks_needed(0, 1, 8), 1); // one chunk: the whole gather first
   EXPECT_EQ(gathered_chunks_needed(0, 4, 8), 1); // ceil(1 - 0.5)
   EXPECT_EQ(gathered_chunks_needed(3, 4, 8), 4); // ceil(4 - 0.5)
@@ -135,4 +135,4 @@ TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
 }
 
 } // namespace
-} // namespace trainsim::sim
+} // namespace trainsim

@@ -1,4 +1,4 @@
-// tp_overlap's pipelines (sim/program.hpp, detail::overlapped): a block's kernels in chunks
+// tp_overlap's pipelines (models/step_program.hpp, program_detail::overlapped): a block's kernels in chunks
 // beside their TP collectives' chunks on each axis's stream.
 #include <algorithm>
 #include <array>
@@ -6,15 +6,15 @@
 #include <iterator>
 #include <optional>
 
-#include "sim/program.hpp"
+#include "models/step_program.hpp"
 
-namespace trainsim::sim {
+namespace trainsim {
 namespace {
 
 Op weight_gradients(Seconds t) {
   return {OpKind::weight_gradients, GroupKind::tp, CollectiveOp::all_reduce, false, 1, t, Bytes()};
 }
-Op wait_tp(int count) { return detail::wait_stream(GroupKind::tp, count); }
+Op wait_tp(int count) { return program_detail::wait_stream(GroupKind::tp, count); }
 
 // Under tp_overlap each TP axis has a stream of its own, as each NCCL communicator and each
 // of Transformer Engine's userbuffers overlaps runs on its own CUDA stream: a kernel's chunk
@@ -23,17 +23,17 @@ Op wait_tp(int count) { return detail::wait_stream(GroupKind::tp, count); }
 // gathers, and the axis's ranks: a kernel whose inputs are all gathers starts on the rows it
 // holds, as TE's ring-exchange all-gather overlap computes the local shard first while the
 // next arrives (CommOverlapP2PBase::split_overlap_ag), so it waits only for the gathers'
-// chunks that its rows need beyond its own (detail::gathered_chunks_needed).
+// chunks that its rows need beyond its own (program_detail::gathered_chunks_needed).
 struct AxisInputs {
   GroupKind group = GroupKind::tp;
   int started = 0, inputs = 0, ranks = 1;
   bool gathered = true;
 
   [[nodiscard]] std::optional<Op> wait_before(int chunk, int chunks) const {
-    int each = gathered ? detail::gathered_chunks_needed(chunk, chunks, ranks) : chunk + 1;
+    int each = gathered ? program_detail::gathered_chunks_needed(chunk, chunks, ranks) : chunk + 1;
     int needed = started + inputs * each;
     if (inputs == 0 || needed == started) return std::nullopt;
-    return detail::wait_stream(group, needed);
+    return program_detail::wait_stream(group, needed);
   }
 };
 
@@ -67,7 +67,7 @@ void count_inputs(It begin, It end, std::array<AxisInputs, 2>& axes) {
 // dgrad's output (`ub_bulk_wgrad`, which Megatron-LM's TELayerNormColumnParallelLinear turns
 // on with tp_comm_overlap). Other ops (context parallelism's) stay where they were. An expert
 // block's TP collective follows its all-to-all and stays serial.
-std::vector<Op> detail::overlapped(const std::vector<Op>& ops, Seconds beside,
+std::vector<Op> program_detail::overlapped(const std::vector<Op>& ops, Seconds beside,
                                    const ExecutionSpec& e) {
   if (!e.tp_overlap) return ops;
   const int k = e.tp_overlap_chunks;
@@ -112,9 +112,9 @@ std::vector<Op> detail::overlapped(const std::vector<Op>& ops, Seconds beside,
   return out;
 }
 
-int detail::gathered_chunks_needed(int chunk, int chunks, int ranks) {
+int program_detail::gathered_chunks_needed(int chunk, int chunks, int ranks) {
   long beyond_own = static_cast<long>(chunk + 1) * ranks - chunks; // in 1/(chunks x ranks)
   return beyond_own <= 0 ? 0 : static_cast<int>((beyond_own + ranks - 1) / ranks);
 }
 
-} // namespace trainsim::sim
+} // namespace trainsim

@@ -1,7 +1,7 @@
-// What each pipeline stage's GPUs run in one step (sim/program): the op sequence of small
+// What each pipeline stage's GPUs run in one step (models/step_program): the op sequence of small
 // scenarios, derived by hand from the schedule (models/schedule.hpp) and the layer's shape
 // (docs/architecture.md, "How a step is simulated"), and what fold() makes of it.
-// Ops are written as tokens (program_fixtures.hpp).
+// Ops are written as tokens (step_program_fixtures.hpp).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,14 +9,14 @@
 
 #include "models/step_compute.hpp"
 #include "models/workload.hpp"
-#include "sim/program.hpp"
+#include "models/step_program.hpp"
 
-#include "program_fixtures.hpp"
+#include "step_program_fixtures.hpp"
 
-namespace trainsim::sim {
+namespace trainsim {
 namespace {
 
-using namespace testing;
+using namespace program_testing;
 
 TEST(Program, OneStageOneLayerIsItsKernelsForwardThenBackward) {
   // Forward: attention then MLP; backward: MLP then attention, each kernel twice as long
@@ -311,4 +311,4 @@ TEST(Program, TheLastGradientBucketTakesTheVocabulary) {
 }
 
 } // namespace
-} // namespace trainsim::sim
+} // namespace trainsim

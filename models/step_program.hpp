@@ -9,14 +9,14 @@
 #include "models/layout.hpp"
 #include "models/scenario.hpp"
 #include "models/workload.hpp"
-#include "sim/collectives.hpp"
+#include "models/collectives.hpp"
 
-namespace trainsim::sim {
+namespace trainsim {
 
 enum class OpKind : std::uint8_t {
   compute,          ///< kernels for `duration`
   weight_gradients, ///< kernels for `duration` that no later op of their block waits for: run
-                    ///< as compute, but after the chunks under tp_overlap (sim/program.cpp)
+                    ///< as compute, but after the chunks under tp_overlap (models/step_program.cpp)
   collective,       ///< `count` back-to-back collectives of `bytes` over `group`
   start_collective, ///< the same, started in the background: on the DP stream (gradient
                     ///< buckets) or, for `group` tp or tp2, that axis's stream (tp_overlap)
@@ -51,12 +51,21 @@ using Program = std::vector<Op>;
 /// same work and latencies in far fewer SimGrid activities (docs/architecture.md).
 Program stage_program(const Scenario& scenario, int stage, bool fold);
 
-namespace detail {
-/// The folding stage_program applies with `fold` (sim/program_fold.cpp).
+/// How many ops stage_program builds for the stage that holds the most: `fine` unfolded,
+/// `folded` with `fold` (models/step_program_size.cpp). Counted from programs of two short
+/// steps, so asking costs the same for any number of microbatches.
+struct ProgramSize {
+  double fine = 0;
+  double folded = 0;
+};
+ProgramSize program_size(const Scenario& scenario);
+
+namespace program_detail {
+/// The folding stage_program applies with `fold` (models/step_program_fold.cpp).
 Program fold(const Program& fine);
 /// The ops of one block (`ops`: its collectives and kernels in order) under tp_overlap, else
 /// `ops` themselves; `beside`, the backward's first weight gradient, which runs after the
-/// chunks beside the block's last collective (sim/program_overlap.cpp).
+/// chunks beside the block's last collective (models/step_program_overlap.cpp).
 std::vector<Op> overlapped(const std::vector<Op>& ops, Seconds beside, const ExecutionSpec& e);
 /// Under tp_overlap, how many chunks of each all-gather chunk `chunk` of `chunks` of a kernel
 /// waits for, over an axis of `ranks`: the chunk's rows run to (chunk + 1) / chunks of the
@@ -67,6 +76,6 @@ int gathered_chunks_needed(int chunk, int chunks, int ranks);
 /// Waits on `group`'s background stream (tp, or dp for the gradient buckets) until the first
 /// `count` collectives started since its last full wait have finished; 0: all of them.
 Op wait_stream(GroupKind group, int count);
-} // namespace detail
+} // namespace program_detail
 
-} // namespace trainsim::sim
+} // namespace trainsim

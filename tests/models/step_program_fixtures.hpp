@@ -1,4 +1,4 @@
-// What the program tests share (sim/program): ops written as tokens, and small scenarios.
+// What the program tests share (models/step_program): ops written as tokens, and small scenarios.
 //
 // Ops are written as tokens: C compute, recvF/recvB and sendF/sendB pipeline transfers of an
 // activation (F) or a gradient (B), waitS wait_sends, waitC wait_collectives (waitT on the TP
@@ -10,9 +10,9 @@
 #include <string>
 
 #include "models/scenario.hpp"
-#include "sim/program.hpp"
+#include "models/step_program.hpp"
 
-namespace trainsim::sim::testing {
+namespace trainsim::program_testing {
 
 inline std::string collective(const Op& op) {
   static const char* const groups[] = {"tp", "dp", "ep", "edp", "cp", "tp2"};
@@ -80,4 +80,4 @@ inline ExecutionSpec grid(int dp, int tp, int pp, long microbatches) {
   return e;
 }
 
-} // namespace trainsim::sim::testing
+} // namespace trainsim::program_testing

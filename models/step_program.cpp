@@ -1,4 +1,4 @@
-#include "sim/program.hpp"
+#include "models/step_program.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -8,7 +8,7 @@
 #include "models/schedule.hpp"
 #include "models/step_compute.hpp"
 
-namespace trainsim::sim {
+namespace trainsim {
 namespace {
 
 Op compute(Seconds t) {
@@ -165,10 +165,10 @@ private:
     std::vector<std::vector<Op>> order;
     if (s_.model.kind == ModelKind::transformer)
       order.push_back(
-          detail::overlapped(with_context(block(pass(times_.attention), false, fwd), fwd),
+          program_detail::overlapped(with_context(block(pass(times_.attention), false, fwd), fwd),
                              beside(times_.attention), e_));
     order.push_back(moe() ? block(pass(times_.mlp), true, fwd)
-                          : detail::overlapped(block(pass(times_.mlp), false, fwd, true),
+                          : program_detail::overlapped(block(pass(times_.mlp), false, fwd, true),
                                                beside(times_.mlp), e_));
     // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
     // g (all-reduce forward) is the identity backward and its f (identity forward) is the
@@ -331,7 +331,7 @@ private:
   /// Waits on the DP stream for its first `count` collectives (this step's early gathers).
   void wait_gathers(int count) {
     if (count <= waited_gathers_) return;
-    program_.push_back(detail::wait_stream(GroupKind::dp, count));
+    program_.push_back(program_detail::wait_stream(GroupKind::dp, count));
     waited_gathers_ = count;
   }
 
@@ -340,7 +340,7 @@ private:
   // unless the delayed update's stream gathered them already.
   void gradient_sync() {
     if (e_.dp_overlap || e_.delayed_update) {
-      program_.push_back(detail::wait_stream(GroupKind::dp, 0));
+      program_.push_back(program_detail::wait_stream(GroupKind::dp, 0));
     } else {
       std::vector<Op> ops = stage_gradient_ops();
       program_.insert(program_.end(), ops.begin(), ops.end());
@@ -375,14 +375,14 @@ private:
 
 } // namespace
 
-Op detail::wait_stream(GroupKind group, int count) {
+Op program_detail::wait_stream(GroupKind group, int count) {
   return {
       OpKind::wait_collectives, group, CollectiveOp::all_reduce, true, count, Seconds(), Bytes()};
 }
 
 Program stage_program(const Scenario& scenario, int stage, bool fold_runs) {
   Program fine = Builder(scenario, stage).build();
-  return fold_runs ? detail::fold(fine) : fine;
+  return fold_runs ? program_detail::fold(fine) : fine;
 }
 
-} // namespace trainsim::sim
+} // namespace trainsim

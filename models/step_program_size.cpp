@@ -1,0 +1,55 @@
+// How many ops a stage's program holds, counted from the program itself: the memory guard
+// and the run-cost estimate ask before any full program exists, so the programs are built
+// for two short steps and the count extended to the step's microbatches.
+#include <algorithm>
+#include <array>
+
+#include "models/stage_layout.hpp"
+#include "models/step_program.hpp"
+
+namespace trainsim {
+namespace {
+
+// `scenario` with `microbatches` per pipeline: only the global batch changes.
+Scenario with_microbatches(const Scenario& scenario, long microbatches) {
+  Scenario s = scenario;
+  ExecutionSpec& e = s.execution;
+  e.global_batch = microbatches * e.dp * e.micro_batch;
+  return s;
+}
+
+// The largest stage's programs at the scenario's own microbatches. Stages differ only in
+// their layers and in the ends' embedding, head and missing transfers, so the first, the last
+// and the interior stage with the most layers hold the most ops between them.
+ProgramSize largest_stage(const Scenario& s) {
+  const ExecutionSpec& e = s.execution;
+  int interior = 0;
+  for (int stage = 1; stage + 1 < e.pp; ++stage)
+    if (interior == 0 || stage_layer_count(s.model, e, stage) >
+                             stage_layer_count(s.model, e, interior))
+      interior = stage;
+  ProgramSize size;
+  for (int stage : std::array{0, e.pp - 1, interior}) {
+    Program fine = stage_program(s, stage, false);
+    size.fine = std::max(size.fine, static_cast<double>(fine.size()));
+    size.folded = std::max(size.folded, static_cast<double>(program_detail::fold(fine).size()));
+  }
+  return size;
+}
+
+} // namespace
+
+ProgramSize program_size(const Scenario& scenario) {
+  // Every pass of a stage holds the same ops whatever the schedule's order, and the fold cuts
+  // its runs at every pass, so both counts are affine in the microbatches from a group of
+  // them on (the interleaved schedule's group, else one per stage).
+  long m = scenario.execution.microbatches();
+  long m1 = std::max(scenario.execution.group(), scenario.execution.pp), m2 = 2 * m1;
+  if (m <= m2) return largest_stage(scenario);
+  ProgramSize at1 = largest_stage(with_microbatches(scenario, m1));
+  ProgramSize at2 = largest_stage(with_microbatches(scenario, m2));
+  double more = static_cast<double>(m - m1) / static_cast<double>(m2 - m1);
+  return {at1.fine + more * (at2.fine - at1.fine), at1.folded + more * (at2.folded - at1.folded)};
+}
+
+} // namespace trainsim
