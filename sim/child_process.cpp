@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <deque>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +48,7 @@ struct Running {
   pid_t pid = -1;
   int fd = -1;
   size_t task = 0;
+  std::string reply; ///< read so far
 };
 
 Running start(const std::function<std::string()>& task, size_t index) {
@@ -62,19 +63,30 @@ Running start(const std::function<std::string()>& task, size_t index) {
     child(task, fds[1]);
   }
   ::close(fds[1]);
-  return {pid, fds[0], index};
+  return {pid, fds[0], index, {}};
 }
 
-// The whole reply, read before reaping so that a large one cannot block the child.
-std::string read_everything(int fd) {
-  std::string bytes;
+// Reads whatever the children have written until one closes its pipe, and returns that one:
+// it has replied in full. Replies are read as they come, so a large one cannot block its
+// child, and a long task never holds back the start of the next.
+size_t next_done(std::vector<Running>& running) {
+  std::vector<pollfd> polled;
+  for (const Running& r : running) polled.push_back({r.fd, POLLIN, 0});
   char buffer[1 << 16];
-  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    bytes.append(buffer, static_cast<size_t>(n));
+  for (;;) {
+    if (::poll(polled.data(), polled.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      throw Error(ExitCode::simulation, std::string("cannot wait for a child: ") +
+                                            std::strerror(errno));
+    }
+    for (size_t i = 0; i < polled.size(); ++i) {
+      if (polled[i].revents == 0) continue;
+      ssize_t n = ::read(polled[i].fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return i; // the end of its reply, or a pipe that broke with the child
+      running[i].reply.append(buffer, static_cast<size_t>(n));
+    }
   }
-  return bytes;
 }
 
 std::string describe_exit(int wait_status) {
@@ -84,7 +96,7 @@ std::string describe_exit(int wait_status) {
 }
 
 ChildResult<std::string> finish(const Running& r) {
-  std::string bytes = read_everything(r.fd);
+  const std::string& bytes = r.reply;
   ::close(r.fd);
   int wait_status = 0;
   ::waitpid(r.pid, &wait_status, 0);
@@ -105,20 +117,20 @@ ChildResult<std::string> finish(const Running& r) {
 
 std::vector<ChildResult<std::string>>
 run_in_children(const std::vector<std::function<std::string()>>& tasks, int jobs,
-                Progress* progress) {
+                Progress* progress, const std::vector<double>* weights) {
   std::vector<ChildResult<std::string>> results(tasks.size());
-  std::deque<Running> running;
+  std::vector<Running> running;
   size_t next = 0;
   while (next < tasks.size() || !running.empty()) {
     while (next < tasks.size() && static_cast<int>(running.size()) < std::max(jobs, 1)) {
       running.push_back(start(tasks[next], next));
       ++next;
     }
-    // The oldest first: results are collected in order, and runs take similar times.
-    Running r = running.front();
-    running.pop_front();
+    size_t done = next_done(running);
+    Running r = std::move(running[done]);
+    running.erase(running.begin() + static_cast<std::ptrdiff_t>(done));
     results[r.task] = finish(r);
-    if (progress) progress->add();
+    if (progress) progress->add(weights ? (*weights)[r.task] : 1.0);
   }
   if (progress) progress->finish();
   return results;

@@ -38,18 +38,20 @@ struct Codec<std::string> {
 /// Runs every task in its own child process, at most `jobs` at a time (at least one), and
 /// returns their results in task order. A trainsim::Error a task throws keeps its exit code
 /// and message; any other exception, and a child that dies, is an ExitCode::simulation error.
-/// `progress`, if given, gains one per task finished.
+/// A new task starts as soon as any running one finishes. `progress`, if given, gains one per
+/// task finished, or the task's entry of `weights` (one per task) where their costs differ.
 std::vector<ChildResult<std::string>>
 run_in_children(const std::vector<std::function<std::string()>>& tasks, int jobs,
-                Progress* progress = nullptr);
+                Progress* progress = nullptr, const std::vector<double>* weights = nullptr);
 
 template <class T>
 std::vector<ChildResult<T>> run_in_children(const std::vector<std::function<T()>>& tasks, int jobs,
-                                            Progress* progress = nullptr) {
+                                            Progress* progress = nullptr,
+                                            const std::vector<double>* weights = nullptr) {
   std::vector<std::function<std::string()>> encoded;
   for (const auto& task : tasks) encoded.push_back([&task] { return Codec<T>::encode(task()); });
   std::vector<ChildResult<T>> out;
-  for (ChildResult<std::string>& r : run_in_children(encoded, jobs, progress))
+  for (ChildResult<std::string>& r : run_in_children(encoded, jobs, progress, weights))
     out.push_back({r.value ? std::optional<T>(Codec<T>::decode(*r.value)) : std::nullopt, r.code,
                    std::move(r.error)});
   return out;
