@@ -101,4 +101,17 @@ int Layout::pipeline_peer(int r, bool forward) const {
   return rank(c);
 }
 
+GroupKinds kinds_across_nodes(const ExecutionSpec& e, int gpus_per_node) {
+  if (gpus_per_node <= 0) return kAllGroupKinds;
+  Layout layout(e);
+  GroupKinds out = 0;
+  for (GroupKind kind : {GroupKind::tp, GroupKind::dp, GroupKind::ep, GroupKind::edp,
+                         GroupKind::cp, GroupKind::tp2}) {
+    GroupSpan g = layout.span(kind, 0);
+    if (g.member(0) / gpus_per_node != g.member(g.size - 1) / gpus_per_node)
+      out |= kinds_bit(kind);
+  }
+  return out;
+}
+
 } // namespace trainsim

@@ -21,6 +21,13 @@ namespace trainsim {
 /// tp2: the second axis of 2-D tensor parallelism (N_J), innermost.
 enum class GroupKind : std::uint8_t { tp, dp, ep, edp, cp, tp2 };
 
+/// A set of group kinds: bit 1 << kind for each.
+using GroupKinds = std::uint8_t;
+constexpr GroupKinds kinds_bit(GroupKind kind) {
+  return static_cast<GroupKinds>(1u << static_cast<unsigned>(kind));
+}
+inline constexpr GroupKinds kAllGroupKinds = 0x3f;
+
 /// Either tensor-parallel axis: they share the tp_comm category (each has its overlap stream).
 inline bool tensor_parallel(GroupKind g) { return g == GroupKind::tp || g == GroupKind::tp2; }
 
@@ -48,6 +55,11 @@ struct GroupSpan {
   }
   friend bool operator==(const GroupSpan&, const GroupSpan&) = default;
 };
+
+/// The kinds whose groups span nodes of `gpus_per_node` consecutive ranks: their traffic
+/// leaves the NVLink domain, where other groups' traffic meets it. Every group of a kind has
+/// the same shape, so rank 0's decides. Nodes unknown (0): every kind.
+GroupKinds kinds_across_nodes(const ExecutionSpec& e, int gpus_per_node);
 
 /// Whether whole TP blocks (tp x tp_2d ranks) fill nodes of `gpus_per_node` ranks, each block
 /// inside one; false without nodes (0).

@@ -380,9 +380,9 @@ Op program_detail::wait_stream(GroupKind group, int count) {
       OpKind::wait_collectives, group, CollectiveOp::all_reduce, true, count, Seconds(), Bytes()};
 }
 
-Program stage_program(const Scenario& scenario, int stage, bool fold_runs) {
+Program stage_program(const Scenario& scenario, int stage, bool fold_runs, GroupKinds in_order) {
   Program fine = Builder(scenario, stage).build();
-  return fold_runs ? program_detail::fold(fine) : fine;
+  return fold_runs ? program_detail::fold(fine, in_order) : fine;
 }
 
 } // namespace trainsim

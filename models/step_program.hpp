@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "models/layout.hpp"
@@ -48,21 +49,25 @@ using Program = std::vector<Op>;
 /// The step of pipeline stage `stage`: one op per kernel, collective and transfer. With
 /// `fold`, each run of kernels and collectives between two pipeline transfers (or bucket
 /// starts) becomes one compute op plus one op per distinct collective with its count: the
-/// same work and latencies in far fewer SimGrid activities (docs/architecture.md).
-Program stage_program(const Scenario& scenario, int stage, bool fold);
+/// same work and latencies in far fewer SimGrid activities (docs/architecture.md). A run with
+/// a collective of a kind in `in_order` keeps its ops as they are: the simulator names the
+/// groups whose traffic crosses nodes, where when a collective starts decides what it meets.
+Program stage_program(const Scenario& scenario, int stage, bool fold, GroupKinds in_order = 0);
 
 /// How many ops stage_program builds for the stage that holds the most: `fine` unfolded,
-/// `folded` with `fold` (models/step_program_size.cpp). Counted from programs of two short
-/// steps, so asking costs the same for any number of microbatches.
+/// `folded` with `fold` on the scenario's nodes (models/step_program_size.cpp), or with `weight` the sum of each op's
+/// weight. Counted from programs of two short steps, so asking costs the same for any number
+/// of microbatches.
 struct ProgramSize {
   double fine = 0;
   double folded = 0;
 };
-ProgramSize program_size(const Scenario& scenario);
+using OpWeight = std::function<double(const Op&)>;
+ProgramSize program_size(const Scenario& scenario, const OpWeight& weight = {});
 
 namespace program_detail {
 /// The folding stage_program applies with `fold` (models/step_program_fold.cpp).
-Program fold(const Program& fine);
+Program fold(const Program& fine, GroupKinds in_order = 0);
 /// The ops of one block (`ops`: its collectives and kernels in order) under tp_overlap, else
 /// `ops` themselves; `beside`, the backward's first weight gradient, which runs after the
 /// chunks beside the block's last collective (models/step_program_overlap.cpp).

@@ -115,8 +115,14 @@ void fold_repeats(Program::const_iterator begin, Program::const_iterator end, Pr
 /// so a run without overlap becomes one compute op plus one op per distinct collective (in
 /// order of first appearance), each with its count; one with overlap, its repeated blocks'
 /// pattern (fold_repeats).
-void fold_run(Program::const_iterator begin, Program::const_iterator end, Program& out) {
+void fold_run(Program::const_iterator begin, Program::const_iterator end, GroupKinds in_order,
+              Program& out) {
   if (begin == end) return;
+  if (std::any_of(begin, end, [in_order](const Op& op) {
+        return (op.kind == OpKind::collective || op.kind == OpKind::start_collective) &&
+               (in_order & kinds_bit(op.group)) != 0;
+      }))
+    return out.insert(out.end(), begin, end), void();
   if (std::any_of(begin, end, on_tp_stream)) return fold_repeats(begin, end, out);
   Op total{OpKind::compute, GroupKind::tp, CollectiveOp::all_reduce, begin->forward, 1,
            Seconds(),       Bytes()};
@@ -148,12 +154,12 @@ Program::const_iterator run_end(Program::const_iterator begin, Program::const_it
 
 } // namespace
 
-Program fold(const Program& fine) {
+Program fold(const Program& fine, GroupKinds in_order) {
   Program out;
   auto it = fine.begin();
   while (it != fine.end()) {
     auto end = run_end(it, fine.end());
-    fold_run(it, end, out);
+    fold_run(it, end, in_order, out);
     if (end != fine.end() && !foldable(*end)) out.push_back(*end++);
     it = end;
   }

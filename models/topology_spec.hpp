@@ -124,6 +124,15 @@ struct TopologySpec {
   TopologySpec(TorusParams p) : generator("torus"), params(std::move(p)) {}
   TopologySpec(ImportParams p) : generator("file"), params(std::move(p)) {}
 
+  /// GPUs per node (NVLink domain) as the generator builds them: a torus has one; 0 where
+  /// only the built graph knows (an imported file that does not say).
+  [[nodiscard]] int gpus_per_node() const {
+    if (const auto* p = std::get_if<FatTreeParams>(&params)) return p->gpus_per_node;
+    if (const auto* p = std::get_if<DragonflyParams>(&params)) return p->node.gpus_per_node;
+    if (const auto* p = std::get_if<ImportParams>(&params)) return p->gpus_per_node;
+    return 1;
+  }
+
   /// The same fabric: how its values were written (`given`) does not count, so a spec made
   /// in code equals the one parsed from the equivalent section.
   friend bool operator==(const TopologySpec& a, const TopologySpec& b) {

@@ -201,5 +201,20 @@ TEST(Layout, TheFrontiersNestedOrderSpansTheInnerGroupsToo) {
   EXPECT_EQ(s.dp, 96);
 }
 
+TEST(Layout, KindsAcrossNodesAreThoseWhoseGroupsSpanTwoNodes) {
+  // dp 4 x tp 4 x pp 2 with 2 experts over ep 2, on nodes of 8: a TP group is ranks 0-3 (one
+  // node); EP pairs TP blocks 0 and 1 (ranks 0 and 4: one node); DP strides by 4 over 16 ranks
+  // (ranks 0, 4, 8, 12: two nodes); EDP (the same expert across EP groups: ranks 0 and 8)
+  // spans two. On nodes of 4, EP spans two as well; on nodes of 16 (a whole stage) none does;
+  // unknown nodes (0): every kind.
+  ExecutionSpec e;
+  e.dp = 4, e.tp = 4, e.pp = 2, e.ep = 2;
+  GroupKinds dp_edp = kinds_bit(GroupKind::dp) | kinds_bit(GroupKind::edp);
+  EXPECT_EQ(kinds_across_nodes(e, 8), dp_edp);
+  EXPECT_EQ(kinds_across_nodes(e, 4), dp_edp | kinds_bit(GroupKind::ep));
+  EXPECT_EQ(kinds_across_nodes(e, 16), 0);
+  EXPECT_EQ(kinds_across_nodes(e, 0), kAllGroupKinds);
+}
+
 } // namespace
 } // namespace trainsim

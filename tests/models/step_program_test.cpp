@@ -253,6 +253,29 @@ TEST(Program, FoldCountsEachDistinctCollective) {
                                               "tp.AR*2 recvB C tp.AG tp.AR*2 waitS");
 }
 
+TEST(Program, FoldKeepsTheOrderOfRunsWhoseCollectivesLeaveTheNode) {
+  // The simulator names the kinds whose groups span nodes; a run holding one of them keeps its
+  // ops as they are, since where a collective starts among the kernels decides which other
+  // groups' traffic it meets. Transformer, tp 2 and ep 2 (2 experts) over dp 2, one layer,
+  // one stage: each pass is attention, its TP all-reduce, the dispatch, the expert MLP, its
+  // TP all-reduce and the combine.
+  ExecutionSpec e = grid(2, 2, 1, 1);
+  e.ep = 2;
+  Scenario s = scenario(ModelKind::transformer, 1, e);
+  s.model.experts = 2;
+  Program fine = stage_program(s, 0, false);
+  // Folded with no kind across nodes: one compute op, then each distinct collective in order
+  // of first appearance (the backward meets the combine's all-to-all first). The experts'
+  // gradients need no reduction: dp / ep = 1 GPU holds each.
+  EXPECT_EQ(shape(stage_program(s, 0, true)),
+            "C tp.AR*2 ep.A2A*2 C ep.A2A*2 tp.AR*2 waitS dp.AR");
+  // With the EP group across nodes, both passes keep their order: the program is fine's.
+  EXPECT_EQ(shape(stage_program(s, 0, true, kinds_bit(GroupKind::ep))), shape(fine));
+  // A kind the passes do not use folds as before: DP's reductions come after the passes.
+  EXPECT_EQ(shape(stage_program(s, 0, true, kinds_bit(GroupKind::dp))),
+            shape(stage_program(s, 0, true)));
+}
+
 TEST(Program, OperatorsAddEmbeddingHeadAndTheOptimizerStep) {
   // Per operator, with a vocabulary, one layer on each of 2 stages, one microbatch: stage 0's
   // forward opens with the embedding and its backward closes with the embedding's gradient;

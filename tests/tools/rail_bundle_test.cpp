@@ -124,7 +124,11 @@ TEST(RailBundle, PatAcrossNodesGivesThePerFlowResult) {
   // Since fast mode folds an overlapped pass into one layer's blocks (each op scaled), one
   // node's GPUs (368-375) reach a pipeline receive and a TP stream wait at the same instant in
   // one run and in the other order in the other: 2.0 us of their wait moves between pp_comm
-  // and tp_comm, whose sum stays the same.
+  // and tp_comm, whose sum stays the same. Since fast mode keeps the order of the passes whose
+  // collectives leave the node (the first axis's here), each pass is one event per kernel and
+  // collective, and the DP rings meet the first axis's flows at more instants: up to 0.22 us
+  // of a rank's dp_comm (3.2e-5 of the step) and 0.12 us of its tp_comm + pp_comm differ,
+  // still far under one flow: both held to 1e-4 of the step.
   double step = flows.step_time.value();
   EXPECT_NEAR(bundled.step_time.value(), step, 1e-6 * step);
   ASSERT_EQ(bundled.ranks.size(), flows.ranks.size());
@@ -133,11 +137,11 @@ TEST(RailBundle, PatAcrossNodesGivesThePerFlowResult) {
     const sim::RankStats &b = bundled.ranks[r], &f = flows.ranks[r];
     for (Category c : sim::kCategories) {
       bool traded = c == Category::tp_comm || c == Category::pp_comm;
-      ASSERT_NEAR(b[c].value(), f[c].value(), (traded ? 5e-4 : 1e-5) * step)
+      ASSERT_NEAR(b[c].value(), f[c].value(), (traded ? 5e-4 : 1e-4) * step)
           << "rank " << r << " " << sim::name(c);
     }
     ASSERT_NEAR((b[Category::tp_comm] + b[Category::pp_comm]).value(),
-                (f[Category::tp_comm] + f[Category::pp_comm]).value(), 1e-5 * step)
+                (f[Category::tp_comm] + f[Category::pp_comm]).value(), 1e-4 * step)
         << "rank " << r;
   }
 }

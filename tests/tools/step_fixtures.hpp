@@ -119,9 +119,11 @@ inline Outcome simulate(const Scenario& s, sim::Fidelity fidelity = sim::Fidelit
 /// ms; a real difference (one flow more or less) is microseconds.
 inline double event_rounding(const sim::SimResult& run) { return 1e-6 * run.step_time.value(); }
 
-/// The same step and every rank's breakdown, to the solver's rounding.
+/// The same step and every rank's breakdown, to the solver's rounding: the step's end is one
+/// event, rounded a few ps either way (62 ps of 21.9 ms on RailBundle's direct TP step); a
+/// real difference is microseconds.
 inline void expect_same_ranks(const sim::SimResult& a, const sim::SimResult& b) {
-  EXPECT_NEAR(a.step_time.value(), b.step_time.value(), 1e-9 * b.step_time.value());
+  EXPECT_NEAR(a.step_time.value(), b.step_time.value(), 1e-8 * b.step_time.value());
   ASSERT_EQ(a.ranks.size(), b.ranks.size());
   for (size_t r = 0; r < b.ranks.size(); ++r)
     for (size_t c = 0; c < sim::kCategories.size(); ++c)

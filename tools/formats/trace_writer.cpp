@@ -272,10 +272,8 @@ double estimated_trace_bytes_per_rank(const Scenario& scenario, bool fine) {
   // A receive becomes two events (bubble, transfer) and a send may add a wait: at most ~2
   // events per op. Measured event size ~230 bytes (name, args, separators).
   constexpr double kBytesPerEvent = 230;
-  size_t ops = 0;
-  for (int stage = 0; stage < scenario.execution.pp; ++stage)
-    ops = std::max(ops, stage_program(scenario, stage, !fine).size());
-  return 2.0 * static_cast<double>(ops) * kBytesPerEvent;
+  ProgramSize ops = program_size(scenario);
+  return 2.0 * (fine ? ops.fine : ops.folded) * kBytesPerEvent;
 }
 
 std::vector<int> default_trace_ranks(const Scenario& scenario, bool fine, double budget_bytes) {

@@ -1,5 +1,8 @@
 #include "tools/study/run_cost.hpp"
 
+#include <algorithm>
+
+#include "models/layout.hpp"
 #include "models/step_program.hpp"
 #include "sim/log.hpp"
 #include "sim/progress.hpp"
@@ -14,6 +17,33 @@ RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails, int re
   cost.actor_ops = cost.actors * (fine ? per_stage.fine : per_stage.folded);
   cost.cpu_low = Seconds(cost.actor_ops * kCheapestOpSeconds);
   cost.cpu_high = Seconds(cost.actor_ops * kDearestOpSeconds);
+  return cost;
+}
+
+namespace {
+
+// An op's rounds in fine mode (run_cost.hpp), its group taken at rank 0: a group's members
+// per node, where each node holds the same share, are its ring's channels (GroupSpan).
+double fine_rounds(const Op& op, const Layout& layout, int gpus_per_node) {
+  if (op.kind != OpKind::collective && op.kind != OpKind::start_collective) return 1.0;
+  GroupSpan g = layout.span(op.group, 0);
+  int per_node = std::clamp(gpus_per_node / std::max(g.stride, 1), 1, g.size);
+  int channels = per_node > 1 && per_node < g.size && g.size % per_node == 0 ? per_node : 1;
+  double steps = (op.collective == CollectiveOp::all_reduce ? 2.0 : 1.0) * (g.size - 1);
+  return op.count * std::max(1.0, steps * channels);
+}
+
+} // namespace
+
+RunCost estimate_fine_cost(const Scenario& scenario, int gpus_per_node) {
+  Layout layout(scenario.execution);
+  ProgramSize rounds = program_size(
+      scenario, [&](const Op& op) { return fine_rounds(op, layout, gpus_per_node); });
+  RunCost cost;
+  cost.actors = scenario.execution.gpus();
+  cost.actor_ops = cost.actors * rounds.fine;
+  cost.cpu_low = Seconds(cost.actor_ops * kFineRoundSeconds);
+  cost.cpu_high = cost.cpu_low;
   return cost;
 }
 

@@ -24,9 +24,23 @@ struct RunCost {
 inline constexpr double kCheapestOpSeconds = 2.0e-6;
 inline constexpr double kDearestOpSeconds = 15e-6;
 
+/// CPU time per fine-mode round and rank (estimate_fine_cost): the median of eight of
+/// validate's random scenarios of 0.3M to 0.65M rounds run in fine mode (2026-12-05, CPU time
+/// of the simulation's process): 0.5 to 42 us per round, median 3.3. The spread is the
+/// fabric's: a round's cost grows with the links its flows share (a torus's long routes
+/// cost the most), which a count of rounds cannot see.
+inline constexpr double kFineRoundSeconds = 3.3e-6;
+
 /// The cost of one step of `scenario`; `rails` and `replicas` as sim::rail_bundle() and
 /// sim::replica_fold() give them for the run; `fine`: fine mode's unfolded programs.
 RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails = 1, int replicas = 1);
+
+/// Fine mode's cost of one step of `scenario` on nodes of `gpus_per_node` GPUs, every GPU its
+/// own actor. Fine mode runs each round of a ring collective as its own transfers on each of
+/// its channels, so its cost follows the rounds, not the ops: `actor_ops` counts each kernel
+/// and transfer once and each collective by its rounds (2(n-1) for an all-reduce over n
+/// ranks, n-1 otherwise) times its channels.
+RunCost estimate_fine_cost(const Scenario& scenario, int gpus_per_node);
 
 /// Warns (one line, naming the file) when the step will take more than `at_least` of CPU
 /// time even at the cheapest op, with what drives its cost and what makes it cheaper.
