@@ -41,7 +41,7 @@ TEST(ValidateTest, TheSmallestFrontierPointReplaysAsItsScenario) {
   // and state fill the H100's 80 GB, so the delayed update's second gradient buffer (30.4 GB
   // more) needs 108 GB.
   std::vector<std::string> skipped;
-  std::vector<FrontierCheck> checks = frontier_checks(true, skipped);
+  std::vector<FrontierCheck> checks = frontier_checks(true, false, skipped);
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_TRUE(skipped.empty());
   EXPECT_EQ(checks[0].gpus, 168);

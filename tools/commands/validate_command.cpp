@@ -44,6 +44,7 @@ int validate_command(const ValidateOptions& options) {
   ValidationReport r = run_validation(o);
   std::filesystem::path dir(o.out_dir);
   std::string command = "trainsim validate" + std::string(o.quick ? " --quick" : "") +
+                        (o.paper_scale ? " --paper-scale" : "") +
                         (o.scenarios_dir.empty() ? "" : " --scenarios " + o.scenarios_dir) +
                         " --out " + o.out_dir;
   write_text_file((dir / "validation.md").string(), validation_markdown(r, command), "--out");
@@ -68,7 +69,12 @@ void add_validate_command(CLI::App& app, cli::Command& command) {
       "-o,--out", v.out_dir,
       "directory for validation.md and validation.json (default: a new validation-YYYYmmdd-HHMMSS "
       "in the current directory)");
-  cmd->add_flag("--quick", v.quick, "the CTest-sized subset, with the cheapest published run");
+  CLI::Option* quick =
+      cmd->add_flag("--quick", v.quick, "the CTest-sized subset, with the cheapest published run");
+  cmd->add_flag("--paper-scale", v.paper_scale,
+                "also the paper-scale replays: the frontier from 1.78e26 to 1e27 FLOP and the "
+                "scenario files of more than 20,000 GPUs (hours, and 18 GB for the 1M-GPU step)")
+      ->excludes(quick);
   cmd->add_option("--scenarios", v.scenarios_dir,
                   "the scenarios folder to check (default: $TRAINSIM_DATA_DIR/scenarios, else "
                   "scenarios/ beside the program)");

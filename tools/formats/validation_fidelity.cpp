@@ -18,15 +18,19 @@ double worst_fidelity_error(const ValidationReport& r, bool shared) {
 std::string fidelity_section(const ValidationReport& r) {
   std::string out =
       "## 6. Fast mode against fine mode\n\n"
-      "Fast mode (the default) merges each run of identical ops into one activity and, where the "
-      "fabric is rail-symmetric, runs one rail for all; fine mode runs every kernel and every "
-      "step of every collective. Each scenario below runs in both modes twice: with links "
+      "Fast mode (the default) merges the kernels and collectives of a pass into a few "
+      "activities, except in the passes whose collectives leave the node, which keep their "
+      "order, and, where the fabric is rail-symmetric, runs one rail for all; fine mode runs "
+      "every kernel and every step of every collective. Each scenario below runs in both modes "
+      "twice: with links "
       "shared as always, and with every link a fat pipe (each flow at the link's whole "
       "bandwidth however many cross it), where no flow slows another and what is left is the "
       "transform's own difference. The scenarios: the random ones of section 2 whose fine-mode "
-      "step costs at most " +
+      "step is estimated at " +
       formatted("%.0f", kFidelityFineBudget_s) +
-      " CPU s (tools/study/run_cost.hpp)" +
+      " CPU s or less from its collectives' rounds (tools/study/run_cost.hpp), " +
+      std::to_string(r.fidelity.size() - (r.options.quick ? 0 : 1)) + " of the " +
+      std::to_string(r.options.quick ? 20 : r.options.random_scenarios) + "" +
       (r.options.quick ? "" : ", and issue 41's Mixtral-like job (32 DGX H100 nodes, tp 4, ep 8, dp 64)") +
       ". Criterion: fast within " + formatted("%.0f%%", 100 * kFidelityTolerance) +
       " of fine, and within " + formatted("%.0f%%", 100 * kFidelityUnsharedTolerance) +

@@ -67,7 +67,8 @@ std::vector<FidelityCheck> fidelity_checks(const ValidateOptions& o) {
   int generated = 0, rejected = 0;
   for (RandomScenario& r :
        accepted_random_scenarios(o.seed, o.quick ? 20 : o.random_scenarios, generated, rejected))
-    if (estimate_run_cost(r.loaded.scenario, true).cpu_low.value() <= kFidelityFineBudget_s)
+    if (estimate_fine_cost(r.loaded.scenario, r.loaded.topology.gpus_per_node()).cpu_low.value() <=
+        kFidelityFineBudget_s)
       add("random " + std::to_string(r.index), std::move(r.loaded));
   std::vector<std::function<std::string()>> tasks;
   for (const LoadedScenario& l : loaded) tasks.push_back([&l] { return measure_both_modes(l); });

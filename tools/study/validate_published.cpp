@@ -15,6 +15,7 @@
 #include "models/frontier.hpp"
 #include "tools/study/run_cost.hpp"
 #include "tools/study/validation.hpp"
+#include "tools/study/validation_children.hpp"
 #include "tools/study/validate_scenarios.hpp"
 
 namespace trainsim {
@@ -134,21 +135,16 @@ std::vector<PublishedCheck> published_checks(const ValidateOptions& o) {
     if (!o.quick || run.quick) runs.push_back(run);
   sim::Progress progress("validate: published runs", static_cast<double>(runs.size()),
                          "runs simulated", sim::Progress::Show::count);
-  std::vector<PublishedCheck> out;
-  for (const Published& run : runs) {
-    out.push_back(published_check(run, o));
-    progress.add();
-  }
-  progress.finish();
-  return out;
+  std::vector<std::function<PublishedCheck()>> tasks;
+  for (const Published& run : runs) tasks.push_back([&run, &o] { return published_check(run, o); });
+  return validation::side_by_side(tasks, progress);
 }
 
 namespace {
 
 // Replays `point` twice (the paper's overlap as far as the simulator runs it, then nothing
 // overlapped), or says in `skipped` why not.
-std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHardware& hw,
-                                    std::vector<std::string>& skipped) {
+FrontierOutcome replay(const FrontierPoint& point, const FrontierHardware& hw) {
   const ParallelPlan& p = point.plan;
   char what[64];
   std::snprintf(what, sizeof what, "frontier %.3g FLOP (%s)", point.shape.compute.value(),
@@ -159,10 +155,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
   if (obstacle.empty()) replay = frontier_scenario(point, hw);
   if (replay && sim::rail_bundle(*replay) == 1 && p.gpus() > kUnbundledReplayGpus)
     obstacle = "its TP block spans nodes, so every GPU runs its own flows: too slow here";
-  if (!obstacle.empty()) {
-    skipped.push_back(std::string(what) + ": " + obstacle);
-    return std::nullopt;
-  }
+  if (!obstacle.empty()) return {{}, std::string(what) + ": " + obstacle};
   // The same point with the paper's overlap as far as the simulator runs it (TP collectives
   // pipelined with their kernels, direct inside a node, the DP reduction beside the whole step by a
   // delayed update: the frontier scenario's settings) and with nothing overlapped; the memory guard
@@ -174,8 +167,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
     loaded = build_scenario(std::move(*replay));
   } catch (const Error& e) { // e.g. the plan's memory estimate differs from the loader's
     if (e.exit_code() == ExitCode::internal) throw; // a bug is never a skipped row
-    skipped.push_back(std::string(what) + ": the scenario loader refused it: " + e.what());
-    return std::nullopt;
+    return {{}, std::string(what) + ": the scenario loader refused it: " + e.what()};
   }
   bool fold = replays_folded(p, loaded->topology.gpus_per_node());
   if (fold) {
@@ -185,8 +177,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
       sim::replica_fold(loaded->scenario, loaded->topology, options);
     } catch (const Error& e) {
       if (e.exit_code() == ExitCode::internal) throw;
-      skipped.push_back(std::string(what) + ": too large to replay unfolded, and " + e.what());
-      return std::nullopt;
+      return {{}, std::string(what) + ": too large to replay unfolded, and " + e.what()};
     }
   }
   validation::Measured overlapped = validation::measure(*loaded, sim::Fidelity::fast, true, fold);
@@ -202,7 +193,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
   Bytes hbm = loaded->scenario.system.gpu.hbm_capacity;
   std::string plan = plan_text(p);
   if (hbm != hw.gpu.hbm_capacity) plan += " (HBM " + format(hbm) + ")";
-  return FrontierCheck{point.shape.compute.value(),
+  return {FrontierCheck{point.shape.compute.value(),
                        plan,
                        static_cast<int>(std::lround(p.gpus())),
                        point.times.utilization,
@@ -216,7 +207,7 @@ std::optional<FrontierCheck> replay(const FrontierPoint& point, const FrontierHa
                        validation::blame(overlapped),
                        p.tp_2d > 1,
                        gap_causes(overlapped.summary, point.times, p.microbatches),
-                       overlapped.result.replica_fold};
+                       overlapped.result.replica_fold}, ""};
 }
 
 // A replay's estimated ops, twice (overlapped, then not); 0 for a point not replayed.
@@ -263,15 +254,17 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
   return out;
 }
 
-std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped) {
-  // The best 1-D plans to 1e27 FLOP, then the closed form's own choice (2-D TP from 3e24 on)
-  // to 1e27 where it differs, folded above kUnfoldedReplayGpus: the 1e27 plan takes about 30
-  // minutes folded (docs/performance.md, "Replica folding").
+std::vector<FrontierCheck> frontier_checks(bool quick, bool paper_scale,
+                                           std::vector<std::string>& skipped) {
+  // The best 1-D plans, then the closed form's own choice (2-D TP from 3e24 on) where it
+  // differs, folded above kUnfoldedReplayGpus: the 1e27 plan takes about 30 minutes folded
+  // (docs/performance.md, "Replica folding").
+  Flop last(quick ? 1e24 : paper_scale ? 1e27 : kFrontierReplayFlop);
   FrontierOptions one_d;
-  one_d.max_flop = Flop(quick ? 1e24 : 1e27);
+  one_d.max_flop = last;
   one_d.max_tp_2d = 1;
   FrontierOptions two_d;
-  two_d.max_flop = Flop(1e27);
+  two_d.max_flop = last;
   FrontierHardware hw = resolve_hardware(one_d);
   std::vector<FrontierPoint> points = frontier_curve(one_d, false).points;
   if (!quick)
@@ -280,15 +273,16 @@ std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>&
   // The replays' costs differ a thousandfold (a few GPUs to 238k): the ETA weighs each by its
   // estimated ops, not as one of so many points.
   std::vector<double> weights;
-  for (const FrontierPoint& point : points) weights.push_back(replay_weight(point, hw));
+  std::vector<std::function<FrontierOutcome()>> tasks;
+  for (const FrontierPoint& point : points) {
+    weights.push_back(replay_weight(point, hw));
+    tasks.push_back([&point, &hw] { return replay(point, hw); });
+  }
   sim::Progress progress("validate: frontier replays", std::accumulate(weights.begin(),
                          weights.end(), 0.0), "the replays' estimated ops");
   std::vector<FrontierCheck> out;
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (auto c = replay(points[i], hw, skipped)) out.push_back(std::move(*c));
-    progress.add(weights[i]);
-  }
-  progress.finish();
+  for (FrontierOutcome& o : validation::side_by_side(tasks, progress, &weights))
+    o.skipped.empty() ? out.push_back(std::move(o.check)) : skipped.push_back(o.skipped);
   return out;
 }
 

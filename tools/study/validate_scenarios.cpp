@@ -21,6 +21,7 @@
 #include "tools/study/evaluate.hpp"
 #include "tools/study/run_cost.hpp"
 #include "tools/study/validation.hpp"
+#include "tools/study/validation_children.hpp"
 #include "topologies/spec.hpp"
 
 namespace trainsim::validation {
@@ -206,16 +207,21 @@ std::vector<ExactCase> exact_cases(bool quick) {
 
 namespace {
 
-// A scenario file's share of the section's time, for its ETA: its simulation's estimated ops
-// and a fixed part for the loading and the bound (about 0.1 s, 50k ops' worth); nothing for a
-// file the memory guard will refuse at once, or one whose values do not read (load says why).
-double check_weight(const ScenarioTree& tree) {
+// A scenario's share of the section's time, for its ETA: its simulation's estimated ops and a
+// fixed part for the loading and the bound (about 0.1 s, 50k ops' worth).
+double check_weight_of(const Scenario& s) {
   constexpr double kFixedOps = 5e4;
+  return kFixedOps + estimate_run_cost(s, false, sim::rail_bundle(s), 1).actor_ops;
+}
+
+// The same for a file: nothing for one the memory guard will refuse at once, or one whose
+// values do not read (load says why).
+double check_weight(const ScenarioTree& tree) {
   try {
     Scenario s = tree.read();
     if (auto size = topo::topology_size(s.system.topology))
       check_resources(s, *size, Footprint::simulation);
-    return kFixedOps + estimate_run_cost(s, false, sim::rail_bundle(s), 1).actor_ops;
+    return check_weight_of(s);
   } catch (const Error& e) {
     if (e.exit_code() == ExitCode::internal) throw;
     return 0;
@@ -226,7 +232,6 @@ double check_weight(const ScenarioTree& tree) {
 
 std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, int& rejected,
                                      std::vector<std::string>& not_run) {
-  std::vector<BoundCheck> out;
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(o.scenarios_dir))
@@ -235,44 +240,44 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
         entry.path().parent_path().filename() != "validation")
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  // Each file read once; the files range from 64 GPUs to 100k, so the ETA weighs each by its
-  // estimated cost.
-  std::vector<ScenarioTree> trees;
+  // Every scenario loaded first, then simulated side by side. The files range from 64 GPUs to
+  // 1M, so the ETA weighs each by its estimated cost.
+  std::vector<std::string> names;
+  std::vector<LoadedScenario> loaded;
   std::vector<double> weights;
   for (const fs::path& f : files) {
-    trees.push_back(ScenarioTree::parse(
-        read_input_file(f.string(), "scenario file", kMaxScenarioBytes), f.string()));
-    weights.push_back(check_weight(trees.back()));
-  }
-  sim::Progress on_files("validate: bounds of the scenario files",
-                         std::accumulate(weights.begin(), weights.end(), 0.0),
-                         "their estimated ops");
-  for (size_t i = 0; i < files.size(); ++i) {
-    std::string name = fs::relative(files[i], o.scenarios_dir).string();
-    std::optional<LoadedScenario> loaded;
+    std::string name = fs::relative(f, o.scenarios_dir).string();
+    ScenarioTree tree = ScenarioTree::parse(
+        read_input_file(f.string(), "scenario file", kMaxScenarioBytes), f.string());
+    int gpus = tree.read().execution.gpus();
+    if (o.quick && gpus > 64) continue;
+    if (!o.paper_scale && gpus > kPaperScaleGpus) {
+      not_run.push_back(name + ": " + std::to_string(gpus) + " GPUs, left to --paper-scale");
+      continue;
+    }
+    double weight = check_weight(tree);
     try {
-      loaded = trees[i].load();
+      loaded.push_back(tree.load());
     } catch (const Error& e) {
       if (e.exit_code() != ExitCode::resources) throw;
       not_run.push_back(name + ": " + e.what());
       continue;
     }
-    if (!o.quick || loaded->scenario.execution.gpus() <= 64)
-      out.push_back(check_bound(*loaded, name));
-    on_files.add(weights[i]);
+    names.push_back(name), weights.push_back(weight);
   }
-  on_files.finish();
-  std::vector<RandomScenario> random =
-      accepted_random_scenarios(o.seed, o.quick ? 20 : o.random_scenarios, generated, rejected);
-  sim::Progress on_random("validate: bounds of random scenarios",
-                          static_cast<double>(random.size()), "checked",
-                          sim::Progress::Show::count);
-  for (const RandomScenario& r : random) {
-    out.push_back(check_bound(r.loaded, "random " + std::to_string(r.index)));
-    on_random.add();
+  for (RandomScenario& r :
+       accepted_random_scenarios(o.seed, o.quick ? 20 : o.random_scenarios, generated, rejected)) {
+    names.push_back("random " + std::to_string(r.index));
+    weights.push_back(check_weight_of(r.loaded.scenario));
+    loaded.push_back(std::move(r.loaded));
   }
-  on_random.finish();
-  return out;
+  std::vector<std::function<BoundCheck()>> tasks;
+  for (size_t i = 0; i < loaded.size(); ++i)
+    tasks.push_back([&, i] { return check_bound(loaded[i], names[i]); });
+  sim::Progress progress("validate: the bound on every scenario",
+                         std::accumulate(weights.begin(), weights.end(), 0.0),
+                         "their estimated ops");
+  return validation::side_by_side(tasks, progress, &weights);
 }
 
 } // namespace trainsim

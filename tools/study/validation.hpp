@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,7 +27,16 @@ struct ValidateOptions {
       20261130; ///< the random scenarios' seed; fixed so reports are reproducible
   std::string scenarios_dir; ///< default: the scenarios folder found at run time
                              ///< (tools/io/data_dir.hpp)
+  bool paper_scale = false; ///< also the paper-scale replays: the frontier past
+                            ///< kFrontierReplayFlop, scenario files over kPaperScaleGpus
 };
+
+/// The full suite leaves the paper-scale replays to `--paper-scale`: scenario files of more
+/// GPUs than this (the 100k and 1M reference steps: 1M alone takes about 14 CPU minutes and
+/// 17 GiB) and the frontier past kFrontierReplayFlop (its 2-D plans from 1.78e26 on took
+/// 8 to 30 minutes each, docs/performance.md).
+inline constexpr int kPaperScaleGpus = 20000;
+inline constexpr double kFrontierReplayFlop = 1e26;
 
 /// One exact case: a scenario where no two flows share a link, so the simulated step and
 /// the bound should agree.
@@ -134,15 +144,17 @@ struct FidelityCheck {
 /// kFidelityUnsharedTolerance where no link is shared.
 inline constexpr double kFidelityTolerance = 0.03;
 inline constexpr double kFidelityUnsharedTolerance = 0.01;
-/// The random scenarios whose fine-mode step costs at most this much CPU time (at the cheapest
-/// op, tools/study/run_cost.hpp) are run in both modes; the others only in fast mode.
-inline constexpr double kFidelityFineBudget_s = 20.0;
+/// The random scenarios whose fine-mode step is estimated at this much CPU time or less
+/// (estimate_fine_cost, tools/study/run_cost.hpp) are run in both modes; the others are left
+/// out of the section.
+inline constexpr double kFidelityFineBudget_s = 5.0;
 
 struct ValidationReport {
   ValidateOptions options;
   std::vector<ExactCase> exact;
   std::vector<BoundCheck> bounds;
-  std::vector<std::string> bounds_not_run; ///< scenario files the memory guard refused, and why
+  std::vector<std::string> bounds_not_run; ///< scenario files the memory guard refused, or
+                                           ///< left to --paper-scale, and why
   int random_generated = 0, random_rejected = 0; ///< rejected: parse_scenario refused them
   std::vector<CollectiveCheck> collectives;
   std::vector<PublishedCheck> published;
@@ -151,6 +163,7 @@ struct ValidationReport {
   std::vector<FidelityCheck> fidelity;
   std::vector<std::string> skipped; ///< what could not be run, and why
   double wall_s = 0;
+  std::vector<std::pair<std::string, double>> section_wall_s; ///< each section's wall time
 };
 
 // The sections, each usable on its own (tests/tools/validate_test.cpp).
@@ -163,7 +176,10 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& options, int& genera
 std::vector<CollectiveCheck> collective_checks(bool quick);
 std::vector<PublishedCheck> published_checks(const ValidateOptions& options);
 std::vector<LayerCheck> layer_checks();
-std::vector<FrontierCheck> frontier_checks(bool quick, std::vector<std::string>& skipped);
+/// The frontier's points replayed: to 1e24 FLOP when `quick`, to kFrontierReplayFlop, or with
+/// `paper_scale` to 1e27; the points not replayed go to `skipped` with the reason.
+std::vector<FrontierCheck> frontier_checks(bool quick, bool paper_scale,
+                                           std::vector<std::string>& skipped);
 /// Fast against fine mode on the random scenarios fine mode can afford (and, in the full run,
 /// issue 41's Mixtral-like job), each also with every link a fat pipe; the runs side by side.
 std::vector<FidelityCheck> fidelity_checks(const ValidateOptions& options);
