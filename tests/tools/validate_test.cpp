@@ -175,6 +175,18 @@ TEST(ValidateTest, QuickPrintsItsVerdictsAndWritesWhereOutSays) {
   EXPECT_EQ(report["published"].size(), 2u); // the two cheapest runs only
   EXPECT_EQ(report["layers"].size(), 5u);    // Korthikanti et al.'s Table 4 settings
   EXPECT_TRUE(std::filesystem::exists(dir / "validation.md"));
+  // Each section's wall time, in the order they ran.
+  ASSERT_EQ(report["sections"].size(), 5u);
+  EXPECT_EQ(report["sections"][0]["name"], "exact cases");
+  EXPECT_EQ(report["paper_scale"], false);
+}
+
+// --paper-scale adds to the full suite; with --quick it is a usage error, one line, before any
+// simulation.
+TEST(ValidateTest, PaperScaleAndQuickExcludeEachOther) {
+  auto out = testing::run_trainsim("validate --quick --paper-scale");
+  EXPECT_EQ(out.exit_code, 1) << out.text;
+  EXPECT_NE(out.text.find("--quick excludes --paper-scale"), std::string::npos) << out.text;
 }
 
 // Without --out, each run gets a directory of its own: never the current one, never the
