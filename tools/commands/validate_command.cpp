@@ -62,8 +62,8 @@ void add_validate_command(CLI::App& app, cli::Command& command) {
   auto [cmd, v] = cli::add_command<ValidateOptions>(
       app, command, "validate",
       "the simulator against the closed form, alpha-beta, published runs and its own fine mode "
-      "(the full suite: about 140 minutes and 18 GB on a 2-core machine; --quick: about 2 "
-      "minutes)",
+      "(the full suite: about 15 minutes and 3 GB on a 2-core machine; --quick: under a "
+      "minute)",
       validate_command);
   cmd->add_option(
       "-o,--out", v.out_dir,
@@ -72,8 +72,9 @@ void add_validate_command(CLI::App& app, cli::Command& command) {
   CLI::Option* quick =
       cmd->add_flag("--quick", v.quick, "the CTest-sized subset, with the cheapest published run");
   cmd->add_flag("--paper-scale", v.paper_scale,
-                "also the paper-scale replays: the frontier from 1.78e26 to 1e27 FLOP and the "
-                "scenario files of more than 20,000 GPUs (hours, and 18 GB for the 1M-GPU step)")
+                "also the paper-scale replays: the frontier from 1.78e26 to 1e27 FLOP (2-D plans "
+                "from 1e26) and the scenario files of more than 20,000 GPUs (hours, and 18 GB "
+                "for the 1M-GPU step)")
       ->excludes(quick);
   cmd->add_option("--scenarios", v.scenarios_dir,
                   "the scenarios folder to check (default: $TRAINSIM_DATA_DIR/scenarios, else "

@@ -264,7 +264,7 @@ std::vector<FrontierCheck> frontier_checks(bool quick, bool paper_scale,
   one_d.max_flop = last;
   one_d.max_tp_2d = 1;
   FrontierOptions two_d;
-  two_d.max_flop = last;
+  two_d.max_flop = paper_scale ? last : Flop(kFrontier2dReplayFlop);
   FrontierHardware hw = resolve_hardware(one_d);
   std::vector<FrontierPoint> points = frontier_curve(one_d, false).points;
   if (!quick)

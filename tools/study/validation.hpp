@@ -37,6 +37,10 @@ struct ValidateOptions {
 /// 8 to 30 minutes each, docs/performance.md).
 inline constexpr int kPaperScaleGpus = 20000;
 inline constexpr double kFrontierReplayFlop = 1e26;
+/// The 2-D plans stop a point earlier, at 5.62e25 FLOP: the 1e26 2-D plan (16,384 GPUs, tp
+/// 8 x 8 across nodes, overlapped) takes about 10 CPU minutes since fast mode scales an
+/// overlapped pass's repeated blocks instead of merging the pass (2.9 s before, the same step).
+inline constexpr double kFrontier2dReplayFlop = 6e25;
 
 /// One exact case: a scenario where no two flows share a link, so the simulated step and
 /// the bound should agree.
