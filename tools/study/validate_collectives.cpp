@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "sim/progress.hpp"
 #include "models/collective_cost.hpp"
@@ -19,6 +20,7 @@
 #include "sim/collective_run.hpp"
 #include "topologies/group_paths.hpp"
 #include "tools/study/validation.hpp"
+#include "tools/study/validation_children.hpp"
 #include "topologies/fat_tree.hpp"
 
 namespace trainsim {
@@ -166,16 +168,12 @@ std::vector<Case> cases(bool quick) {
 } // namespace
 
 std::vector<CollectiveCheck> collective_checks(bool quick) {
-  std::vector<CollectiveCheck> out;
   std::vector<Case> all = cases(quick);
+  std::vector<std::function<CollectiveCheck()>> tasks;
+  for (const Case& c : all) tasks.push_back([&c] { return run_case(c, 256 * kMiB); });
   sim::Progress progress("validate: collectives", static_cast<double>(all.size()),
                          "collectives simulated", sim::Progress::Show::count);
-  for (const Case& c : all) {
-    out.push_back(run_case(c, 256 * kMiB));
-    progress.add();
-  }
-  progress.finish();
-  return out;
+  return validation::side_by_side(tasks, progress);
 }
 
 } // namespace trainsim
