@@ -114,23 +114,19 @@ void fold_repeats(Program::const_iterator begin, Program::const_iterator end, Pr
 /// Folds one run. Serial kernels and collectives take the sum of their times in any order,
 /// so a run without overlap becomes one compute op plus one op per distinct collective (in
 /// order of first appearance), each with its count, unless one of its collectives is of a
-/// kind in `in_order` (its group spans nodes: where it starts decides which traffic it
-/// meets), which keeps the run as it is; one with overlap, its repeated blocks' pattern
-/// (fold_repeats).
+/// kind in `in_order` (its group spans nodes: where it starts among the kernels decides which
+/// other traffic it meets, a pipeline transfer still in flight, a stream's reduction), which
+/// keeps the run as it is; one with overlap, its repeated blocks' pattern (fold_repeats).
 void fold_run(Program::const_iterator begin, Program::const_iterator end, GroupKinds in_order,
               Program& out) {
   if (begin == end) return;
   // An overlapped run's scaled pattern keeps each layer's order of kernels and collectives, so
   // it folds wherever its groups are; kept in order, a 2-D TP plan across nodes would run
-  // billions of ops (the 1e26 frontier replay: 2.2e9 against 2e5).
+  // billions of ops (the 1e26 frontier replay: 2.2e9 against 2e5). The frontier's plans
+  // overlap whenever they have TP, so keeping serial TP runs in order costs their replays no op.
   if (std::any_of(begin, end, on_tp_stream)) return fold_repeats(begin, end, out);
-  // TP's collectives fold across nodes too: every layer has two or more, and kept in order
-  // the 2-D frontier plans' replays without overlap would run 10 to 100 times the ops (1e26:
-  // 2.8e8), while the error they leave is a few percent (random scenario 94, tp 8 over nodes
-  // of fewer GPUs: 3.5% fast).
   if (std::any_of(begin, end, [in_order](const Op& op) {
-        return op.kind == OpKind::collective && !tensor_parallel(op.group) &&
-               (in_order & kinds_bit(op.group)) != 0;
+        return op.kind == OpKind::collective && (in_order & kinds_bit(op.group)) != 0;
       }))
     return out.insert(out.end(), begin, end), void();
   Op total{OpKind::compute, GroupKind::tp, CollectiveOp::all_reduce, begin->forward, 1,

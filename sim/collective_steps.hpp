@@ -48,7 +48,8 @@ int ring_steps(CollectiveOp op, int size);
 /// `steps` rounds in which every rank passes `chunk` bytes to the next one (chunk / channels
 /// on each channel's ring). Fine mode's rounds
 /// run in lockstep, each as long as the slowest neighbour pair's. Fast mode sends the rounds'
-/// bytes as one flow and pays the other rounds' latency as a wait; when the ring's pairs
+/// bytes as one flow and pays the other rounds' latency as a wait, half before the flow and
+/// half after; when the ring's pairs
 /// differ (some over NVLink, some over the network) every flow is capped at the slowest
 /// pair's bandwidth and waits out the slowest pair's latency, so that a rank on a fast pair
 /// does not finish early: without contention both modes take steps x (latency + chunk /

@@ -271,6 +271,9 @@ TEST(Program, FoldKeepsTheOrderOfRunsWhoseCollectivesLeaveTheNode) {
             "C tp.AR*2 ep.A2A*2 C ep.A2A*2 tp.AR*2 waitS dp.AR");
   // With the EP group across nodes, both passes keep their order: the program is fine's.
   EXPECT_EQ(shape(stage_program(s, 0, true, kinds_bit(GroupKind::ep))), shape(fine));
+  // TP's all-reduces too: a TP group across nodes meets a pipeline transfer still in flight at
+  // one layer's collective and not at another's.
+  EXPECT_EQ(shape(stage_program(s, 0, true, kinds_bit(GroupKind::tp))), shape(fine));
   // A kind the passes do not use folds as before: DP's reductions come after the passes.
   EXPECT_EQ(shape(stage_program(s, 0, true, kinds_bit(GroupKind::dp))),
             shape(stage_program(s, 0, true)));
