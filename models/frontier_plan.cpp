@@ -66,7 +66,9 @@ struct Traffic {
 // being the routed ones (each expert's matmul is reduced). The KJ(N_I-1) term is the DP
 // all-reduce (dp_time). EP: dispatch + combine, forward and backward, a token leaving with
 // probability (ep-1)/ep. PP: one activation out, one gradient back per boundary. EP and PP
-// move each TP rank's 1/tp slice, where the simulator sends whole activations.
+// move each TP rank's 1/tp slice; the step program's pipeline transfers do too (sequence
+// parallel), its all-to-alls carry whole activations, and its backward regathers the
+// sequence-parallel input once more (tests/models/frontier_program_test.cpp holds the two).
 Traffic traffic(const ModelShape& s, const Stage& st, const ParallelPlan& p, const Placement& pl,
                 const TwoTierFabric& f) {
   const LayerShape& l = s.layer;
