@@ -54,6 +54,14 @@ using Program = std::vector<Op>;
 /// groups whose traffic crosses nodes, where when a collective starts decides what it meets.
 Program stage_program(const Scenario& scenario, int stage, bool fold, GroupKinds in_order = 0);
 
+/// The group kinds whose runs fast mode keeps in order (stage_program's `in_order`): those
+/// whose groups span nodes (kinds_across_nodes), where traffic from outside a run can meet
+/// its collectives: pipeline transfers (pp > 1), the DP stream beside the passes (dp_overlap,
+/// delayed_update, param_gather_overlap) or GPUs of unequal speed. Without any, every rank
+/// runs the same program at the same pace, each collective meets its own kind's traffic
+/// wherever it starts, and the folded run takes the fine run's time: none.
+GroupKinds kinds_kept_in_order(const Scenario& scenario, int gpus_per_node);
+
 /// How many ops stage_program builds for the stage that holds the most: `fine` unfolded,
 /// `folded` with `fold` on the scenario's nodes (models/step_program_size.cpp), or with `weight` the sum of each op's
 /// weight. Counted from programs of two short steps, so asking costs the same for any number

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/gpu_speed.hpp"
 #include "models/step_program.hpp"
 
 namespace trainsim::program_detail {
@@ -158,6 +159,21 @@ Program::const_iterator run_end(Program::const_iterator begin, Program::const_it
 }
 
 } // namespace
+
+} // namespace trainsim::program_detail
+
+namespace trainsim {
+
+GroupKinds kinds_kept_in_order(const Scenario& s, int gpus_per_node) {
+  const ExecutionSpec& e = s.execution;
+  bool met = e.pp > 1 || e.dp_overlap || e.delayed_update || e.param_gather_overlap ||
+             slowest_gpu(s) > 1.0;
+  return met ? kinds_across_nodes(e, gpus_per_node) : GroupKinds{0};
+}
+
+} // namespace trainsim
+
+namespace trainsim::program_detail {
 
 Program fold(const Program& fine, GroupKinds in_order) {
   Program out;

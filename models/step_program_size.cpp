@@ -49,7 +49,7 @@ ProgramSize program_size(const Scenario& scenario, const OpWeight& weight) {
   // The simulator takes the nodes from the built graph; an imported one that does not say
   // has 0 here, and every run kept in order is the most ops the fold can leave.
   GroupKinds in_order =
-      kinds_across_nodes(scenario.execution, scenario.system.topology.gpus_per_node());
+      kinds_kept_in_order(scenario, scenario.system.topology.gpus_per_node());
   // Every pass of a stage holds the same ops whatever the schedule's order, and the fold cuts
   // its runs at every pass, so both counts are affine in the microbatches from a group of
   // them on (the interleaved schedule's group, else one per stage).

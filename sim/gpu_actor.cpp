@@ -49,7 +49,7 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
   Progress built("building the programs", s.execution.pp, "pipeline stages",
                  Progress::Show::count);
   // Fast mode keeps the order of the passes whose collectives leave the node (stage_program).
-  GroupKinds in_order = kinds_across_nodes(s.execution, p.topology().gpus_per_node());
+  GroupKinds in_order = kinds_kept_in_order(s, p.topology().gpus_per_node());
   for (int stage = 0; stage < s.execution.pp; ++stage) {
     programs.push_back(stage_program(s, stage, f == Fidelity::fast, in_order));
     built.add();

@@ -279,6 +279,31 @@ TEST(Program, FoldKeepsTheOrderOfRunsWhoseCollectivesLeaveTheNode) {
             shape(stage_program(s, 0, true)));
 }
 
+TEST(Program, RunsKeepTheirOrderOnlyWhereOutsideTrafficCanMeetThem) {
+  // tp 4 x dp 2 on nodes of 2 GPUs: TP and DP groups both span nodes (and expert-DP's, DP's
+  // own without experts). With one stage, no DP
+  // stream and GPUs of one speed, every rank runs the same program at the same pace: nothing
+  // from outside a run meets it, and every run folds.
+  Scenario s = scenario(ModelKind::mlp, 2, grid(2, 4, 1, 2));
+  GroupKinds across = kinds_across_nodes(s.execution, 2);
+  ASSERT_EQ(across,
+            kinds_bit(GroupKind::tp) | kinds_bit(GroupKind::dp) | kinds_bit(GroupKind::edp));
+  EXPECT_EQ(kinds_kept_in_order(s, 2), 0);
+  // Pipeline transfers, a stream beside the passes or unequal GPUs each bring outside traffic.
+  Scenario piped = scenario(ModelKind::mlp, 2, grid(1, 4, 2, 2));
+  EXPECT_EQ(kinds_kept_in_order(piped, 2), kinds_across_nodes(piped.execution, 2));
+  Scenario stream = s;
+  stream.execution.delayed_update = true;
+  EXPECT_EQ(kinds_kept_in_order(stream, 2), across);
+  Scenario uneven = s;
+  uneven.model.kind = ModelKind::transformer;
+  uneven.model.compute = ComputeModel::operators;
+  uneven.system.gpu.speed_spread = 0.02;
+  EXPECT_EQ(kinds_kept_in_order(uneven, 2), across);
+  // Inside nodes of 8 no group spans two: nothing to keep.
+  EXPECT_EQ(kinds_kept_in_order(stream, 8), 0);
+}
+
 TEST(Program, OperatorsAddEmbeddingHeadAndTheOptimizerStep) {
   // Per operator, with a vocabulary, one layer on each of 2 stages, one microbatch: stage 0's
   // forward opens with the embedding and its backward closes with the embedding's gradient;

@@ -416,8 +416,7 @@ TEST(Trust, ProgramSizeCountsTheBuiltPrograms) {
     change(s);
     LoadedScenario l = build_scenario(std::move(s));
     size_t fine = 0, folded = 0;
-    GroupKinds in_order =
-        kinds_across_nodes(l.scenario.execution, l.topology.gpus_per_node()); // as sim's
+    GroupKinds in_order = kinds_kept_in_order(l.scenario, l.topology.gpus_per_node()); // as sim's
     for (int stage = 0; stage < l.scenario.execution.pp; ++stage) {
       fine = std::max(fine, stage_program(l.scenario, stage, false).size());
       folded = std::max(folded, stage_program(l.scenario, stage, true, in_order).size());
