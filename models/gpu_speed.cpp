@@ -30,7 +30,9 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31U);
 }
 
-bool uneven(const Scenario& s) { return s.system.gpu.speed_spread > 0.0 && s.model.per_operator(); }
+bool uneven(const Scenario& s) {
+  return s.system.gpu.speed_spread > 0.0 && s.model.applied_profile().uneven_gpus;
+}
 
 double quantile(size_t i, size_t n) {
   return (static_cast<double>(i) + 0.5) / static_cast<double>(n);

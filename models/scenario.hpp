@@ -31,6 +31,32 @@ enum class AttentionKernel {
            ///< scores in HBM: Megatron-LM before flash attention (the 2021-22 papers' runs)
 };
 
+/// What pricing per operator brings besides the layers' own kernels, each a key of the model
+/// section (docs/scenario-format.md) so that a run can turn one off and provenance shows them.
+/// They apply to a transformer priced per operator only: under the roofline (the paper's
+/// model) every one is off, whatever these say (ModelSpec's accessors).
+struct OperatorProfile {
+  bool embedding_kernels = true; ///< the embedding and the LM head with its loss (with a vocab)
+  bool optimizer_step = true;    ///< the optimizer's kernels after the passes
+  bool gradient_clipping = true; ///< the gradient norm's all-reduce over DP (ZeRO shards it)
+  bool nvlink_curve = true;      ///< NCCL's efficiency by message size inside an NVLink domain
+  bool uneven_gpus = true;       ///< the GPU's speed_spread: GPUs of unequal sustained rates
+  friend bool operator==(const OperatorProfile&, const OperatorProfile&) = default;
+};
+
+/// The profile's keys of the model section, each with the member it sets: the loader, the
+/// writer and provenance list them from here, in this order.
+struct ProfileKey {
+  const char* key;
+  bool OperatorProfile::*member;
+};
+inline constexpr std::array<ProfileKey, 5> kProfileKeys{
+    {{"embedding_kernels", &OperatorProfile::embedding_kernels},
+     {"optimizer_step", &OperatorProfile::optimizer_step},
+     {"gradient_clipping", &OperatorProfile::gradient_clipping},
+     {"nvlink_curve", &OperatorProfile::nvlink_curve},
+     {"uneven_gpus", &OperatorProfile::uneven_gpus}}};
+
 struct ModelSpec {
   std::string name = "model";
   ModelKind kind = ModelKind::transformer;
@@ -55,8 +81,15 @@ struct ModelSpec {
   std::string precision = "bf16"; ///< the number format bytes_per_word comes from
 
   [[nodiscard]] int kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  OperatorProfile profile{};
+
   [[nodiscard]] bool per_operator() const {
     return kind == ModelKind::transformer && compute == ComputeModel::operators;
+  }
+  /// The profile's features as they apply: each on where it is set and the model is priced
+  /// per operator.
+  [[nodiscard]] OperatorProfile applied_profile() const {
+    return per_operator() ? profile : OperatorProfile{false, false, false, false, false};
   }
 };
 

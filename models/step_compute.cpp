@@ -68,16 +68,19 @@ LayerTimes layer_times(const Scenario& s) {
 }
 
 BlockTime embedding_time(const Scenario& s) {
-  return s.model.per_operator() ? priced(embedding_operators(s.model, s.execution), s)
-                                : BlockTime{};
+  return s.model.applied_profile().embedding_kernels
+             ? priced(embedding_operators(s.model, s.execution), s)
+             : BlockTime{};
 }
 
 BlockTime head_time(const Scenario& s) {
-  return s.model.per_operator() ? priced(head_operators(s.model, s.execution), s) : BlockTime{};
+  return s.model.applied_profile().embedding_kernels
+             ? priced(head_operators(s.model, s.execution), s)
+             : BlockTime{};
 }
 
 KernelTime optimizer_time(const Scenario& s, int stage) {
-  if (!s.model.per_operator()) return {};
+  if (!s.model.applied_profile().optimizer_step) return {};
   const ExecutionSpec& e = s.execution;
   // ZeRO-1 and above shard the optimizer over the group that reduces each gradient: DP for
   // dense weights, the dp / ep GPUs holding the same experts for expert weights.
@@ -89,7 +92,8 @@ KernelTime optimizer_time(const Scenario& s, int stage) {
 }
 
 bool clips_over_dp(const Scenario& s) {
-  return s.model.per_operator() && s.execution.zero >= 1 && s.execution.weight_replicas() > 1;
+  return s.model.applied_profile().gradient_clipping && s.execution.zero >= 1 &&
+         s.execution.weight_replicas() > 1;
 }
 
 StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
@@ -111,7 +115,7 @@ StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
 
 const CollectiveEfficiency* collective_efficiency(const Scenario& s) {
   const CollectiveEfficiency& curve = s.system.gpu.nvlink_collectives;
-  return s.model.per_operator() && curve.known() ? &curve : nullptr;
+  return s.model.applied_profile().nvlink_curve && curve.known() ? &curve : nullptr;
 }
 
 } // namespace trainsim

@@ -13,8 +13,16 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// The per-operator profile as it applies (all off under the roofline).
+Json profile_json(const ModelSpec& m) {
+  Json out = Json::object();
+  OperatorProfile applied = m.applied_profile();
+  for (const ProfileKey& k : kProfileKeys) out[k.key] = applied.*k.member;
+  return out;
+}
+
 Json model_json(const ModelSpec& m) {
-  return {{"name", m.name},
+  Json out = {{"name", m.name},
           {"kind", to_string(m.kind)},
           {"layers", m.layers},
           {"d_model", m.d_model},
@@ -33,6 +41,8 @@ Json model_json(const ModelSpec& m) {
           {"rotary", m.rotary},
           {"compute", m.per_operator() ? "operators" : "roofline"},
           {"attention", to_string(m.attention)}};
+  out.update(profile_json(m));
+  return out;
 }
 
 // The table by head dimension, one rate per sequence length of kAttentionSeqLens; null when

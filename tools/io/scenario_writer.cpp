@@ -39,6 +39,8 @@ void model(YAML::Emitter& out, const ModelSpec& m) {
     pair(out, "rotary", m.rotary);
     pair(out, "attention", to_string(m.attention));
     pair(out, "compute", to_string(m.compute));
+    for (const ProfileKey& k : kProfileKeys) // written where a run turned one off
+      if (m.per_operator() && !(m.profile.*k.member)) pair(out, k.key, false);
   }
   out << YAML::EndMap;
 }

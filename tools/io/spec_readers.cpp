@@ -15,6 +15,10 @@ Bytes word_size(const Params& p) {
 
 // Keys that describe a transformer's layer; the MLP-block model has none of these parts.
 void reject_transformer_keys(const Params& p) {
+  for (const ProfileKey& k : kProfileKeys)
+    if (p.has(k.key))
+      p.fail(k.key, "applies to kind: transformer only (the MLP-block model is priced as a "
+                    "roofline, without the per-operator profile)");
   for (const char* key : {"kv_heads", "vocab", "biases", "dropout", "rotary", "attention"})
     if (p.has(key))
       p.fail(key, "applies to kind: transformer only (the MLP-block model has no such part)");
@@ -41,6 +45,13 @@ void read_compute(const Params& p, ModelSpec& m) {
              {{"operators", ComputeModel::operators}, {"roofline", ComputeModel::roofline}});
   if (!transformer && m.compute == ComputeModel::operators)
     p.fail("compute", "needs kind: transformer (the MLP-block model is priced as a roofline)");
+  // Each feature of the profile defaults to on per operator; the roofline has none to turn on.
+  for (const ProfileKey& k : kProfileKeys) {
+    m.profile.*k.member = p.get_or(k.key, m.per_operator());
+    if (m.profile.*k.member && !m.per_operator())
+      p.fail(k.key, "needs compute: operators (the roofline prices the layers' kernels only)");
+    if (!m.per_operator()) m.profile.*k.member = true; // inert: the value made in code
+  }
 }
 
 // A new peak scales what the GPU achieves of it (gemm_peak, the attention table) unless
