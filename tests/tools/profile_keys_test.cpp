@@ -98,6 +98,18 @@ TEST(ProfileKeys, RefusedWhereTheyCannotApply) {
   EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  nvlink_curve: false\n")),
             "s.yaml: model.nvlink_curve = 'false': applies to kind: transformer only (the "
             "MLP-block model is priced as a roofline, without the per-operator profile)");
+  // A spread the file asks for where it cannot apply would silently do nothing; 0 says what
+  // holds.
+  std::string spread = "{preset: h100-sxm, speed_spread: 0.02}";
+  EXPECT_EQ(error_of(with(roofline, "{preset: h100-sxm}", spread)),
+            "s.yaml: system.gpu.speed_spread = '0.02': applies to a transformer priced per "
+            "operator with model.uneven_gpus on (the roofline runs every GPU at the figures)");
+  EXPECT_NE(error_of(with(with(kValid, "{preset: h100-sxm}", spread), "  vocab: 32000\n",
+                          "  vocab: 32000\n  uneven_gpus: false\n"))
+                .find("system.gpu.speed_spread"),
+            std::string::npos);
+  EXPECT_NO_THROW((void)parse_scenario(
+      with(roofline, "{preset: h100-sxm}", "{preset: h100-sxm, speed_spread: 0}"), "s.yaml"));
   EXPECT_NE(error_of(with(kValid, "  vocab: 32000\n", "  vocab: 32000\n  gradient_clipping: maybe\n"))
                 .find("model.gradient_clipping"),
             std::string::npos);

@@ -213,7 +213,10 @@ void fit_host_link(Scenario& s) {
 /// `gpu: a100-sxm-80gb`, or a mapping: an optional `preset`, overrides of its figures and
 /// an optional display `name`. Without the section, the H100 SXM. A preset's figures are taken
 /// at `precision` (the model's); a GPU given figure by figure has its peak at it already.
-GpuSpec read_gpu(const Section& system, const std::string& file, const std::string& precision) {
+/// `uneven_applies`: whether a speed spread acts on the model (ModelSpec::applied_profile);
+/// one the file asks for where it would not is refused.
+GpuSpec read_gpu(const Section& system, const std::string& file, const std::string& precision,
+                 bool uneven_applies) {
   auto it = system.children.find("gpu");
   if (it == system.children.end())
     return at_precision(*find_gpu_preset("h100-sxm"), precision, file);
@@ -234,6 +237,11 @@ GpuSpec read_gpu(const Section& system, const std::string& file, const std::stri
   else
     require_figures(p);
   g = read_gpu_figures(p, g);
+  // The preset's spread stays inert under the roofline; one the file asks for would be a key
+  // that silently does nothing.
+  if (p.has("speed_spread") && g.speed_spread > 0.0 && !uneven_applies)
+    p.fail("speed_spread", "applies to a transformer priced per operator with model.uneven_gpus "
+                           "on (the roofline runs every GPU at the figures)");
   warn_implausible_gpu(p, g);
   g.name = p.get_or<std::string>("name", g.name);
   p.reject_unknown();
@@ -325,7 +333,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   Section system =
       read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
   system.values.reject_unknown({"gpu", "topology"});
-  s.system.gpu = read_gpu(system, file, s.model.precision);
+  s.system.gpu = read_gpu(system, file, s.model.precision, s.model.applied_profile().uneven_gpus);
   Params topology =
       read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
   s.execution =
