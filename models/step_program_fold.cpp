@@ -123,8 +123,7 @@ void fold_run(Program::const_iterator begin, Program::const_iterator end, GroupK
   if (begin == end) return;
   // An overlapped run's scaled pattern keeps each layer's order of kernels and collectives, so
   // it folds wherever its groups are; kept in order, a 2-D TP plan across nodes would run
-  // billions of ops (the 1e26 frontier replay: 2.2e9 against 2e5). The frontier's plans
-  // overlap whenever they have TP, so keeping serial TP runs in order costs their replays no op.
+  // billions of ops (the 1e26 frontier replay: 2.2e9 against 2e5).
   if (std::any_of(begin, end, on_tp_stream)) return fold_repeats(begin, end, out);
   if (std::any_of(begin, end, [in_order](const Op& op) {
         return op.kind == OpKind::collective && (in_order & kinds_bit(op.group)) != 0;
@@ -160,21 +159,6 @@ Program::const_iterator run_end(Program::const_iterator begin, Program::const_it
 
 } // namespace
 
-} // namespace trainsim::program_detail
-
-namespace trainsim {
-
-GroupKinds kinds_kept_in_order(const Scenario& s, int gpus_per_node) {
-  const ExecutionSpec& e = s.execution;
-  bool met = e.pp > 1 || e.dp_overlap || e.delayed_update || e.param_gather_overlap ||
-             slowest_gpu(s) > 1.0;
-  return met ? kinds_across_nodes(e, gpus_per_node) : GroupKinds{0};
-}
-
-} // namespace trainsim
-
-namespace trainsim::program_detail {
-
 Program fold(const Program& fine, GroupKinds in_order) {
   Program out;
   auto it = fine.begin();
@@ -188,3 +172,14 @@ Program fold(const Program& fine, GroupKinds in_order) {
 }
 
 } // namespace trainsim::program_detail
+
+namespace trainsim {
+
+GroupKinds kinds_kept_in_order(const Scenario& s, int gpus_per_node) {
+  const ExecutionSpec& e = s.execution;
+  bool met = e.pp > 1 || e.dp_overlap || e.delayed_update || e.param_gather_overlap ||
+             slowest_gpu(s) > 1.0;
+  return met ? kinds_across_nodes(e, gpus_per_node) : GroupKinds{0};
+}
+
+} // namespace trainsim

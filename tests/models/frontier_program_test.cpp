@@ -11,6 +11,7 @@
 #include "models/layout.hpp"
 #include "models/step_program.hpp"
 #include "tests/models/frontier_fixtures.hpp"
+#include "tests/models/step_program_fixtures.hpp"
 
 namespace trainsim {
 namespace {
@@ -37,18 +38,6 @@ double wire_fraction(CollectiveOp op, double p) {
 /// Stage 0's bytes sent per GPU, by group, over the program's collectives (each at its
 /// ring's wire fraction) and pipeline transfers (sends and receives: the activation out and
 /// the gradient back), for microbatch 0's passes or, with `passes` false, outside them.
-const char* name(GroupKind kind) {
-  switch (kind) {
-  case GroupKind::tp: return "tp";
-  case GroupKind::tp2: return "tp2";
-  case GroupKind::dp: return "dp";
-  case GroupKind::ep: return "ep";
-  case GroupKind::edp: return "edp";
-  case GroupKind::cp: return "cp";
-  }
-  return "?";
-}
-
 std::map<std::string, double> sent(const Scenario& s, bool passes) {
   Layout layout(s.execution);
   std::map<std::string, double> out;
@@ -57,7 +46,8 @@ std::map<std::string, double> sent(const Scenario& s, bool passes) {
     bool moves = op.kind == OpKind::collective || op.kind == OpKind::start_collective;
     if (moves) {
       double p = layout.span(op.group, 0).size;
-      out[name(op.group)] += op.count * op.bytes.value() * wire_fraction(op.collective, p);
+      out[program_testing::group_name(op.group)] +=
+          op.count * op.bytes.value() * wire_fraction(op.collective, p);
     }
     if (op.kind == OpKind::send || op.kind == OpKind::recv) out["pp"] += op.bytes.value();
   }

@@ -14,10 +14,15 @@
 
 namespace trainsim::program_testing {
 
-inline std::string collective(const Op& op) {
+/// A group kind as the tokens write it: tp, dp, ep, edp, cp or tp2.
+inline const char* group_name(GroupKind kind) {
   static const char* const groups[] = {"tp", "dp", "ep", "edp", "cp", "tp2"};
+  return groups[static_cast<int>(kind)];
+}
+
+inline std::string collective(const Op& op) {
   static const char* const ops[] = {"AR", "RS", "AG", "A2A"};
-  std::string out = groups[static_cast<int>(op.group)];
+  std::string out = group_name(op.group);
   out.append(".").append(ops[static_cast<int>(op.collective)]);
   if (op.count > 1) out.append("*").append(std::to_string(op.count));
   return out;

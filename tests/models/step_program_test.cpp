@@ -281,9 +281,9 @@ TEST(Program, FoldKeepsTheOrderOfRunsWhoseCollectivesLeaveTheNode) {
 
 TEST(Program, RunsKeepTheirOrderOnlyWhereOutsideTrafficCanMeetThem) {
   // tp 4 x dp 2 on nodes of 2 GPUs: TP and DP groups both span nodes (and expert-DP's, DP's
-  // own without experts). With one stage, no DP
-  // stream and GPUs of one speed, every rank runs the same program at the same pace: nothing
-  // from outside a run meets it, and every run folds.
+  // own without experts). With one stage, no DP stream and GPUs of one speed, every rank runs
+  // the same program at the same pace: nothing from outside a run meets it, and every run
+  // folds.
   Scenario s = scenario(ModelKind::mlp, 2, grid(2, 4, 1, 2));
   GroupKinds across = kinds_across_nodes(s.execution, 2);
   ASSERT_EQ(across,

@@ -1,9 +1,14 @@
 // The keys of the per-operator compute model (docs/scenario-format.md, docs/compute-model.md):
-// what they default to, and one line for every way each can be wrong.
+// what they default to, and one line for every way each can be wrong; and its profile's keys
+// (models/scenario.hpp OperatorProfile), each on by default per operator, off under the
+// roofline, each turned off on its own, shown in provenance.
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "models/gpu_speed.hpp"
+#include "models/step_compute.hpp"
+#include "tools/io/provenance.hpp"
 #include "tools/io/scenario_loader.hpp"
 #include "tests/tools/loader_fixtures.hpp"
 
@@ -37,6 +42,13 @@ std::string gpu_with(const std::string& keys) {
   return with(kValid, "{preset: a100-sxm-80gb}", "{preset: a100-sxm-80gb, " + keys + "}");
 }
 std::string execution_with(const std::string& lines) { return kValid + lines; }
+
+// kValid on an H100 (whose preset has NCCL's NVLink curve) with a vocabulary and ZeRO-1 over
+// dp 2: every feature of the per-operator profile has work to do.
+std::string profiled() {
+  std::string h100 = with(execution_with("  zero: 1\n"), "a100-sxm-80gb", "h100-sxm");
+  return with(h100, "  seq_len: 1024\n", "  seq_len: 1024\n  vocab: 32000\n");
+}
 
 TEST(ComputeKeys, DefaultsPriceATransformerPerOperatorWithoutAVocabulary) {
   Scenario s = parse_scenario(kValid, "s.yaml").scenario;
@@ -169,6 +181,86 @@ TEST(ComputeKeys, GpuFiguresAreChecked) {
   // 0: every GPU at the preset's figures.
   EXPECT_EQ(parse_scenario(gpu_with("speed_spread: 0"), "s.yaml").scenario.system.gpu.speed_spread,
             0.0);
+}
+
+Scenario with_model_lines(const std::string& lines) {
+  return parse_scenario(with(profiled(), "  vocab: 32000\n", "  vocab: 32000\n" + lines), "s.yaml")
+      .scenario;
+}
+
+// Which features a scenario's pricing uses, read from the functions that price them.
+struct Used {
+  bool embedding, optimizer, clipping, curve, uneven;
+  friend bool operator==(const Used&, const Used&) = default;
+};
+Used used(const Scenario& s) {
+  return {embedding_time(s).forward.total() > Seconds(), optimizer_time(s, 0).total() > Seconds(),
+          clips_over_dp(s), collective_efficiency(s) != nullptr, slowest_gpu(s) > 1.0};
+}
+
+TEST(ProfileKeys, EachIsOnPerOperatorAndTurnsOffAlone) {
+  Scenario all = with_model_lines("");
+  EXPECT_EQ(used(all), (Used{true, true, true, true, true}));
+  EXPECT_EQ(used(with_model_lines("  embedding_kernels: false\n")),
+            (Used{false, true, true, true, true}));
+  EXPECT_EQ(used(with_model_lines("  optimizer_step: false\n")),
+            (Used{true, false, true, true, true}));
+  EXPECT_EQ(used(with_model_lines("  gradient_clipping: false\n")),
+            (Used{true, true, false, true, true}));
+  EXPECT_EQ(used(with_model_lines("  nvlink_curve: false\n")),
+            (Used{true, true, true, false, true}));
+  EXPECT_EQ(used(with_model_lines("  uneven_gpus: false\n")),
+            (Used{true, true, true, true, false}));
+  // The head's kernels go with the embedding's: both are the vocabulary's.
+  EXPECT_EQ(head_time(with_model_lines("  embedding_kernels: false\n")).forward.total(), Seconds());
+}
+
+TEST(ProfileKeys, TheRooflineUsesNoneAndProvenanceSaysSo) {
+  Scenario roofline =
+      parse_scenario(with(profiled(), "  vocab: 32000\n", "  compute: roofline\n"), "s.yaml")
+          .scenario;
+  EXPECT_EQ(used(roofline), (Used{false, false, false, false, false}));
+  auto model = provenance_json(roofline).at("scenario").at("model");
+  for (const char* key :
+       {"embedding_kernels", "optimizer_step", "gradient_clipping", "nvlink_curve", "uneven_gpus"})
+    EXPECT_EQ(model.at(key), false) << key;
+  auto per_operator =
+      provenance_json(with_model_lines("  nvlink_curve: false\n")).at("scenario").at("model");
+  EXPECT_EQ(per_operator.at("optimizer_step"), true);
+  EXPECT_EQ(per_operator.at("nvlink_curve"), false);
+}
+
+TEST(ProfileKeys, RefusedWhereTheyCannotApply) {
+  std::string roofline = with(profiled(), "  vocab: 32000\n", "  compute: roofline\n");
+  EXPECT_EQ(error_of(with(roofline, "  compute: roofline\n",
+                          "  compute: roofline\n  optimizer_step: true\n")),
+            "s.yaml: model.optimizer_step = 'true': needs compute: operators (the roofline "
+            "prices the layers' kernels only)");
+  // Off under the roofline says what already holds.
+  EXPECT_NO_THROW((void)parse_scenario(
+      with(roofline, "  compute: roofline\n", "  compute: roofline\n  uneven_gpus: false\n"),
+      "s.yaml"));
+  std::string mlp =
+      with(with(profiled(), "kind: transformer", "kind: mlp"), "  vocab: 32000\n", "");
+  EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  nvlink_curve: false\n")),
+            "s.yaml: model.nvlink_curve = 'false': applies to kind: transformer only (the "
+            "MLP-block model is priced as a roofline, without the per-operator profile)");
+  // A spread the file asks for where it cannot apply would silently do nothing; 0 says what
+  // holds.
+  std::string spread = "{preset: h100-sxm, speed_spread: 0.02}";
+  EXPECT_EQ(error_of(with(roofline, "{preset: h100-sxm}", spread)),
+            "s.yaml: system.gpu.speed_spread = '0.02': applies to a transformer priced per "
+            "operator with model.uneven_gpus on (the roofline runs every GPU at the figures)");
+  EXPECT_NE(error_of(with(with(profiled(), "{preset: h100-sxm}", spread), "  vocab: 32000\n",
+                          "  vocab: 32000\n  uneven_gpus: false\n"))
+                .find("system.gpu.speed_spread"),
+            std::string::npos);
+  EXPECT_NO_THROW((void)parse_scenario(
+      with(roofline, "{preset: h100-sxm}", "{preset: h100-sxm, speed_spread: 0}"), "s.yaml"));
+  EXPECT_NE(
+      error_of(with(profiled(), "  vocab: 32000\n", "  vocab: 32000\n  gradient_clipping: maybe\n"))
+          .find("model.gradient_clipping"),
+      std::string::npos);
 }
 
 } // namespace

@@ -45,12 +45,14 @@ void read_compute(const Params& p, ModelSpec& m) {
              {{"operators", ComputeModel::operators}, {"roofline", ComputeModel::roofline}});
   if (!transformer && m.compute == ComputeModel::operators)
     p.fail("compute", "needs kind: transformer (the MLP-block model is priced as a roofline)");
-  // Each feature of the profile defaults to on per operator; the roofline has none to turn on.
+  // Each feature of the profile defaults to on per operator; the roofline has none to turn on
+  // and keeps the profile made in code, inert there (ModelSpec::applied_profile).
   for (const ProfileKey& k : kProfileKeys) {
-    m.profile.*k.member = p.get_or(k.key, m.per_operator());
-    if (m.profile.*k.member && !m.per_operator())
+    bool on = p.get_or(k.key, m.per_operator());
+    if (m.per_operator())
+      m.profile.*k.member = on;
+    else if (on)
       p.fail(k.key, "needs compute: operators (the roofline prices the layers' kernels only)");
-    if (!m.per_operator()) m.profile.*k.member = true; // inert: the value made in code
   }
 }
 
