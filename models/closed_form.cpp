@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "models/closed_form_layer.hpp"
+#include "models/closed_form_stage.hpp"
 #include "models/collective_cost.hpp"
 #include "models/error.hpp"
 #include "models/pipeline_path.hpp"
@@ -14,126 +14,27 @@
 namespace trainsim {
 namespace {
 
-using bound::kernels;
-using bound::layer_split;
-using bound::LayerSplit;
+using bound::price_stage;
 using bound::Split;
-using bound::split_of;
+using bound::StagePrice;
 using bound::TierNames;
 
-// Per stage: forward and backward of one layer for one microbatch and the layers of each
-// chunk; the embedding (first stage) and LM head (last stage) kernels, which one chunk's
-// passes add per microbatch; the gradient reduction after the last backward and the
-// optimizer step after it.
-struct StageCost {
-  Split forward, backward, dp;
-  std::vector<double> chunk_layers;
-  BlockTime vocabulary;
-  Split optimizer;
-  TierNames names;
-};
-
-// With dp_overlap the gradients leave in buckets during the last backward pass (as
-// models/step_program.cpp fills them: a bucket closes once it holds dp_bucket bytes, and at the end of
-// the pass, with the embedding's and LM head's gradients in the stage's last bucket). Only
-// the last bucket must start after the pass, so only it is certain to add to the step: the
-// share of this stage's gradients it holds. The stage's last backward pass is its chunk 0's.
-double last_bucket_share(const Scenario& s, int stage) {
-  const ExecutionSpec& e = s.execution;
-  int layers = chunk_layers(s.model, e, stage, 0);
-  Bytes per_layer = gradient_word(s.model, e) * layer_costs(s.model, e).params, pending;
-  Bytes bucket = dp_bucket_bytes(s.model, e);
-  for (int l = 1; l <= layers; ++l) {
-    pending += per_layer;
-    if (l < layers && pending >= bucket) pending = Bytes();
-  }
-  GradientBytes g = gradient_bytes(s, stage);
-  Bytes all = g.dense + g.experts,
-        vocabulary = all - per_layer * stage_layer_count(s.model, e, stage);
-  return (pending + vocabulary) / all;
-}
-
-// The gradient reduction after the last backward: an all-reduce, or with ZeRO-1/2 its two
-// halves (reduce-scatter, then the all-gather of the updated parameters); ZeRO-3 has reduced
-// layer by layer already. With dp_overlap only the last bucket's reduction is counted, and
-// ZeRO's all-gather, which waits for every bucket; with param_gather_overlap that gather runs
-// beside the next step's forward passes instead, and a bound leaves it out. The step waits for
-// the stage's dearest group.
-Split gradient_reduction(const Scenario& s, int stage, const StageFabric& f, TierNames& names) {
-  const ExecutionSpec& e = s.execution;
-  Split dp;
-  if (clips_over_dp(s))
-    dp += split_of(dearest(e.dp_collective, 2, kNormBytes, e.weight_replicas(), f.dp,
-                           collective_efficiency(s)),
-                   &Split::dp);
-  if (e.zero >= 3) return dp;
-  GradientBytes g = gradient_bytes(s, stage);
-  double reduced = e.dp_overlap ? last_bucket_share(s, stage) : 1.0;
-  int reduce_phases = e.zero >= 1 ? 1 : 2; // a reduce-scatter, or an all-reduce
-  // The parameters gathered back are at the model's precision, the gradients maybe in FP32.
-  double parameter_bytes = s.model.bytes_per_word / gradient_word(s.model, e);
-  // The simulator skips a reduction with nothing to reduce (an MLP whose every weight is an
-  // expert).
-  auto add = [&](Bytes bytes, int p, const std::vector<GroupTiers>& groups, Seconds Split::*into,
-                 std::string& tier) {
-    if (bytes <= Bytes(0)) return;
-    const std::string& alg = e.dp_collective;
-    const CollectiveEfficiency* nvlink = collective_efficiency(s);
-    CollectiveCost reduce = dearest(alg, reduce_phases, bytes * reduced, p, groups, nvlink);
-    CollectiveCost gather = e.zero >= 1 && !e.param_gather_overlap
-                                ? dearest(alg, 1, bytes * parameter_bytes, p, groups, nvlink)
-                                : CollectiveCost{};
-    dp += split_of(reduce, into) + split_of(gather, into);
-    tier = reduce.transfer >= gather.transfer ? reduce.tier : gather.tier;
-  };
-  add(g.dense, e.weight_replicas(), f.dp, &Split::dp, names.dp);
-  add(g.experts, e.dp / e.ep, f.edp, &Split::edp, names.edp);
-  return dp;
-}
-
-std::vector<StageCost> stage_costs(const Scenario& s, const LayerCosts& costs,
-                                   const FabricSummary& fabric) {
-  const ExecutionSpec& e = s.execution;
-  std::vector<StageCost> stages;
-  for (int j = 0; j < e.pp; ++j) {
-    const StageFabric& f = fabric.stages[static_cast<size_t>(j)];
-    StageCost stage;
-    LayerSplit layer = layer_split(s, costs, f, stage.names);
-    for (int c = 0; c < e.chunks(); ++c) stage.chunk_layers.push_back(chunk_layers(s.model, e, j, c));
-    stage.forward = layer.forward;
-    stage.backward = layer.backward;
-    stage.dp = gradient_reduction(s, j, f, stage.names);
-    if (j == 0) stage.vocabulary = embedding_time(s);
-    if (j == e.pp - 1) {
-      BlockTime head = head_time(s);
-      stage.vocabulary.forward += head.forward;
-      stage.vocabulary.backward += head.backward;
-    }
-    stage.optimizer = kernels(optimizer_time(s, j));
-    stages.push_back(std::move(stage));
-  }
+std::vector<StagePrice> stage_prices(const Scenario& s, const FabricSummary& fabric) {
+  std::vector<StagePrice> stages;
+  for (int j = 0; j < s.execution.pp; ++j)
+    stages.push_back(price_stage(s, j, fabric.stages[static_cast<size_t>(j)]));
   return stages;
 }
 
-// The cheapest pipeline send of any stage: the schedule graph takes one time for all of them.
-Seconds send_time(const FabricSummary& fabric, Bytes activation) {
-  Seconds best(std::numeric_limits<double>::infinity());
-  for (const StageFabric& f : fabric.stages)
-    best = std::min(best, f.pp_send.alpha + activation / f.pp_send.bandwidth);
-  return best;
-}
-
-// Under scatter/gather a received activation is all-gathered over TP before it is used: the
-// cheapest stage's TP all-gather, counted with the send.
-Seconds gather_time(const Scenario& s, const LayerCosts& costs, const FabricSummary& fabric) {
-  const ExecutionSpec& e = s.execution;
-  if (!e.gathers_pp_receives()) return Seconds(0);
-  Seconds best(std::numeric_limits<double>::infinity());
-  for (const StageFabric& f : fabric.stages)
-    best = std::min(best, cheapest(e.tp_collective, 1, costs.tp_allreduce, e.tp, f.tp,
-                                   collective_efficiency(s))
-                              .total());
-  return best;
+// The schedule graph takes one time for every pipeline transfer: the cheapest stage's
+// arrival and the cheapest stage's completion of it.
+Seconds send_time(const std::vector<StagePrice>& stages) {
+  Seconds arrive(std::numeric_limits<double>::infinity()), complete = arrive;
+  for (const StagePrice& stage : stages) {
+    arrive = std::min(arrive, stage.transfer);
+    complete = std::min(complete, stage.receive.total());
+  }
+  return arrive + complete;
 }
 
 // The stage that finishes last once its gradient reduction is done, and how its time splits.
@@ -143,42 +44,38 @@ struct Critical {
   Seconds bubble; ///< the rest of its pipeline time: waiting for other stages and sends
   Split dp;
   TierNames names;
+  bool beside = false, after = false; ///< whether DP collectives ran beside the passes, after them
   [[nodiscard]] Seconds total() const { return busy.total() + bubble + dp.total(); }
 };
 
-double layers_of(const StageCost& stage) {
-  double layers = 0;
-  for (double l : stage.chunk_layers) layers += l;
-  return layers;
-}
-
-Critical critical_stage(const std::vector<StageCost>& st, const ExecutionSpec& e, Seconds send) {
+Critical critical_stage(const std::vector<StagePrice>& st, const ExecutionSpec& e, Seconds send) {
   int chunks = e.chunks();
   int m = static_cast<int>(e.microbatches());
   PassTimes pass; // by virtual stage: chunk x stages + stage
   for (int c = 0; c < chunks; ++c)
-    for (const StageCost& stage : st) {
-      double layers = stage.chunk_layers[static_cast<size_t>(c)];
-      pass.forward.push_back(stage.forward.total() * layers);
-      pass.backward.push_back(stage.backward.total() * layers);
+    for (const StagePrice& stage : st) {
+      pass.forward.push_back(stage.forward[static_cast<size_t>(c)].total());
+      pass.backward.push_back(stage.backward[static_cast<size_t>(c)].total());
     }
-  // The embedding runs in the first virtual stage's passes, the LM head in the last's.
-  pass.first = {st.front().vocabulary.forward.total(), st.front().vocabulary.backward.total()};
-  pass.last = {st.back().vocabulary.forward.total(), st.back().vocabulary.backward.total()};
-  if (st.size() == 1) pass.last = {};
   std::vector<Seconds> finish = pipeline_finish(e.schedule, m, chunks, pass, send, e.group());
   Critical worst;
   for (size_t j = 0; j < st.size(); ++j) {
-    Split vocabulary = kernels(st[j].vocabulary.forward) + kernels(st[j].vocabulary.backward);
-    Split passes =
-        (st[j].forward + st[j].backward) * (static_cast<double>(m) * layers_of(st[j])) +
-        vocabulary * m;
-    Critical c{static_cast<int>(j), passes + st[j].optimizer,
-               std::max(Seconds(0), finish[j] - passes.total()), st[j].dp, st[j].names};
-    // A delayed update's reduction runs from the step's start beside the passes: only what
-    // outlasts them adds, so the stage takes at least the longer of the two.
-    if (e.delayed_update && c.dp.total() > Seconds(0))
-      c.dp = c.dp * (std::max(Seconds(0), c.dp.total() - finish[j]) / c.dp.total());
+    Split passes;
+    for (int c = 0; c < chunks; ++c)
+      passes += st[j].forward[static_cast<size_t>(c)] + st[j].backward[static_cast<size_t>(c)];
+    passes = passes * static_cast<double>(m);
+    // What the DP stream started before the passes runs beside them: only what outlasts them
+    // adds, so the stage takes at least the longer of the two.
+    Split beside = st[j].beside;
+    if (beside.total() > Seconds(0))
+      beside = beside * (std::max(Seconds(0), beside.total() - finish[j]) / beside.total());
+    Critical c{static_cast<int>(j),
+               passes + st[j].optimizer,
+               std::max(Seconds(0), finish[j] - passes.total()),
+               st[j].after + beside,
+               st[j].names,
+               st[j].beside.total() > Seconds(0),
+               st[j].after.total() > Seconds(0)};
     if (j == 0 || c.total() > worst.total()) worst = c;
   }
   return worst;
@@ -215,13 +112,13 @@ std::string describe(const std::vector<NetworkPart>& parts, const char* none) {
   return out + ": bytes / the slowest tier the group crosses";
 }
 
-std::string dp_text(const ExecutionSpec& e) {
-  if (e.delayed_update) return "beside the passes (delayed update; what outlasts them): ";
-  if (e.dp_overlap) return "after the last backward (the last bucket; earlier ones overlap it): ";
-  return "after the last backward (not overlapped): ";
+std::string dp_text(const Critical& c) {
+  if (c.beside && c.after) return "beside the passes (what outlasts them) and after them: ";
+  if (c.beside) return "beside the passes (started before them; what outlasts them): ";
+  return "after the last backward (what starts after the stage's last kernel): ";
 }
 
-std::vector<BoundTerm> terms_of(const Critical& c, const ExecutionSpec& e) {
+std::vector<BoundTerm> terms_of(const Critical& c) {
   return {
       term("compute", c.busy.compute,
            "compute-bound kernels of the critical stage: FLOP / their sustained rate"),
@@ -235,7 +132,7 @@ std::vector<BoundTerm> terms_of(const Critical& c, const ExecutionSpec& e) {
       term("pipeline_bubble", c.bubble,
            "the critical stage waiting: other stages' passes and the sends between them"),
       term("dp_allreduce", c.dp.total(),
-           dp_text(e) + describe(network_parts(c.dp, c.names), "nothing to reduce")),
+           dp_text(c) + describe(network_parts(c.dp, c.names), "nothing to reduce")),
   };
 }
 
@@ -255,11 +152,10 @@ BoundResult closed_form_bound(const Scenario& s, const FabricSummary& f) {
     throw Error(ExitCode::simulation, "internal: the fabric summary has " +
                                           std::to_string(f.stages.size()) +
                                           " stages for pp = " + std::to_string(e.pp));
-  LayerCosts costs = layer_costs(s.model, e);
-  Seconds send = e.pp > 1 ? send_time(f, costs.pp_activation) + gather_time(s, costs, f) : Seconds(0);
-  Critical worst = critical_stage(stage_costs(s, costs, f), e, send);
+  std::vector<StagePrice> stages = stage_prices(s, f);
+  Critical worst = critical_stage(stages, e, e.pp > 1 ? send_time(stages) : Seconds(0));
   BoundResult r;
-  r.terms = terms_of(worst, e);
+  r.terms = terms_of(worst);
   r.step_time = worst.total();
   r.limiting =
       std::max_element(r.terms.begin(), r.terms.end(), [](const BoundTerm& a, const BoundTerm& b) {

@@ -1,5 +1,5 @@
 // The closed-form lower bound on the step time of one scenario, independent of SimGrid.
-// It sums exactly the costs the simulator replays (models/workload.hpp) along the paths every
+// It prices the ops the simulator replays (models/step_program.hpp) along the paths every
 // schedule must take, so the simulated step time can never be below it. docs/closed-form.md
 // derives each term; tests/models/closed_form_test.cpp checks small cases by hand.
 #pragma once
@@ -32,13 +32,13 @@ struct BoundResult {
 };
 
 /// Lower bound on one training step of `scenario` on a fabric summarised by `fabric` (one
-/// entry per pipeline stage, models/fabric.hpp). Valid when each GPU runs its operation list
-/// in order, one operation at a time (the simulator's replay), a ring phase costs at least
-/// (p-1)(alpha + n/(p B)) of its slowest neighbour pair, a pairwise all-to-all its rounds'
-/// alpha + (n/p) / B each, and the DP reduction starts after the stage's last backward (with
-/// dp_overlap, only its last bucket is counted; with delayed_update, it runs beside the passes
-/// and only what outlasts them counts). Exact, up to rounding, when no two flows share a
-/// link and every group of a stage crosses the same tiers.
+/// entry per pipeline stage, models/fabric.hpp): each stage's program (models/step_program.hpp)
+/// priced op by op without contention (models/closed_form_stage.hpp), its passes joined by
+/// the pipeline's longest path (models/pipeline_path.hpp). Valid when each GPU runs its ops in
+/// order, a stream's collectives beside them (a ring phase costs at least (p-1)(alpha +
+/// n/(p B)) of its slowest neighbour pair, a pairwise all-to-all its rounds' alpha + (n/p) / B
+/// each). Exact, up to rounding, when no two flows share a link, every group of a stage
+/// crosses the same tiers and no stream overlaps the passes.
 BoundResult closed_form_bound(const Scenario& scenario, const FabricSummary& fabric);
 
 /// "network over leaf": the limiting term and, for a communication term, its tier.

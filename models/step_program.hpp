@@ -63,9 +63,9 @@ Program stage_program(const Scenario& scenario, int stage, bool fold, GroupKinds
 GroupKinds kinds_kept_in_order(const Scenario& scenario, int gpus_per_node);
 
 /// How many ops stage_program builds for the stage that holds the most: `fine` unfolded,
-/// `folded` with `fold` on the scenario's nodes (models/step_program_size.cpp), or with `weight` the sum of each op's
-/// weight. Counted from programs of two short steps, so asking costs the same for any number
-/// of microbatches.
+/// `folded` with `fold` on the scenario's nodes (models/step_program_size.cpp), or with `weight`
+/// the sum of each op's weight. Counted from programs of two short steps, so asking costs the same
+/// for any number of microbatches.
 struct ProgramSize {
   double fine = 0;
   double folded = 0;
@@ -74,6 +74,8 @@ using OpWeight = std::function<double(const Op&)>;
 ProgramSize program_size(const Scenario& scenario, const OpWeight& weight = {});
 
 namespace program_detail {
+/// `scenario` with `microbatches` per pipeline: only the global batch changes.
+Scenario with_microbatches(const Scenario& scenario, long microbatches);
 /// The folding stage_program applies with `fold` (models/step_program_fold.cpp).
 Program fold(const Program& fine, GroupKinds in_order = 0);
 /// The ops of one block (`ops`: its collectives and kernels in order) under tp_overlap, else

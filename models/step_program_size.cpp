@@ -10,14 +10,6 @@
 namespace trainsim {
 namespace {
 
-// `scenario` with `microbatches` per pipeline: only the global batch changes.
-Scenario with_microbatches(const Scenario& scenario, long microbatches) {
-  Scenario s = scenario;
-  ExecutionSpec& e = s.execution;
-  e.global_batch = microbatches * e.dp * e.micro_batch;
-  return s;
-}
-
 // The largest stage's programs at the scenario's own microbatches. Stages differ only in
 // their layers and in the ends' embedding, head and missing transfers, so the first, the last
 // and the interior stage with the most layers hold the most ops between them.
@@ -25,8 +17,8 @@ ProgramSize largest_stage(const Scenario& s, GroupKinds in_order, const OpWeight
   const ExecutionSpec& e = s.execution;
   int interior = 0;
   for (int stage = 1; stage + 1 < e.pp; ++stage)
-    if (interior == 0 || stage_layer_count(s.model, e, stage) >
-                             stage_layer_count(s.model, e, interior))
+    if (interior == 0 ||
+        stage_layer_count(s.model, e, stage) > stage_layer_count(s.model, e, interior))
       interior = stage;
   auto total = [&weight](const Program& program) {
     if (!weight) return static_cast<double>(program.size());
@@ -45,19 +37,27 @@ ProgramSize largest_stage(const Scenario& s, GroupKinds in_order, const OpWeight
 
 } // namespace
 
+Scenario program_detail::with_microbatches(const Scenario& scenario, long microbatches) {
+  Scenario s = scenario;
+  ExecutionSpec& e = s.execution;
+  e.global_batch = microbatches * e.dp * e.micro_batch;
+  return s;
+}
+
 ProgramSize program_size(const Scenario& scenario, const OpWeight& weight) {
   // The simulator takes the nodes from the built graph; an imported one that does not say
   // has 0 here, and every run kept in order is the most ops the fold can leave.
-  GroupKinds in_order =
-      kinds_kept_in_order(scenario, scenario.system.topology.gpus_per_node());
+  GroupKinds in_order = kinds_kept_in_order(scenario, scenario.system.topology.gpus_per_node());
   // Every pass of a stage holds the same ops whatever the schedule's order, and the fold cuts
   // its runs at every pass, so both counts are affine in the microbatches from a group of
   // them on (the interleaved schedule's group, else one per stage).
   long m = scenario.execution.microbatches();
   long m1 = std::max(scenario.execution.group(), scenario.execution.pp), m2 = 2 * m1;
   if (m <= m2) return largest_stage(scenario, in_order, weight);
-  ProgramSize at1 = largest_stage(with_microbatches(scenario, m1), in_order, weight);
-  ProgramSize at2 = largest_stage(with_microbatches(scenario, m2), in_order, weight);
+  ProgramSize at1 =
+      largest_stage(program_detail::with_microbatches(scenario, m1), in_order, weight);
+  ProgramSize at2 =
+      largest_stage(program_detail::with_microbatches(scenario, m2), in_order, weight);
   double more = static_cast<double>(m - m1) / static_cast<double>(m2 - m1);
   return {at1.fine + more * (at2.fine - at1.fine), at1.folded + more * (at2.folded - at1.folded)};
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "models/step_compute.hpp"
 #include "models/workload.hpp"
 
 namespace trainsim {
@@ -191,8 +192,8 @@ TEST(ClosedForm, OverlappedGradientsCountOnlyTheLastBucket) {
 TEST(ClosedForm, EarlyParameterGathersLeaveTheBound) {
   // dp 2 in one node, ZeRO-1, 4 layers of 1.6e7 B of gradients: after the passes a
   // reduce-scatter of 6.4e7 B, 1 us + 6.4e7 / (2 x 450e9), and the parameters' all-gather of
-  // as much. With param_gather_overlap the gather runs beside the next step's forwards, which
-  // it may or may not outlast: a bound keeps only the reduce-scatter.
+  // as much. With param_gather_overlap the gather starts with the step and runs beside the
+  // forwards that wait for it: only what it outlasts the passes by counts, here nothing.
   Scenario s = mlp_scenario(4, 2, 1, 1, 2);
   s.execution.zero = 1;
   EXPECT_NEAR(term(bound(s), "dp_allreduce").value(), 2e-6 + 2 * 6.4e7 / (2 * 450e9), 1e-15);
@@ -246,6 +247,29 @@ TEST(ClosedForm, GroupsThatCrossNodesPayTheNetwork) {
   // A TP group larger than a node crosses nodes: its ring runs at the pace of the crossing pair.
   BoundResult wide = bound(mlp_scenario(1, 1, 16, 1, 1));
   EXPECT_NEAR(term(wide, "latency").value(), 3 * 1e-6 + 2 * (2 * 15 * 2e-6), 1e-12);
+}
+
+TEST(ClosedForm, OverlappedTpCollectivesPayEachChunkBesideTheKernelsAfterIt) {
+  // tp_overlap in 4 chunks, tp 16 over two nodes, 5-token sequences: the program runs each
+  // pass's kernel in 4 chunks and starts a quarter of the all-reduce (n = 5 x 1000 x 2 B =
+  // 1e4 B) after each. Each quarter runs as 8 rings side by side (a channel per member's
+  // NIC, models/layout.hpp), each at the crossing pair's pace: 2 x 15 steps of 2 us and
+  // 2 x 15 x 2.5e3 / (16 x 8 x 50e9) s, c = 60.01171875 us. The first kernel chunk runs before
+  // anything starts; the other three (and, backward, the weight gradient W kept whole) run
+  // beside the four quarters: forward K_f / 4 + max(3 K_f / 4, 4c), backward
+  // (K_b - W) / 4 + max(3 (K_b - W) / 4 + W, 4c). Here the stream is the longer both ways.
+  Scenario s = mlp_scenario(1, 1, 16, 1, 1);
+  s.model.seq_len = 5;
+  s.execution.tp_collective = "ring";
+  s.execution.tp_overlap = true;
+  s.execution.tp_overlap_chunks = 4;
+  BlockTime mlp = layer_times(s).mlp;
+  double kf = mlp.forward.total().value(), kb = mlp.backward.total().value();
+  double w = mlp.beside_collective.total().value();
+  double c = 30 * 2e-6 + 30 * 2.5e3 / (16 * 8 * 50e9);
+  ASSERT_GT(4 * c, 0.75 * kf);
+  ASSERT_GT(4 * c, 0.75 * (kb - w) + w);
+  EXPECT_NEAR(bound(s).step_time.value(), kf / 4 + (kb - w) / 4 + 8 * c, 1e-12);
 }
 
 TEST(ClosedForm, TransformerLayerAddsTheAttentionKernel) {
