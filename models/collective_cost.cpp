@@ -9,7 +9,8 @@ double CollectiveEfficiency::at(Bytes step) const {
   if (points.empty()) return 1.0;
   if (step <= points.front().step) return points.front().fraction;
   if (step >= points.back().step) return points.back().fraction;
-  auto hi = std::find_if(points.begin(), points.end(), [&](const Point& p) { return p.step >= step; });
+  auto hi =
+      std::find_if(points.begin(), points.end(), [&](const Point& p) { return p.step >= step; });
   auto lo = hi - 1;
   double f = std::log2(step / lo->step) / std::log2(hi->step / lo->step);
   return lo->fraction + f * (hi->fraction - lo->fraction);
@@ -92,45 +93,66 @@ bool auto_runs_tree(CollectiveOp op, Bytes n, int p, int channels, Seconds alpha
   return tree < ring;
 }
 
+CollectiveCost collective_price::ring(int phases, Bytes n, int p, const GroupTiers& g,
+                                      const CollectiveEfficiency* nvlink) {
+  return ring_half(n, p, g.ring, nvlink, g.channels) * phases;
+}
+
+CollectiveCost collective_price::tree(int /*phases*/, Bytes n, int p, const GroupTiers& g,
+                                      const CollectiveEfficiency* /*nvlink*/) {
+  return tree_floor(n, p, g.closest);
+}
+
+// Whichever of the two `auto` runs costs at least the cheaper one's floor.
+CollectiveCost collective_price::nccl_auto(int phases, Bytes n, int p, const GroupTiers& g,
+                                           const CollectiveEfficiency* nvlink) {
+  CollectiveCost ring = collective_price::ring(phases, n, p, g, nvlink);
+  CollectiveCost tree = tree_floor(n, p, g.closest);
+  return phases == 2 && tree.total() < ring.total() ? tree : ring;
+}
+
+CollectiveCost collective_price::pat(int phases, Bytes n, int p, const GroupTiers& g,
+                                     const CollectiveEfficiency* nvlink) {
+  if (!g.one_per_node) return collective_price::ring(phases, n, p, g, nvlink);
+  double share = (p - 1.0) / p * phases;
+  return {g.closest.alpha * (pat_steps(p) * phases), (n / g.closest.bandwidth) * share,
+          g.closest.name};
+}
+
+// Direct runs inside one NVSwitch node (its catalogue entry's one_node), where each member's
+// one port carries all its bytes: exact there.
+CollectiveCost collective_price::direct(int phases, Bytes n, int p, const GroupTiers& g,
+                                        const CollectiveEfficiency* /*nvlink*/) {
+  double share = (p - 1.0) / p * phases;
+  return {g.closest.alpha * phases, (n / g.closest.bandwidth) * share, g.closest.name};
+}
+
+CollectiveCost collective_price::hierarchical(int phases, Bytes n, int p, const GroupTiers& g,
+                                              const CollectiveEfficiency* nvlink) {
+  if (g.block <= 1) return collective_price::ring(phases, n, p, g, nvlink);
+  int nodes = p / g.block;
+  return (ring_half(n, g.block, g.within, nvlink) +
+          ring_half(n / g.block, nodes, g.across, nvlink)) *
+         phases;
+}
+
 CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p,
                                const GroupTiers& g, const CollectiveEfficiency* nvlink) {
   if (p <= 1) return {Seconds(0), Seconds(0), "none"};
-  if (algorithm == "tree") return tree_floor(n, p, g.closest);
-  if (algorithm == "auto") { // whichever it runs costs at least the cheaper floor
-    CollectiveCost ring = collective_cost("ring", phases, n, p, g, nvlink);
-    CollectiveCost tree = tree_floor(n, p, g.closest);
-    return phases == 2 && tree.total() < ring.total() ? tree : ring;
-  }
-  if (algorithm == "pat" && g.one_per_node) {
-    double share = (p - 1.0) / p * phases;
-    return {g.closest.alpha * (pat_steps(p) * phases), (n / g.closest.bandwidth) * share,
-            g.closest.name};
-  }
-  // Direct runs inside one NVSwitch node (the scenario rules), where each member's one port
-  // carries all its bytes: exact there.
-  if (algorithm == "direct") {
-    double share = (p - 1.0) / p * phases;
-    return {g.closest.alpha * phases, (n / g.closest.bandwidth) * share, g.closest.name};
-  }
-  if (algorithm == "hierarchical" && g.block > 1) {
-    int nodes = p / g.block;
-    return (ring_half(n, g.block, g.within, nvlink) +
-            ring_half(n / g.block, nodes, g.across, nvlink)) *
-           phases;
-  }
-  return ring_half(n, p, g.ring, nvlink, g.channels) * phases;
+  const CollectiveInfo* info = find_collective(algorithm);
+  TRAINSIM_CHECK(info != nullptr && info->price != nullptr,
+                 "no bound price for collective '" + std::string(algorithm) + "'");
+  return info->price(phases, n, p, g, nvlink);
 }
 
 CollectiveCost cheapest(std::string_view algorithm, int phases, Bytes n, int p,
                         const std::vector<GroupTiers>& groups, const CollectiveEfficiency* nvlink) {
-  return pick(algorithm, phases, n, p, groups, nvlink,
-              [](Seconds a, Seconds b) { return a < b; });
+  return pick(algorithm, phases, n, p, groups, nvlink, [](Seconds a, Seconds b) { return a < b; });
 }
 
 CollectiveCost dearest(std::string_view algorithm, int phases, Bytes n, int p,
                        const std::vector<GroupTiers>& groups, const CollectiveEfficiency* nvlink) {
-  return pick(algorithm, phases, n, p, groups, nvlink,
-              [](Seconds a, Seconds b) { return a > b; });
+  return pick(algorithm, phases, n, p, groups, nvlink, [](Seconds a, Seconds b) { return a > b; });
 }
 
 } // namespace trainsim

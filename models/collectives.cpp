@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/collective_cost.hpp"
+
 namespace trainsim {
 
 std::string to_string(CollectiveOp op) {
@@ -27,29 +29,36 @@ const std::vector<CollectiveInfo>& collective_catalogue() {
   static const std::vector<CollectiveInfo> all{
       {"ring",
        "ring: reduce-scatter and all-gather in p-1 steps of n/p bytes to the next rank each",
-       {all_reduce, reduce_scatter, all_gather}},
+       {all_reduce, reduce_scatter, all_gather},
+       collective_price::ring},
       {"tree",
        "double binary tree (all-reduce only): halves reduced up and broadcast down two trees, "
        "pipelined",
-       {all_reduce}},
+       {all_reduce},
+       collective_price::tree},
       {"hierarchical",
        "ring reduce-scatter in each node, ring all-reduce across nodes, all-gather in each node; a "
        "plain ring within "
        "one node or with one member per node",
-       {all_reduce, reduce_scatter, all_gather}},
+       {all_reduce, reduce_scatter, all_gather},
+       collective_price::hierarchical},
       {"auto",
        "NCCL's choice per call: the tree for an all-reduce where its time on the group's "
        "slowest pair is below the ring's (small messages, many ranks), the ring otherwise",
-       {all_reduce, reduce_scatter, all_gather}},
+       {all_reduce, reduce_scatter, all_gather},
+       collective_price::nccl_auto},
       {"direct",
        "every member sends n/p to every other at once and receives n/p from each, one latency "
        "per phase (an all-reduce is a reduce-scatter and an all-gather), as Transformer Engine's "
        "userbuffers overlap runs TP collectives over NVLink",
-       {all_reduce, reduce_scatter, all_gather}},
+       {all_reduce, reduce_scatter, all_gather},
+       collective_price::direct,
+       true},
       {"pat",
        "NCCL's PAT for groups with one member per node: ceil(log2 p) steps of doubling block "
        "counts, each to the member half as far as the step before's; a ring otherwise",
-       {all_reduce, reduce_scatter, all_gather}},
+       {all_reduce, reduce_scatter, all_gather},
+       collective_price::pat},
       {"pairwise",
        "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
        {all_to_all}},

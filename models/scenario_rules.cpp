@@ -19,6 +19,14 @@ std::string whole(double n) {
   return out;
 }
 
+// "a, b or c".
+std::string join_or(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
 std::string grid_of(const ExecutionSpec& e) {
   std::string grid = std::to_string(e.dp) + " x " + std::to_string(e.tp) +
                      (e.tp_2d > 1 ? " x " + std::to_string(e.tp_2d) : "") + " x " +
@@ -219,20 +227,27 @@ int nvswitch_node(const topo::TopologySpec& t) {
   return 0;
 }
 
-// `direct` moves Transformer Engine's userbuffers traffic: among the GPUs of one NVSwitch
-// node, where a GPU's one port carries its flows to all its peers, which is what the bound
-// prices. Across nodes, or on a torus (several ports a GPU), the bound has no exact price for
-// it, so it is refused there.
-void check_direct(const Rules& r) {
+// An algorithm that runs only inside one NVSwitch node (`direct`, Transformer Engine's
+// userbuffers traffic) is priced there, where a GPU's one port carries its flows to all its
+// peers. Across nodes, or on a torus (several ports a GPU), the bound has no exact price for
+// it, so it is refused there; DP groups always span nodes.
+void check_one_node(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
-  if (e.dp_collective == "direct" && e.weight_replicas() > 1)
-    r.broken("execution.dp_collective", "direct",
-             "runs only inside one NVSwitch node (TP's userbuffers); DP groups use ring, tree, "
-             "hierarchical or auto");
+  auto one_node = [](const std::string& name) {
+    const CollectiveInfo* info = find_collective(name);
+    return info != nullptr && info->one_node;
+  };
+  if (one_node(e.dp_collective) && e.weight_replicas() > 1) {
+    std::vector<std::string> others;
+    for (const CollectiveInfo& info : collective_catalogue())
+      if (!info.one_node && info.supports(CollectiveOp::all_reduce)) others.push_back(info.name);
+    r.broken("execution.dp_collective", e.dp_collective,
+             "runs only inside one NVSwitch node; DP groups use " + join_or(others));
+  }
   int node = nvswitch_node(r.s.system.topology);
-  if (e.tp_collective == "direct" && e.tp_ranks() > 1 && !tp_block_in_node(e, node))
+  if (one_node(e.tp_collective) && e.tp_ranks() > 1 && !tp_block_in_node(e, node))
     r.broken(
-        "execution.tp_collective", "direct",
+        "execution.tp_collective", e.tp_collective,
         "needs each TP block inside one NVSwitch node (" + std::to_string(e.tp_ranks()) +
             " GPUs; the topology's nodes hold " +
             (node == 0 ? std::string("none: a torus or imported graph") : std::to_string(node)) +
@@ -288,7 +303,7 @@ void check_sharding(const Rules& r) {
   if (e.cp > 1 && e.zero == 0) dp_ops.insert(dp_ops.end(), halves.begin(), halves.end());
   check_collective(r, "execution.dp_collective", e.dp_collective, dp_ops);
   check_collective(r, "execution.ep_collective", e.ep_collective, {CollectiveOp::all_to_all});
-  check_direct(r);
+  check_one_node(r);
 }
 
 void check_fit(const Rules& r) {

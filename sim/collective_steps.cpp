@@ -97,8 +97,14 @@ sg4::CommPtr receive(const Inboxes& inboxes, int my_rank) {
 }
 
 RingView ring_of(const Group& g, const Inboxes& inboxes) {
-  return RingView{&inboxes, g.rank(), g.ring_next(), g.hop_latency, g.span(), g.me,
-                  g.span().ring_channels(), g.fold_next < 0};
+  return RingView{&inboxes,
+                  g.rank(),
+                  g.ring_next(),
+                  g.hop_latency,
+                  g.span(),
+                  g.me,
+                  g.span().ring_channels(),
+                  g.fold_next < 0};
 }
 
 int ring_steps(CollectiveOp op, int size) {
@@ -185,6 +191,9 @@ namespace {
 // NCCL's choice by size (models/collective_cost.hpp: auto_runs_tree), on the ring's slowest
 // pair as the bound sees it; without the group's routes (env.paths unset), the ring.
 class Auto final : public CollectiveAlgorithm {
+public:
+  [[nodiscard]] bool runs_alone_in_node() const override { return false; }
+
 protected:
   void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count,
                  const CollectiveEnv& env) const override {

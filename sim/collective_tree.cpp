@@ -163,6 +163,9 @@ struct Latency {
 };
 
 class Tree final : public CollectiveAlgorithm {
+public:
+  [[nodiscard]] bool runs_alone_in_node() const override { return false; }
+
 protected:
   void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count,
                  const CollectiveEnv& env) const override {

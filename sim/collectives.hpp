@@ -147,10 +147,13 @@ public:
   }
   /// Rail bundling (sim/rail_bundle.hpp): what `count` calls take on a group inside one node
   /// whose links nothing else uses, this rank's sends recorded in env.traffic for every
-  /// member's. A ring unless overridden: inside one node the hierarchical algorithm is one,
-  /// and bundling admits only ring, hierarchical, direct and pat (a ring there).
+  /// member's. A ring unless overridden: inside one node the hierarchical algorithm and PAT
+  /// are one.
   [[nodiscard]] virtual Seconds time_alone(CollectiveOp op, const Group& group, Bytes bytes,
                                            int count, const CollectiveEnv& env) const;
+  /// Whether time_alone() is this algorithm's time inside one node, so that rail bundling
+  /// may wait a node's calls out instead of running them (not the tree's, nor NCCL's choice).
+  [[nodiscard]] virtual bool runs_alone_in_node() const { return true; }
 
 protected:
   /// The algorithm: `count` calls (1 in fine mode) on a group of at least two members. Fast

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "sim/collectives.hpp"
 #include "sim/simulation.hpp"
 #include "topologies/fat_tree.hpp"
 
@@ -13,12 +14,11 @@ namespace {
 // Turning every node's GPUs maps the step onto itself when the node is one TP block, or under
 // 2-D TP one group of the second axis whose first axis then has one member per node (every
 // other group keeps its index in the node, its rail), on a fabric that turns with it. The
-// node's collectives are waited out at their time alone on its NVLink (ring_alone,
-// direct_alone): the algorithms whose time that is inside one node (PAT runs the ring there).
+// node's collectives are waited out at their time alone on its NVLink, where the TP
+// algorithm's implementation says that is its time (CollectiveAlgorithm::runs_alone_in_node).
 // A first axis across nodes runs as flows, as DP does, on a stream of its own.
 int bundle_of(const ExecutionSpec& e, int g, bool rail_symmetric) {
-  bool ring_tp = e.tp_collective == "ring" || e.tp_collective == "hierarchical" ||
-                 e.tp_collective == "direct" || e.tp_collective == "pat";
+  bool ring_tp = make_collective(e.tp_collective)->runs_alone_in_node();
   bool node_is_block = e.tp_ranks() == g;
   bool node_is_second_axis = e.tp_2d == g;
   return rail_symmetric && (node_is_block || node_is_second_axis) && g > 1 && ring_tp &&

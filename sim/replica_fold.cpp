@@ -5,6 +5,7 @@
 
 #include "models/error.hpp"
 #include "sim/simulation.hpp"
+#include "topologies/fat_tree.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -40,7 +41,7 @@ void check_foldable(const Scenario& s, const topo::Topology& topology, const Sim
            std::to_string(e.tp_ranks()) + " on nodes of " + std::to_string(g) +
            " GPUs): a DP ring's next replica folds onto the next node of the block");
   const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
-  if (clos == nullptr || clos->ecmp != "spray" || clos->oversubscription > 1.0)
+  if (clos == nullptr || !topo::fat_tree_sprays(*clos) || clos->oversubscription > 1.0)
     refuse("needs a non-blocking fat tree with ecmp: spray, where no link beyond a node's own "
            "is tighter than its NICs");
 }

@@ -196,12 +196,35 @@ const std::vector<Field<FatTreeParams>>& fields(bool nodes_required) {
   return nodes_required ? required : optional;
 }
 
-// Rail-equivariant ECMP and destination routing turn rail k's planes by k x up / g, inside
-// each pod: the planes and the pods' leaves must divide into the g rails.
+// The ECMP policies a fat tree may name, each once: how it routes and whether it turns with
+// the rails (rail-equivariant ECMP and destination routing turn rail k's planes by
+// k x up / g, inside each pod).
+struct EcmpPolicy {
+  const char* name;
+  ClosLayout::Routing routing;
+  bool turns_with_rails;
+};
+constexpr EcmpPolicy kEcmpPolicies[] = {{"pair", ClosLayout::Routing::pair, false},
+                                        {"rail", ClosLayout::Routing::rail, true},
+                                        {"destination", ClosLayout::Routing::destination, true},
+                                        {"spray", ClosLayout::Routing::spray, false}};
+
+const EcmpPolicy* ecmp_policy(const std::string& name) {
+  for (const EcmpPolicy& policy : kEcmpPolicies)
+    if (name == policy.name) return &policy;
+  return nullptr;
+}
+
+// A policy that turns with the rails needs them, and the planes and the pods' leaves must
+// divide into the g rails.
 void check_ecmp(const Params& context, const FatTreeParams& p, int up) {
-  if (p.ecmp == "pair" || p.ecmp == "spray") return;
-  if (p.ecmp != "rail" && p.ecmp != "destination")
-    context.fail("ecmp", "must be pair, rail, destination or spray");
+  const EcmpPolicy* policy = ecmp_policy(p.ecmp);
+  if (policy == nullptr) {
+    std::vector<std::string> names;
+    for (const EcmpPolicy& known : kEcmpPolicies) names.emplace_back(known.name);
+    context.fail("ecmp", "must be pair, rail, destination or spray" + did_you_mean(p.ecmp, names));
+  }
+  if (!policy->turns_with_rails) return;
   if (!p.rail_optimized) context.fail("ecmp", "needs rails: generator rail-optimized or dgx-h100");
   std::string g = std::to_string(p.gpus_per_node);
   if (up % p.gpus_per_node != 0)
@@ -250,10 +273,7 @@ ClosLayout plan(const FatTreeParams& p, const Params& context) {
       l.rail ? (p.nodes + l.down - 1) / l.down * p.gpus_per_node : (gpus + l.down - 1) / l.down;
   l.up = l.leaves > 1 ? static_cast<int>(std::floor(p.leaf_down_ports / p.oversubscription)) : 0;
   using C = ClosLayout::Routing;
-  l.routing = p.ecmp == "rail"          ? C::rail
-              : p.ecmp == "destination" ? C::destination
-              : p.ecmp == "spray"       ? C::spray
-                                        : C::pair;
+  l.routing = ecmp_policy(p.ecmp)->routing;
   l.pod_leaves = p.tiers == 3 ? std::max(1, p.radix / 2) : l.leaves;
   l.pods = (l.leaves + l.pod_leaves - 1) / l.pod_leaves;
   l.cores_per_plane = l.pods > 1 ? p.radix / 2 : 0;
@@ -336,6 +356,11 @@ FatTreeParams parse_fat_tree(const Params& section, FatTreeParams defaults, bool
   FatTreeParams p = read_fields(section, fields(nodes_required), defaults);
   (void)plan(p, section);
   return p;
+}
+
+bool fat_tree_sprays(const FatTreeParams& p) {
+  const EcmpPolicy* policy = ecmp_policy(p.ecmp);
+  return policy != nullptr && policy->routing == ClosLayout::Routing::spray;
 }
 
 bool fat_tree_rail_symmetric(const FatTreeParams& p) {

@@ -35,6 +35,8 @@ Topology build_fat_tree(const FatTreeParams& p);
 /// Whether build_fat_tree(p)'s router is rail-symmetric (Router::rail_symmetric), decided
 /// without building it.
 bool fat_tree_rail_symmetric(const FatTreeParams& p);
+/// Whether p's switches spread each flow over every uplink (ecmp: spray).
+bool fat_tree_sprays(const FatTreeParams& p);
 /// Every key with its value, in the order parse_fat_tree reads them.
 std::vector<TopologySetting> fat_tree_settings(const FatTreeParams& p);
 

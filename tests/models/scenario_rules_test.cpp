@@ -188,9 +188,9 @@ TEST(ScenarioRules, DirectCollectivesStayInsideOneNvswitchNode) {
                         "torus or imported graph)");
   s = small();
   s.execution.dp_collective = "direct";
+  // The algorithms a DP group may use instead: the catalogue's all-reduces that leave a node.
   EXPECT_EQ(refusal(s), "code.yaml: execution.dp_collective = 'direct': runs only inside one "
-                        "NVSwitch node (TP's userbuffers); DP groups use ring, tree, hierarchical "
-                        "or auto");
+                        "NVSwitch node; DP groups use ring, tree, hierarchical, auto or pat");
 }
 
 TEST(ScenarioRules, FitIsCheckedAfterTheGrid) {

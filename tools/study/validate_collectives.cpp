@@ -7,6 +7,10 @@
 // own GPU's links, equally. Alpha and B are read off the graph the same way
 // the closed form does (topologies/group_paths): alpha = the GPU-to-GPU path latency, B = its
 // bottleneck bandwidth (50 GB/s NIC across nodes; 450 GB/s NVLink inside one).
+//
+// The alpha-beta times below are written out here on purpose, apart from the catalogue's
+// bound prices (models/collective_cost.cpp): an independent reading of each algorithm, so
+// that a mistake shared by the price and the implementation still shows.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
