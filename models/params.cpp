@@ -188,4 +188,14 @@ TRAINSIM_PARAMS_INSTANTIATE(FlopPerSecond)
 TRAINSIM_PARAMS_INSTANTIATE(Flop)
 #undef TRAINSIM_PARAMS_INSTANTIATE
 
+std::string listed(const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
+std::string one_of(const std::vector<std::string>& names) {
+  return "must be one of " + listed(names);
+}
+
 } // namespace trainsim

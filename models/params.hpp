@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/error.hpp"
@@ -80,5 +81,24 @@ private:
   mutable std::map<std::string, std::string>
       defaults_; ///< keys absent from values_, as their defaults
 };
+
+/// "a, b, c".
+std::string listed(const std::vector<std::string>& names);
+/// "must be one of a, b, c".
+std::string one_of(const std::vector<std::string>& names);
+
+/// The option `key` names, `fallback` when absent; any other text is rejected with the options.
+template <class Enum>
+Enum choose(const Params& p, const std::string& key, Enum fallback,
+            const std::vector<std::pair<std::string, Enum>>& options) {
+  auto text = p.get_or<std::string>(key, "");
+  if (text.empty()) return fallback;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : options) {
+    if (name == text) return value;
+    names.push_back(name);
+  }
+  p.fail(key, one_of(names) + did_you_mean(text, names));
+}
 
 } // namespace trainsim

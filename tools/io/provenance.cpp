@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "models/execution_keys.hpp"
 #include "models/workload.hpp"
 #include "tools/io/version.hpp"
 #include "topologies/spec.hpp"
@@ -23,24 +24,24 @@ Json profile_json(const ModelSpec& m) {
 
 Json model_json(const ModelSpec& m) {
   Json out = {{"name", m.name},
-          {"kind", to_string(m.kind)},
-          {"layers", m.layers},
-          {"d_model", m.d_model},
-          {"d_ff", m.d_ff},
-          {"heads", m.heads},
-          {"seq_len", m.seq_len},
-          {"experts", m.experts},
-          {"top_k", m.top_k},
-          {"gated_mlp", m.gated_mlp},
-          {"precision", m.precision},
-          {"bytes_per_word", m.bytes_per_word.value()},
-          {"kv_heads", m.kv_heads_or_heads()},
-          {"vocab", m.vocab},
-          {"biases", m.biases},
-          {"dropout", m.dropout},
-          {"rotary", m.rotary},
-          {"compute", m.per_operator() ? "operators" : "roofline"},
-          {"attention", to_string(m.attention)}};
+              {"kind", to_string(m.kind)},
+              {"layers", m.layers},
+              {"d_model", m.d_model},
+              {"d_ff", m.d_ff},
+              {"heads", m.heads},
+              {"seq_len", m.seq_len},
+              {"experts", m.experts},
+              {"top_k", m.top_k},
+              {"gated_mlp", m.gated_mlp},
+              {"precision", m.precision},
+              {"bytes_per_word", m.bytes_per_word.value()},
+              {"kv_heads", m.kv_heads_or_heads()},
+              {"vocab", m.vocab},
+              {"biases", m.biases},
+              {"dropout", m.dropout},
+              {"rotary", m.rotary},
+              {"compute", m.per_operator() ? "operators" : "roofline"},
+              {"attention", to_string(m.attention)}};
   out.update(profile_json(m));
   return out;
 }
@@ -82,40 +83,28 @@ Json topology_json(const topo::TopologySpec& topology) {
   return j;
 }
 
+// Every key with the value the run used, and what the unset ones resolved to.
 Json execution_json(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
-  return {{"dp", e.dp},
-          {"tp", e.tp},
-          {"tp_2d", e.tp_2d},
-          {"pp", e.pp},
-          {"ep", e.ep},
-          {"cp", e.cp},
-          {"global_batch", e.global_batch},
-          {"micro_batch", e.micro_batch},
-          {"schedule", to_string(e.schedule)},
-          {"interleave", e.interleave},
-          {"microbatch_group", e.group()},
-          {"first_stage_layers", e.first_stage_layers},
-          {"last_stage_layers", e.last_stage_layers},
-          {"embedding_as_layer", e.embedding_as_layer},
-          {"loss_as_layer", e.loss_as_layer},
-          {"sequence_parallel", e.sequence_parallel},
-          {"pp_scatter_gather", e.pp_scatter_gather},
-          {"fp32_gradients", e.fp32_gradients},
-          {"grad_accumulation_fusion", e.grad_accumulation_fusion},
-          {"zero", e.zero},
-          {"recompute", to_string(e.recompute)},
-          {"dp_overlap", e.dp_overlap},
-          {"delayed_update", e.delayed_update},
-          {"param_gather_overlap", e.param_gather_overlap},
-          {"tp_overlap", e.tp_overlap},
-          {"tp_overlap_chunks", e.tp_overlap_chunks},
-          {"launch_overlap", e.launch_overlap},
-          {"dp_bucket_bytes", dp_bucket_bytes(s.model, e).value()},
-          {"tp_collective", e.tp_collective},
-          {"dp_collective", e.dp_collective},
-          {"ep_collective", e.ep_collective},
-          {"optimizer_bytes_per_param", e.optimizer_bytes_per_param.value()}};
+  Json j = Json::object();
+  for (const ExecutionKey& k : execution_keys()) {
+    std::optional<KeyValue> v = k.value(e);
+    if (!v) continue;
+    switch (v->kind) {
+    case KeyValue::Kind::integer:
+      j[k.key] = v->integer;
+      break;
+    case KeyValue::Kind::flag:
+      j[k.key] = v->flag;
+      break;
+    case KeyValue::Kind::text:
+      j[k.key] = v->text;
+      break;
+    }
+  }
+  j["dp_bucket_bytes"] = dp_bucket_bytes(s.model, e).value();
+  j["optimizer_bytes_per_param"] = e.optimizer_bytes_per_param.value();
+  return j;
 }
 
 } // namespace

@@ -16,6 +16,7 @@
 #include "models/plausibility.hpp"
 #include "models/scenario_rules.hpp"
 #include "models/collectives.hpp"
+#include "models/execution_keys.hpp"
 #include "sim/log.hpp"
 #include "tools/io/scenario_reader.hpp"
 #include "tools/io/spec_readers.hpp"
@@ -246,65 +247,6 @@ GpuSpec read_gpu(const Section& system, const std::string& file, const std::stri
   g.name = p.get_or<std::string>("name", g.name);
   p.reject_unknown();
   return g;
-}
-
-/// A collective algorithm name from the catalogue; what it must support is a scenario rule.
-std::string read_collective(const Params& p, const std::string& key, const std::string& fallback) {
-  std::string name = p.get_or<std::string>(key, fallback);
-  if (find_collective(name) == nullptr)
-    p.fail(key, "is not a collective algorithm" + did_you_mean(name, collective_names()));
-  return name;
-}
-
-void read_collectives(const Params& p, ExecutionSpec& e) {
-  std::string shared = read_collective(p, "collective", "ring"); // shorthand for tp and dp
-  e.tp_collective = read_collective(p, "tp_collective", shared);
-  e.dp_collective = read_collective(p, "dp_collective", shared);
-  e.ep_collective = read_collective(p, "ep_collective", e.ep_collective);
-}
-
-void read_schedule(const Params& p, ExecutionSpec& e) {
-  e.schedule = choose(p, "schedule", e.schedule,
-                      {{"1f1b", PipelineSchedule::one_f_one_b},
-                       {"gpipe", PipelineSchedule::gpipe},
-                       {"interleaved", PipelineSchedule::interleaved}});
-  e.interleave = p.get_positive_or("interleave", e.interleave);
-  if (p.has("microbatch_group")) e.microbatch_group = p.get_positive<int>("microbatch_group");
-  // Absent: the even split (no default is written back: 0 is not a layer count one can give).
-  for (auto [key, field] : {std::pair{"first_stage_layers", &ExecutionSpec::first_stage_layers},
-                            std::pair{"last_stage_layers", &ExecutionSpec::last_stage_layers}})
-    if (p.has(key)) e.*field = p.get_positive<int>(key);
-  e.embedding_as_layer = p.get_or("embedding_as_layer", e.embedding_as_layer);
-  e.loss_as_layer = p.get_or("loss_as_layer", e.loss_as_layer);
-}
-
-ExecutionSpec read_execution(const Params& p) {
-  ExecutionSpec e;
-  e.dp = p.get_positive_or("dp", e.dp);
-  e.tp = p.get_positive_or("tp", e.tp);
-  e.tp_2d = p.get_positive_or("tp_2d", e.tp_2d);
-  e.pp = p.get_positive_or("pp", e.pp);
-  e.ep = p.get_positive_or("ep", e.ep);
-  e.cp = p.get_positive_or("cp", e.cp);
-  e.global_batch = p.get_positive<long>("global_batch");
-  e.micro_batch = p.get_positive_or("micro_batch", e.micro_batch);
-  read_schedule(p, e);
-  e.sequence_parallel = p.get_or("sequence_parallel", e.sequence_parallel);
-  e.pp_scatter_gather = p.get_or("pp_scatter_gather", e.pp_scatter_gather);
-  e.fp32_gradients = p.get_or("fp32_gradients", e.fp32_gradients);
-  e.grad_accumulation_fusion = p.get_or("grad_accumulation_fusion", e.grad_accumulation_fusion);
-  e.zero = p.get_or("zero", e.zero);
-  e.recompute = read_recompute(p);
-  e.dp_overlap = p.get_or("dp_overlap", e.dp_overlap);
-  e.delayed_update = p.get_or("delayed_update", e.delayed_update);
-  e.param_gather_overlap = p.get_or("param_gather_overlap", e.param_gather_overlap);
-  e.tp_overlap = p.get_or("tp_overlap", e.tp_overlap);
-  e.tp_overlap_chunks = p.get_positive_or("tp_overlap_chunks", e.tp_overlap_chunks);
-  e.launch_overlap = p.get_or("launch_overlap", e.launch_overlap);
-  if (p.has("dp_bucket")) e.dp_bucket = p.get_positive<Bytes>("dp_bucket");
-  read_collectives(p, e);
-  p.reject_unknown();
-  return e;
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "models/check.hpp"
+#include "models/execution_keys.hpp"
 #include "models/hardware_presets.hpp"
 #include "models/params.hpp"
 #include "topologies/spec.hpp"
@@ -105,35 +106,8 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
   TRAINSIM_CHECK(e.optimizer_bytes_per_param == ExecutionSpec{}.optimizer_bytes_per_param,
                  "optimizer_bytes_per_param has no scenario key");
   out << YAML::Key << "execution" << YAML::Value << YAML::BeginMap;
-  for (auto [key, value] : {std::pair{"dp", e.dp}, std::pair{"tp", e.tp}, std::pair{"pp", e.pp},
-                            std::pair{"ep", e.ep}, std::pair{"cp", e.cp}})
-    pair(out, key, value);
-  if (e.tp_2d > 1) pair(out, "tp_2d", e.tp_2d);
-  pair(out, "global_batch", e.global_batch);
-  pair(out, "micro_batch", e.micro_batch);
-  pair(out, "schedule", to_string(e.schedule));
-  if (e.schedule == PipelineSchedule::interleaved) pair(out, "interleave", e.interleave);
-  if (e.microbatch_group > 0) pair(out, "microbatch_group", e.microbatch_group);
-  if (e.first_stage_layers > 0) pair(out, "first_stage_layers", e.first_stage_layers);
-  if (e.last_stage_layers > 0) pair(out, "last_stage_layers", e.last_stage_layers);
-  for (auto [key, value] :
-       {std::pair{"embedding_as_layer", e.embedding_as_layer},
-        std::pair{"loss_as_layer", e.loss_as_layer},
-        std::pair{"sequence_parallel", e.sequence_parallel},
-        std::pair{"pp_scatter_gather", e.pp_scatter_gather},
-        std::pair{"fp32_gradients", e.fp32_gradients},
-        std::pair{"grad_accumulation_fusion", e.grad_accumulation_fusion},
-        std::pair{"dp_overlap", e.dp_overlap}, std::pair{"delayed_update", e.delayed_update},
-        std::pair{"param_gather_overlap", e.param_gather_overlap},
-        std::pair{"tp_overlap", e.tp_overlap}, std::pair{"launch_overlap", e.launch_overlap}})
-    pair(out, key, value);
-  if (e.tp_overlap) pair(out, "tp_overlap_chunks", e.tp_overlap_chunks);
-  pair(out, "zero", e.zero);
-  pair(out, "recompute", to_string(e.recompute));
-  if (e.dp_bucket) pair(out, "dp_bucket", *e.dp_bucket);
-  pair(out, "tp_collective", e.tp_collective);
-  pair(out, "dp_collective", e.dp_collective);
-  pair(out, "ep_collective", e.ep_collective);
+  for (const ExecutionKey& k : execution_keys())
+    if (k.written(e)) out << YAML::Key << k.key << YAML::Value << k.value(e)->text;
   out << YAML::EndMap;
 }
 

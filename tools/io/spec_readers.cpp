@@ -79,16 +79,6 @@ void read_matmul_rate(const Params& p, GpuSpec& g) {
 
 } // namespace
 
-std::string listed(const std::vector<std::string>& names) {
-  std::string list;
-  for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
-  return list;
-}
-
-std::string one_of(const std::vector<std::string>& names) {
-  return "must be one of " + listed(names);
-}
-
 ModelSpec read_model(const Params& p) {
   ModelSpec m;
   m.name = p.get_or<std::string>("name", m.name);
@@ -141,19 +131,6 @@ GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
   if (g.speed_spread < 0.0 || g.speed_spread >= 0.1)
     p.fail("speed_spread", "is a relative standard deviation: at least 0 and below 0.1");
   return g;
-}
-
-Recompute read_recompute(const Params& p) {
-  std::string text = p.get_or<std::string>("recompute", "none");
-  Recompute r = Recompute::none;
-  if (text == "true" || text == "yes" || text == "on" || text == "full")
-    r = Recompute::full;
-  else if (text == "selective")
-    r = Recompute::selective;
-  else if (text != "false" && text != "no" && text != "off" && text != "none")
-    p.fail("recompute", one_of({"none", "full", "selective", "true", "false"}) +
-                            did_you_mean(text, {"none", "full", "selective"}));
-  return r;
 }
 
 } // namespace trainsim

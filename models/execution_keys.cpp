@@ -1,0 +1,167 @@
+#include "models/execution_keys.hpp"
+
+#include <utility>
+
+#include "models/collectives.hpp"
+
+namespace trainsim {
+namespace {
+
+using Written = std::function<bool(const ExecutionSpec&)>;
+
+KeyValue integer(long v) { return {KeyValue::Kind::integer, std::to_string(v), v, false}; }
+KeyValue flag(bool v) { return {KeyValue::Kind::flag, Params::text_of(v), 0, v}; }
+KeyValue text(std::string v) { return {KeyValue::Kind::text, std::move(v), 0, false}; }
+
+bool always(const ExecutionSpec& /*e*/) { return true; }
+
+/// A count with a default: a positive integer.
+template <class T>
+ExecutionKey count(const char* key, T ExecutionSpec::*m, Written written = always) {
+  return {key, [=](const Params& p, ExecutionSpec& e) { e.*m = p.get_positive_or(key, e.*m); },
+          [=](const ExecutionSpec& e) { return std::optional(integer(e.*m)); }, std::move(written)};
+}
+
+/// A count that is unset (0) unless given: a positive integer where given.
+ExecutionKey unset_count(const char* key, int ExecutionSpec::*m) {
+  return {key,
+          [=](const Params& p, ExecutionSpec& e) {
+            if (p.has(key)) e.*m = p.get_positive<int>(key);
+          },
+          [=](const ExecutionSpec& e) { return std::optional(integer(e.*m)); },
+          [=](const ExecutionSpec& e) { return e.*m > 0; }};
+}
+
+ExecutionKey switch_key(const char* key, bool ExecutionSpec::*m) {
+  return {key, [=](const Params& p, ExecutionSpec& e) { e.*m = p.get_or(key, e.*m); },
+          [=](const ExecutionSpec& e) { return std::optional(flag(e.*m)); }, always};
+}
+
+/// A collective algorithm from the catalogue; what it must support is a scenario rule.
+std::string collective_name(const Params& p, const std::string& key, const std::string& fallback) {
+  std::string name = p.get_or<std::string>(key, fallback);
+  if (find_collective(name) == nullptr)
+    p.fail(key, "is not a collective algorithm" + did_you_mean(name, collective_names()));
+  return name;
+}
+
+ExecutionKey collective(const char* key, std::string ExecutionSpec::*m) {
+  return {key, [=](const Params& p, ExecutionSpec& e) { e.*m = collective_name(p, key, e.*m); },
+          [=](const ExecutionSpec& e) { return std::optional(text(e.*m)); }, always};
+}
+
+/// `collective`: shorthand for tp_collective and dp_collective, which it gives their default.
+ExecutionKey shared_collective() {
+  return {"collective",
+          [](const Params& p, ExecutionSpec& e) {
+            e.tp_collective = e.dp_collective = collective_name(p, "collective", e.tp_collective);
+          },
+          [](const ExecutionSpec&) { return std::optional<KeyValue>(); },
+          [](const ExecutionSpec&) { return false; }};
+}
+
+ExecutionKey schedule() {
+  return {"schedule",
+          [](const Params& p, ExecutionSpec& e) {
+            e.schedule = choose(p, "schedule", e.schedule,
+                                {{"1f1b", PipelineSchedule::one_f_one_b},
+                                 {"gpipe", PipelineSchedule::gpipe},
+                                 {"interleaved", PipelineSchedule::interleaved}});
+          },
+          [](const ExecutionSpec& e) { return std::optional(text(to_string(e.schedule))); },
+          always};
+}
+
+// false/none, true/full or selective.
+Recompute read_recompute(const Params& p) {
+  std::string text = p.get_or<std::string>("recompute", "none");
+  if (text == "true" || text == "yes" || text == "on" || text == "full") return Recompute::full;
+  if (text == "selective") return Recompute::selective;
+  if (text != "false" && text != "no" && text != "off" && text != "none")
+    p.fail("recompute", one_of({"none", "full", "selective", "true", "false"}) +
+                            did_you_mean(text, {"none", "full", "selective"}));
+  return Recompute::none;
+}
+
+ExecutionKey recompute() {
+  return {"recompute", [](const Params& p, ExecutionSpec& e) { e.recompute = read_recompute(p); },
+          [](const ExecutionSpec& e) { return std::optional(text(to_string(e.recompute))); },
+          always};
+}
+
+std::vector<ExecutionKey> declare() {
+  using E = ExecutionSpec;
+  std::vector<ExecutionKey> keys{
+      count("dp", &E::dp),
+      count("tp", &E::tp),
+      count("tp_2d", &E::tp_2d, [](const E& e) { return e.tp_2d > 1; }),
+      count("pp", &E::pp),
+      count("ep", &E::ep),
+      count("cp", &E::cp),
+      {"global_batch",
+       [](const Params& p, E& e) { e.global_batch = p.get_positive<long>("global_batch"); },
+       [](const E& e) { return std::optional(integer(e.global_batch)); }, always},
+      count("micro_batch", &E::micro_batch),
+      schedule(),
+      count("interleave", &E::interleave,
+            [](const E& e) { return e.schedule == PipelineSchedule::interleaved; }),
+      // Provenance gives the group the schedule uses, unset or not.
+      {"microbatch_group",
+       [](const Params& p, E& e) {
+         if (p.has("microbatch_group"))
+           e.microbatch_group = p.get_positive<int>("microbatch_group");
+       },
+       [](const E& e) { return std::optional(integer(e.group())); },
+       [](const E& e) { return e.microbatch_group > 0; }},
+      // Absent: the even split (0 is not a layer count one can give).
+      unset_count("first_stage_layers", &E::first_stage_layers),
+      unset_count("last_stage_layers", &E::last_stage_layers)};
+  for (auto [key, member] :
+       {std::pair{"embedding_as_layer", &E::embedding_as_layer},
+        std::pair{"loss_as_layer", &E::loss_as_layer},
+        std::pair{"sequence_parallel", &E::sequence_parallel},
+        std::pair{"pp_scatter_gather", &E::pp_scatter_gather},
+        std::pair{"fp32_gradients", &E::fp32_gradients},
+        std::pair{"grad_accumulation_fusion", &E::grad_accumulation_fusion},
+        std::pair{"dp_overlap", &E::dp_overlap}, std::pair{"delayed_update", &E::delayed_update},
+        std::pair{"param_gather_overlap", &E::param_gather_overlap},
+        std::pair{"tp_overlap", &E::tp_overlap}, std::pair{"launch_overlap", &E::launch_overlap}})
+    keys.push_back(switch_key(key, member));
+  keys.insert(
+      keys.end(),
+      {count("tp_overlap_chunks", &E::tp_overlap_chunks, [](const E& e) { return e.tp_overlap; }),
+       // The stage of ZeRO: its range is a scenario rule (models/scenario_rules.cpp).
+       {"zero", [](const Params& p, E& e) { e.zero = p.get_or("zero", e.zero); },
+        [](const E& e) { return std::optional(integer(e.zero)); }, always},
+       recompute(),
+       // Unset: Megatron-LM's default, which provenance gives as dp_bucket_bytes.
+       {"dp_bucket",
+        [](const Params& p, E& e) {
+          if (p.has("dp_bucket")) e.dp_bucket = p.get_positive<Bytes>("dp_bucket");
+        },
+        [](const E& e) {
+          return e.dp_bucket ? std::optional(text(Params::text_of(*e.dp_bucket))) : std::nullopt;
+        },
+        [](const E& e) { return e.dp_bucket.has_value(); }},
+       shared_collective(),
+       collective("tp_collective", &E::tp_collective),
+       collective("dp_collective", &E::dp_collective),
+       collective("ep_collective", &E::ep_collective)});
+  return keys;
+}
+
+} // namespace
+
+const std::vector<ExecutionKey>& execution_keys() {
+  static const std::vector<ExecutionKey> keys = declare();
+  return keys;
+}
+
+ExecutionSpec read_execution(const Params& section) {
+  ExecutionSpec e;
+  for (const ExecutionKey& k : execution_keys()) k.read(section, e);
+  section.reject_unknown();
+  return e;
+}
+
+} // namespace trainsim
