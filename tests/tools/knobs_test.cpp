@@ -1,6 +1,6 @@
 // Every knob a user sets moves the step the way docs/scenario-format.md says, and the defaults
 // are what real clusters run, so that a comparison made on them ranks the way a real one would.
-#include "tests/tools/step_fixtures.hpp"
+#include "tests/sim/step_fixtures.hpp"
 
 #include "tests/tools/loader_fixtures.hpp"
 #include "topologies/fat_tree.hpp"

@@ -1,6 +1,7 @@
 // Schedules, sharding and the fast mode's folding, checked against hand-derived arithmetic
 // or against the fine mode on the same scenario.
-#include "tests/tools/step_fixtures.hpp"
+#include "tests/sim/step_fixtures.hpp"
+#include "tools/io/scenario_loader.hpp"
 
 #include <fstream>
 #include <sstream>

@@ -1,6 +1,6 @@
 // The memory block of every run's report (tools/formats/report_memory.hpp): each stage's
 // weights, gradients, optimizer state and activations against the GPU's capacity.
-#include "tests/tools/step_fixtures.hpp"
+#include "tests/sim/step_fixtures.hpp"
 
 #include <sstream>
 

@@ -162,27 +162,6 @@ void warn_implausible_gpu(const Params& p, const GpuSpec& g) {
   warn_if_implausible(p, "kernel_latency", Plausible::kernel_latency, g.kernel_latency.value());
 }
 
-// The link figures the section gave, typed by the spec (the defaults are real machines'), with
-// their text as written. Alphabetical, as the section lists its keys, whatever order the
-// generator reads them in.
-void warn_implausible_links(const topo::TopologySpec& topology, const std::string& file) {
-  std::vector<topo::TopologySetting> settings = topo::topology_settings(topology);
-  std::sort(settings.begin(), settings.end(),
-            [](const auto& a, const auto& b) { return a.key < b.key; });
-  for (const topo::TopologySetting& s : settings) {
-    if (!s.given) continue;
-    std::string problem;
-    if (const auto* bandwidth = std::get_if<BytesPerSecond>(&s.quantity))
-      problem = implausibility(Plausible::link_bandwidth, bandwidth->value());
-    if (const auto* latency = std::get_if<Seconds>(&s.quantity))
-      problem = implausibility(Plausible::link_latency, latency->value());
-    if (!problem.empty())
-      logger("trainsim.input")
-          ->warn("{}: system.topology.{} = '{}': {}; using it anyway", file, s.key, s.text,
-                 problem);
-  }
-}
-
 /// A node's GPU-to-NIC link is the GPU's host interface: a preset's (PCIe 4 on A100, 5 on
 /// Hopper, 6 on B200) where the topology sets no pcie_bandwidth. A NIC faster than the link its
 /// traffic crosses is capped by it, which deserves a word.
@@ -287,41 +266,14 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   return s;
 }
 
-namespace {
-
-// The guard's estimate can be wrong, and TRAINSIM_FORCE skips it: running out of memory
-// while building is still a refusal, not an internal error.
-topo::Topology build(const Scenario& s, const std::optional<topo::TopologySize>& size) {
-  try {
-    return topo::build_topology(s.system.topology);
-  } catch (const std::bad_alloc&) {
-    std::string counts = size ? " of " + std::to_string(std::lround(size->vertices)) +
-                                    " vertices and " + std::to_string(std::lround(size->links)) +
-                                    " links"
-                              : "";
-    throw Error(ExitCode::resources, s.file + ": ran out of memory building the topology" + counts +
-                                         " (describe a smaller fabric: fewer nodes)");
-  }
-}
-
-} // namespace
-
 LoadedScenario build_scenario(Scenario s, const LoadOptions& options) {
-  // Counted, checked and priced before the graph is built: a fabric of millions of GPUs
-  // would otherwise allocate gigabytes only to be refused (fuzz_scenario found a 4.56M-GPU
-  // torus; a 10M-GPU fat-tree took 20 s and 7 GB). Imported files are known once read.
-  std::optional<topo::TopologySize> size = topo::topology_size(s.system.topology);
-  warn_implausible_links(s.system.topology, s.file);
-  check_scenario(s, size ? std::optional<double>(size->gpus) : std::nullopt,
-                 options.force_memory ? Memory::price_anyway : Memory::must_fit);
-  if (std::string why = over_capacity(s); options.force_memory && !why.empty())
-    logger("trainsim.input")
-        ->warn("{}: system.gpu.hbm_capacity = '{}': {}; priced anyway (--force-memory)", s.file,
-               format(s.system.gpu.hbm_capacity), why);
-  if (size) check_resources(s, *size, options.footprint, options.guard);
-  topo::Topology topology = build(s, size);
-  check_gpu_total(s, topology.gpu_count());
-  return {std::move(s), std::move(topology)};
+  // Priced before the graph is built: a fabric of millions of GPUs would otherwise allocate
+  // gigabytes only to be refused (fuzz_scenario found a 4.56M-GPU torus; a 10M-GPU fat-tree
+  // took 20 s and 7 GB).
+  return build_unguarded(std::move(s), options.force_memory,
+                         [&](const Scenario& checked, const topo::TopologySize& size) {
+                           check_resources(checked, size, options.footprint, options.guard);
+                         });
 }
 
 } // namespace trainsim

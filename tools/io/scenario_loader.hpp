@@ -9,14 +9,10 @@
 
 #include "models/scenario.hpp"
 #include "tools/study/resource_guard.hpp"
+#include "tools/study/scenario_build.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim {
-
-struct LoadedScenario {
-  Scenario scenario;
-  topo::Topology topology;
-};
 
 struct LoadOptions {
   /// What the caller will hold in memory; the memory guard prices it from the parameters and
@@ -28,8 +24,8 @@ struct LoadOptions {
   bool force_memory = false;
 };
 
-/// Checks the scenario's rules (models/scenario_rules.hpp), refuses what would not fit in
-/// memory, then builds its topology. Scenarios made in code (validation, the frontier,
+/// build_unguarded() with the machine guard: refuses what would not fit this machine's
+/// memory (tools/study/resource_guard.hpp) before the topology is built. Scenarios made in code (validation, the frontier,
 /// tests) come in here; a file comes in through load_scenario().
 LoadedScenario build_scenario(Scenario scenario, const LoadOptions& options = {});
 

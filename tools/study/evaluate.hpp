@@ -7,8 +7,8 @@
 
 #include "models/closed_form.hpp"
 #include "sim/simulation.hpp"
-#include "tools/formats/report.hpp"
-#include "tools/io/scenario_loader.hpp"
+#include "tools/study/scenario_build.hpp"
+#include "tools/study/step_summary.hpp"
 
 namespace trainsim {
 

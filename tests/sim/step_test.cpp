@@ -2,7 +2,7 @@
 // flows share a link, so the simulation must reproduce the closed form.
 #include <gtest/gtest.h>
 
-#include "tests/tools/step_fixtures.hpp"
+#include "tests/sim/step_fixtures.hpp"
 
 namespace trainsim {
 namespace {

@@ -3,7 +3,7 @@
 // it does not, every GPU's flows run.
 #include <gtest/gtest.h>
 
-#include "tests/tools/step_fixtures.hpp"
+#include "tests/sim/step_fixtures.hpp"
 
 namespace trainsim {
 namespace {
@@ -48,7 +48,7 @@ Scenario step(topo::FatTreeParams fabric = contended()) {
 }
 
 sim::SimResult run(const Scenario& s, bool bundle, sim::Fidelity f = sim::Fidelity::fast) {
-  LoadedScenario loaded = build_scenario(s);
+  LoadedScenario loaded = build_unguarded(s);
   sim::SimOptions o{.fidelity = f, .trace_ranks = {0, 9}};
   o.bundle_rails = bundle;
   return sim::simulate(loaded.scenario, loaded.topology, o);
@@ -155,7 +155,7 @@ TEST(RailBundle, AgreesWithFineModeWithinHalfAPercent) {
 TEST(RailBundle, EveryGpuRunsItsOwnFlowsWhereTheStepIsNotSymmetric) {
   sim::SimOptions fast;
   auto rails = [&](const Scenario& s) {
-    LoadedScenario l = build_scenario(s);
+    LoadedScenario l = build_unguarded(s);
     return sim::rail_bundle(l.scenario, l.topology, fast);
   };
   EXPECT_EQ(rails(step()), 8);

@@ -1,7 +1,7 @@
 // Expert parallelism and rings that mix tiers: fine mode runs what fast mode runs, the two
 // agree where no link is shared, and neither falls below the closed-form bound, which prices
 // each group at the tier its members cross (models/fabric.hpp).
-#include "tests/tools/step_fixtures.hpp"
+#include "tests/sim/step_fixtures.hpp"
 
 #include "models/closed_form.hpp"
 #include "tools/study/fabric_summary.hpp"
@@ -16,7 +16,7 @@ struct Modes {
 };
 
 Modes both_modes(const Scenario& s) {
-  LoadedScenario loaded = build_scenario(s);
+  LoadedScenario loaded = build_unguarded(s);
   sim::SimOptions fast{sim::Fidelity::fast, false, false, {}},
       fine{sim::Fidelity::fine, false, false, {}};
   Modes r;

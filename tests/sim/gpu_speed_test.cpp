@@ -1,6 +1,6 @@
 // GPUs of unequal speed (models/gpu_speed.hpp): the quantiles each rank takes, and a step that
 // runs at its slowest GPU's pace where the GPUs synchronise after every block.
-#include "tests/tools/step_fixtures.hpp"
+#include "tests/sim/step_fixtures.hpp"
 
 #include <algorithm>
 
@@ -88,7 +88,7 @@ TEST(GpuSpeed, ABundledNodeRunsAtItsSlowestGpusPaceAsItsOwnFlowsDo) {
   rails.rail_optimized = true;
   rails.ecmp = "rail";
   Scenario s = scenario(rails, {.dp = 4, .tp = 8, .global_batch = 8}, m, h100_preset());
-  LoadedScenario loaded = build_scenario(s);
+  LoadedScenario loaded = build_unguarded(s);
   sim::SimOptions bundled{.fidelity = sim::Fidelity::fast}, flows = bundled;
   flows.bundle_rails = false;
   sim::SimResult a = sim::simulate(loaded.scenario, loaded.topology, bundled);

@@ -1,7 +1,7 @@
 // Context parallelism end to end: the simulator's step, its two fidelities and the closed-form
 // bound on a fabric where no two flows share a link, and the CP collectives' time derived by
 // hand from the ring's alpha-beta cost.
-#include "tests/tools/step_fixtures.hpp"
+#include "tests/sim/step_fixtures.hpp"
 
 #include "models/closed_form.hpp"
 #include "tools/study/fabric_summary.hpp"
@@ -21,7 +21,7 @@ Scenario four_way_context() {
 TEST(ContextParallel, FastFineAndTheBoundAgreeWithoutContention) {
   // Every CP and gradient ring step sends one flow per link direction: the simulated step is
   // the bound's serial sum, in both fidelities.
-  LoadedScenario loaded = build_scenario(four_way_context());
+  LoadedScenario loaded = build_unguarded(four_way_context());
   sim::SimOptions fast{sim::Fidelity::fast, false, false, {}},
       fine{sim::Fidelity::fine, false, false, {}};
   double fast_s = sim::simulate(loaded.scenario, loaded.topology, fast).step_time.value();

@@ -11,8 +11,6 @@
 #include "models/topology_spec.hpp"
 #include "sim/simulation.hpp"
 #include "tools/study/evaluate.hpp"
-#include "tools/formats/report.hpp"
-#include "tools/io/scenario_loader.hpp"
 
 namespace trainsim::testing {
 
@@ -77,7 +75,7 @@ inline GpuSpec gpu() {
 
 /// The H100 SXM preset, as a scenario without a `system.gpu` section runs on, with every GPU
 /// the median one (`speed_spread` 0): the tests that use it compare fidelities, bundling and
-/// the bound, which one slow GPU would part (tests/tools/gpu_speed_test.cpp tests the spread).
+/// the bound, which one slow GPU would part (tests/sim/gpu_speed_test.cpp tests the spread).
 inline GpuSpec h100() {
   GpuSpec g = find_gpu_preset("h100-sxm")->gpu;
   g.speed_spread = 0;
@@ -105,9 +103,9 @@ struct Outcome {
 };
 
 /// The simulated step and its summary, with the closed-form bound attached as `trainsim run`
-/// does; build_scenario() checks the scenario's rules as it does a file's.
+/// does; build_unguarded() checks the scenario's rules as the loader does a file's.
 inline Outcome simulate(const Scenario& s, sim::Fidelity fidelity = sim::Fidelity::fast) {
-  Evaluation e = evaluate(build_scenario(s), {.fidelity = fidelity});
+  Evaluation e = evaluate(build_unguarded(s), {.fidelity = fidelity});
   return {e.result, e.summary};
 }
 

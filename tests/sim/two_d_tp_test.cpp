@@ -7,7 +7,7 @@
 
 #include "models/step_compute.hpp"
 #include "models/workload.hpp"
-#include "tests/tools/step_fixtures.hpp"
+#include "tests/sim/step_fixtures.hpp"
 
 namespace trainsim {
 namespace {
@@ -29,7 +29,7 @@ Scenario one_node(int tp, int tp_2d) {
 // What one GPU sent: on one NVSwitch every byte crosses its sender's uplink and its receiver's
 // downlink, and every GPU sends alike, so the NVLink tier's bytes over 2 x GPUs.
 double sent_per_gpu(const Scenario& s, const Outcome& run) {
-  LoadedScenario loaded = build_scenario(s);
+  LoadedScenario loaded = build_unguarded(s);
   auto tiers = summarize_links(loaded.topology, run.result.channel_bytes, run.result.step_time);
   auto nvlink = std::find_if(tiers.begin(), tiers.end(),
                              [](const TierLoad& t) { return t.tier == "nvlink"; });
@@ -134,7 +134,7 @@ TEST(TwoDimensionalTp, FastModeLeavesOnlyTheOutputsReductionAfterThePipeline) {
 // Bundled (each node's GPU 0 running for its 8 rails) and every GPU's own flows give the same
 // step, breakdowns and link bytes.
 void expect_bundling_changes_nothing(const Scenario& s) {
-  LoadedScenario loaded = build_scenario(s);
+  LoadedScenario loaded = build_unguarded(s);
   sim::SimOptions o;
   sim::SimResult bundled = sim::simulate(loaded.scenario, loaded.topology, o);
   o.bundle_rails = false;

@@ -6,7 +6,7 @@
 
 #include "models/error.hpp"
 #include "sim/replica_fold.hpp"
-#include "tests/tools/step_fixtures.hpp"
+#include "tests/sim/step_fixtures.hpp"
 
 namespace trainsim {
 namespace {
@@ -36,7 +36,7 @@ Scenario two_d(topo::FatTreeParams fabric = one_leaf()) {
 }
 
 sim::SimResult run(const Scenario& s, bool fold) {
-  LoadedScenario loaded = build_scenario(s);
+  LoadedScenario loaded = build_unguarded(s);
   sim::SimOptions o{.trace_ranks = {0, 40}};
   o.fold_replicas = fold;
   return sim::simulate(loaded.scenario, loaded.topology, o);
@@ -98,7 +98,7 @@ TEST(ReplicaFold, OneReplicaHasNothingToFold) {
   Scenario s = two_d();
   s.execution.dp = 1, s.execution.global_batch = 8;
   s.system.topology.params = fat_tree(4);
-  LoadedScenario loaded = build_scenario(s);
+  LoadedScenario loaded = build_unguarded(s);
   sim::SimOptions o;
   o.fold_replicas = true;
   EXPECT_EQ(sim::replica_fold(loaded.scenario, loaded.topology, o), 1);
@@ -106,7 +106,7 @@ TEST(ReplicaFold, OneReplicaHasNothingToFold) {
 
 // The first line of the refusal of `s` under --fold-replicas (fast mode unless `fine`).
 std::string refusal(const Scenario& s, bool fine = false) {
-  LoadedScenario loaded = build_scenario(s);
+  LoadedScenario loaded = build_unguarded(s);
   sim::SimOptions o;
   o.fold_replicas = true;
   if (fine) o.fidelity = sim::Fidelity::fine;
