@@ -102,7 +102,7 @@ topo::TopologySpec frontier_topology(const ParallelPlan& p, const FrontierHardwa
   // that lead to the destination (NVIDIA, "InfiniBand Cluster Bring-up Procedure", Adaptive
   // Routing), which packet spraying models (docs/topologies.md). Hashed or static routes load
   // some spine link with two flows where others carry none (docs/closed-form.md). Two tiers
-  // keep it rail-symmetric, so that a replay of 1e5 GPUs runs bundled (docs/architecture.md,
+  // keep it rail-symmetric, so that a replay of 1e5 GPUs runs bundled (docs/fast-mode.md,
   // "Rail bundling"); a leaf size changes nothing on a non-blocking tree.
   f.leaf_down_ports = std::lcm(f.leaf_down_ports, f.gpus_per_node);
   f.ecmp = "spray";

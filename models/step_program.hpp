@@ -49,7 +49,7 @@ using Program = std::vector<Op>;
 /// The step of pipeline stage `stage`: one op per kernel, collective and transfer. With
 /// `fold`, each run of kernels and collectives between two pipeline transfers (or bucket
 /// starts) becomes one compute op plus one op per distinct collective with its count: the
-/// same work and latencies in far fewer SimGrid activities (docs/architecture.md). A run with
+/// same work and latencies in far fewer SimGrid activities (docs/fast-mode.md). A run with
 /// a collective of a kind in `in_order` keeps its ops as they are: the simulator names the
 /// groups whose traffic crosses nodes, where when a collective starts decides what it meets.
 Program stage_program(const Scenario& scenario, int stage, bool fold, GroupKinds in_order = 0);

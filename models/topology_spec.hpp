@@ -54,7 +54,7 @@ struct FatTreeParams {
   /// "pair", static ECMP, a hash of the two GPUs (RoCE's per-flow hashing); "rail", a hash of
   /// the two nodes (and the rails' offset) turned by up / gpus_per_node planes per rail, so
   /// that turning every node's GPUs one place turns the routes too (rail symmetry:
-  /// docs/topologies.md; the simulator then runs one rail for all, docs/architecture.md);
+  /// docs/topologies.md; the simulator then runs one rail for all, docs/fast-mode.md);
   /// "destination", no hash: InfiniBand's static destination routing as OpenSM's fat-tree
   /// engine lays it out, rail-symmetric as well.
   std::string ecmp = "spray";

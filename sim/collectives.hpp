@@ -27,7 +27,7 @@ namespace trainsim::sim {
 
 /// fine: every algorithm step is its own set of flows (the reference);
 /// fast: steps that move data over the same path are merged into one flow per rank, with the
-/// per-step latencies kept (docs/architecture.md, "Fidelity modes").
+/// per-step latencies kept (docs/fast-mode.md, "Fidelity modes").
 enum class Fidelity { fast, fine };
 
 using trainsim::CollectiveOp; // the catalogue's operations (models/collectives.hpp)

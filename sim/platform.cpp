@@ -34,7 +34,7 @@ public:
   // latency factor (latency_factor()): CM02 takes a flow's sharing penalty from the reported
   // latency, which would give a flow a share of a saturated link in inverse proportion to its
   // path's latency (TCP's RTT unfairness). InfiniBand's credit-based flow control arbitrates
-  // among flows alike whatever their path (docs/architecture.md, "How flows share a link").
+  // among flows alike whatever their path (docs/fast-mode.md, "How flows share a link").
   void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst,
                        routing::Route* into, double* latency) override {
     hops_.clear();

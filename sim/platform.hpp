@@ -24,7 +24,7 @@ class Platform {
 public:
   /// With `rail_quotient` (the topology must be rail-symmetric), every route goes over the
   /// links that stand for its links' orbits (Router::rail_link): the platform of rail bundling,
-  /// where rail 0's flows alone stand for every rail's (docs/architecture.md).
+  /// where rail 0's flows alone stand for every rail's (docs/fast-mode.md).
   /// With `shared_links` false every link is a fat pipe: each flow gets the link's whole
   /// bandwidth however many cross it (validate's fast-vs-fine check without contention).
   Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail_quotient = false,

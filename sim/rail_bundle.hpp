@@ -1,4 +1,4 @@
-// Rail bundling, the simulator's side (docs/architecture.md, "Rail bundling"): on a fabric
+// Rail bundling, the simulator's side (docs/fast-mode.md, "Rail bundling"): on a fabric
 // whose rails are images of one another (topologies/topology.hpp: Router::rail_symmetric),
 // with one TP group per node, turning every node's GPUs one place maps the whole step onto
 // itself. Fast mode then runs each node's rail-0 GPU alone over the rail quotient of the

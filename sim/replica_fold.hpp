@@ -1,4 +1,4 @@
-// Replica folding, the simulator's side (docs/architecture.md, "Replica folding"): the DP
+// Replica folding, the simulator's side (docs/fast-mode.md, "Replica folding"): the DP
 // replicas of a step run the same program on images of one another's nodes, so on a fabric
 // where no link beyond a node's own is ever tighter than its NICs one replica stands for all.
 // Replica 0's GPUs run the step; each sends its DP ring's traffic to its rail's GPU on the

@@ -20,9 +20,9 @@ struct SimOptions {
   bool link_stats = true;         ///< record the bytes each link direction carries
   std::vector<int> trace_ranks{}; ///< ranks whose every op is recorded as a TraceEvent
   /// Fast mode on a rail-symmetric fabric with one TP group per node runs rail 0 for all the
-  /// rails (docs/architecture.md, "Rail bundling"); false simulates every rail's flows.
+  /// rails (docs/fast-mode.md, "Rail bundling"); false simulates every rail's flows.
   bool bundle_rails = true;
-  /// Fast mode runs DP replica 0 for all the replicas (docs/architecture.md, "Replica
+  /// Fast mode runs DP replica 0 for all the replicas (docs/fast-mode.md, "Replica
   /// folding"); simulate() throws Error(ExitCode::input) where the step does not allow it.
   bool fold_replicas = false;
   /// false: every link a fat pipe, each flow at the link's whole bandwidth, so that no flow

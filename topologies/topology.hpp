@@ -68,7 +68,7 @@ public:
   /// Rail symmetry: turning every node's GPUs one place (local GPU k to k + 1, modulo the
   /// GPUs per node) maps the fabric onto itself and each route onto the turned pair's route,
   /// so the rails carry images of one another's traffic (the simulator's rail bundling,
-  /// docs/architecture.md).
+  /// docs/fast-mode.md).
   [[nodiscard]] virtual bool rail_symmetric() const { return false; }
   /// With rail symmetry: the link that stands for `link`'s orbit under the turn, itself on
   /// every link of a rail-0 route except those that other rails' routes share (a Clos's

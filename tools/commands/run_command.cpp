@@ -151,7 +151,7 @@ void add_run_command(CLI::App& app, cli::Command& command) {
   cmd->add_flag(
       "--fold-replicas", run.fold_replicas,
       "run DP replica 0 for all replicas (fast mode, ring DP, TP blocks of two or more nodes, "
-      "a non-blocking fat tree with ecmp: spray; docs/architecture.md)");
+      "a non-blocking fat tree with ecmp: spray; docs/fast-mode.md)");
   cmd->add_flag("--force-memory", run.force_memory,
                 "simulate a plan that does not fit in the GPU's memory (with a warning)");
   cmd->add_option("--trace", run.trace_file, "write a Chrome trace-event / Perfetto timeline JSON");

@@ -130,7 +130,7 @@ std::string frontier_section(const ValidationReport& r) {
            " chunks a call of its own that pays its steps' latencies, which the closed form's max "
            "of its terms does not add to the compute. Plans of more than " +
            with_thousands(kUnfoldedReplayGpus) +
-           " GPUs are replayed folded (`trainsim run --fold-replicas`, docs/architecture.md, "
+           " GPUs are replayed folded (`trainsim run --fold-replicas`, docs/fast-mode.md, "
            "\"Replica folding\"): DP replica 0 runs for all, each DP ring sending to the next "
            "node of its own TP block, and the busiest link is replica 0's. That is an estimate: "
            "on the 1e26 and 1.78e26 plans the folded step was 0.4% and 2.4% shorter than the "

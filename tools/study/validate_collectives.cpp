@@ -121,7 +121,7 @@ CollectiveCheck run_case(const Case& c, double bytes) {
       ->info("validate: {} {} over {} ranks", c.algorithm, to_string(c.op), c.ranks);
   topo::Topology t = one_leaf(c.ranks / c.gpus_per_node, c.gpus_per_node);
   // Fine mode issues every step's flows (the reference); above 64 ranks fast mode, which
-  // is identical without contention by construction (docs/architecture.md), keeps it quick.
+  // is identical without contention by construction (docs/fast-mode.md), keeps it quick.
   Fidelity fidelity = c.ranks <= 64 ? Fidelity::fine : Fidelity::fast;
   CollectiveCheck r;
   r.algorithm = c.algorithm;

@@ -110,7 +110,7 @@ struct GapCause {
 /// "Collective streams"); larger ones are left out.
 inline constexpr int kUnbundledReplayGpus = 4096;
 /// Larger replays whose TP block spans nodes run DP replica 0 for all (`--fold-replicas`,
-/// docs/architecture.md, "Replica folding"): unfolded, the 1.78e26 plan (29,312 GPUs) took
+/// docs/fast-mode.md, "Replica folding"): unfolded, the 1.78e26 plan (29,312 GPUs) took
 /// 452 CPU s here and 3.16e26's (52,608) 1,156; the 1e27 plan's (174,720) would take about 42
 /// hours, 30 minutes folded.
 inline constexpr int kUnfoldedReplayGpus = 32768;
