@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "models/check.hpp"
 #include "sim/collectives.hpp"
 #include "sim/simulation.hpp"
 #include "topologies/fat_tree.hpp"
@@ -29,15 +30,21 @@ int bundle_of(const ExecutionSpec& e, int g, bool rail_symmetric) {
 
 } // namespace
 
-int rail_bundle(const Scenario& s, const topo::Topology& topology, const SimOptions& options) {
-  if (!options.bundle_rails || options.fidelity != Fidelity::fast) return 1;
-  return bundle_of(s.execution, topology.gpus_per_node(), topology.router().rail_symmetric());
-}
-
+// The one decision, from the scenario: the memory guard and validate ask it before the graph
+// exists, the simulator after, and the router it builds must agree.
 int rail_bundle(const Scenario& s) {
   const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
   if (clos == nullptr) return 1;
   return bundle_of(s.execution, clos->gpus_per_node, topo::fat_tree_rail_symmetric(*clos));
+}
+
+int rail_bundle(const Scenario& s, const topo::Topology& topology, const SimOptions& options) {
+  if (!options.bundle_rails || options.fidelity != Fidelity::fast) return 1;
+  int rails = rail_bundle(s);
+  TRAINSIM_CHECK(rails == 1 ||
+                     (topology.router().rail_symmetric() && topology.gpus_per_node() == rails),
+                 "the scenario bundles rails its built fabric does not turn onto each other");
+  return rails;
 }
 
 std::vector<bool> traced_leaders(int rails, const std::vector<bool>& traced) {

@@ -60,9 +60,10 @@ int rail_bundle(const Scenario& scenario, const topo::Topology& topology,
 int replica_fold(const Scenario& scenario, const topo::Topology& topology,
                  const SimOptions& options);
 
-/// rail_bundle()'s answer in fast mode from the scenario alone, for estimates made before the
-/// topology is built: the Clos generators' router decides rail symmetry from their parameters
-/// alone (topo::fat_tree_rail_symmetric), the other fabrics have none.
+/// rail_bundle()'s answer in fast mode, from the scenario alone: the one decision, which the
+/// memory guard and validate take before the topology is built and the simulator after (it
+/// checks that the built router agrees). The Clos generators' router decides rail symmetry
+/// from their parameters alone (topo::fat_tree_rail_symmetric), the other fabrics have none.
 int rail_bundle(const Scenario& scenario);
 
 } // namespace trainsim::sim

@@ -152,6 +152,26 @@ TEST(RailBundle, AgreesWithFineModeWithinHalfAPercent) {
   EXPECT_NEAR(run(step(), true).step_time.value(), fine, 0.005 * fine);
 }
 
+TEST(RailBundle, TheScenarioAndItsBuiltFabricDecideAlike) {
+  // The memory guard and validate ask sim::rail_bundle(scenario) before the graph exists; the
+  // simulator asks with the built fabric. Rail ECMP and destination routing turn with the
+  // rails across all 4 pods; sprayed, a pod's one spine-core link carries every rail, so only
+  // a fabric of one pod bundles (radix 128: 64 leaves a pod, all 64 in one); pair hashing
+  // never does.
+  sim::SimOptions fast;
+  auto both = [&](const Scenario& s) {
+    LoadedScenario l = build_unguarded(s);
+    return std::pair{sim::rail_bundle(s), sim::rail_bundle(l.scenario, l.topology, fast)};
+  };
+  EXPECT_EQ(both(step(contended(2, "rail"))), std::pair(8, 8));
+  EXPECT_EQ(both(step(contended(2, "destination"))), std::pair(8, 8));
+  EXPECT_EQ(both(step(contended(2, "spray"))), std::pair(1, 1));
+  EXPECT_EQ(both(step(contended(2, "pair"))), std::pair(1, 1));
+  topo::FatTreeParams one_pod = contended(2, "spray");
+  one_pod.radix = 128;
+  EXPECT_EQ(both(step(one_pod)), std::pair(8, 8));
+}
+
 TEST(RailBundle, EveryGpuRunsItsOwnFlowsWhereTheStepIsNotSymmetric) {
   sim::SimOptions fast;
   auto rails = [&](const Scenario& s) {
