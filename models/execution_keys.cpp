@@ -9,9 +9,9 @@ namespace {
 
 using Written = std::function<bool(const ExecutionSpec&)>;
 
-KeyValue integer(long v) { return {KeyValue::Kind::integer, std::to_string(v), v, false}; }
-KeyValue flag(bool v) { return {KeyValue::Kind::flag, Params::text_of(v), 0, v}; }
-KeyValue text(std::string v) { return {KeyValue::Kind::text, std::move(v), 0, false}; }
+KeyValue integer(long v) { return integer_value(v); }
+KeyValue flag(bool v) { return flag_value(v); }
+KeyValue text(std::string v) { return text_value(std::move(v)); }
 
 bool always(const ExecutionSpec& /*e*/) { return true; }
 

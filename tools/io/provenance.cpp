@@ -5,6 +5,7 @@
 #include <map>
 
 #include "models/execution_keys.hpp"
+#include "models/model_keys.hpp"
 #include "models/workload.hpp"
 #include "tools/io/version.hpp"
 #include "topologies/spec.hpp"
@@ -14,36 +15,33 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The per-operator profile as it applies (all off under the roofline).
-Json profile_json(const ModelSpec& m) {
-  Json out = Json::object();
-  OperatorProfile applied = m.applied_profile();
-  for (const ProfileKey& k : kProfileKeys) out[k.key] = applied.*k.member;
-  return out;
+// A section's keys with the values the run used, in the table's order.
+template <class Spec>
+void add_keys(Json& j, const std::vector<SectionKey<Spec>>& keys, const Spec& spec) {
+  for (const SectionKey<Spec>& k : keys) {
+    std::optional<KeyValue> v = k.value(spec);
+    if (!v) continue;
+    switch (v->kind) {
+    case KeyValue::Kind::integer:
+      j[k.key] = v->integer;
+      break;
+    case KeyValue::Kind::flag:
+      j[k.key] = v->flag;
+      break;
+    case KeyValue::Kind::text:
+      j[k.key] = v->text;
+      break;
+    }
+  }
 }
 
+// Every key, the profile's as it applies (all off under the roofline), and the word size the
+// precision gives.
 Json model_json(const ModelSpec& m) {
-  Json out = {{"name", m.name},
-              {"kind", to_string(m.kind)},
-              {"layers", m.layers},
-              {"d_model", m.d_model},
-              {"d_ff", m.d_ff},
-              {"heads", m.heads},
-              {"seq_len", m.seq_len},
-              {"experts", m.experts},
-              {"top_k", m.top_k},
-              {"gated_mlp", m.gated_mlp},
-              {"precision", m.precision},
-              {"bytes_per_word", m.bytes_per_word.value()},
-              {"kv_heads", m.kv_heads_or_heads()},
-              {"vocab", m.vocab},
-              {"biases", m.biases},
-              {"dropout", m.dropout},
-              {"rotary", m.rotary},
-              {"compute", m.per_operator() ? "operators" : "roofline"},
-              {"attention", to_string(m.attention)}};
-  out.update(profile_json(m));
-  return out;
+  Json j = Json::object();
+  add_keys(j, model_keys(), m);
+  j["bytes_per_word"] = m.bytes_per_word.value();
+  return j;
 }
 
 // The table by head dimension, one rate per sequence length of kAttentionSeqLens; null when
@@ -87,21 +85,7 @@ Json topology_json(const topo::TopologySpec& topology) {
 Json execution_json(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   Json j = Json::object();
-  for (const ExecutionKey& k : execution_keys()) {
-    std::optional<KeyValue> v = k.value(e);
-    if (!v) continue;
-    switch (v->kind) {
-    case KeyValue::Kind::integer:
-      j[k.key] = v->integer;
-      break;
-    case KeyValue::Kind::flag:
-      j[k.key] = v->flag;
-      break;
-    case KeyValue::Kind::text:
-      j[k.key] = v->text;
-      break;
-    }
-  }
+  add_keys(j, execution_keys(), e);
   j["dp_bucket_bytes"] = dp_bucket_bytes(s.model, e).value();
   j["optimizer_bytes_per_param"] = e.optimizer_bytes_per_param.value();
   return j;

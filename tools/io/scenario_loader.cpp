@@ -17,6 +17,7 @@
 #include "models/scenario_rules.hpp"
 #include "models/collectives.hpp"
 #include "models/execution_keys.hpp"
+#include "models/model_keys.hpp"
 #include "sim/log.hpp"
 #include "tools/io/scenario_reader.hpp"
 #include "tools/io/spec_readers.hpp"

@@ -25,8 +25,8 @@ struct LoadOptions {
 };
 
 /// build_unguarded() with the machine guard: refuses what would not fit this machine's
-/// memory (tools/study/resource_guard.hpp) before the topology is built. Scenarios made in code (validation, the frontier,
-/// tests) come in here; a file comes in through load_scenario().
+/// memory (tools/study/resource_guard.hpp) before the topology is built. Scenarios made in code
+/// (validation, the frontier, tests) come in here; a file comes in through load_scenario().
 LoadedScenario build_scenario(Scenario scenario, const LoadOptions& options = {});
 
 /// Reads the file, parses it (ScenarioTree) and builds it (build_scenario).

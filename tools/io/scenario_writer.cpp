@@ -8,6 +8,7 @@
 #include "models/check.hpp"
 #include "models/execution_keys.hpp"
 #include "models/hardware_presets.hpp"
+#include "models/model_keys.hpp"
 #include "models/params.hpp"
 #include "topologies/spec.hpp"
 
@@ -21,28 +22,8 @@ void pair(YAML::Emitter& out, const char* key, const T& value) {
 
 void model(YAML::Emitter& out, const ModelSpec& m) {
   out << YAML::Key << "model" << YAML::Value << YAML::BeginMap;
-  pair(out, "name", m.name);
-  pair(out, "kind", to_string(m.kind));
-  pair(out, "layers", m.layers);
-  pair(out, "d_model", m.d_model);
-  pair(out, "d_ff", m.d_ff);
-  pair(out, "heads", m.heads);
-  pair(out, "seq_len", m.seq_len);
-  pair(out, "experts", m.experts);
-  pair(out, "top_k", m.top_k);
-  pair(out, "gated_mlp", m.gated_mlp);
-  pair(out, "precision", m.precision);
-  if (m.kind == ModelKind::transformer) { // the MLP-block model refuses these keys
-    pair(out, "kv_heads", m.kv_heads_or_heads());
-    pair(out, "vocab", m.vocab);
-    pair(out, "biases", m.biases);
-    pair(out, "dropout", m.dropout);
-    pair(out, "rotary", m.rotary);
-    pair(out, "attention", to_string(m.attention));
-    pair(out, "compute", to_string(m.compute));
-    for (const ProfileKey& k : kProfileKeys) // written where a run turned one off
-      if (m.per_operator() && !(m.profile.*k.member)) pair(out, k.key, false);
-  }
+  for (const ModelKey& k : model_keys())
+    if (k.written(m)) out << YAML::Key << k.key << YAML::Value << k.value(m)->text;
   out << YAML::EndMap;
 }
 

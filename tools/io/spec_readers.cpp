@@ -3,59 +3,6 @@
 namespace trainsim {
 namespace {
 
-Bytes word_size(const Params& p) {
-  std::string precision = p.get_or<std::string>("precision", "bf16");
-  const std::vector<std::pair<std::string, double>> sizes{
-      {"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
-  for (const auto& [name, bytes] : sizes)
-    if (name == precision) return Bytes(bytes);
-  const std::vector<std::string> names{"fp32", "bf16", "fp16", "fp8"};
-  p.fail("precision", one_of(names) + did_you_mean(precision, names));
-}
-
-// Keys that describe a transformer's layer; the MLP-block model has none of these parts.
-void reject_transformer_keys(const Params& p) {
-  for (const ProfileKey& k : kProfileKeys)
-    if (p.has(k.key))
-      p.fail(k.key, "applies to kind: transformer only (the MLP-block model is priced as a "
-                    "roofline, without the per-operator profile)");
-  for (const char* key : {"kv_heads", "vocab", "biases", "dropout", "rotary", "attention"})
-    if (p.has(key))
-      p.fail(key, "applies to kind: transformer only (the MLP-block model has no such part)");
-}
-
-// Grouped-query attention, the vocabulary and the layer's parts (docs/compute-model.md).
-void read_transformer_parts(const Params& p, ModelSpec& m) {
-  m.kv_heads = p.get_positive_or("kv_heads", m.heads);
-  m.vocab = p.get_or("vocab", m.vocab);
-  m.biases = p.get_or("biases", m.biases);
-  m.dropout = p.get_or("dropout", m.dropout);
-  m.rotary = p.get_or("rotary", m.rotary);
-  m.attention = choose(p, "attention", m.attention,
-                       {{"flash", AttentionKernel::flash}, {"unfused", AttentionKernel::unfused}});
-}
-
-// Transformers are priced per operator unless `compute: roofline` asks for the paper's kernel;
-// the MLP-block model is always the roofline (ModelSpec::per_operator()), so asking for
-// operators there is a key that does not apply, like the transformer's parts.
-void read_compute(const Params& p, ModelSpec& m) {
-  bool transformer = m.kind == ModelKind::transformer;
-  m.compute =
-      choose(p, "compute", transformer ? ComputeModel::operators : ComputeModel::roofline,
-             {{"operators", ComputeModel::operators}, {"roofline", ComputeModel::roofline}});
-  if (!transformer && m.compute == ComputeModel::operators)
-    p.fail("compute", "needs kind: transformer (the MLP-block model is priced as a roofline)");
-  // Each feature of the profile defaults to on per operator; the roofline has none to turn on
-  // and keeps the profile made in code, inert there (ModelSpec::applied_profile).
-  for (const ProfileKey& k : kProfileKeys) {
-    bool on = p.get_or(k.key, m.per_operator());
-    if (m.per_operator())
-      m.profile.*k.member = on;
-    else if (on)
-      p.fail(k.key, "needs compute: operators (the roofline prices the layers' kernels only)");
-  }
-}
-
 // A new peak scales what the GPU achieves of it (gemm_peak, the attention table) unless
 // those are given too: a what-if GPU with twice the compute keeps the preset's efficiency.
 void scale_rates(GpuSpec& g, double k) {
@@ -78,31 +25,6 @@ void read_matmul_rate(const Params& p, GpuSpec& g) {
 }
 
 } // namespace
-
-ModelSpec read_model(const Params& p) {
-  ModelSpec m;
-  m.name = p.get_or<std::string>("name", m.name);
-  m.kind = choose(p, "kind", ModelKind::transformer,
-                  {{"transformer", ModelKind::transformer}, {"mlp", ModelKind::mlp}});
-  m.layers = p.get_positive<int>("layers");
-  m.d_model = p.get_positive<long>("d_model");
-  m.d_ff = p.get_positive<long>("d_ff");
-  m.heads = m.kind == ModelKind::transformer ? p.get_positive<int>("heads")
-                                             : p.get_positive_or<int>("heads", 1);
-  m.seq_len = p.get_positive<long>("seq_len");
-  m.experts = p.get_positive_or("experts", m.experts);
-  m.top_k = p.get_positive_or("top_k", m.top_k);
-  m.gated_mlp = p.get_or("gated_mlp", m.gated_mlp);
-  m.bytes_per_word = word_size(p);
-  m.precision = p.get_or<std::string>("precision", m.precision);
-  if (m.kind == ModelKind::transformer)
-    read_transformer_parts(p, m);
-  else
-    reject_transformer_keys(p);
-  read_compute(p, m);
-  p.reject_unknown();
-  return m;
-}
 
 GpuSpec read_gpu_figures(const Params& p, GpuSpec g) {
   FlopPerSecond preset_peak = g.peak;

@@ -1,5 +1,6 @@
-// Readers of the scenario's flat sections, shared by tools/io/scenario_loader.cpp: the model,
-// a GPU's figures (over a preset's or on their own) and the small helpers every section uses.
+// Readers of the scenario's flat sections, shared by tools/io/scenario_loader.cpp: a GPU's
+// figures (over a preset's or on their own). The model's and the execution's keys are declared
+// in models/ (models/section_keys.hpp).
 // Each rejection is one InputError naming the file, the key and the value
 // (docs/scenario-format.md).
 #pragma once
@@ -13,9 +14,6 @@
 #include "models/scenario.hpp"
 
 namespace trainsim {
-
-/// The `model` section; every key checked, unknown ones rejected.
-ModelSpec read_model(const Params& p);
 
 /// Overrides of a preset's figures (or every figure of a custom GPU), checked one by one;
 /// `p` keeps its other keys for the caller.

@@ -1,0 +1,166 @@
+#include "models/model_keys.hpp"
+
+#include <utility>
+
+namespace trainsim {
+namespace {
+
+using M = ModelSpec;
+using Read = std::function<void(const Params&, M&)>;
+using Value = std::function<std::optional<KeyValue>(const M&)>;
+
+bool always(const M& /*m*/) { return true; }
+bool transformer(const M& m) { return m.kind == ModelKind::transformer; }
+
+/// A whole number the section must give.
+template <class T>
+ModelKey required(const char* key, T M::*member) {
+  return {key, [=](const Params& p, M& m) { m.*member = p.get_positive<T>(key); },
+          [=](const M& m) { return std::optional(integer_value(m.*member)); }, always};
+}
+
+/// A positive whole number with a default.
+template <class T>
+ModelKey count(const char* key, T M::*member) {
+  return {key, [=](const Params& p, M& m) { m.*member = p.get_positive_or(key, m.*member); },
+          [=](const M& m) { return std::optional(integer_value(m.*member)); }, always};
+}
+
+ModelKey switch_key(const char* key, bool M::*member) {
+  return {key, [=](const Params& p, M& m) { m.*member = p.get_or(key, m.*member); },
+          [=](const M& m) { return std::optional(flag_value(m.*member)); }, always};
+}
+
+/// A part of a transformer's layer (docs/compute-model.md): the MLP-block model has none and
+/// refuses the key; a file states it for transformers only.
+ModelKey layer_part(ModelKey k) {
+  Read read = std::move(k.read);
+  k.read = [read, key = k.key](const Params& p, M& m) {
+    if (transformer(m)) return read(p, m);
+    if (p.has(key))
+      p.fail(key, "applies to kind: transformer only (the MLP-block model has no such part)");
+  };
+  k.written = transformer;
+  return k;
+}
+
+Bytes word_size(const Params& p) {
+  std::string precision = p.get_or<std::string>("precision", "bf16");
+  const std::vector<std::pair<std::string, double>> sizes{
+      {"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
+  for (const auto& [name, bytes] : sizes)
+    if (name == precision) return Bytes(bytes);
+  const std::vector<std::string> names{"fp32", "bf16", "fp16", "fp8"};
+  p.fail("precision", one_of(names) + did_you_mean(precision, names));
+}
+
+// Transformers are priced per operator unless `compute: roofline` asks for the paper's kernel;
+// the MLP-block model is always the roofline (ModelSpec::per_operator()), so asking for
+// operators there is a key that does not apply, like the transformer's parts.
+ModelKey compute() {
+  return {"compute",
+          [](const Params& p, M& m) {
+            m.compute = choose(
+                p, "compute", transformer(m) ? ComputeModel::operators : ComputeModel::roofline,
+                {{"operators", ComputeModel::operators}, {"roofline", ComputeModel::roofline}});
+            if (!transformer(m) && m.compute == ComputeModel::operators)
+              p.fail("compute",
+                     "needs kind: transformer (the MLP-block model is priced as a roofline)");
+          },
+          [](const M& m) {
+            return std::optional(text_value(m.per_operator() ? "operators" : "roofline"));
+          },
+          transformer};
+}
+
+// Each feature of the per-operator profile defaults to on per operator; the roofline has none
+// to turn on and keeps the profile made in code, inert there (ModelSpec::applied_profile).
+// A file states one where a run turned it off; provenance gives it as it applies.
+ModelKey profile_key(const ProfileKey& k) {
+  return {k.key,
+          [k](const Params& p, M& m) {
+            if (!transformer(m)) {
+              if (p.has(k.key))
+                p.fail(k.key, "applies to kind: transformer only (the MLP-block model is priced "
+                              "as a roofline, without the per-operator profile)");
+              return;
+            }
+            bool on = p.get_or(k.key, m.per_operator());
+            if (m.per_operator())
+              m.profile.*k.member = on;
+            else if (on)
+              p.fail(k.key,
+                     "needs compute: operators (the roofline prices the layers' kernels only)");
+          },
+          [k](const M& m) { return std::optional(flag_value(m.applied_profile().*k.member)); },
+          [k](const M& m) { return m.per_operator() && !(m.profile.*k.member); }};
+}
+
+std::vector<ModelKey> declare() {
+  std::vector<ModelKey> keys{
+      {"name", [](const Params& p, M& m) { m.name = p.get_or<std::string>("name", m.name); },
+       [](const M& m) { return std::optional(text_value(m.name)); }, always},
+      {"kind",
+       [](const Params& p, M& m) {
+         m.kind = choose(p, "kind", ModelKind::transformer,
+                         {{"transformer", ModelKind::transformer}, {"mlp", ModelKind::mlp}});
+       },
+       [](const M& m) { return std::optional(text_value(to_string(m.kind))); }, always},
+      required("layers", &M::layers),
+      required("d_model", &M::d_model),
+      required("d_ff", &M::d_ff),
+      // A transformer states its heads; the MLP-block model has one unless it says.
+      {"heads",
+       [](const Params& p, M& m) {
+         m.heads =
+             transformer(m) ? p.get_positive<int>("heads") : p.get_positive_or<int>("heads", 1);
+       },
+       [](const M& m) { return std::optional(integer_value(m.heads)); }, always},
+      required("seq_len", &M::seq_len),
+      count("experts", &M::experts),
+      count("top_k", &M::top_k),
+      switch_key("gated_mlp", &M::gated_mlp),
+      {"precision",
+       [](const Params& p, M& m) {
+         m.bytes_per_word = word_size(p);
+         m.precision = p.get_or<std::string>("precision", m.precision);
+       },
+       [](const M& m) { return std::optional(text_value(m.precision)); }, always},
+      // Grouped-query attention: as many key/value heads as heads unless it says.
+      layer_part(
+          {"kv_heads",
+           [](const Params& p, M& m) { m.kv_heads = p.get_positive_or("kv_heads", m.heads); },
+           [](const M& m) { return std::optional(integer_value(m.kv_heads_or_heads())); }, always}),
+      layer_part({"vocab", [](const Params& p, M& m) { m.vocab = p.get_or("vocab", m.vocab); },
+                  [](const M& m) { return std::optional(integer_value(m.vocab)); }, always}),
+      layer_part(switch_key("biases", &M::biases)),
+      layer_part(switch_key("dropout", &M::dropout)),
+      layer_part(switch_key("rotary", &M::rotary)),
+      layer_part(
+          {"attention",
+           [](const Params& p, M& m) {
+             m.attention =
+                 choose(p, "attention", m.attention,
+                        {{"flash", AttentionKernel::flash}, {"unfused", AttentionKernel::unfused}});
+           },
+           [](const M& m) { return std::optional(text_value(to_string(m.attention))); }, always}),
+      compute()};
+  for (const ProfileKey& k : kProfileKeys) keys.push_back(profile_key(k));
+  return keys;
+}
+
+} // namespace
+
+const std::vector<ModelKey>& model_keys() {
+  static const std::vector<ModelKey> keys = declare();
+  return keys;
+}
+
+ModelSpec read_model(const Params& section) {
+  ModelSpec m;
+  for (const ModelKey& k : model_keys()) k.read(section, m);
+  section.reject_unknown();
+  return m;
+}
+
+} // namespace trainsim

@@ -1,0 +1,45 @@
+// A scenario section's keys, each declared once: the member it sets, how its value is read and
+// checked, and when a scenario file states it. The loader reads a section from its table, the
+// writer writes it and provenance lists it, so the three cannot disagree about a key (as
+// topologies/fields.hpp does for the topology's keys). models/execution_keys.hpp and
+// models/model_keys.hpp hold the tables.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "models/params.hpp"
+
+namespace trainsim {
+
+/// A key's value: its text as a scenario file writes it, and what it is, for result.json.
+struct KeyValue {
+  enum class Kind : std::uint8_t { integer, flag, text };
+  Kind kind = Kind::text;
+  std::string text;
+  long integer = 0;
+  bool flag = false;
+};
+
+inline KeyValue integer_value(long v) {
+  return {KeyValue::Kind::integer, std::to_string(v), v, false};
+}
+inline KeyValue flag_value(bool v) { return {KeyValue::Kind::flag, Params::text_of(v), 0, v}; }
+inline KeyValue text_value(std::string v) { return {KeyValue::Kind::text, std::move(v), 0, false}; }
+
+template <class Spec>
+struct SectionKey {
+  std::string key;
+  /// Sets the member from `section` (its value is the default), checking it.
+  std::function<void(const Params& section, Spec& spec)> read;
+  /// The member's value as the run uses it; none for a key that only stands for others or is
+  /// unset.
+  std::function<std::optional<KeyValue>(const Spec& spec)> value;
+  /// Whether a scenario file states it; where not, reading the file gives the same value.
+  std::function<bool(const Spec& spec)> written;
+};
+
+} // namespace trainsim
