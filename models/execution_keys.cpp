@@ -1,4 +1,4 @@
-#include "models/execution_keys.hpp"
+#include "models/section_keys.hpp"
 
 #include <utility>
 
@@ -155,13 +155,6 @@ std::vector<ExecutionKey> declare() {
 const std::vector<ExecutionKey>& execution_keys() {
   static const std::vector<ExecutionKey> keys = declare();
   return keys;
-}
-
-ExecutionSpec read_execution(const Params& section) {
-  ExecutionSpec e;
-  for (const ExecutionKey& k : execution_keys()) k.read(section, e);
-  section.reject_unknown();
-  return e;
 }
 
 } // namespace trainsim

@@ -1,4 +1,4 @@
-#include "models/model_keys.hpp"
+#include "models/section_keys.hpp"
 
 #include <utility>
 
@@ -154,13 +154,6 @@ std::vector<ModelKey> declare() {
 const std::vector<ModelKey>& model_keys() {
   static const std::vector<ModelKey> keys = declare();
   return keys;
-}
-
-ModelSpec read_model(const Params& section) {
-  ModelSpec m;
-  for (const ModelKey& k : model_keys()) k.read(section, m);
-  section.reject_unknown();
-  return m;
 }
 
 } // namespace trainsim

@@ -1,8 +1,8 @@
 // A scenario section's keys, each declared once: the member it sets, how its value is read and
 // checked, and when a scenario file states it. The loader reads a section from its table, the
 // writer writes it and provenance lists it, so the three cannot disagree about a key (as
-// topologies/fields.hpp does for the topology's keys). models/execution_keys.hpp and
-// models/model_keys.hpp hold the tables.
+// topologies/fields.hpp does for the topology's keys). models/model_keys.cpp and
+// models/execution_keys.cpp hold the tables.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,10 @@
 #include <string>
 #include <utility>
 
+#include <vector>
+
 #include "models/params.hpp"
+#include "models/scenario.hpp"
 
 namespace trainsim {
 
@@ -41,5 +44,21 @@ struct SectionKey {
   /// Whether a scenario file states it; where not, reading the file gives the same value.
   std::function<bool(const Spec& spec)> written;
 };
+
+using ModelKey = SectionKey<ModelSpec>;
+using ExecutionKey = SectionKey<ExecutionSpec>;
+
+/// Every key of each section, in the order the loader reads them and the writer writes them.
+const std::vector<ModelKey>& model_keys();
+const std::vector<ExecutionKey>& execution_keys();
+
+/// A section: every key read and checked over the defaults, unknown ones rejected.
+template <class Spec>
+Spec read_keys(const std::vector<SectionKey<Spec>>& keys, const Params& section) {
+  Spec spec;
+  for (const SectionKey<Spec>& k : keys) k.read(section, spec);
+  section.reject_unknown();
+  return spec;
+}
 
 } // namespace trainsim

@@ -4,8 +4,7 @@
 #include <cstdio>
 #include <map>
 
-#include "models/execution_keys.hpp"
-#include "models/model_keys.hpp"
+#include "models/section_keys.hpp"
 #include "models/workload.hpp"
 #include "tools/io/version.hpp"
 #include "topologies/spec.hpp"

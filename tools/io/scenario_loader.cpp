@@ -16,8 +16,7 @@
 #include "models/plausibility.hpp"
 #include "models/scenario_rules.hpp"
 #include "models/collectives.hpp"
-#include "models/execution_keys.hpp"
-#include "models/model_keys.hpp"
+#include "models/section_keys.hpp"
 #include "sim/log.hpp"
 #include "tools/io/scenario_reader.hpp"
 #include "tools/io/spec_readers.hpp"
@@ -251,7 +250,8 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   top.values.reject_unknown(parts);
   Scenario s;
   s.file = file;
-  s.model = read_model(read_section(child(top, "model", file, ""), file, "model", {}).values);
+  s.model = read_keys(model_keys(),
+                      read_section(child(top, "model", file, ""), file, "model", {}).values);
   Section system =
       read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
   system.values.reject_unknown({"gpu", "topology"});
@@ -259,7 +259,8 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   Params topology =
       read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
   s.execution =
-      read_execution(read_section(child(top, "execution", file, ""), file, "execution", {}).values);
+      read_keys(execution_keys(),
+                read_section(child(top, "execution", file, ""), file, "execution", {}).values);
   // The only reading of the section's keys: everything after takes the typed spec. After the
   // execution section, in the order the file is read; the rules across keys come after.
   s.system.topology = topo::parse_topology(topology);

@@ -6,9 +6,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "models/check.hpp"
-#include "models/execution_keys.hpp"
+#include "models/section_keys.hpp"
 #include "models/hardware_presets.hpp"
-#include "models/model_keys.hpp"
 #include "models/params.hpp"
 #include "topologies/spec.hpp"
 
