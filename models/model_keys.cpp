@@ -44,6 +44,21 @@ ModelKey layer_part(ModelKey k) {
   return k;
 }
 
+// Each head's width: unset, d_model / heads, which provenance gives.
+ModelKey head_dim() {
+  ModelKey k = layer_part({"head_dim",
+                           [](const Params& p, M& m) {
+                             if (p.has("head_dim")) m.head_dim = p.get_positive<int>("head_dim");
+                           },
+                           [](const M& m) {
+                             long width = m.head_dim > 0 ? m.head_dim : m.d_model / m.heads;
+                             return std::optional(integer_value(width));
+                           },
+                           always});
+  k.written = [](const M& m) { return transformer(m) && m.head_dim > 0; };
+  return k;
+}
+
 Bytes word_size(const Params& p) {
   std::string precision = p.get_or<std::string>("precision", "bf16");
   const std::vector<std::pair<std::string, double>> sizes{
@@ -131,6 +146,7 @@ std::vector<ModelKey> declare() {
           {"kv_heads",
            [](const Params& p, M& m) { m.kv_heads = p.get_positive_or("kv_heads", m.heads); },
            [](const M& m) { return std::optional(integer_value(m.kv_heads_or_heads())); }, always}),
+      head_dim(),
       layer_part({"vocab", [](const Params& p, M& m) { m.vocab = p.get_or("vocab", m.vocab); },
                   [](const M& m) { return std::optional(integer_value(m.vocab)); }, always}),
       layer_part(switch_key("biases", &M::biases)),

@@ -32,8 +32,8 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   x.tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len) / e.cp;
   x.norm_tokens = e.sequence_parallel ? x.tokens / tp : x.tokens;
   x.d = static_cast<double>(m.d_model);
-  x.head_dim = x.d / m.heads;
-  x.q = x.d / tp;
+  x.head_dim = m.head_dim > 0 ? m.head_dim : x.d / m.heads;
+  x.q = (m.head_dim > 0 ? m.heads * x.head_dim : x.d) / tp;
   x.kv = m.kv_heads_or_heads() * x.head_dim / tp;
   x.seq = static_cast<double>(m.seq_len);
   x.ff = static_cast<double>(m.d_ff) / tp;
@@ -72,8 +72,7 @@ Operator memory(const char* name, double bytes, double kernels = 1.0) {
 // separate add into the accumulated one (Megatron-LM's DDP hook `main_grad.add_(grad)`, or
 // PyTorch's AccumulateGrad): one kernel per parameter tensor, every microbatch, after the
 // weight gradient. Nothing with the fusion, where the GEMM accumulates in place.
-void accumulate(const char* name, double params, double tensors, const Dims& x,
-                BlockOperators& b) {
+void accumulate(const char* name, double params, double tensors, const Dims& x, BlockOperators& b) {
   if (x.accumulate > 0) b.backward.push_back(memory(name, params * x.accumulate, tensors));
 }
 

@@ -69,6 +69,11 @@ struct ModelSpec {
   int top_k = 1;          ///< experts each token is routed to
   bool gated_mlp = false; ///< SwiGLU-style: three d_model x d_ff matrices per expert instead of two
   int kv_heads = 0;       ///< key/value heads (grouped-query attention); 0: as many as `heads`
+  /// Each head's width (d_head): queries are heads x head_dim wide, keys and values kv_heads x
+  /// head_dim, the attention output projected from heads x head_dim back to d_model
+  /// (Megatron-LM's kv_channels; Qwen3 30B-A3B: 32 heads of 128 on d_model 2048). 0:
+  /// d_model / heads.
+  int head_dim = 0;
   long vocab = 0;     ///< vocabulary: embedding on the first stage, LM head on the last; 0: neither
   bool biases = true; ///< linear layers carry biases (GPT); Llama-style models have none
   bool dropout = true; ///< dropout after attention and MLP (GPT); Llama-style models have none
@@ -180,10 +185,11 @@ struct ExecutionSpec {
   int tp = 1; ///< Megatron's TP axis (the paper's N_K): each matmul's output dimension split
   /// The paper's second TP axis N_J (docs/paper-model.md): each matmul's input dimension split
   /// too, its partial sums reduced over this axis. A TP block is tp x tp_2d ranks, this axis
-  /// innermost. Modelled for the MLP-block model (models/step_program.cpp, "2-D tensor parallelism").
+  /// innermost. Modelled for the MLP-block model (models/step_program.cpp, "2-D tensor
+  /// parallelism").
   int tp_2d = 1;
   int pp = 1;
-  int ep = 1;            ///< expert parallelism inside the DP group; 1 = experts replicated
+  int ep = 1; ///< expert parallelism inside the DP group; 1 = experts replicated
   /// Context parallelism: each sequence split over `cp` ranks, which gather one another's keys
   /// and values for the attention core (Llama 3's all-gather CP) and otherwise hold the same
   /// weights, so they reduce gradients with the DP replicas (weight_replicas()).
@@ -191,7 +197,7 @@ struct ExecutionSpec {
   long global_batch = 1; ///< sequences per step
   long micro_batch = 1;  ///< sequences per microbatch
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
-  int interleave = 1;             ///< virtual pipeline stages per GPU (schedule interleaved)
+  int interleave = 1; ///< virtual pipeline stages per GPU (schedule interleaved)
   /// Interleaved: microbatches that visit every chunk before the next ones start (Megatron-
   /// Core's microbatch_group_size_per_vp_stage); 0: pp. A group of more than pp lets the
   /// microbatches per pipeline be other than a multiple of pp.

@@ -71,7 +71,9 @@ void check_model(const Rules& r) {
   if (m.top_k > m.experts)
     r.broken("model.top_k", std::to_string(m.top_k),
              "exceeds the number of experts (" + std::to_string(m.experts) + ")");
-  if (m.kind == ModelKind::transformer && m.d_model % m.heads != 0)
+  if (m.head_dim < 0)
+    r.broken("model.head_dim", std::to_string(m.head_dim), "must be greater than zero");
+  if (m.kind == ModelKind::transformer && m.head_dim == 0 && m.d_model % m.heads != 0)
     r.broken("model.heads", std::to_string(m.heads),
              "must divide d_model (" + std::to_string(m.d_model) + ")");
 }

@@ -18,31 +18,37 @@ KernelCost matmul(double tokens, double in, double out, double split, double byt
 
 KernelCost operator+(KernelCost a, KernelCost b) { return {a.flop + b.flop, a.hbm + b.hbm}; }
 
-// Query, key and value projections: d_model wide for the queries, kv_width each for keys and
-// values (grouped-query attention shares them among heads; MHA: 3 d_model in all).
+// The queries' width (heads x d_head): d_model unless the model sets its heads' width.
+double query_width(const LayerShape& l) { return l.q_width > 0 ? l.q_width : l.d_model; }
+
+// The keys' (and values') width: kv_width under grouped-query attention or a set head width,
+// else d_model.
+double key_width(const LayerShape& l) { return l.kv_width > 0 ? l.kv_width : l.d_model; }
+
+// Query, key and value projections: the queries' width, and the keys' each for keys and values
+// (grouped-query attention shares them among heads; MHA: 3 d_model in all).
 double qkv_width(const LayerShape& l) {
-  return l.kv_width > 0 ? l.d_model + 2.0 * l.kv_width : 3.0 * l.d_model;
+  if (l.q_width <= 0 && l.kv_width <= 0) return 3.0 * l.d_model;
+  return query_width(l) + 2.0 * key_width(l);
 }
 
 KernelCost attention_cost(const LayerShape& l, double tokens, double tp) {
-  double d = l.d_model, w = l.bytes_per_word.value();
+  double d = l.d_model, q = query_width(l), w = l.bytes_per_word.value();
   KernelCost qkv = matmul(tokens, d, qkv_width(l), tp, w);
-  KernelCost out = matmul(tokens, d, d, tp, w);
-  // Scores (Q K^T) and weighted values: 2 matmuls of 2 * tokens * seq * d FLOP each,
-  // counted in full as in Megatron's FLOP accounting; no weights to read.
+  KernelCost out = matmul(tokens, q, d, tp, w);
+  // Scores (Q K^T) and weighted values: 2 matmuls of 2 * tokens * seq * (heads x d_head) FLOP
+  // each, counted in full as in Megatron's FLOP accounting; no weights to read.
   double s = l.seq_len;
-  KernelCost scores{Flop(4.0 * tokens * s * d / tp), Bytes(4.0 * tokens * d * w / tp)};
+  KernelCost scores{Flop(4.0 * tokens * s * q / tp), Bytes(4.0 * tokens * q * w / tp)};
   return qkv + out + scores;
 }
-
-// The keys' (and values') width: kv_width under grouped-query attention, else d_model.
-double key_width(const LayerShape& l) { return l.kv_width > 0 ? l.kv_width : l.d_model; }
 
 // d x d_ff matrices per expert: up and down, and the gate of a gated MLP.
 double mlp_matrices(const LayerShape& l) { return l.gated_mlp ? 3.0 : 2.0; }
 
 double attention_params(const LayerShape& l) {
-  return l.kind == ModelKind::transformer ? l.d_model * qkv_width(l) + l.d_model * l.d_model : 0.0;
+  return l.kind == ModelKind::transformer ? l.d_model * qkv_width(l) + l.d_model * query_width(l)
+                                          : 0.0;
 }
 
 // The experts of `layers` layers this GPU holds, each split over tp.
@@ -69,6 +75,10 @@ LayerShape layer_shape(const ModelSpec& m) {
                m.gated_mlp,
                m.bytes_per_word};
   if (m.kv_heads > 0) l.kv_width = m.kv_heads * (l.d_model / m.heads);
+  if (m.head_dim > 0) {
+    l.q_width = static_cast<double>(m.heads) * m.head_dim;
+    l.kv_width = static_cast<double>(m.kv_heads_or_heads()) * m.head_dim;
+  }
   if (m.per_operator() && m.attention == AttentionKernel::unfused)
     l.score_elements = static_cast<double>(m.heads) * l.seq_len;
   l.dropout = m.dropout;
@@ -203,9 +213,9 @@ double activations_per_layer(const LayerShape& l, const GpuShare& g, const Stage
   double scores = r.recompute_attention ? 0.0 : 5.0 * tokens * l.score_elements / tp;
   double hidden = (l.gated_mlp ? 3.0 : 2.0) * l.top_k * l.d_ff;
   if (l.kind != ModelKind::transformer) return tokens * (d + hidden) * w / tp;
-  double kv = key_width(l);
+  double q = query_width(l), kv = key_width(l);
   double whole = (2.0 * d + d + d) * w + (l.dropout ? 2.0 * d : 0.0); // norms, QKV, fc1, masks
-  double split = (d + 2.0 * kv + d) * w + hidden * w; // Q, K, V, out_proj input; MLP hidden
+  double split = (q + 2.0 * kv + q) * w + hidden * w; // Q, K, V, out_proj input; MLP hidden
   return tokens * (r.sequence_parallel ? (whole + split) / tp : whole + split / tp) + scores;
 }
 
@@ -257,9 +267,8 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
 
 MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
   std::vector<MemoryUse> stages = memory_per_stage(m, e);
-  return *std::max_element(stages.begin(), stages.end(), [](const auto& a, const auto& b) {
-    return a.total() < b.total();
-  });
+  return *std::max_element(stages.begin(), stages.end(),
+                           [](const auto& a, const auto& b) { return a.total() < b.total(); });
 }
 
 std::string to_string(PipelineSchedule s) {

@@ -24,6 +24,7 @@ struct LayerShape {
   bool gated_mlp = false;
   Bytes bytes_per_word{2.0};
   double kv_width = 0; ///< keys' (and values') width, kv_heads x d_head; 0: d_model (MHA)
+  double q_width = 0;  ///< queries' (and the attention output's) width, heads x d_head; 0: d_model
   /// Attention-score elements per token an unfused attention keeps for its backward (heads x
   /// seq_len, 5 bytes each: softmax output, dropout mask and output); 0 under flash attention.
   double score_elements = 0;
@@ -62,11 +63,11 @@ struct LayerCosts {
   /// 2-D TP: the MLP's hidden activation all-reduced over the tp_2d axis between its two
   /// matmuls (tokens x d_ff / tp), once per layer and direction; 0 without a second axis.
   Bytes tp2_allreduce;
-  Bytes pp_activation;   ///< what one GPU sends across a stage boundary per microbatch (1/tp of
-                         ///< the activation with sequence parallelism)
-  Bytes cp_kv;           ///< keys and values all-gathered over the CP group per layer and pass (the
-               ///< gathered size, every CP rank's share of this TP rank's heads); 0: no CP
-  double params = 0;     ///< parameters of this layer held by this GPU
+  Bytes pp_activation; ///< what one GPU sends across a stage boundary per microbatch (1/tp of
+                       ///< the activation with sequence parallelism)
+  Bytes cp_kv;         ///< keys and values all-gathered over the CP group per layer and pass (the
+                       ///< gathered size, every CP rank's share of this TP rank's heads); 0: no CP
+  double params = 0;   ///< parameters of this layer held by this GPU
   double active_params = 0; ///< parameters one token touches in this layer, per GPU
 };
 
@@ -138,9 +139,9 @@ struct StageResidency {
   int zero = 0;                 ///< 1 shards optimizer state, 2 also gradients, 3 also weights
   Bytes optimizer_bytes_per_param{12.0};
   Bytes gradient_bytes_per_param{0.0}; ///< 0: the model's word
-  bool sequence_parallel = true;    ///< the norms' and dropouts' activations split over TP too
-  bool recompute = false;           ///< full: only each layer's input is kept
-  bool recompute_attention = false; ///< selective: the attention core keeps no activations
+  bool sequence_parallel = true;       ///< the norms' and dropouts' activations split over TP too
+  bool recompute = false;              ///< full: only each layer's input is kept
+  bool recompute_attention = false;    ///< selective: the attention core keeps no activations
   /// A delayed update keeps the previous step's whole gradients while it reduces them.
   bool delayed_update = false;
 };

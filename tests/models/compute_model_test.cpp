@@ -66,6 +66,30 @@ TEST(Operators, CausalFlashAttentionExecutesHalfTheScores) {
   EXPECT_EQ(find(layer.attention.forward, "attention").head_dim, 4);
 }
 
+TEST(Operators, ASetHeadWidthShapesTheProjectionsAndTheCore) {
+  // head_dim 8 on d_model 8 with 2 heads and 1 KV head: queries 2 x 8 = 16 wide, keys and
+  // values 8 each. QKV: 4 tokens x (16 + 2 x 8) = 32 outputs over d_model 8: 2 x 4 x 32 x 8 =
+  // 2048 FLOP. The output projection takes the 16-wide attention output back to 8: 2 x 4 x 8
+  // x 16 = 1024. The core runs heads of 8: per head 2 x 2 x (4 x 4 x 8) = 512 FLOP, 2 heads
+  // 1024, half of it under the causal mask: 512.
+  ModelSpec m = tiny();
+  m.head_dim = 8;
+  LayerOperators layer = layer_operators(m, ExecutionSpec{});
+  const Operator& qkv = find(layer.attention.forward, "qkv");
+  EXPECT_EQ(qkv.gemm.n, 32);
+  EXPECT_EQ(qkv.flop.value(), 2048);
+  const Operator& out = find(layer.attention.forward, "out_proj");
+  EXPECT_EQ(out.gemm.n, 8);
+  EXPECT_EQ(out.gemm.k, 16);
+  EXPECT_EQ(out.flop.value(), 1024);
+  EXPECT_EQ(find(layer.attention.forward, "attention").flop.value(), 512);
+  EXPECT_EQ(find(layer.attention.forward, "attention").head_dim, 8);
+  // Unset, a head is d_model / heads wide: the same operators as tiny() itself.
+  m.head_dim = 4;
+  EXPECT_EQ(find(layer_operators(m, ExecutionSpec{}).attention.forward, "qkv").flop.value(),
+            find(layer_operators(tiny(), ExecutionSpec{}).attention.forward, "qkv").flop.value());
+}
+
 TEST(Operators, RecomputationRunsForwardWorkAgain) {
   ExecutionSpec e;
   LayerOperators plain = layer_operators(tiny(), e);

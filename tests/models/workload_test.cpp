@@ -72,6 +72,24 @@ TEST(Workload, TwoDimensionalTpReducesAColumnShareOverEachAxis) {
   EXPECT_DOUBLE_EQ(second_only.tp2_allreduce.value(), 10 * 4000 * 2.0);
 }
 
+TEST(Workload, ASetHeadWidthSizesTheAttentionWeights) {
+  // Qwen3 30B-A3B's attention (its config.json: hidden_size 2048, 32 heads, 4 KV heads,
+  // head_dim 128): q_proj 2048 x 4096, k_proj and v_proj 2048 x 512 each, o_proj 4096 x 2048:
+  // 8,388,608 + 2 x 1,048,576 + 8,388,608 = 18,874,368 parameters, where d_model / heads = 64
+  // would give 2048 x (2048 + 2 x 256) + 2048 x 2048 = 9,437,184.
+  ModelSpec m;
+  m.d_model = 2048;
+  m.heads = 32;
+  m.kv_heads = 4;
+  m.d_ff = 768;
+  m.seq_len = 4096;
+  ExecutionSpec e;
+  double mlp = 2.0 * 2048 * 768; // up and down, not gated
+  EXPECT_DOUBLE_EQ(layer_costs(m, e).params, 9437184 + mlp);
+  m.head_dim = 128;
+  EXPECT_DOUBLE_EQ(layer_costs(m, e).params, 18874368 + mlp);
+}
+
 TEST(Workload, ParametersByTheGroupThatReducesThem) {
   // Transformer, 8 experts over ep 4, tp 2, 3 layers. Attention 4 x 1000^2 = 4e6 per layer,
   // / 2 x 3 = 6e6, dense; 8 / 4 = 2 experts x 2 x 1000 x 4000 = 1.6e7 per layer, / 2 x 3 =

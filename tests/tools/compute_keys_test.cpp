@@ -69,7 +69,8 @@ TEST(ComputeKeys, ModelKeysAreRead) {
   Scenario s =
       parse_scenario(
           model_with(
-              "  kv_heads: 4\n  vocab: 51200\n  biases: false\n  dropout: false\n  rotary: true\n"),
+              "  kv_heads: 4\n  vocab: 51200\n  biases: false\n  dropout: false\n  rotary: true\n"
+              "  head_dim: 96\n"),
           "s.yaml")
           .scenario;
   EXPECT_EQ(s.model.kv_heads, 4);
@@ -77,6 +78,7 @@ TEST(ComputeKeys, ModelKeysAreRead) {
   EXPECT_FALSE(s.model.biases);
   EXPECT_FALSE(s.model.dropout);
   EXPECT_TRUE(s.model.rotary);
+  EXPECT_EQ(s.model.head_dim, 96);
   EXPECT_EQ(parse_scenario(model_with("  compute: roofline\n"), "s.yaml").scenario.model.compute,
             ComputeModel::roofline);
 }
@@ -86,6 +88,8 @@ TEST(ComputeKeys, ModelKeysAreChecked) {
             "s.yaml: model.kv_heads = '3': must divide heads (16)");
   EXPECT_EQ(error_of(model_with("  kv_heads: 0\n")),
             "s.yaml: model.kv_heads = '0': must be greater than zero");
+  EXPECT_EQ(error_of(model_with("  head_dim: 0\n")),
+            "s.yaml: model.head_dim = '0': must be greater than zero");
   EXPECT_EQ(error_of(model_with("  vocab: -1\n")),
             "s.yaml: model.vocab = '-1': must not be negative (0: no embedding or LM head)");
   EXPECT_EQ(error_of(model_with("  compute: roofln\n")),
@@ -101,6 +105,9 @@ TEST(ComputeKeys, ModelKeysAreChecked) {
   EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  rotary: true\n")),
             "s.yaml: model.rotary = 'true': applies to kind: transformer only (the MLP-block model "
             "has no such part)");
+  EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  head_dim: 64\n")),
+            "s.yaml: model.head_dim = '64': applies to kind: transformer only (the MLP-block "
+            "model has no such part)");
 }
 
 TEST(ComputeKeys, AttentionIsFlashUnlessTheScenarioSaysUnfused) {

@@ -81,6 +81,7 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   s.system.gpu.speed_spread = 0.05;
   s.model.experts = 8;
   s.model.top_k = 2;
+  s.model.head_dim = 64;
   s.model.profile.optimizer_step = false;
   s.model.profile.nvlink_curve = false;
   std::string text = scenario_yaml(s);
