@@ -73,10 +73,11 @@ TEST(Workload, TwoDimensionalTpReducesAColumnShareOverEachAxis) {
 }
 
 TEST(Workload, ASetHeadWidthSizesTheAttentionWeights) {
-  // Qwen3 30B-A3B's attention (its config.json: hidden_size 2048, 32 heads, 4 KV heads,
-  // head_dim 128): q_proj 2048 x 4096, k_proj and v_proj 2048 x 512 each, o_proj 4096 x 2048:
-  // 8,388,608 + 2 x 1,048,576 + 8,388,608 = 18,874,368 parameters, where d_model / heads = 64
-  // would give 2048 x (2048 + 2 x 256) + 2048 x 2048 = 9,437,184.
+  // Qwen3 30B-A3B's attention (its Hugging Face config.json, as public copies of it in
+  // conversion tests give it: hidden_size 2048, 32 heads, 4 KV heads, head_dim 128; an
+  // expert's moe_intermediate_size 768 as d_ff): q_proj 2048 x 4096, k_proj and v_proj 2048 x 512
+  // each, o_proj 4096 x 2048: 8,388,608 + 2 x 1,048,576 + 8,388,608 = 18,874,368 parameters, where
+  // d_model / heads = 64 would give 2048 x (2048 + 2 x 256) + 2048 x 2048 = 9,437,184.
   ModelSpec m;
   m.d_model = 2048;
   m.heads = 32;
