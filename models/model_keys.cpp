@@ -152,6 +152,7 @@ std::vector<ModelKey> declare() {
       layer_part(switch_key("biases", &M::biases)),
       layer_part(switch_key("dropout", &M::dropout)),
       layer_part(switch_key("rotary", &M::rotary)),
+      layer_part(switch_key("qk_norm", &M::qk_norm)),
       layer_part(
           {"attention",
            [](const Params& p, M& m) {

@@ -184,6 +184,11 @@ BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute reco
   weight_linear({"qkv", "qkv_dgrad", "qkv_wgrad", "qkv_grad_accum", true},
                 {x.tokens, x.q + 2.0 * x.kv, x.d}, 1.0, x, b);
   if (m.biases) b.backward.push_back(memory("qkv_bias_grad", x.tokens * (x.q + 2.0 * x.kv) * x.w));
+  if (m.qk_norm) { // an RMSNorm on each head's q and k: as norm() on their width
+    double qk = x.tokens * (x.q + x.kv) * x.w;
+    b.forward.push_back(memory("qk_norm", 2.0 * qk));
+    b.backward.push_back(memory("qk_norm_grad", 3.0 * qk));
+  }
   if (m.rotary) { // rotate q and k in place: read and write them, both ways
     double qk = 2.0 * x.tokens * (x.q + x.kv) * x.w;
     b.forward.push_back(memory("rotary", qk));

@@ -79,6 +79,8 @@ struct ModelSpec {
   bool dropout = true; ///< dropout after attention and MLP (GPT); Llama-style models have none
   bool rotary =
       false; ///< rotary position embedding on q and k; false: learned positions, added once
+  /// RMSNorm on each head's queries and keys before attention (Qwen3, OLMo 2).
+  bool qk_norm = false;
   /// Only transformers are priced per operator; the MLP-block model is always a roofline.
   ComputeModel compute = ComputeModel::operators;
   AttentionKernel attention = AttentionKernel::flash;

@@ -82,6 +82,7 @@ LayerShape layer_shape(const ModelSpec& m) {
   if (m.per_operator() && m.attention == AttentionKernel::unfused)
     l.score_elements = static_cast<double>(m.heads) * l.seq_len;
   l.dropout = m.dropout;
+  l.qk_norm = m.kind == ModelKind::transformer && m.qk_norm;
   return l;
 }
 
@@ -216,6 +217,7 @@ double activations_per_layer(const LayerShape& l, const GpuShare& g, const Stage
   double q = query_width(l), kv = key_width(l);
   double whole = (2.0 * d + d + d) * w + (l.dropout ? 2.0 * d : 0.0); // norms, QKV, fc1, masks
   double split = (q + 2.0 * kv + q) * w + hidden * w; // Q, K, V, out_proj input; MLP hidden
+  if (l.qk_norm) split += (q + kv) * w;               // the QK norm's input
   return tokens * (r.sequence_parallel ? (whole + split) / tp : whole + split / tp) + scores;
 }
 

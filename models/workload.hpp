@@ -28,7 +28,8 @@ struct LayerShape {
   /// Attention-score elements per token an unfused attention keeps for its backward (heads x
   /// seq_len, 5 bytes each: softmax output, dropout mask and output); 0 under flash attention.
   double score_elements = 0;
-  bool dropout = true; ///< a 1-byte mask after the attention and after the MLP
+  bool dropout = true;  ///< a 1-byte mask after the attention and after the MLP
+  bool qk_norm = false; ///< queries and keys normalized per head: their input kept for backward
 };
 LayerShape layer_shape(const ModelSpec& model);
 

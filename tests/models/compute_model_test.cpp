@@ -90,6 +90,19 @@ TEST(Operators, ASetHeadWidthShapesTheProjectionsAndTheCore) {
             find(layer_operators(tiny(), ExecutionSpec{}).attention.forward, "qkv").flop.value());
 }
 
+TEST(Operators, AQkNormNormalizesQueriesAndKeysAsANormDoes) {
+  // tiny(): 4 tokens, queries 8 wide and one KV head of 4, 2 bytes a word: q and k are
+  // 4 x (8 + 4) x 2 = 96 bytes. Forward reads and writes them (192 B), backward reads them
+  // and their gradient and writes the input gradient (288 B), as norm() does on its width.
+  ModelSpec m = tiny();
+  EXPECT_EQ(testing::find_or_null(layer_operators(m, ExecutionSpec{}).attention.forward, "qk_norm"),
+            nullptr);
+  m.qk_norm = true;
+  LayerOperators layer = layer_operators(m, ExecutionSpec{});
+  EXPECT_EQ(find(layer.attention.forward, "qk_norm").bytes.value(), 192);
+  EXPECT_EQ(find(layer.attention.backward, "qk_norm_grad").bytes.value(), 288);
+}
+
 TEST(Operators, RecomputationRunsForwardWorkAgain) {
   ExecutionSpec e;
   LayerOperators plain = layer_operators(tiny(), e);

@@ -29,7 +29,8 @@ Scenario split(int layers, int pp, int chunks, long microbatches) {
 
 std::vector<int> stages(const Scenario& s) {
   std::vector<int> out;
-  for (int j = 0; j < s.execution.pp; ++j) out.push_back(stage_layer_count(s.model, s.execution, j));
+  for (int j = 0; j < s.execution.pp; ++j)
+    out.push_back(stage_layer_count(s.model, s.execution, j));
   return out;
 }
 
@@ -144,6 +145,10 @@ TEST(StageLayout, ActivationsFollowTheArchitecture) {
   s.model.d_ff = 26;
   EXPECT_DOUBLE_EQ(memory_per_gpu(s.model, s.execution).activations.value(),
                    4 * 2.0 * (32 + 102) / 2);
+  // A QK norm keeps its input, q and k before it: 8 + 4 words more, split.
+  s.model.qk_norm = true;
+  EXPECT_DOUBLE_EQ(memory_per_gpu(s.model, s.execution).activations.value(),
+                   4 * 2.0 * (32 + 102 + 12) / 2);
 }
 
 } // namespace

@@ -70,7 +70,7 @@ TEST(ComputeKeys, ModelKeysAreRead) {
       parse_scenario(
           model_with(
               "  kv_heads: 4\n  vocab: 51200\n  biases: false\n  dropout: false\n  rotary: true\n"
-              "  head_dim: 96\n"),
+              "  head_dim: 96\n  qk_norm: true\n"),
           "s.yaml")
           .scenario;
   EXPECT_EQ(s.model.kv_heads, 4);
@@ -79,6 +79,7 @@ TEST(ComputeKeys, ModelKeysAreRead) {
   EXPECT_FALSE(s.model.dropout);
   EXPECT_TRUE(s.model.rotary);
   EXPECT_EQ(s.model.head_dim, 96);
+  EXPECT_TRUE(s.model.qk_norm);
   EXPECT_EQ(parse_scenario(model_with("  compute: roofline\n"), "s.yaml").scenario.model.compute,
             ComputeModel::roofline);
 }
@@ -105,6 +106,9 @@ TEST(ComputeKeys, ModelKeysAreChecked) {
   EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  rotary: true\n")),
             "s.yaml: model.rotary = 'true': applies to kind: transformer only (the MLP-block model "
             "has no such part)");
+  EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  qk_norm: true\n")),
+            "s.yaml: model.qk_norm = 'true': applies to kind: transformer only (the MLP-block "
+            "model has no such part)");
   EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  head_dim: 64\n")),
             "s.yaml: model.head_dim = '64': applies to kind: transformer only (the MLP-block "
             "model has no such part)");

@@ -82,6 +82,7 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   s.model.experts = 8;
   s.model.top_k = 2;
   s.model.head_dim = 64;
+  s.model.qk_norm = true;
   s.model.profile.optimizer_step = false;
   s.model.profile.nvlink_curve = false;
   std::string text = scenario_yaml(s);
