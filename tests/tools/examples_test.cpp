@@ -38,6 +38,10 @@ const std::vector<Example>& examples() {
       {"zero3.yaml", [](const Scenario& s) { return s.execution.zero == 3; }},
       {"delayed-update.yaml", [](const Scenario& s) { return s.execution.delayed_update; }},
       {"tp-overlap.yaml", [](const Scenario& s) { return s.execution.tp_overlap; }},
+      {"head-width.yaml",
+       [](const Scenario& s) {
+         return s.model.head_dim * s.model.heads > s.model.d_model && s.model.qk_norm;
+       }},
       {"uneven-stages.yaml",
        [](const Scenario& s) {
          return s.execution.first_stage_layers > 0 && s.execution.last_stage_layers > 0;
