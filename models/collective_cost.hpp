@@ -45,18 +45,7 @@ CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, 
 /// Each algorithm's collective_cost(), as its catalogue entry names it (models/collectives.hpp):
 /// a group of p >= 2 members.
 namespace collective_price {
-CollectiveCost ring(int phases, Bytes n, int p, const GroupTiers& g,
-                    const CollectiveEfficiency* nvlink);
-CollectiveCost tree(int phases, Bytes n, int p, const GroupTiers& g,
-                    const CollectiveEfficiency* nvlink);
-CollectiveCost hierarchical(int phases, Bytes n, int p, const GroupTiers& g,
-                            const CollectiveEfficiency* nvlink);
-CollectiveCost nccl_auto(int phases, Bytes n, int p, const GroupTiers& g,
-                         const CollectiveEfficiency* nvlink);
-CollectiveCost direct(int phases, Bytes n, int p, const GroupTiers& g,
-                      const CollectiveEfficiency* nvlink);
-CollectiveCost pat(int phases, Bytes n, int p, const GroupTiers& g,
-                   const CollectiveEfficiency* nvlink);
+CollectivePriceFn ring, tree, hierarchical, nccl_auto, direct, pat;
 } // namespace collective_price
 
 /// NCCL's fraction of the bandwidth of the tier named `tier` for ring steps of `step` bytes:

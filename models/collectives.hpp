@@ -22,8 +22,9 @@ struct GroupTiers;
 /// An algorithm's price without contention: `phases` halves (reduce-scatter or all-gather: 1;
 /// an all-reduce: 2) of n bytes over the p members of a group whose tiers are `g`, ring steps
 /// over NVLink at `nvlink`'s efficiency when given (models/collective_cost.hpp).
-using CollectivePrice = CollectiveCost (*)(int phases, Bytes n, int p, const GroupTiers& g,
-                                           const CollectiveEfficiency* nvlink);
+using CollectivePriceFn = CollectiveCost(int phases, Bytes n, int p, const GroupTiers& g,
+                                         const CollectiveEfficiency* nvlink);
+using CollectivePrice = CollectivePriceFn*;
 
 enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all };
 std::string to_string(CollectiveOp op);

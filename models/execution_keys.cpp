@@ -7,20 +7,7 @@
 namespace trainsim {
 namespace {
 
-using Written = std::function<bool(const ExecutionSpec&)>;
-
-KeyValue integer(long v) { return integer_value(v); }
-KeyValue flag(bool v) { return flag_value(v); }
-KeyValue text(std::string v) { return text_value(std::move(v)); }
-
-bool always(const ExecutionSpec& /*e*/) { return true; }
-
-/// A count with a default: a positive integer.
-template <class T>
-ExecutionKey count(const char* key, T ExecutionSpec::*m, Written written = always) {
-  return {key, [=](const Params& p, ExecutionSpec& e) { e.*m = p.get_positive_or(key, e.*m); },
-          [=](const ExecutionSpec& e) { return std::optional(integer(e.*m)); }, std::move(written)};
-}
+constexpr auto always = always_written<ExecutionSpec>;
 
 /// A count that is unset (0) unless given: a positive integer where given.
 ExecutionKey unset_count(const char* key, int ExecutionSpec::*m) {
@@ -28,13 +15,8 @@ ExecutionKey unset_count(const char* key, int ExecutionSpec::*m) {
           [=](const Params& p, ExecutionSpec& e) {
             if (p.has(key)) e.*m = p.get_positive<int>(key);
           },
-          [=](const ExecutionSpec& e) { return std::optional(integer(e.*m)); },
+          [=](const ExecutionSpec& e) { return std::optional(integer_value(e.*m)); },
           [=](const ExecutionSpec& e) { return e.*m > 0; }};
-}
-
-ExecutionKey switch_key(const char* key, bool ExecutionSpec::*m) {
-  return {key, [=](const Params& p, ExecutionSpec& e) { e.*m = p.get_or(key, e.*m); },
-          [=](const ExecutionSpec& e) { return std::optional(flag(e.*m)); }, always};
 }
 
 /// A collective algorithm from the catalogue; what it must support is a scenario rule.
@@ -47,7 +29,7 @@ std::string collective_name(const Params& p, const std::string& key, const std::
 
 ExecutionKey collective(const char* key, std::string ExecutionSpec::*m) {
   return {key, [=](const Params& p, ExecutionSpec& e) { e.*m = collective_name(p, key, e.*m); },
-          [=](const ExecutionSpec& e) { return std::optional(text(e.*m)); }, always};
+          [=](const ExecutionSpec& e) { return std::optional(text_value(e.*m)); }, always};
 }
 
 /// `collective`: shorthand for tp_collective and dp_collective, which it gives their default.
@@ -68,7 +50,7 @@ ExecutionKey schedule() {
                                  {"gpipe", PipelineSchedule::gpipe},
                                  {"interleaved", PipelineSchedule::interleaved}});
           },
-          [](const ExecutionSpec& e) { return std::optional(text(to_string(e.schedule))); },
+          [](const ExecutionSpec& e) { return std::optional(text_value(to_string(e.schedule))); },
           always};
 }
 
@@ -85,33 +67,33 @@ Recompute read_recompute(const Params& p) {
 
 ExecutionKey recompute() {
   return {"recompute", [](const Params& p, ExecutionSpec& e) { e.recompute = read_recompute(p); },
-          [](const ExecutionSpec& e) { return std::optional(text(to_string(e.recompute))); },
+          [](const ExecutionSpec& e) { return std::optional(text_value(to_string(e.recompute))); },
           always};
 }
 
 std::vector<ExecutionKey> declare() {
   using E = ExecutionSpec;
   std::vector<ExecutionKey> keys{
-      count("dp", &E::dp),
-      count("tp", &E::tp),
-      count("tp_2d", &E::tp_2d, [](const E& e) { return e.tp_2d > 1; }),
-      count("pp", &E::pp),
-      count("ep", &E::ep),
-      count("cp", &E::cp),
+      count_key<E>("dp", &E::dp),
+      count_key<E>("tp", &E::tp),
+      count_key<E>("tp_2d", &E::tp_2d, [](const E& e) { return e.tp_2d > 1; }),
+      count_key<E>("pp", &E::pp),
+      count_key<E>("ep", &E::ep),
+      count_key<E>("cp", &E::cp),
       {"global_batch",
        [](const Params& p, E& e) { e.global_batch = p.get_positive<long>("global_batch"); },
-       [](const E& e) { return std::optional(integer(e.global_batch)); }, always},
-      count("micro_batch", &E::micro_batch),
+       [](const E& e) { return std::optional(integer_value(e.global_batch)); }, always},
+      count_key<E>("micro_batch", &E::micro_batch),
       schedule(),
-      count("interleave", &E::interleave,
-            [](const E& e) { return e.schedule == PipelineSchedule::interleaved; }),
+      count_key<E>("interleave", &E::interleave,
+                   [](const E& e) { return e.schedule == PipelineSchedule::interleaved; }),
       // Provenance gives the group the schedule uses, unset or not.
       {"microbatch_group",
        [](const Params& p, E& e) {
          if (p.has("microbatch_group"))
            e.microbatch_group = p.get_positive<int>("microbatch_group");
        },
-       [](const E& e) { return std::optional(integer(e.group())); },
+       [](const E& e) { return std::optional(integer_value(e.group())); },
        [](const E& e) { return e.microbatch_group > 0; }},
       // Absent: the even split (0 is not a layer count one can give).
       unset_count("first_stage_layers", &E::first_stage_layers),
@@ -126,27 +108,28 @@ std::vector<ExecutionKey> declare() {
         std::pair{"dp_overlap", &E::dp_overlap}, std::pair{"delayed_update", &E::delayed_update},
         std::pair{"param_gather_overlap", &E::param_gather_overlap},
         std::pair{"tp_overlap", &E::tp_overlap}, std::pair{"launch_overlap", &E::launch_overlap}})
-    keys.push_back(switch_key(key, member));
-  keys.insert(
-      keys.end(),
-      {count("tp_overlap_chunks", &E::tp_overlap_chunks, [](const E& e) { return e.tp_overlap; }),
-       // The stage of ZeRO: its range is a scenario rule (models/scenario_rules.cpp).
-       {"zero", [](const Params& p, E& e) { e.zero = p.get_or("zero", e.zero); },
-        [](const E& e) { return std::optional(integer(e.zero)); }, always},
-       recompute(),
-       // Unset: Megatron-LM's default, which provenance gives as dp_bucket_bytes.
-       {"dp_bucket",
-        [](const Params& p, E& e) {
-          if (p.has("dp_bucket")) e.dp_bucket = p.get_positive<Bytes>("dp_bucket");
-        },
-        [](const E& e) {
-          return e.dp_bucket ? std::optional(text(Params::text_of(*e.dp_bucket))) : std::nullopt;
-        },
-        [](const E& e) { return e.dp_bucket.has_value(); }},
-       shared_collective(),
-       collective("tp_collective", &E::tp_collective),
-       collective("dp_collective", &E::dp_collective),
-       collective("ep_collective", &E::ep_collective)});
+    keys.push_back(switch_key<E>(key, member));
+  keys.insert(keys.end(),
+              {count_key<E>("tp_overlap_chunks", &E::tp_overlap_chunks,
+                            [](const E& e) { return e.tp_overlap; }),
+               // The stage of ZeRO: its range is a scenario rule (models/scenario_rules.cpp).
+               {"zero", [](const Params& p, E& e) { e.zero = p.get_or("zero", e.zero); },
+                [](const E& e) { return std::optional(integer_value(e.zero)); }, always},
+               recompute(),
+               // Unset: Megatron-LM's default, which provenance gives as dp_bucket_bytes.
+               {"dp_bucket",
+                [](const Params& p, E& e) {
+                  if (p.has("dp_bucket")) e.dp_bucket = p.get_positive<Bytes>("dp_bucket");
+                },
+                [](const E& e) {
+                  return e.dp_bucket ? std::optional(text_value(Params::text_of(*e.dp_bucket)))
+                                     : std::nullopt;
+                },
+                [](const E& e) { return e.dp_bucket.has_value(); }},
+               shared_collective(),
+               collective("tp_collective", &E::tp_collective),
+               collective("dp_collective", &E::dp_collective),
+               collective("ep_collective", &E::ep_collective)});
   return keys;
 }
 

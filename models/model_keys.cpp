@@ -7,9 +7,8 @@ namespace {
 
 using M = ModelSpec;
 using Read = std::function<void(const Params&, M&)>;
-using Value = std::function<std::optional<KeyValue>(const M&)>;
 
-bool always(const M& /*m*/) { return true; }
+constexpr auto always = always_written<M>;
 bool transformer(const M& m) { return m.kind == ModelKind::transformer; }
 
 /// A whole number the section must give.
@@ -17,18 +16,6 @@ template <class T>
 ModelKey required(const char* key, T M::*member) {
   return {key, [=](const Params& p, M& m) { m.*member = p.get_positive<T>(key); },
           [=](const M& m) { return std::optional(integer_value(m.*member)); }, always};
-}
-
-/// A positive whole number with a default.
-template <class T>
-ModelKey count(const char* key, T M::*member) {
-  return {key, [=](const Params& p, M& m) { m.*member = p.get_positive_or(key, m.*member); },
-          [=](const M& m) { return std::optional(integer_value(m.*member)); }, always};
-}
-
-ModelKey switch_key(const char* key, bool M::*member) {
-  return {key, [=](const Params& p, M& m) { m.*member = p.get_or(key, m.*member); },
-          [=](const M& m) { return std::optional(flag_value(m.*member)); }, always};
 }
 
 /// A part of a transformer's layer (docs/compute-model.md): the MLP-block model has none and
@@ -132,9 +119,9 @@ std::vector<ModelKey> declare() {
        },
        [](const M& m) { return std::optional(integer_value(m.heads)); }, always},
       required("seq_len", &M::seq_len),
-      count("experts", &M::experts),
-      count("top_k", &M::top_k),
-      switch_key("gated_mlp", &M::gated_mlp),
+      count_key<M>("experts", &M::experts),
+      count_key<M>("top_k", &M::top_k),
+      switch_key<M>("gated_mlp", &M::gated_mlp),
       {"precision",
        [](const Params& p, M& m) {
          m.bytes_per_word = word_size(p);
@@ -149,10 +136,10 @@ std::vector<ModelKey> declare() {
       head_dim(),
       layer_part({"vocab", [](const Params& p, M& m) { m.vocab = p.get_or("vocab", m.vocab); },
                   [](const M& m) { return std::optional(integer_value(m.vocab)); }, always}),
-      layer_part(switch_key("biases", &M::biases)),
-      layer_part(switch_key("dropout", &M::dropout)),
-      layer_part(switch_key("rotary", &M::rotary)),
-      layer_part(switch_key("qk_norm", &M::qk_norm)),
+      layer_part(switch_key<M>("biases", &M::biases)),
+      layer_part(switch_key<M>("dropout", &M::dropout)),
+      layer_part(switch_key<M>("rotary", &M::rotary)),
+      layer_part(switch_key<M>("qk_norm", &M::qk_norm)),
       layer_part(
           {"attention",
            [](const Params& p, M& m) {

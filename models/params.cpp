@@ -194,6 +194,13 @@ std::string listed(const std::vector<std::string>& names) {
   return list;
 }
 
+std::string alternatives(const std::vector<std::string>& words) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i)
+    out.append(i == 0 ? "" : i + 1 == words.size() ? " or " : ", ").append(words[i]);
+  return out;
+}
+
 std::string one_of(const std::vector<std::string>& names) {
   return "must be one of " + listed(names);
 }

@@ -84,6 +84,8 @@ private:
 
 /// "a, b, c".
 std::string listed(const std::vector<std::string>& names);
+/// "a or b", "a, b or c".
+std::string alternatives(const std::vector<std::string>& words);
 /// "must be one of a, b, c".
 std::string one_of(const std::vector<std::string>& names);
 

@@ -8,6 +8,7 @@
 #include "models/collectives.hpp"
 #include "models/error.hpp"
 #include "models/layout.hpp"
+#include "models/params.hpp"
 #include "models/workload.hpp"
 
 namespace trainsim {
@@ -16,14 +17,6 @@ namespace {
 std::string whole(double n) {
   char out[32];
   std::snprintf(out, sizeof out, "%.15g", n);
-  return out;
-}
-
-// "a, b or c".
-std::string join_or(const std::vector<std::string>& names) {
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
   return out;
 }
 
@@ -244,7 +237,7 @@ void check_one_node(const Rules& r) {
     for (const CollectiveInfo& info : collective_catalogue())
       if (!info.one_node && info.supports(CollectiveOp::all_reduce)) others.push_back(info.name);
     r.broken("execution.dp_collective", e.dp_collective,
-             "runs only inside one NVSwitch node; DP groups use " + join_or(others));
+             "runs only inside one NVSwitch node; DP groups use " + alternatives(others));
   }
   int node = nvswitch_node(r.s.system.topology);
   if (one_node(e.tp_collective) && e.tp_ranks() > 1 && !tp_block_in_node(e, node))

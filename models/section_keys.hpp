@@ -45,6 +45,29 @@ struct SectionKey {
   std::function<bool(const Spec& spec)> written;
 };
 
+/// A key every scenario file states.
+template <class Spec>
+bool always_written(const Spec& /*spec*/) {
+  return true;
+}
+
+/// A positive whole number with a default.
+template <class Spec, class T>
+SectionKey<Spec> count_key(const char* key, T Spec::*member,
+                           std::function<bool(const Spec&)> written = always_written<Spec>) {
+  return {key, [=](const Params& p, Spec& s) { s.*member = p.get_positive_or(key, s.*member); },
+          [=](const Spec& s) { return std::optional(integer_value(s.*member)); },
+          std::move(written)};
+}
+
+/// A switch, true or false, with a default.
+template <class Spec>
+SectionKey<Spec> switch_key(const char* key, bool Spec::*member) {
+  return {key, [=](const Params& p, Spec& s) { s.*member = p.get_or(key, s.*member); },
+          [=](const Spec& s) { return std::optional(flag_value(s.*member)); },
+          always_written<Spec>};
+}
+
 using ModelKey = SectionKey<ModelSpec>;
 using ExecutionKey = SectionKey<ExecutionSpec>;
 

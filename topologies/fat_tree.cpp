@@ -222,7 +222,7 @@ void check_ecmp(const Params& context, const FatTreeParams& p, int up) {
   if (policy == nullptr) {
     std::vector<std::string> names;
     for (const EcmpPolicy& known : kEcmpPolicies) names.emplace_back(known.name);
-    context.fail("ecmp", "must be pair, rail, destination or spray" + did_you_mean(p.ecmp, names));
+    context.fail("ecmp", "must be " + alternatives(names) + did_you_mean(p.ecmp, names));
   }
   if (!policy->turns_with_rails) return;
   if (!p.rail_optimized) context.fail("ecmp", "needs rails: generator rail-optimized or dgx-h100");

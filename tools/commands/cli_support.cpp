@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "models/error.hpp"
+#include "models/params.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -52,13 +53,6 @@ bool is_help_or_version(const std::string& arg) {
 }
 
 } // namespace
-
-std::string alternatives(const std::vector<std::string>& words) {
-  std::string out;
-  for (size_t i = 0; i < words.size(); ++i)
-    out.append(i == 0 ? "" : i + 1 == words.size() ? " or " : ", ").append(words[i]);
-  return out;
-}
 
 std::string option_name(const std::string& names) { return names.substr(names.rfind(',') + 1); }
 

@@ -55,9 +55,6 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-/// "a or b", "a, b or c".
-std::string alternatives(const std::vector<std::string>& words);
-
 /// The name messages use for an option declared as "-o,--out": its last name, "--out".
 std::string option_name(const std::string& names);
 
