@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <vector>
@@ -20,11 +21,12 @@ namespace trainsim {
 
 /// A key's value: its text as a scenario file writes it, and what it is, for result.json.
 struct KeyValue {
-  enum class Kind : std::uint8_t { integer, flag, text };
+  enum class Kind : std::uint8_t { integer, flag, text, number };
   Kind kind = Kind::text;
   std::string text;
   long integer = 0;
   bool flag = false;
+  double number = 0; ///< a quantity in SI units
 };
 
 inline KeyValue integer_value(long v) {
@@ -32,6 +34,31 @@ inline KeyValue integer_value(long v) {
 }
 inline KeyValue flag_value(bool v) { return {KeyValue::Kind::flag, Params::text_of(v), 0, v}; }
 inline KeyValue text_value(std::string v) { return {KeyValue::Kind::text, std::move(v), 0, false}; }
+/// A quantity (a unit type or a plain fraction): its text with its unit, its SI value.
+template <class Q>
+KeyValue number_value(Q v) {
+  double si = 0;
+  if constexpr (std::is_arithmetic_v<Q>)
+    si = static_cast<double>(v);
+  else
+    si = v.value();
+  return {KeyValue::Kind::number, Params::text_of(v), 0, false, si};
+}
+/// Whether two values are the same value.
+inline bool same_value(const KeyValue& a, const KeyValue& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+  case KeyValue::Kind::integer:
+    return a.integer == b.integer;
+  case KeyValue::Kind::flag:
+    return a.flag == b.flag;
+  case KeyValue::Kind::number:
+    return a.number == b.number;
+  case KeyValue::Kind::text:
+    break;
+  }
+  return a.text == b.text;
+}
 
 template <class Spec>
 struct SectionKey {
@@ -43,6 +70,11 @@ struct SectionKey {
   std::function<std::optional<KeyValue>(const Spec& spec)> value;
   /// Whether a scenario file states it; where not, reading the file gives the same value.
   std::function<bool(const Spec& spec)> written;
+  /// Its name in result.json where that differs (a quantity's with its SI unit); "" = `key`.
+  std::string result_key{};
+  [[nodiscard]] const std::string& result_name() const {
+    return result_key.empty() ? key : result_key;
+  }
 };
 
 /// A key every scenario file states.
@@ -70,16 +102,28 @@ SectionKey<Spec> switch_key(const char* key, bool Spec::*member) {
 
 using ModelKey = SectionKey<ModelSpec>;
 using ExecutionKey = SectionKey<ExecutionSpec>;
+/// A GPU's figures, over a preset's or on their own (system.gpu; `preset` and `name` are the
+/// section's frame, read by the loader). A figure's `written` is unused: the writer states the
+/// ones that differ from the preset's.
+using GpuKey = SectionKey<GpuSpec>;
 
 /// Every key of each section, in the order the loader reads them and the writer writes them.
 const std::vector<ModelKey>& model_keys();
 const std::vector<ExecutionKey>& execution_keys();
+const std::vector<GpuKey>& gpu_keys();
+
+/// Every key of a section read and checked over `spec`'s values; the section's other keys are
+/// left to the caller.
+template <class Spec>
+Spec read_keys_over(const std::vector<SectionKey<Spec>>& keys, const Params& section, Spec spec) {
+  for (const SectionKey<Spec>& k : keys) k.read(section, spec);
+  return spec;
+}
 
 /// A section: every key read and checked over the defaults, unknown ones rejected.
 template <class Spec>
 Spec read_keys(const std::vector<SectionKey<Spec>>& keys, const Params& section) {
-  Spec spec;
-  for (const SectionKey<Spec>& k : keys) k.read(section, spec);
+  Spec spec = read_keys_over(keys, section, Spec{});
   section.reject_unknown();
   return spec;
 }

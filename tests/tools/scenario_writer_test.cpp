@@ -89,6 +89,32 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
 }
 
+TEST(ScenarioWriter, EveryGpuFigureReadsBack) {
+  // Each figure of models/gpu_keys.cpp set over a preset, then a GPU given figure by figure
+  // with one attention rate: both are written and read back as themselves.
+  auto round_trip = [](const std::string& gpu) {
+    Scenario s = ScenarioTree::parse(
+                     "model: {kind: transformer, layers: 2, d_model: 1024, d_ff: 4096, heads: 8, "
+                     "seq_len: 1024}\nsystem:\n  gpu: " +
+                         gpu + "\n  topology: {generator: fat-tree, nodes: 1}\nexecution: {dp: 8, global_batch: 8}\n",
+                     "gpu.yaml")
+                     .read();
+    std::string text = scenario_yaml(s);
+    EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
+    return text;
+  };
+  std::string over = round_trip(
+      "{preset: h100-sxm, peak: 900TFLOPS, hbm_bandwidth: 3TB/s, hbm_capacity: 64GB, "
+      "kernel_latency: 5us, sms: 100, gemm_peak: 600TFLOPS, flash_attention: 400TFLOPS, "
+      "hbm_efficiency: 0.8, speed_spread: 0.01, name: capped}");
+  for (const char* key : {"peak", "hbm_bandwidth", "hbm_capacity", "kernel_latency", "sms",
+                          "gemm_peak", "flash_attention", "hbm_efficiency", "speed_spread"})
+    EXPECT_NE(over.find(std::string(key) + ": "), std::string::npos) << key << "\n" << over;
+  std::string custom = round_trip("{peak: 500TFLOPS, hbm_bandwidth: 2TB/s, hbm_capacity: 40GB, "
+                                  "flash_attention: 200TFLOPS}");
+  EXPECT_EQ(custom.find("sms"), std::string::npos) << custom; // a figure it lacks: unset
+}
+
 TEST(ScenarioWriter, RefusesAValueNoKeyExpresses) {
   Scenario s;
   s.execution.optimizer_bytes_per_param = Bytes(16); // no scenario key gives it

@@ -20,15 +20,19 @@ void add_keys(Json& j, const std::vector<SectionKey<Spec>>& keys, const Spec& sp
   for (const SectionKey<Spec>& k : keys) {
     std::optional<KeyValue> v = k.value(spec);
     if (!v) continue;
+    Json& entry = j[k.result_name()];
     switch (v->kind) {
     case KeyValue::Kind::integer:
-      j[k.key] = v->integer;
+      entry = v->integer;
       break;
     case KeyValue::Kind::flag:
-      j[k.key] = v->flag;
+      entry = v->flag;
+      break;
+    case KeyValue::Kind::number:
+      entry = v->number;
       break;
     case KeyValue::Kind::text:
-      j[k.key] = v->text;
+      entry = v->text;
       break;
     }
   }
@@ -57,18 +61,10 @@ Json attention_json(const AttentionRates& r) {
 }
 
 Json gpu_json(const GpuSpec& g) {
-  return {{"preset", g.preset},
-          {"name", g.name},
-          {"peak_flop_per_s", g.peak.value()},
-          {"matmul_efficiency", g.matmul_efficiency},
-          {"hbm_bandwidth_bytes_per_s", g.hbm_bandwidth.value()},
-          {"hbm_capacity_bytes", g.hbm_capacity.value()},
-          {"kernel_latency_s", g.kernel_latency.value()},
-          {"sms", g.sms},
-          {"gemm_peak_flop_per_s", g.gemm_peak.value()},
-          {"flash_attention_flop_per_s", attention_json(g.flash_attention)},
-          {"hbm_efficiency", g.hbm_efficiency},
-          {"speed_spread", g.speed_spread}};
+  Json j = {{"preset", g.preset}, {"name", g.name}};
+  add_keys(j, gpu_keys(), g);
+  j["flash_attention_flop_per_s"] = attention_json(g.flash_attention);
+  return j;
 }
 
 // Every key, given or left at its default, alphabetical as result.json has always listed them.

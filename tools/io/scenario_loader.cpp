@@ -19,7 +19,6 @@
 #include "models/section_keys.hpp"
 #include "sim/log.hpp"
 #include "tools/io/scenario_reader.hpp"
-#include "tools/io/spec_readers.hpp"
 #include "topologies/spec.hpp"
 
 namespace trainsim {
@@ -216,7 +215,7 @@ GpuSpec read_gpu(const Section& system, const std::string& file, const std::stri
     g = at_precision(read_preset(p, "preset"), precision, file);
   else
     require_figures(p);
-  g = read_gpu_figures(p, g);
+  g = read_keys_over(gpu_keys(), p, g);
   // The preset's spread stays inert under the roofline; one the file asks for would be a key
   // that silently does nothing.
   if (p.has("speed_spread") && g.speed_spread > 0.0 && !uneven_applies)

@@ -34,21 +34,22 @@ bool same_rates(const AttentionRates& a, const AttentionRates& b, double scale) 
   return true;
 }
 
+// Whether the attention table is one rate, which the flash_attention key states.
+bool one_attention_rate(const GpuSpec& g) {
+  for (const GpuKey& k : gpu_keys())
+    if (k.key == "flash_attention") return k.value(g).has_value();
+  return false;
+}
+
 // The figures a `gpu` mapping can override, written where they differ from `base` (every one
-// when `all`).
+// the GPU has when `all`).
 void figures(YAML::Emitter& out, const GpuSpec& g, const GpuSpec& base, bool all) {
-  auto put = [&](const char* key, auto value, auto base_value) {
-    if (all || value != base_value) pair(out, key, value);
-  };
-  put("peak", g.peak, base.peak);
-  put("matmul_efficiency", g.matmul_efficiency, base.matmul_efficiency);
-  put("hbm_bandwidth", g.hbm_bandwidth, base.hbm_bandwidth);
-  put("hbm_capacity", g.hbm_capacity, base.hbm_capacity);
-  put("kernel_latency", g.kernel_latency, base.kernel_latency);
-  if (g.sms > 0) put("sms", g.sms, base.sms);
-  if (g.gemm_peak.value() > 0) put("gemm_peak", g.gemm_peak, base.gemm_peak);
-  put("hbm_efficiency", g.hbm_efficiency, base.hbm_efficiency);
-  put("speed_spread", g.speed_spread, base.speed_spread);
+  for (const GpuKey& k : gpu_keys()) {
+    std::optional<KeyValue> v = k.value(g);
+    if (!v) continue;
+    std::optional<KeyValue> b = k.value(base);
+    if (all || !b || !same_value(*v, *b)) out << YAML::Key << k.key << YAML::Value << v->text;
+  }
 }
 
 // A preset's figures are written as overrides of the preset at the model's precision, which the
@@ -60,12 +61,14 @@ void gpu(YAML::Emitter& out, const GpuSpec& g, const std::string& precision) {
   if (preset != nullptr) base = preset_at_precision(*preset, precision);
   if (base) {
     pair(out, "preset", g.preset);
-    TRAINSIM_CHECK(same_rates(g.flash_attention, base->flash_attention, g.peak / base->peak) &&
+    TRAINSIM_CHECK((same_rates(g.flash_attention, base->flash_attention, g.peak / base->peak) ||
+                    one_attention_rate(g)) &&
                        g.nvlink_collectives == base->nvlink_collectives,
                    "a GPU whose attention table or NCCL curve no scenario key gives");
     figures(out, g, *base, false);
   } else {
-    TRAINSIM_CHECK(!g.flash_attention.known() && !g.nvlink_collectives.known(),
+    TRAINSIM_CHECK(!g.nvlink_collectives.known() &&
+                       (!g.flash_attention.known() || one_attention_rate(g)),
                    "a GPU without a preset but with measured tables");
     figures(out, g, g, true);
   }
