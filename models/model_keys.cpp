@@ -46,6 +46,39 @@ ModelKey head_dim() {
   return k;
 }
 
+/// A key of a mixture-of-experts model: refused on a dense one, where it would do nothing.
+ModelKey moe_part(ModelKey k) {
+  Read read = std::move(k.read);
+  k.read = [read, key = k.key](const Params& p, M& m) {
+    if (p.has(key) && m.experts <= 1)
+      p.fail(key, "applies to a mixture of experts only (model.experts > 1; this model has " +
+                      std::to_string(m.experts) + ")");
+    read(p, m);
+  };
+  return k;
+}
+
+// An expert's inner size apart from the dense MLP's: unset, d_ff, which provenance gives.
+ModelKey moe_d_ff() {
+  return moe_part({"moe_d_ff",
+                   [](const Params& p, M& m) {
+                     if (p.has("moe_d_ff")) m.moe_d_ff = p.get_positive<long>("moe_d_ff");
+                   },
+                   [](const M& m) { return std::optional(integer_value(m.expert_d_ff())); },
+                   [](const M& m) { return m.moe_d_ff > 0; }});
+}
+
+ModelKey shared_experts() {
+  return moe_part({"shared_experts",
+                   [](const Params& p, M& m) {
+                     m.shared_experts = p.get_or("shared_experts", m.shared_experts);
+                     if (m.shared_experts < 0)
+                       p.fail("shared_experts", "must be 0 or more");
+                   },
+                   [](const M& m) { return std::optional(integer_value(m.shared_experts)); },
+                   [](const M& m) { return m.shared_experts > 0; }});
+}
+
 Bytes word_size(const Params& p) {
   std::string precision = p.get_or<std::string>("precision", "bf16");
   const std::vector<std::pair<std::string, double>> sizes{
@@ -121,6 +154,8 @@ std::vector<ModelKey> declare() {
       required("seq_len", &M::seq_len),
       count_key<M>("experts", &M::experts),
       count_key<M>("top_k", &M::top_k),
+      moe_d_ff(),
+      shared_experts(),
       switch_key<M>("gated_mlp", &M::gated_mlp),
       {"precision",
        [](const Params& p, M& m) {

@@ -16,7 +16,7 @@ struct Dims {
   double q = 0;           ///< query (and attention output) width: heads x d_head / tp
   double kv = 0;          ///< key and value width each: kv_heads x d_head / tp
   double head_dim = 0, seq = 0;
-  double ff = 0;     ///< d_ff / tp
+  double ff = 0;     ///< an expert's inner size / tp
   double w = 0;      ///< bytes per word
   double routed = 0; ///< expert inputs: T x top_k
   double local_experts = 1;
@@ -36,7 +36,7 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   x.q = (m.head_dim > 0 ? m.heads * x.head_dim : x.d) / tp;
   x.kv = m.kv_heads_or_heads() * x.head_dim / tp;
   x.seq = static_cast<double>(m.seq_len);
-  x.ff = static_cast<double>(m.d_ff) / tp;
+  x.ff = static_cast<double>(m.expert_d_ff()) / tp;
   x.w = m.bytes_per_word.value();
   x.routed = x.tokens * m.top_k;
   x.local_experts = static_cast<double>(m.experts) / e.ep;
@@ -201,24 +201,45 @@ BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute reco
   return b;
 }
 
-// Up (and gate, fused into one GEMM of twice the width, as Megatron does for SwiGLU), the
-// activation, down; one GEMM of each per local expert, each on its share of the routed tokens.
-BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
-  BlockOperators b;
-  norm(x, b);
-  double per_expert = x.routed / x.local_experts, hidden = x.routed * x.ff * x.w;
-  double up = m.gated_mlp ? 2.0 * x.ff : x.ff;
-  weight_linear({"fc1", "fc1_dgrad", "fc1_wgrad", "fc1_grad_accum", true}, {per_expert, up, x.d},
-                x.local_experts, x, b);
+// One MLP's GEMMs for each of `count` experts, which share `rows` token rows evenly, with an
+// inner size of `ff` per TP rank: up (and gate, fused into one GEMM of twice the width, as Megatron does for
+// SwiGLU), the activation, down.
+struct MlpNames {
+  LinearNames up, down;
+  const char *activation, *activation_grad;
+};
+
+void mlp_gemms(const MlpNames& n, double rows, double ff, double count, const Dims& x,
+               const ModelSpec& m, BlockOperators& b) {
+  double hidden = rows * ff * x.w, per_expert = rows / count;
+  double up = m.gated_mlp ? 2.0 * ff : ff;
+  weight_linear(n.up, {per_expert, up, x.d}, count, x, b);
   // GeLU (with fc1's bias fused) reads its input and writes its output; backward reads the
   // input and the output gradient and writes the input gradient. SwiGLU reads gate and up
   // and writes their product; backward reads both and the gradient, writes two gradients.
-  b.forward.push_back(
-      memory(m.gated_mlp ? "swiglu" : "bias_gelu", (m.gated_mlp ? 3.0 : 2.0) * hidden));
-  b.backward.push_back(
-      memory(m.gated_mlp ? "swiglu_grad" : "bias_gelu_grad", (m.gated_mlp ? 5.0 : 3.0) * hidden));
-  weight_linear({"fc2", "fc2_dgrad", "fc2_wgrad", "fc2_grad_accum"}, {per_expert, x.d, x.ff},
-                x.local_experts, x, b);
+  b.forward.push_back(memory(n.activation, (m.gated_mlp ? 3.0 : 2.0) * hidden));
+  b.backward.push_back(memory(n.activation_grad, (m.gated_mlp ? 5.0 : 3.0) * hidden));
+  weight_linear(n.down, {per_expert, x.d, ff}, count, x, b);
+}
+
+// The routed experts, one GEMM of each per local expert, each on its share of the routed
+// tokens; then the shared experts (models/scenario.hpp), one MLP on every token.
+BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
+  BlockOperators b;
+  norm(x, b);
+  const char* activation = m.gated_mlp ? "swiglu" : "bias_gelu";
+  const char* activation_grad = m.gated_mlp ? "swiglu_grad" : "bias_gelu_grad";
+  mlp_gemms({{"fc1", "fc1_dgrad", "fc1_wgrad", "fc1_grad_accum", true},
+             {"fc2", "fc2_dgrad", "fc2_wgrad", "fc2_grad_accum"},
+             activation,
+             activation_grad},
+            x.routed, x.ff, x.local_experts, x, m, b);
+  if (m.shared_experts > 0)
+    mlp_gemms({{"shared_fc1", "shared_fc1_dgrad", "shared_fc1_wgrad", "shared_fc1_grad_accum"},
+               {"shared_fc2", "shared_fc2_dgrad", "shared_fc2_wgrad", "shared_fc2_grad_accum"},
+               m.gated_mlp ? "shared_swiglu" : "shared_bias_gelu",
+               m.gated_mlp ? "shared_swiglu_grad" : "shared_bias_gelu_grad"},
+              x.tokens, x.ff * m.shared_experts, 1.0, x, m, b);
   residual(x, m, b);
   return b;
 }

@@ -62,12 +62,19 @@ struct ModelSpec {
   ModelKind kind = ModelKind::transformer;
   int layers = 1;
   long d_model = 1;
-  long d_ff = 4;          ///< per expert
+  long d_ff = 4;          ///< the MLP's inner size (each expert's, unless moe_d_ff says)
   int heads = 1;          ///< attention heads (transformer only)
   long seq_len = 1;       ///< tokens per sequence
   int experts = 1;        ///< E; the model is sparse (MoE) when E > 1
   int top_k = 1;          ///< experts each token is routed to
   bool gated_mlp = false; ///< SwiGLU-style: three d_model x d_ff matrices per expert instead of two
+  /// Each expert's inner size where it differs from the dense MLP's d_ff (Megatron-LM's
+  /// moe_ffn_hidden_size; DeepSeek-V3: 2048 against 18432); 0: d_ff.
+  long moe_d_ff = 0;
+  /// Experts every token visits besides its top_k routed ones, each of expert_d_ff(): one MLP
+  /// of shared_experts x expert_d_ff, split over TP and held by every EP rank (DeepSeek-V3: 1;
+  /// Megatron-LM's moe_shared_expert_intermediate_size).
+  int shared_experts = 0;
   int kv_heads = 0;       ///< key/value heads (grouped-query attention); 0: as many as `heads`
   /// Each head's width (d_head): queries are heads x head_dim wide, keys and values kv_heads x
   /// head_dim, the attention output projected from heads x head_dim back to d_model
@@ -88,6 +95,7 @@ struct ModelSpec {
   std::string precision = "bf16"; ///< the number format bytes_per_word comes from
 
   [[nodiscard]] int kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  [[nodiscard]] long expert_d_ff() const { return moe_d_ff > 0 ? moe_d_ff : d_ff; }
   OperatorProfile profile{};
 
   [[nodiscard]] bool per_operator() const {

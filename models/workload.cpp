@@ -51,10 +51,15 @@ double attention_params(const LayerShape& l) {
                                           : 0.0;
 }
 
-// The experts of `layers` layers this GPU holds, each split over tp.
+// The routed experts of `layers` layers this GPU holds, each split over tp.
 double expert_params_on_gpu(const LayerShape& l, const GpuShare& g, double layers) {
   double experts_here = static_cast<double>(l.experts) / g.ep;
   return layers * experts_here * mlp_matrices(l) * l.d_model * l.d_ff / g.tp();
+}
+
+// The shared experts of `layers` layers on this GPU: split over tp, on every EP rank.
+double shared_params_on_gpu(const LayerShape& l, const GpuShare& g, double layers) {
+  return layers * mlp_matrices(l) * l.d_model * l.shared_ff / g.tp();
 }
 
 // The embedding (first stage) and LM head (last stage) parameters a GPU of `stage` holds.
@@ -81,6 +86,8 @@ LayerShape layer_shape(const ModelSpec& m) {
   }
   if (m.per_operator() && m.attention == AttentionKernel::unfused)
     l.score_elements = static_cast<double>(m.heads) * l.seq_len;
+  l.d_ff = static_cast<double>(m.expert_d_ff());
+  l.shared_ff = static_cast<double>(m.shared_experts) * l.d_ff;
   l.dropout = m.dropout;
   l.qk_norm = m.kind == ModelKind::transformer && m.qk_norm;
   return l;
@@ -93,26 +100,32 @@ GpuShare gpu_share(const ModelSpec& m, const ExecutionSpec& e) {
 }
 
 KernelCost mlp_cost(const LayerShape& l, const GpuShare& g, double passes, double layers) {
-  double d = l.d_model, f = l.d_ff, w = l.bytes_per_word.value(), tp = g.tp();
-  // Each token visits top_k experts; the GPU holds experts / ep of them, each split over tp.
-  double routed = g.tokens * l.top_k;
-  double up_matrices = l.gated_mlp ? 2.0 : 1.0, up_width = up_matrices * f;
-  // Up (d x up_width) and down (d_ff x d), 2 FLOP per multiply-add each, summed as two
-  // matmuls so that a forward rounds as it did when each was priced on its own.
-  auto matmul_flop = [&](double matrices) {
-    return passes * 2.0 * routed * matrices * d * f / tp * layers;
+  double d = l.d_model, w = l.bytes_per_word.value(), tp = g.tp();
+  double up_matrices = l.gated_mlp ? 2.0 : 1.0;
+  // `rows` token rows through an MLP of inner size f: up (d x up_matrices f) and down (f x d),
+  // 2 FLOP per multiply-add each, summed as two matmuls so that a forward rounds as it did
+  // when each was priced on its own; each matmul reads its input and writes its output.
+  auto through = [&](double rows, double f) {
+    auto matmul_flop = [&](double matrices) {
+      return passes * 2.0 * rows * matrices * d * f / tp * layers;
+    };
+    double activations = passes * rows * ((d + up_matrices * f) + (f + d)) * w / tp * layers;
+    return KernelCost{Flop(matmul_flop(up_matrices) + matmul_flop(1.0)), Bytes(activations)};
   };
-  double flop = matmul_flop(up_matrices) + matmul_flop(1.0);
-  double weights = passes * expert_params_on_gpu(l, g, layers) * w;
-  double activations = passes * routed * ((d + up_width) + (f + d)) * w / tp * layers;
-  return {Flop(flop), Bytes(weights + activations)};
+  // Each token visits top_k experts; the GPU holds experts / ep of them, each split over tp.
+  KernelCost cost = through(g.tokens * l.top_k, l.d_ff);
+  if (l.shared_ff > 0) cost = cost + through(g.tokens, l.shared_ff);
+  double weights = expert_params_on_gpu(l, g, layers) + shared_params_on_gpu(l, g, layers);
+  cost.hbm += Bytes(passes * weights * w);
+  return cost;
 }
 
 GpuParams params_on_gpu(const LayerShape& l, const GpuShare& g, double layers) {
-  double attention = layers * attention_params(l) / g.tp(),
+  // The shared experts are dense: every EP rank holds them and all of DP reduces them.
+  double dense = layers * attention_params(l) / g.tp() + shared_params_on_gpu(l, g, layers),
          experts = expert_params_on_gpu(l, g, layers);
-  if (g.ep == 1) return {attention + experts, 0.0};
-  return {attention, experts};
+  if (g.ep == 1) return {dense + experts, 0.0};
+  return {dense, experts};
 }
 
 LayerCosts layer_costs(const LayerShape& l, const GpuShare& g) {
@@ -127,10 +140,13 @@ LayerCosts layer_costs(const LayerShape& l, const GpuShare& g) {
   // tp_2d. With tp_2d = 1 this is Megatron's 1-D TP.
   c.tp_allreduce = Bytes(g.tokens * l.d_model * w / g.tp_2d);
   c.tp_allreduces = g.tp_1d > 1 ? (l.kind == ModelKind::transformer ? 2 : 1) : 0;
-  if (g.tp_2d > 1) c.tp2_allreduce = Bytes(g.tokens * l.top_k * l.d_ff * w / g.tp_1d);
+  if (g.tp_2d > 1)
+    c.tp2_allreduce = Bytes(g.tokens * (l.top_k * l.d_ff + l.shared_ff) * w / g.tp_1d);
   c.pp_activation = c.tp_allreduce;
   c.params = params_on_gpu(l, g).total();
-  c.active_params = (attention_params(l) + mlp_matrices(l) * l.d_model * l.d_ff * l.top_k) / g.tp();
+  c.active_params = (attention_params(l) +
+                     mlp_matrices(l) * l.d_model * (l.d_ff * l.top_k + l.shared_ff)) /
+                    g.tp();
   return c;
 }
 
@@ -174,6 +190,18 @@ double tokens_per_step(const ModelSpec& m, const ExecutionSpec& e) {
   return static_cast<double>(e.global_batch) * static_cast<double>(m.seq_len);
 }
 
+ModelParameters model_parameters(const ModelSpec& m) {
+  LayerShape l = layer_shape(m);
+  double expert = mlp_matrices(l) * l.d_model * l.d_ff;
+  double shared = mlp_matrices(l) * l.d_model * l.shared_ff + attention_params(l);
+  double d = l.d_model, vocabulary = 0;
+  if (m.vocab > 0)
+    vocabulary = 2.0 * static_cast<double>(m.vocab) * d +
+                 (m.rotary ? 0.0 : static_cast<double>(m.seq_len) * d);
+  return {m.layers * (shared + l.experts * expert) + vocabulary,
+          m.layers * (shared + l.top_k * expert) + vocabulary};
+}
+
 Flop model_flop_per_step(const ModelSpec& m, const ExecutionSpec& e) {
   // Forward FLOP of one layer on the whole batch = per-GPU FLOP x tp x tp_2d x cp, scaled from one
   // microbatch to the global batch, plus the logits GEMM; backward doubles it.
@@ -212,7 +240,7 @@ double activations_per_layer(const LayerShape& l, const GpuShare& g, const Stage
   double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value(), tp = g.tp();
   if (r.recompute) return tokens * d * w;
   double scores = r.recompute_attention ? 0.0 : 5.0 * tokens * l.score_elements / tp;
-  double hidden = (l.gated_mlp ? 3.0 : 2.0) * l.top_k * l.d_ff;
+  double hidden = (l.gated_mlp ? 3.0 : 2.0) * (l.top_k * l.d_ff + l.shared_ff);
   if (l.kind != ModelKind::transformer) return tokens * (d + hidden) * w / tp;
   double q = query_width(l), kv = key_width(l);
   double whole = (2.0 * d + d + d) * w + (l.dropout ? 2.0 * d : 0.0); // norms, QKV, fc1, masks

@@ -17,12 +17,15 @@ namespace trainsim {
 struct LayerShape {
   ModelKind kind = ModelKind::transformer;
   double d_model = 1;
-  double d_ff = 4;    ///< per expert
+  double d_ff = 4;    ///< per routed expert
   double seq_len = 1; ///< the attention's sequence (transformer only)
   int experts = 1;
   int top_k = 1; ///< experts each token visits
   bool gated_mlp = false;
   Bytes bytes_per_word{2.0};
+  /// The shared experts' inner size, all of them together (shared_experts x d_ff): an MLP every
+  /// token runs beside its routed experts, split over TP only; 0: none.
+  double shared_ff = 0;
   double kv_width = 0; ///< keys' (and values') width, kv_heads x d_head; 0: d_model (MHA)
   double q_width = 0;  ///< queries' (and the attention output's) width, heads x d_head; 0: d_model
   /// Attention-score elements per token an unfused attention keeps for its backward (heads x
@@ -113,6 +116,16 @@ Bytes dp_bucket_bytes(const ModelSpec& model, const ExecutionSpec& exec);
 /// Total model FLOP of one training step (forward + backward, no recomputation): the
 /// numerator of MFU.
 Flop model_flop_per_step(const ModelSpec& model, const ExecutionSpec& exec);
+
+/// The whole model's parameters, as model cards count them: every layer's attention and MLP
+/// (each routed expert, the shared ones), the embedding and the LM head (untied); `active`,
+/// those one token's forward uses (top_k routed experts). Norms, biases and the router are
+/// left out (each under 0.1% of a layer).
+struct ModelParameters {
+  double total = 0;
+  double active = 0;
+};
+ModelParameters model_parameters(const ModelSpec& model);
 
 /// Tokens processed per step.
 double tokens_per_step(const ModelSpec& model, const ExecutionSpec& exec);

@@ -108,6 +108,43 @@ TEST(Workload, ParametersByTheGroupThatReducesThem) {
   EXPECT_DOUBLE_EQ(replicated.experts, 0.0);
 }
 
+TEST(Workload, SharedExpertsRunOnEveryTokenAndStayDense) {
+  // 8 experts of d_ff 4000 over ep 4, top 2, plus 1 shared expert of the same size, tp 2, 10
+  // tokens. Routed: 2 matmuls x 2 FLOP x (10 x 2) rows x 1000 x 4000 / 2 = 1.6e8 FLOP; shared:
+  // the same on 10 rows, 8e7; 2.4e8 in all. Weights read: 2 local routed experts and the shared
+  // one, 3 x 8e6 params / 2 = 1.2e7 words, 2.4e7 B; activations (20 + 10 rows) x (1000 + 4000)
+  // x 2 words x 2 B / 2 = 3e5 B.
+  LayerShape l = mlp_block();
+  l.experts = 8;
+  l.top_k = 2;
+  l.shared_ff = 4000;
+  KernelCost one = mlp_cost(l, share(10, 2, 1, 4));
+  EXPECT_DOUBLE_EQ(one.flop.value(), 2.4e8);
+  EXPECT_DOUBLE_EQ(one.hbm.value(), 2.4e7 + 3e5);
+  // Every EP rank holds the shared expert, reduced over all of DP: 8e6 / 2 = 4e6 dense; the
+  // routed ones 2 x 8e6 / 2 = 8e6 over the ranks holding them.
+  GpuParams p = params_on_gpu(l, share(10, 2, 1, 4));
+  EXPECT_DOUBLE_EQ(p.dense, 4e6);
+  EXPECT_DOUBLE_EQ(p.experts, 8e6);
+  // A token touches its 2 routed experts and the shared one: 3 x 8e6 / 2 = 1.2e7 per GPU.
+  EXPECT_DOUBLE_EQ(layer_costs(l, share(10, 2, 1, 4)).active_params, 1.2e7);
+}
+
+TEST(Workload, AnExpertsOwnInnerSizeSetsTheSharedExpertsToo) {
+  // moe_d_ff 1000 beside a dense d_ff 4000: each of 4 experts and the 2 shared ones is
+  // 2 x 1000 x 1000 = 2e6 parameters (an MLP block, 2 layers): 2 x (4 + 2) x 2e6 = 2.4e7 in
+  // all, 2 x (top 1 + 2) x 2e6 = 1.2e7 active.
+  ModelSpec m;
+  m.kind = ModelKind::mlp;
+  m.layers = 2, m.d_model = 1000, m.d_ff = 4000, m.heads = 1, m.seq_len = 1;
+  m.experts = 4, m.moe_d_ff = 1000, m.shared_experts = 2;
+  EXPECT_DOUBLE_EQ(layer_shape(m).d_ff, 1000);
+  EXPECT_DOUBLE_EQ(layer_shape(m).shared_ff, 2000);
+  ModelParameters p = model_parameters(m);
+  EXPECT_DOUBLE_EQ(p.total, 2.4e7);
+  EXPECT_DOUBLE_EQ(p.active, 1.2e7);
+}
+
 TEST(Workload, MemoryOfAFractionalShare) {
   // The frontier's search prices 2.5 tokens per microbatch: 2 layers, 3 microbatches in
   // flight, ZeRO-1 over dp 4. Params 2 x 2 x 1000 x 4000 = 1.6e7: weights and gradients

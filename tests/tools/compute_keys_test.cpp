@@ -114,6 +114,26 @@ TEST(ComputeKeys, ModelKeysAreChecked) {
             "model has no such part)");
 }
 
+TEST(ComputeKeys, ExpertShapesApplyToAMixtureOfExpertsOnly) {
+  Scenario s = parse_scenario(model_with("  experts: 8\n  top_k: 2\n  moe_d_ff: 1024\n"
+                                         "  shared_experts: 2\n"),
+                              "s.yaml")
+                   .scenario;
+  EXPECT_EQ(s.model.moe_d_ff, 1024);
+  EXPECT_EQ(s.model.expert_d_ff(), 1024);
+  EXPECT_EQ(s.model.shared_experts, 2);
+  EXPECT_EQ(error_of(model_with("  moe_d_ff: 1024\n")),
+            "s.yaml: model.moe_d_ff = '1024': applies to a mixture of experts only "
+            "(model.experts > 1; this model has 1)");
+  EXPECT_EQ(error_of(model_with("  experts: 1\n  shared_experts: 1\n")),
+            "s.yaml: model.shared_experts = '1': applies to a mixture of experts only "
+            "(model.experts > 1; this model has 1)");
+  EXPECT_EQ(error_of(model_with("  experts: 8\n  shared_experts: -1\n")),
+            "s.yaml: model.shared_experts = '-1': must be 0 or more");
+  EXPECT_EQ(error_of(model_with("  experts: 8\n  moe_d_ff: 0\n")),
+            "s.yaml: model.moe_d_ff = '0': must be greater than zero");
+}
+
 TEST(ComputeKeys, AttentionIsFlashUnlessTheScenarioSaysUnfused) {
   EXPECT_EQ(parse_scenario(kValid, "s.yaml").scenario.model.attention, AttentionKernel::flash);
   EXPECT_EQ(parse_scenario(model_with("  attention: unfused\n"), "s.yaml").scenario.model.attention,

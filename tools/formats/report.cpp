@@ -52,6 +52,11 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   for (const std::string& estimate : s.system.gpu.estimates)
     out << wrapped("estimated preset figure: " + estimate, 100, "  note          ",
                    "                ");
+  ModelParameters params = model_parameters(s.model);
+  out << "  model         " << formatted("%.4g", params.total / 1e9) << " B parameters ("
+      << formatted("%.4g", params.active / 1e9) << " B active); "
+      << format(model_flop_per_step(s.model, e) / tokens_per_step(s.model, e))
+      << " per token, forward and backward\n";
   out << "  step time     " << format(sum.step_time) << "\n";
   out << "  MFU           " << percent(sum.mfu) << " (model FLOP: no recomputation; of the "
       << format(s.system.gpu.peak) << " dense " << s.model.precision << " peak)\n";
@@ -103,6 +108,13 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["scenario"] = s.file;
   j["model"] = s.model.name;
   j["gpus"] = sum.gpus;
+  ModelParameters params = model_parameters(s.model);
+  j["parameters"] = {{"total", params.total},
+                     {"active", params.active},
+                     {"model_flop_per_token",
+                      (model_flop_per_step(s.model, s.execution) /
+                       tokens_per_step(s.model, s.execution))
+                          .value()}};
   j["parallelism"] = {{"dp", s.execution.dp},
                       {"tp", s.execution.tp},
                       {"tp_2d", s.execution.tp_2d},

@@ -1,0 +1,51 @@
+// scenarios/models/: today's frontier models as scenario files. Each loads, and its parameter
+// count and FLOP per token are what its publisher says, derived here by hand.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "models/workload.hpp"
+#include "tools/io/scenario_loader.hpp"
+
+namespace trainsim {
+namespace {
+
+Scenario model_file(const std::string& name) {
+  return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/models/" + name).scenario;
+}
+
+// Within `fraction` of `published`.
+::testing::AssertionResult near(double value, double published, double fraction) {
+  if (std::abs(value / published - 1.0) <= fraction) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << value << " is not within " << fraction * 100
+                                       << "% of " << published;
+}
+
+TEST(FrontierModels, Qwen3_235B_A22B) {
+  // Per layer: attention q 4096 x 8192 = 33,554,432, k and v 4096 x 512 = 2,097,152 each, out
+  // 8192 x 4096 = 33,554,432: 71,303,168; each expert 3 x 4096 x 1536 = 18,874,368, 128 of
+  // them 2,415,919,104. 94 layers: 94 x 2,487,222,272 = 233,798,893,568, plus the untied
+  // embedding and head 2 x 151,936 x 4096 = 1,244,659,712: 235,043,553,280 (the report: 235 B).
+  // Active: 8 experts, 94 x (71,303,168 + 150,994,944) + 1,244,659,712 = 22,140,682,240
+  // (the report: 22 B, +0.6%).
+  Scenario s = model_file("qwen3-235b-a22b.yaml");
+  ModelParameters p = model_parameters(s.model);
+  EXPECT_DOUBLE_EQ(p.total, 235043553280.0);
+  EXPECT_DOUBLE_EQ(p.active, 22140682240.0);
+  EXPECT_TRUE(near(p.total, 235e9, 0.01));
+  EXPECT_TRUE(near(p.active, 22e9, 0.01));
+  // FLOP per token, forward and backward (3 x forward): per layer 2 x 71,303,168 for the
+  // projections, 4 x 4096 x 8192 = 134,217,728 for the scores and weighted values counted in
+  // full, 2 x 150,994,944 for the experts: 578,813,952; x 94 = 54,408,511,488, plus the logits
+  // 2 x 4096 x 151,936 = 1,244,659,712: x 3 = 166,959,513,600. Megatron-Core's
+  // num_floating_point_operations halves the scores for the causal mask: 94 x 3 x 67,108,864
+  // less, 148,034,813,952, which is what Megatron-Bridge's table implies (25.11, DGX-H100:
+  // 233 TFLOP/s per GPU at 1,575 tokens/s per GPU, 147.9 G); docs/compute-model.md.
+  double per_token =
+      model_flop_per_step(s.model, s.execution).value() / tokens_per_step(s.model, s.execution);
+  EXPECT_DOUBLE_EQ(per_token, 166959513600.0);
+  EXPECT_TRUE(near(per_token - 94 * 3 * 67108864.0, 233e12 / 1575, 0.01));
+}
+
+} // namespace
+} // namespace trainsim
