@@ -79,6 +79,20 @@ ModelKey shared_experts() {
                    [](const M& m) { return m.shared_experts > 0; }});
 }
 
+ModelKey dense_layers() {
+  return moe_part({"dense_layers",
+                   [](const Params& p, M& m) {
+                     m.dense_layers = p.get_or("dense_layers", m.dense_layers);
+                     if (m.dense_layers < 0) p.fail("dense_layers", "must be 0 or more");
+                     if (m.dense_layers >= m.layers)
+                       p.fail("dense_layers", "must be fewer than the model's " +
+                                                  std::to_string(m.layers) +
+                                                  " layers (the rest are the experts')");
+                   },
+                   [](const M& m) { return std::optional(integer_value(m.dense_layers)); },
+                   [](const M& m) { return m.dense_layers > 0; }});
+}
+
 Bytes word_size(const Params& p) {
   std::string precision = p.get_or<std::string>("precision", "bf16");
   const std::vector<std::pair<std::string, double>> sizes{
@@ -156,6 +170,7 @@ std::vector<ModelKey> declare() {
       count_key<M>("top_k", &M::top_k),
       moe_d_ff(),
       shared_experts(),
+      dense_layers(),
       switch_key<M>("gated_mlp", &M::gated_mlp),
       {"precision",
        [](const Params& p, M& m) {

@@ -75,6 +75,9 @@ struct ModelSpec {
   /// of shared_experts x expert_d_ff, split over TP and held by every EP rank (DeepSeek-V3: 1;
   /// Megatron-LM's moe_shared_expert_intermediate_size).
   int shared_experts = 0;
+  /// The first layers whose MLP is dense (d_ff wide, no routing, no expert parallelism), before
+  /// the mixture-of-experts ones (DeepSeek-V3: 3 of 61; Hugging Face's first_k_dense_replace).
+  int dense_layers = 0;
   int kv_heads = 0;       ///< key/value heads (grouped-query attention); 0: as many as `heads`
   /// Each head's width (d_head): queries are heads x head_dim wide, keys and values kv_heads x
   /// head_dim, the attention output projected from heads x head_dim back to d_model

@@ -81,6 +81,24 @@ int stage_layer_count(const ModelSpec& m, const ExecutionSpec& e, int stage) {
   return layers;
 }
 
+int chunk_first_layer(const ModelSpec& m, const ExecutionSpec& e, int stage, int chunk) {
+  int first = 0;
+  for (int v = 0; v < chunk * e.pp + stage; ++v) first += chunk_layers(m, e, v % e.pp, v / e.pp);
+  return first;
+}
+
+int chunk_dense_layers(const ModelSpec& m, const ExecutionSpec& e, int stage, int chunk) {
+  if (m.dense_layers <= 0) return 0;
+  int before = m.dense_layers - chunk_first_layer(m, e, stage, chunk);
+  return std::clamp(before, 0, chunk_layers(m, e, stage, chunk));
+}
+
+int stage_dense_layers(const ModelSpec& m, const ExecutionSpec& e, int stage) {
+  int layers = 0;
+  for (int c = 0; c < e.chunks(); ++c) layers += chunk_dense_layers(m, e, stage, c);
+  return layers;
+}
+
 LayoutProblem layout_problem(const ModelSpec& m, const ExecutionSpec& e) {
   if (fixed_ends(e)) return fixed_ends_problem(m, e);
   int virtual_stages = e.pp * e.chunks();

@@ -26,6 +26,12 @@ int chunk_layers(const ModelSpec& model, const ExecutionSpec& exec, int stage, i
 /// The layers of every chunk of the stage.
 int stage_layer_count(const ModelSpec& model, const ExecutionSpec& exec, int stage);
 
+/// The model's index of the chunk's first layer: the layers of every virtual stage before it.
+int chunk_first_layer(const ModelSpec& model, const ExecutionSpec& exec, int stage, int chunk);
+/// Of the chunk's (or the stage's) layers, those among the model's first dense_layers.
+int chunk_dense_layers(const ModelSpec& model, const ExecutionSpec& exec, int stage, int chunk);
+int stage_dense_layers(const ModelSpec& model, const ExecutionSpec& exec, int stage);
+
 /// Why the layout keys cannot split this model, naming the key; empty when they can.
 struct LayoutProblem {
   std::string key, value, why;

@@ -100,10 +100,20 @@ StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
   Flop model = model_flop_per_step(m, e);
   double layer_passes =
       static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch) * m.layers;
-  LayerCosts c = layer_costs(m, e);
   Flop recomputed;
-  if (e.recompute == Recompute::full)
-    recomputed = (c.attention.flop + c.mlp.flop) * (e.tp_ranks() * e.cp * layer_passes);
+  if (e.recompute == Recompute::full) {
+    // Every layer's forward again: the expert layers', then the dense ones' (dense_layers).
+    auto forward = [&](const ModelSpec& lm, const ExecutionSpec& le, double share) {
+      LayerCosts c = layer_costs(lm, le);
+      return (c.attention.flop + c.mlp.flop) * (le.tp_ranks() * le.cp * layer_passes * share);
+    };
+    double dense_share = static_cast<double>(m.dense_layers) / m.layers;
+    recomputed = forward(m, e, 1.0 - dense_share);
+    if (m.dense_layers > 0) {
+      LayerSpec d = dense_layer(m, e);
+      recomputed += forward(d.model, d.exec, dense_share);
+    }
+  }
   if (e.recompute == Recompute::selective && m.kind == ModelKind::transformer) {
     // The attention core's forward, counted in full as in `model`: 4 s d_model per token.
     double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);

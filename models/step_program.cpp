@@ -21,13 +21,36 @@ Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
 }
 
+/// What one layer of a kind moves and runs: the scenario's own layers (their MLP the
+/// experts' when the model has them), or the model's first dense_layers (dense_layer()).
+struct LayerPlan {
+  LayerCosts costs;
+  LayerTimes times;
+  bool experts = false; ///< its MLP sends its tokens to their experts over EP and back
+};
+
+LayerPlan layer_plan(const Scenario& s) {
+  return {layer_costs(s.model, s.execution), layer_times(s), s.execution.ep > 1};
+}
+
+LayerPlan dense_layer_plan(const Scenario& s) {
+  if (s.model.dense_layers <= 0) return layer_plan(s);
+  Scenario dense = s;
+  LayerSpec d = dense_layer(s.model, s.execution);
+  dense.model = d.model, dense.execution = d.exec;
+  return layer_plan(dense);
+}
+
 /// Builds one stage's ops; each member is one part of the step.
 class Builder {
 public:
   Builder(const Scenario& s, int stage)
-      : s_(s), e_(s.execution), stage_(stage), costs_(layer_costs(s.model, s.execution)),
-        times_(layer_times(s)), embedding_(embedding_time(s)), head_(head_time(s)),
-        bucket_(dp_bucket_bytes(s.model, s.execution)) {}
+      : s_(s), e_(s.execution), stage_(stage), routed_(layer_plan(s)), dense_(dense_layer_plan(s)),
+        embedding_(embedding_time(s)), head_(head_time(s)),
+        bucket_(dp_bucket_bytes(s.model, s.execution)) {
+    for (int chunk = 0; chunk < e_.chunks(); ++chunk)
+      dense_in_chunk_.push_back(chunk_dense_layers(s.model, e_, stage, chunk));
+  }
 
   Program build() {
     int chunks = e_.chunks();
@@ -62,10 +85,16 @@ private:
   }
   [[nodiscard]] int layers(int chunk) const { return chunk_layers(s_.model, e_, stage_, chunk); }
   [[nodiscard]] bool moe() const { return e_.ep > 1; }
-  [[nodiscard]] Bytes layer_gradients() const {
-    return gradient_word(s_.model, e_) * costs_.params;
+  /// Layer `l` of the chunk: the model's dense layers come first.
+  [[nodiscard]] const LayerPlan& plan(int chunk, int l) const {
+    return l < dense_in_chunk_[static_cast<size_t>(chunk)] ? dense_ : routed_;
   }
-  [[nodiscard]] Bytes layer_parameters() const { return s_.model.bytes_per_word * costs_.params; }
+  [[nodiscard]] Bytes layer_gradients(const LayerPlan& p) const {
+    return gradient_word(s_.model, e_) * p.costs.params;
+  }
+  [[nodiscard]] Bytes layer_parameters(const LayerPlan& p) const {
+    return s_.model.bytes_per_word * p.costs.params;
+  }
   /// This stage's embedding and LM head gradients (none without a vocabulary).
   [[nodiscard]] Bytes vocabulary_gradients() const {
     double params = (stage_ == 0 ? embedding_params(s_.model, e_) : 0.0) +
@@ -84,7 +113,7 @@ private:
   void extra_kernels(const KernelTime& t) {
     if (t.total() > Seconds()) program_.push_back(compute(t.total()));
   }
-  [[nodiscard]] Bytes dispatch_bytes() const { return costs_.tp_allreduce * s_.model.top_k; }
+  [[nodiscard]] Bytes dispatch_bytes() const { return costs().tp_allreduce * s_.model.top_k; }
 
   // The embedding opens the first virtual stage's forward and closes its backward; the LM
   // head and the loss close the last virtual stage's forward and open its backward.
@@ -97,10 +126,11 @@ private:
     };
     if (!first_virtual(chunk)) receive(true);
     if (first_virtual(chunk)) wait_for(0), extra_kernels(embedding_.forward);
-    for (int l = 0; l < layers(chunk); ++l) wait_for(l), tagged(l, [&] { layer(true); });
+    for (int l = 0; l < layers(chunk); ++l)
+      wait_for(l), tagged(l, [&] { layer(plan(chunk, l), true); });
     if (last_virtual(chunk)) wait_for(layers(chunk)), extra_kernels(head_.forward);
     if (!last_virtual(chunk))
-      program_.push_back(transfer(OpKind::send, true, costs_.pp_activation));
+      program_.push_back(transfer(OpKind::send, true, costs().pp_activation));
   }
 
   // `last`: the chunk's last backward, whose gradients are final (dp_overlap buckets them);
@@ -110,22 +140,23 @@ private:
     if (last_virtual(chunk)) extra_kernels(head_.backward);
     int n = layers(chunk); // none in a chunk that holds only the embedding or the loss
     for (int l = 0; l < n; ++l) {
-      tagged(n - 1 - l, [&] { layer(false); });
-      if (l + 1 < n && last && e_.dp_overlap) bucket(layer_gradients(), false);
+      const LayerPlan& p = plan(chunk, n - 1 - l);
+      tagged(n - 1 - l, [&] { layer(p, false); });
+      if (l + 1 < n && last && e_.dp_overlap) bucket(layer_gradients(p), false);
     }
     if (first_virtual(chunk)) extra_kernels(embedding_.backward);
     if (final_pass && e_.dp_overlap) pending_ += vocabulary_gradients();
-    if (last && e_.dp_overlap) bucket(n > 0 ? layer_gradients() : Bytes(), true);
+    if (last && e_.dp_overlap) bucket(n > 0 ? layer_gradients(plan(chunk, 0)) : Bytes(), true);
     if (!first_virtual(chunk))
-      program_.push_back(transfer(OpKind::send, false, costs_.pp_activation));
+      program_.push_back(transfer(OpKind::send, false, costs().pp_activation));
   }
 
   /// A pipeline receive; under scatter/gather the TP group then gathers the whole activation
   /// (or gradient) from the 1/tp shares its ranks received.
   void receive(bool forward) {
-    program_.push_back(transfer(OpKind::recv, forward, costs_.pp_activation));
+    program_.push_back(transfer(OpKind::recv, forward, costs().pp_activation));
     if (e_.gathers_pp_receives())
-      program_.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
+      program_.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs().tp_allreduce));
   }
 
   /// Runs `body` and marks the ops it added as belonging to layer `l` of the chunk.
@@ -143,15 +174,17 @@ private:
   // Megatron's checkpointed function re-runs the whole forward, and Korthikanti et al. 2022,
   // Table 4, measure its cost as one more forward (backward 11.9 ms, 19.5 with recomputation,
   // forward 7.7).
-  void layer(bool fwd) {
+  void layer(const LayerPlan& p, bool fwd) {
+    layer_ = &p;
     if (e_.zero >= 3)
-      program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_parameters()));
+      program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_parameters(p)));
     bool recompute = !fwd && e_.recompute == Recompute::full;
     if (recompute) blocks(true, false);
     blocks(fwd, recompute);
     if (e_.zero >= 3 && !fwd)
       program_.push_back(
-          collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients()));
+          collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients(p)));
+    layer_ = &routed_;
   }
 
   // One pass over the layer's blocks; `less_forward`: the backward kernels' time without the
@@ -162,14 +195,16 @@ private:
       return less_forward ? b.backward.total() - b.forward.total() : b.backward.total();
     };
     auto beside = [=](const BlockTime& b) { return fwd ? Seconds() : b.beside_collective.total(); };
+    const LayerTimes& times = layer_->times;
     std::vector<std::vector<Op>> order;
     if (s_.model.kind == ModelKind::transformer)
       order.push_back(
-          program_detail::overlapped(with_context(block(pass(times_.attention), false, fwd), fwd),
-                             beside(times_.attention), e_));
-    order.push_back(moe() ? block(pass(times_.mlp), true, fwd)
-                          : program_detail::overlapped(block(pass(times_.mlp), false, fwd, true),
-                                               beside(times_.mlp), e_));
+          program_detail::overlapped(with_context(block(pass(times.attention), false, fwd), fwd),
+                                     beside(times.attention), e_));
+    order.push_back(layer_->experts
+                        ? block(pass(times.mlp), true, fwd)
+                        : program_detail::overlapped(block(pass(times.mlp), false, fwd, true),
+                                                     beside(times.mlp), e_));
     // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
     // g (all-reduce forward) is the identity backward and its f (identity forward) is the
     // all-reduce backward, so a block's collective still follows its kernels.
@@ -195,15 +230,16 @@ private:
     std::vector<Op> ops;
     ops.reserve(8); // room for every op below; also quiets GCC 12's -Wstringop-overflow
     bool tp = e_.tp > 1;
+    const LayerCosts& costs = layer_->costs;
     if (tp && e_.sequence_parallel)
-      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
+      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs.tp_allreduce));
     if (tp && e_.sequence_parallel && !fwd)
-      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs_.tp_allreduce));
+      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs.tp_allreduce));
     if (experts)
       ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
-    if (hidden && costs_.tp2_allreduce > Bytes()) {
+    if (hidden && costs.tp2_allreduce > Bytes()) {
       ops.push_back(compute(kernel / 2.0));
-      ops.push_back(collective(GroupKind::tp2, CollectiveOp::all_reduce, costs_.tp2_allreduce));
+      ops.push_back(collective(GroupKind::tp2, CollectiveOp::all_reduce, costs.tp2_allreduce));
       kernel = kernel / 2.0;
     }
     ops.push_back(compute(kernel));
@@ -213,7 +249,7 @@ private:
       ops.push_back(
           collective(GroupKind::tp,
                      e_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
-                     costs_.tp_allreduce));
+                     costs.tp_allreduce));
     return ops;
   }
 
@@ -225,9 +261,9 @@ private:
     if (e_.cp <= 1) return ops;
     auto kernel = std::find_if(ops.begin(), ops.end(),
                                [](const Op& op) { return op.kind == OpKind::compute; });
-    kernel = ops.insert(kernel, collective(GroupKind::cp, CollectiveOp::all_gather, costs_.cp_kv));
+    kernel = ops.insert(kernel, collective(GroupKind::cp, CollectiveOp::all_gather, costs().cp_kv));
     if (!fwd)
-      ops.insert(kernel + 2, collective(GroupKind::cp, CollectiveOp::reduce_scatter, costs_.cp_kv));
+      ops.insert(kernel + 2, collective(GroupKind::cp, CollectiveOp::reduce_scatter, costs().cp_kv));
     return ops;
   }
 
@@ -317,7 +353,7 @@ private:
       for (int l = 0; l <= n; ++l) {
         bool last = l == n;
         pending += last ? (last_virtual(chunk) ? vocabulary_parameters(false) : Bytes())
-                        : layer_parameters();
+                        : layer_parameters(plan(chunk, l));
         if (pending < bucket_ && !last) continue;
         if (pending > Bytes()) started += start(gathers_of(pending));
         pending = Bytes();
@@ -353,11 +389,16 @@ private:
     program_.insert(program_.end(), gathers.begin(), gathers.end());
   }
 
+  /// What every layer shares, whatever its MLP: the activation it passes on, its TP and CP
+  /// transfers.
+  [[nodiscard]] const LayerCosts& costs() const { return routed_.costs; }
+
   const Scenario& s_;
   const ExecutionSpec& e_;
   int stage_;
-  LayerCosts costs_;
-  LayerTimes times_;
+  LayerPlan routed_, dense_;
+  std::vector<int> dense_in_chunk_; ///< of each chunk's layers, those that are dense (its first)
+  const LayerPlan* layer_ = &routed_; ///< the layer being built
   BlockTime embedding_, head_;
   Bytes bucket_; ///< dp_bucket_bytes(): a DP bucket's gradients (or parameters to gather)
   Bytes pending_;

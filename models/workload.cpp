@@ -93,6 +93,15 @@ LayerShape layer_shape(const ModelSpec& m) {
   return l;
 }
 
+LayerSpec dense_layer(const ModelSpec& m, const ExecutionSpec& e) {
+  LayerSpec d{m, e};
+  d.model.experts = d.model.top_k = 1;
+  d.model.moe_d_ff = 0;
+  d.model.shared_experts = d.model.dense_layers = 0;
+  d.exec.ep = 1;
+  return d;
+}
+
 GpuShare gpu_share(const ModelSpec& m, const ExecutionSpec& e) {
   // Context parallelism gives each of its ranks 1/cp of every sequence's tokens.
   double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len) / e.cp;
@@ -168,8 +177,13 @@ LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
 
 GradientBytes gradient_bytes(const Scenario& s, int stage) {
   const ExecutionSpec& e = s.execution;
-  double layers = stage_layer_count(s.model, e, stage);
-  GpuParams p = params_on_gpu(layer_shape(s.model), gpu_share(s.model, e), layers);
+  double layers = stage_layer_count(s.model, e, stage),
+         dense = stage_dense_layers(s.model, e, stage);
+  GpuParams p = params_on_gpu(layer_shape(s.model), gpu_share(s.model, e), layers - dense);
+  if (dense > 0) {
+    LayerSpec d = dense_layer(s.model, e);
+    p.dense += params_on_gpu(layer_shape(d.model), gpu_share(d.model, d.exec), dense).total();
+  }
   Bytes word = gradient_word(s.model, e);
   return {word * (p.dense + vocabulary_params(s.model, e, stage)), word * p.experts};
 }
@@ -194,23 +208,33 @@ ModelParameters model_parameters(const ModelSpec& m) {
   LayerShape l = layer_shape(m);
   double expert = mlp_matrices(l) * l.d_model * l.d_ff;
   double shared = mlp_matrices(l) * l.d_model * l.shared_ff + attention_params(l);
+  // A dense layer: the attention and one MLP of d_ff, all of it active.
+  double dense = attention_params(l) + mlp_matrices(l) * l.d_model * static_cast<double>(m.d_ff);
   double d = l.d_model, vocabulary = 0;
   if (m.vocab > 0)
     vocabulary = 2.0 * static_cast<double>(m.vocab) * d +
                  (m.rotary ? 0.0 : static_cast<double>(m.seq_len) * d);
-  return {m.layers * (shared + l.experts * expert) + vocabulary,
-          m.layers * (shared + l.top_k * expert) + vocabulary};
+  double routed_layers = m.layers - m.dense_layers, dense_part = m.dense_layers * dense;
+  return {routed_layers * (shared + l.experts * expert) + dense_part + vocabulary,
+          routed_layers * (shared + l.top_k * expert) + dense_part + vocabulary};
 }
 
 Flop model_flop_per_step(const ModelSpec& m, const ExecutionSpec& e) {
   // Forward FLOP of one layer on the whole batch = per-GPU FLOP x tp x tp_2d x cp, scaled from one
   // microbatch to the global batch, plus the logits GEMM; backward doubles it.
-  LayerCosts c = layer_costs(m, e);
-  double per_microbatch = (c.attention.flop + c.mlp.flop).value() * e.tp_ranks() * e.cp;
+  auto per_microbatch = [](const ModelSpec& lm, const ExecutionSpec& le) {
+    LayerCosts c = layer_costs(lm, le);
+    return (c.attention.flop + c.mlp.flop).value() * le.tp_ranks() * le.cp;
+  };
   double microbatches = static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch);
   double logits =
       2.0 * tokens_per_step(m, e) * static_cast<double>(m.d_model) * static_cast<double>(m.vocab);
-  return Flop(3.0 * (per_microbatch * microbatches * m.layers + logits));
+  double layers = per_microbatch(m, e) * microbatches * (m.layers - m.dense_layers);
+  if (m.dense_layers > 0) {
+    LayerSpec d = dense_layer(m, e);
+    layers += per_microbatch(d.model, d.exec) * microbatches * m.dense_layers;
+  }
+  return Flop(3.0 * (layers + logits));
 }
 
 Seconds compute_time(Flop flop, const GpuSpec& gpu) {
@@ -285,12 +309,25 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   LayerShape shape = layer_shape(m);
   GpuShare share = gpu_share(m, e);
   std::vector<MemoryUse> stages;
+  LayerSpec d = dense_layer(m, e);
+  LayerShape dense_shape = layer_shape(d.model);
+  GpuShare dense_share = gpu_share(d.model, d.exec);
   for (int stage = 0; stage < e.pp; ++stage) {
-    r.layers = stage_layer_count(m, e, stage);
+    double layers = stage_layer_count(m, e, stage), dense = stage_dense_layers(m, e, stage);
     r.vocabulary_params = vocabulary_params(m, e, stage);
-    // memory_use() counts activations as layers x microbatches in flight.
-    r.in_flight = r.layers > 0 ? peak_held_layers(m, e, stage) / r.layers : 0.0;
-    stages.push_back(memory_use(shape, share, r));
+    // memory_use() counts activations as layers x microbatches in flight; the dense layers
+    // among them are held as often as the others.
+    r.in_flight = layers > 0 ? peak_held_layers(m, e, stage) / layers : 0.0;
+    r.layers = layers - dense;
+    MemoryUse use = memory_use(shape, share, r);
+    if (dense > 0) {
+      StageResidency dense_r = r;
+      dense_r.layers = dense, dense_r.vocabulary_params = 0;
+      MemoryUse more = memory_use(dense_shape, dense_share, dense_r);
+      use.weights += more.weights, use.gradients += more.gradients;
+      use.optimizer += more.optimizer, use.activations += more.activations;
+    }
+    stages.push_back(use);
   }
   return stages;
 }

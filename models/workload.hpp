@@ -36,6 +36,16 @@ struct LayerShape {
 };
 LayerShape layer_shape(const ModelSpec& model);
 
+/// The model's first dense_layers (ModelSpec::dense_layers) as a model and an execution of
+/// their own: the dense MLP of d_ff, with no experts, none shared, and so no expert
+/// parallelism. Every cost below priced from it is one of those layers'; from the scenario's
+/// own model and execution, one of the others.
+struct LayerSpec {
+  ModelSpec model;
+  ExecutionSpec exec;
+};
+LayerSpec dense_layer(const ModelSpec& model, const ExecutionSpec& exec);
+
 /// One GPU's share of every layer. A scenario's (gpu_share()) has whole tokens and one TP
 /// axis; the frontier's search moves tokens per replica continuously and adds the paper's
 /// second TP axis N_J (docs/closed-form.md, "One plan"), as a scenario's execution.tp_2d does.

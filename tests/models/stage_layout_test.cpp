@@ -67,6 +67,21 @@ TEST(StageLayout, EndStagesCanBeSetAndTheMiddleSharesTheRest) {
   EXPECT_EQ(stages(s), (std::vector<int>{7, 8, 8, 7}));
 }
 
+TEST(StageLayout, TheDenseLayersAreTheModelsFirst) {
+  // 8 layers over pp 2 x 2 chunks of 2: virtual stage 0 (stage 0, chunk 0) holds layers 0-1,
+  // 1 (stage 1, chunk 0) 2-3, 2 (stage 0, chunk 1) 4-5, 3 (stage 1, chunk 1) 6-7. The first 3
+  // dense: 2 on stage 0's first chunk, 1 on stage 1's, none after.
+  Scenario s = split(8, 2, 2, 4);
+  s.model.experts = 4, s.model.dense_layers = 3;
+  EXPECT_EQ(chunk_first_layer(s.model, s.execution, 0, 1), 4);
+  EXPECT_EQ(chunk_first_layer(s.model, s.execution, 1, 0), 2);
+  EXPECT_EQ(chunk_dense_layers(s.model, s.execution, 0, 0), 2);
+  EXPECT_EQ(chunk_dense_layers(s.model, s.execution, 1, 0), 1);
+  EXPECT_EQ(chunk_dense_layers(s.model, s.execution, 0, 1), 0);
+  EXPECT_EQ(stage_dense_layers(s.model, s.execution, 0), 2);
+  EXPECT_EQ(stage_dense_layers(s.model, s.execution, 1), 1);
+}
+
 TEST(StageLayout, SplitsThatDoNotDivideNameTheirKey) {
   Scenario s = split(31, 4, 1, 4); // 31 + 2 = 33 slots over 4 stages
   s.execution.embedding_as_layer = s.execution.loss_as_layer = true;

@@ -145,6 +145,30 @@ TEST(Workload, AnExpertsOwnInnerSizeSetsTheSharedExpertsToo) {
   EXPECT_DOUBLE_EQ(p.active, 1.2e7);
 }
 
+TEST(Workload, DenseLayersHoldAndComputeTheDenseMlp) {
+  // MLP blocks, 3 layers of d_model 1000: the first dense of d_ff 4000 (8e6 parameters), two
+  // of 4 experts of moe_d_ff 1000 (2e6 each), top 1. Total 8e6 + 2 x 4 x 2e6 = 2.4e7; active
+  // 8e6 + 2 x 2e6 = 1.2e7. FLOP per token: forward 2 per active parameter, 2.4e7, and 3 x that
+  // with the backward: 7.2e7.
+  ModelSpec m;
+  m.kind = ModelKind::mlp;
+  m.layers = 3, m.d_model = 1000, m.d_ff = 4000, m.heads = 1, m.seq_len = 1;
+  m.experts = 4, m.moe_d_ff = 1000, m.dense_layers = 1;
+  ModelParameters p = model_parameters(m);
+  EXPECT_DOUBLE_EQ(p.total, 2.4e7);
+  EXPECT_DOUBLE_EQ(p.active, 1.2e7);
+  Scenario s;
+  s.model = m;
+  s.execution.dp = 4, s.execution.ep = 4, s.execution.global_batch = 8;
+  EXPECT_DOUBLE_EQ(model_flop_per_step(m, s.execution).value() / tokens_per_step(m, s.execution),
+                   7.2e7);
+  // Over ep 4 a GPU holds one expert of each expert layer, 2 x 2e6, reduced over EDP; the
+  // dense layer's 8e6 over all of DP: 1.6e7 B and 8e6 B of BF16 gradients.
+  GradientBytes g = gradient_bytes(s, 0);
+  EXPECT_DOUBLE_EQ(g.dense.value(), 1.6e7);
+  EXPECT_DOUBLE_EQ(g.experts.value(), 8e6);
+}
+
 TEST(Workload, MemoryOfAFractionalShare) {
   // The frontier's search prices 2.5 tokens per microbatch: 2 layers, 3 microbatches in
   // flight, ZeRO-1 over dp 4. Params 2 x 2 x 1000 x 4000 = 1.6e7: weights and gradients

@@ -130,6 +130,12 @@ TEST(ComputeKeys, ExpertShapesApplyToAMixtureOfExpertsOnly) {
             "(model.experts > 1; this model has 1)");
   EXPECT_EQ(error_of(model_with("  experts: 8\n  shared_experts: -1\n")),
             "s.yaml: model.shared_experts = '-1': must be 0 or more");
+  EXPECT_EQ(error_of(model_with("  experts: 8\n  dense_layers: 4\n")),
+            "s.yaml: model.dense_layers = '4': must be fewer than the model's 4 layers (the rest "
+            "are the experts')");
+  EXPECT_EQ(error_of(model_with("  dense_layers: 1\n")),
+            "s.yaml: model.dense_layers = '1': applies to a mixture of experts only "
+            "(model.experts > 1; this model has 1)");
   EXPECT_EQ(error_of(model_with("  experts: 8\n  moe_d_ff: 0\n")),
             "s.yaml: model.moe_d_ff = '0': must be greater than zero");
 }

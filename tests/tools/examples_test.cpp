@@ -35,7 +35,9 @@ const std::vector<Example>& examples() {
       {"tp-2d.yaml", [](const Scenario& s) { return s.execution.tp_2d > 1; }},
       {"experts.yaml", [](const Scenario& s) { return s.execution.ep > 1 && s.model.experts > 1; }},
       {"moe-shapes.yaml",
-       [](const Scenario& s) { return s.model.moe_d_ff > 0 && s.model.shared_experts > 0; }},
+       [](const Scenario& s) {
+         return s.model.moe_d_ff > 0 && s.model.shared_experts > 0 && s.model.dense_layers > 0;
+       }},
       {"context-parallel.yaml", [](const Scenario& s) { return s.execution.cp > 1; }},
       {"zero3.yaml", [](const Scenario& s) { return s.execution.zero == 3; }},
       {"delayed-update.yaml", [](const Scenario& s) { return s.execution.delayed_update; }},

@@ -83,6 +83,7 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   s.model.top_k = 2;
   s.model.moe_d_ff = 1024;
   s.model.shared_experts = 1;
+  s.model.dense_layers = 1;
   s.model.head_dim = 64;
   s.model.qk_norm = true;
   s.model.profile.optimizer_step = false;
