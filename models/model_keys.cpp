@@ -93,6 +93,64 @@ ModelKey dense_layers() {
                    [](const M& m) { return m.dense_layers > 0; }});
 }
 
+bool latent(const M& m) { return m.mla.on(); }
+
+// Grouped-query attention: as many key/value heads as heads unless it says. Latent attention
+// has none of its own (attention_kind refuses the key), so a file does not state it there.
+ModelKey kv_heads() {
+  ModelKey k = layer_part(
+      {"kv_heads", [](const Params& p, M& m) { m.kv_heads = p.get_positive_or("kv_heads", m.heads); },
+       [](const M& m) { return std::optional(integer_value(m.kv_heads_or_heads())); }, always});
+  k.written = [](const M& m) { return transformer(m) && !latent(m); };
+  return k;
+}
+
+// attention_kind: mha (multi-head, or grouped-query with kv_heads) or mla (latent attention,
+// models/scenario.hpp), whose heads' widths are its own: head_dim, kv_heads and qk_norm,
+// which shape the other kind's heads, are refused beside it.
+ModelKey attention_kind() {
+  ModelKey k{"attention_kind",
+             [](const Params& p, M& m) {
+               bool mla = choose(p, "attention_kind", false, {{"mha", false}, {"mla", true}});
+               if (!mla) return;
+               m.mla.kv_lora_rank = 1; // read with its sizes below
+               for (const char* key : {"head_dim", "kv_heads"})
+                 if (p.has(key))
+                   p.fail(key, "does not apply with attention_kind: mla (its heads are "
+                               "qk_nope_head_dim + qk_rope_head_dim wide, its values "
+                               "v_head_dim)");
+               if (m.qk_norm)
+                 p.fail("qk_norm", "does not apply with attention_kind: mla (it norms its "
+                                   "latents instead)");
+             },
+             [](const M& m) { return std::optional(text_value(latent(m) ? "mla" : "mha")); },
+             latent};
+  k = layer_part(k);
+  k.written = latent; // layer_part's would write it for every transformer
+  return k;
+}
+
+// One of latent attention's sizes: required with attention_kind: mla (q_lora_rank may be 0,
+// no query latent), refused without it.
+ModelKey latent_size(const char* key, int LatentAttention::*member, bool may_be_zero) {
+  ModelKey k = layer_part({key,
+                     [=](const Params& p, M& m) {
+                       if (!latent(m)) {
+                         if (p.has(key)) p.fail(key, "needs attention_kind: mla");
+                         return;
+                       }
+                       m.mla.*member = may_be_zero ? p.get_or(key, 0) : p.get_positive<int>(key);
+                       if (m.mla.*member < 0) p.fail(key, "must be 0 or more");
+                     },
+                     [=](const M& m) -> std::optional<KeyValue> {
+                       if (!latent(m)) return std::nullopt;
+                       return integer_value(m.mla.*member);
+                     },
+                     latent});
+  k.written = latent;
+  return k;
+}
+
 Bytes word_size(const Params& p) {
   std::string precision = p.get_or<std::string>("precision", "bf16");
   const std::vector<std::pair<std::string, double>> sizes{
@@ -178,11 +236,7 @@ std::vector<ModelKey> declare() {
          m.precision = p.get_or<std::string>("precision", m.precision);
        },
        [](const M& m) { return std::optional(text_value(m.precision)); }, always},
-      // Grouped-query attention: as many key/value heads as heads unless it says.
-      layer_part(
-          {"kv_heads",
-           [](const Params& p, M& m) { m.kv_heads = p.get_positive_or("kv_heads", m.heads); },
-           [](const M& m) { return std::optional(integer_value(m.kv_heads_or_heads())); }, always}),
+      kv_heads(),
       head_dim(),
       layer_part({"vocab", [](const Params& p, M& m) { m.vocab = p.get_or("vocab", m.vocab); },
                   [](const M& m) { return std::optional(integer_value(m.vocab)); }, always}),
@@ -190,6 +244,13 @@ std::vector<ModelKey> declare() {
       layer_part(switch_key<M>("dropout", &M::dropout)),
       layer_part(switch_key<M>("rotary", &M::rotary)),
       layer_part(switch_key<M>("qk_norm", &M::qk_norm)),
+      attention_kind(),
+      latent_size("q_lora_rank", &LatentAttention::q_lora_rank, true),
+      // kv_lora_rank last: attention_kind set it to 1 to say the kind until it is read.
+      latent_size("qk_rope_head_dim", &LatentAttention::qk_rope_head_dim, false),
+      latent_size("qk_nope_head_dim", &LatentAttention::qk_nope_head_dim, false),
+      latent_size("v_head_dim", &LatentAttention::v_head_dim, false),
+      latent_size("kv_lora_rank", &LatentAttention::kv_lora_rank, false),
       layer_part(
           {"attention",
            [](const Params& p, M& m) {

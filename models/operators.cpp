@@ -16,6 +16,8 @@ struct Dims {
   double q = 0;           ///< query (and attention output) width: heads x d_head / tp
   double kv = 0;          ///< key and value width each: kv_heads x d_head / tp
   double head_dim = 0, seq = 0;
+  double v = 0;           ///< latent attention: the values' (and output's) width, heads x v_head_dim / tp
+  double local_heads = 0; ///< heads / tp
   double ff = 0;     ///< an expert's inner size / tp
   double w = 0;      ///< bytes per word
   double routed = 0; ///< expert inputs: T x top_k
@@ -35,6 +37,12 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   x.head_dim = m.head_dim > 0 ? m.head_dim : x.d / m.heads;
   x.q = (m.head_dim > 0 ? m.heads * x.head_dim : x.d) / tp;
   x.kv = m.kv_heads_or_heads() * x.head_dim / tp;
+  x.local_heads = m.heads / tp;
+  if (m.mla.on()) { // keys as wide as queries; values and the output their own width
+    x.head_dim = m.mla.qk_head_dim();
+    x.q = x.kv = x.local_heads * m.mla.qk_head_dim();
+    x.v = x.local_heads * m.mla.v_head_dim;
+  }
   x.seq = static_cast<double>(m.seq_len);
   x.ff = static_cast<double>(m.expert_d_ff()) / tp;
   x.w = m.bytes_per_word.value();
@@ -178,7 +186,68 @@ void attention_core(const Dims& x, const ModelSpec& m, Recompute recompute, Bloc
   b.backward.insert(b.backward.end(), core.backward.begin(), core.backward.end());
 }
 
+// Flash attention over latent attention's heads: keys as wide as the queries (q), values and
+// the output v wide; the forward executes half of Q K^T (2 s^2 q per sequence) and of P V
+// (2 s^2 v), the backward 2.5 x that, as flash_core().
+Operator latent_flash_core(const Dims& x, bool backward) {
+  Operator op = make(backward ? "attention_grad" : "attention", OperatorKind::attention);
+  double forward_flop = x.tokens * x.seq * (x.q + x.v);
+  op.flop = Flop(backward ? 2.5 * forward_flop : forward_flop);
+  double qkv = x.tokens * (2.0 * x.q + x.v) * x.w, out = x.tokens * x.v * x.w;
+  op.bytes = Bytes(backward ? 2.0 * qkv + 3.0 * out : qkv + out);
+  op.head_dim = x.head_dim;
+  op.seq_len = x.seq;
+  return op;
+}
+
+// Latent attention (models/scenario.hpp) as Megatron-Core runs it with Transformer Engine:
+// the down projections' weights are whole on every TP rank (TELinear "duplicated") and run on
+// the tokens the rank holds (its sequence shard under sequence parallelism, else all of
+// them, repeated on every rank); their latents are normed, gathered over TP and projected up,
+// the heads split over TP as the QKV GEMM splits them. The rotary part of the queries (every
+// head's) and of the key (one for all heads) is rotated in place. Its up projections' weight
+// gradients run beside the block's TP collective, as the QKV GEMM's does.
+BlockOperators latent_attention_block(const Dims& x, const ModelSpec& m, Recompute recompute) {
+  const LatentAttention& a = m.mla;
+  BlockOperators b;
+  norm(x, b);
+  auto latent_norm = [&](const char* name, const char* grad, double width) {
+    double latent = x.norm_tokens * width * x.w;
+    b.forward.push_back(memory(name, 2.0 * latent));
+    b.backward.push_back(memory(grad, 3.0 * latent));
+  };
+  if (a.q_lora_rank > 0) {
+    weight_linear({"q_down", "q_down_dgrad", "q_down_wgrad", "q_down_grad_accum"},
+                  {x.norm_tokens, static_cast<double>(a.q_lora_rank), x.d}, 1.0, x, b);
+    latent_norm("q_norm", "q_norm_grad", a.q_lora_rank);
+    weight_linear({"q_up", "q_up_dgrad", "q_up_wgrad", "q_up_grad_accum", true},
+                  {x.tokens, x.q, static_cast<double>(a.q_lora_rank)}, 1.0, x, b);
+  } else {
+    weight_linear({"q_proj", "q_proj_dgrad", "q_proj_wgrad", "q_proj_grad_accum", true},
+                  {x.tokens, x.q, x.d}, 1.0, x, b);
+  }
+  weight_linear({"kv_down", "kv_down_dgrad", "kv_down_wgrad", "kv_down_grad_accum"},
+                {x.norm_tokens, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), x.d},
+                1.0, x, b);
+  latent_norm("kv_norm", "kv_norm_grad", a.kv_lora_rank);
+  weight_linear({"kv_up", "kv_up_dgrad", "kv_up_wgrad", "kv_up_grad_accum", true},
+                {x.tokens, x.local_heads * (a.qk_nope_head_dim + a.v_head_dim),
+                 static_cast<double>(a.kv_lora_rank)},
+                1.0, x, b);
+  double rotated = 2.0 * x.tokens * (x.local_heads + 1.0) * a.qk_rope_head_dim * x.w;
+  b.forward.push_back(memory("rotary", rotated));
+  b.backward.push_back(memory("rotary_grad", rotated));
+  b.forward.push_back(latent_flash_core(x, false));
+  if (recompute == Recompute::selective) b.backward.push_back(latent_flash_core(x, false));
+  b.backward.push_back(latent_flash_core(x, true));
+  weight_linear({"out_proj", "out_proj_dgrad", "out_proj_wgrad", "out_proj_grad_accum"},
+                {x.tokens, x.d, x.v}, 1.0, x, b);
+  residual(x, m, b);
+  return b;
+}
+
 BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute recompute) {
+  if (m.mla.on()) return latent_attention_block(x, m, recompute);
   BlockOperators b;
   norm(x, b);
   weight_linear({"qkv", "qkv_dgrad", "qkv_wgrad", "qkv_grad_accum", true},

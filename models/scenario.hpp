@@ -24,6 +24,25 @@ enum class ComputeModel {
   operators, ///< every operator on its own: shaped GEMMs, flash attention, memory-bound kernels
 };
 
+/// Multi-head latent attention (DeepSeek-V2, 2024, section 2.1; DeepSeek-V3, 2024, section
+/// 2.1.1; Megatron-Core's MLASelfAttention): queries and keys/values are projected down to
+/// latents (normed), then up to the heads; each head's key has a part without position
+/// (nope) and a rotary part (rope) shared by all heads, computed from the input alongside the
+/// key/value latent. Unset (kv_lora_rank 0): standard multi-head (or grouped-query) attention.
+struct LatentAttention {
+  int q_lora_rank = 0;  ///< the queries' latent; 0: queries projected from the input directly
+  int kv_lora_rank = 0; ///< the keys' and values' latent
+  int qk_rope_head_dim = 0;
+  int qk_nope_head_dim = 0;
+  int v_head_dim = 0;
+  [[nodiscard]] bool on() const { return kv_lora_rank > 0; }
+  [[nodiscard]] int qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
+  /// What the down projections give each token: both latents and the rotary key.
+  [[nodiscard]] int latent_width() const {
+    return q_lora_rank + kv_lora_rank + qk_rope_head_dim;
+  }
+};
+
 /// How the per-operator model runs the attention core (docs/compute-model.md).
 enum class AttentionKernel {
   flash,   ///< one fused kernel, no s x s scores in HBM (FlashAttention, 2022 on)
@@ -91,6 +110,7 @@ struct ModelSpec {
       false; ///< rotary position embedding on q and k; false: learned positions, added once
   /// RMSNorm on each head's queries and keys before attention (Qwen3, OLMo 2).
   bool qk_norm = false;
+  LatentAttention mla{}; ///< model.attention_kind: mla and its five sizes
   /// Only transformers are priced per operator; the MLP-block model is always a roofline.
   ComputeModel compute = ComputeModel::operators;
   AttentionKernel attention = AttentionKernel::flash;

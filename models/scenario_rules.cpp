@@ -66,7 +66,8 @@ void check_model(const Rules& r) {
              "exceeds the number of experts (" + std::to_string(m.experts) + ")");
   if (m.head_dim < 0)
     r.broken("model.head_dim", std::to_string(m.head_dim), "must be greater than zero");
-  if (m.kind == ModelKind::transformer && m.head_dim == 0 && m.d_model % m.heads != 0)
+  if (m.kind == ModelKind::transformer && m.head_dim == 0 && !m.mla.on() &&
+      m.d_model % m.heads != 0)
     r.broken("model.heads", std::to_string(m.heads),
              "must divide d_model (" + std::to_string(m.d_model) + ")");
 }
@@ -88,6 +89,9 @@ void check_compute(const Rules& r) {
   if (m.attention == AttentionKernel::unfused && !m.per_operator())
     r.broken("model.attention", to_string(m.attention),
              "needs a transformer priced per operator (model.compute: operators)");
+  if (m.attention == AttentionKernel::unfused && m.mla.on())
+    r.broken("model.attention", to_string(m.attention),
+             "is not modelled with attention_kind: mla (its core runs as flash attention)");
   if (r.s.execution.recompute == Recompute::selective && !m.per_operator())
     r.broken("execution.recompute", to_string(r.s.execution.recompute),
              "selective needs a transformer priced per operator (model.compute: operators)");

@@ -115,10 +115,17 @@ StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
     }
   }
   if (e.recompute == Recompute::selective && m.kind == ModelKind::transformer) {
-    // The attention core's forward, counted in full as in `model`: 4 s d_model per token.
+    // The attention core's forward, counted in full as in `model`: 4 s q per token over queries
+    // q wide (d_model, or heads x head_dim); latent attention's keys and values are of their
+    // own widths, 2 s heads (qk_head_dim + v_head_dim).
     double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);
-    recomputed = Flop(4.0 * tokens * static_cast<double>(m.seq_len) *
-                      static_cast<double>(m.d_model) * layer_passes);
+    double s = static_cast<double>(m.seq_len);
+    double q = m.head_dim > 0 ? static_cast<double>(m.heads) * m.head_dim
+                              : static_cast<double>(m.d_model);
+    const LatentAttention& a = m.mla;
+    recomputed = a.on() ? Flop(2.0 * tokens * s * m.heads * (a.qk_head_dim() + a.v_head_dim) *
+                               layer_passes)
+                        : Flop(4.0 * tokens * s * q * layer_passes);
   }
   return {model, model + recomputed};
 }

@@ -199,8 +199,11 @@ private:
     std::vector<std::vector<Op>> order;
     if (s_.model.kind == ModelKind::transformer)
       order.push_back(
-          program_detail::overlapped(with_context(block(pass(times.attention), false, fwd), fwd),
-                                     beside(times.attention), e_));
+          program_detail::overlapped(
+              with_context(block(pass(times.attention), false, fwd, false,
+                                 layer_->costs.attention_input),
+                           fwd),
+              beside(times.attention), e_));
     order.push_back(layer_->experts
                         ? block(pass(times.mlp), true, fwd)
                         : program_detail::overlapped(block(pass(times.mlp), false, fwd, true),
@@ -225,16 +228,22 @@ private:
   // the block's own collective then reduces the down matmul's partial sums over tp. Backward
   // mirrors it: down's gradients, the all-reduce over tp_2d, up's, the all-reduce over tp.
   // Per GPU that is the paper's V (docs/paper-model.md) for both matmuls.
-  [[nodiscard]] std::vector<Op> block(Seconds kernel, bool experts, bool fwd,
-                                      bool hidden = false) const {
+  //
+  // `input`: what the block gathers (and, backward, reduces) on its input side when that is
+  // not its output's size: latent attention gathers its latents rather than d_model
+  // (LayerCosts::attention_input). Backward gathers the output's gradient, then the input.
+  [[nodiscard]] std::vector<Op> block(Seconds kernel, bool experts, bool fwd, bool hidden = false,
+                                      Bytes input = Bytes()) const {
     std::vector<Op> ops;
     ops.reserve(8); // room for every op below; also quiets GCC 12's -Wstringop-overflow
     bool tp = e_.tp > 1;
     const LayerCosts& costs = layer_->costs;
+    Bytes output = costs.tp_allreduce;
+    if (input <= Bytes()) input = output;
     if (tp && e_.sequence_parallel)
-      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs.tp_allreduce));
+      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, fwd ? input : output));
     if (tp && e_.sequence_parallel && !fwd)
-      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs.tp_allreduce));
+      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, input));
     if (experts)
       ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
     if (hidden && costs.tp2_allreduce > Bytes()) {
@@ -249,7 +258,7 @@ private:
       ops.push_back(
           collective(GroupKind::tp,
                      e_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
-                     costs.tp_allreduce));
+                     fwd ? output : input));
     return ops;
   }
 

@@ -32,7 +32,36 @@ double qkv_width(const LayerShape& l) {
   return query_width(l) + 2.0 * key_width(l);
 }
 
+// Latent attention's weights: the down projections to the latents and the rotary key, the up
+// projections from them to every head, the output projection.
+double latent_params(const LayerShape& l) {
+  const LatentAttention& a = l.mla;
+  double d = l.d_model, n = l.heads, qk = a.qk_head_dim();
+  double q = a.q_lora_rank > 0 ? d * a.q_lora_rank + a.q_lora_rank * n * qk : d * n * qk;
+  double kv = d * (a.kv_lora_rank + a.qk_rope_head_dim) +
+              static_cast<double>(a.kv_lora_rank) * n * (a.qk_nope_head_dim + a.v_head_dim);
+  return q + kv + n * a.v_head_dim * d;
+}
+
+// Latent attention on one GPU: its projections (the down ones priced for the GPU's share of
+// the tokens, as under sequence parallelism), and the scores and weighted values counted in
+// full over keys qk_head_dim wide and values v_head_dim wide.
+KernelCost latent_attention_cost(const LayerShape& l, double tokens, double tp) {
+  const LatentAttention& a = l.mla;
+  double d = l.d_model, w = l.bytes_per_word.value(), n = l.heads;
+  double qk = n * a.qk_head_dim(), v = n * a.v_head_dim, r_q = a.q_lora_rank;
+  KernelCost q = r_q > 0 ? matmul(tokens, d, r_q, tp, w) + matmul(tokens, r_q, qk, tp, w)
+                         : matmul(tokens, d, qk, tp, w);
+  KernelCost kv = matmul(tokens, d, a.kv_lora_rank + a.qk_rope_head_dim, tp, w) +
+                  matmul(tokens, a.kv_lora_rank, n * a.qk_nope_head_dim + v, tp, w);
+  KernelCost out = matmul(tokens, v, d, tp, w);
+  double s = l.seq_len;
+  KernelCost scores{Flop(2.0 * tokens * s * (qk + v) / tp), Bytes(2.0 * tokens * (qk + v) * w / tp)};
+  return q + kv + out + scores;
+}
+
 KernelCost attention_cost(const LayerShape& l, double tokens, double tp) {
+  if (l.mla.on()) return latent_attention_cost(l, tokens, tp);
   double d = l.d_model, q = query_width(l), w = l.bytes_per_word.value();
   KernelCost qkv = matmul(tokens, d, qkv_width(l), tp, w);
   KernelCost out = matmul(tokens, q, d, tp, w);
@@ -47,8 +76,8 @@ KernelCost attention_cost(const LayerShape& l, double tokens, double tp) {
 double mlp_matrices(const LayerShape& l) { return l.gated_mlp ? 3.0 : 2.0; }
 
 double attention_params(const LayerShape& l) {
-  return l.kind == ModelKind::transformer ? l.d_model * qkv_width(l) + l.d_model * query_width(l)
-                                          : 0.0;
+  if (l.kind != ModelKind::transformer) return 0.0;
+  return l.mla.on() ? latent_params(l) : l.d_model * qkv_width(l) + l.d_model * query_width(l);
 }
 
 // The routed experts of `layers` layers this GPU holds, each split over tp.
@@ -90,6 +119,8 @@ LayerShape layer_shape(const ModelSpec& m) {
   l.shared_ff = static_cast<double>(m.shared_experts) * l.d_ff;
   l.dropout = m.dropout;
   l.qk_norm = m.kind == ModelKind::transformer && m.qk_norm;
+  l.mla = m.mla;
+  l.heads = m.heads;
   return l;
 }
 
@@ -148,6 +179,8 @@ LayerCosts layer_costs(const LayerShape& l, const GpuShare& g) {
   // output, reduced over tp, and tokens x d_ff / tp of the hidden activation, reduced over
   // tp_2d. With tp_2d = 1 this is Megatron's 1-D TP.
   c.tp_allreduce = Bytes(g.tokens * l.d_model * w / g.tp_2d);
+  c.attention_input =
+      l.mla.on() ? Bytes(g.tokens * l.mla.latent_width() * w / g.tp_2d) : c.tp_allreduce;
   c.tp_allreduces = g.tp_1d > 1 ? (l.kind == ModelKind::transformer ? 2 : 1) : 0;
   if (g.tp_2d > 1)
     c.tp2_allreduce = Bytes(g.tokens * (l.top_k * l.d_ff + l.shared_ff) * w / g.tp_1d);
@@ -169,8 +202,11 @@ LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
     c.pp_activation = c.pp_activation / static_cast<double>(e.tp);
   // Context parallelism gathers every CP rank's keys and values: the whole sequence's K and V
   // of this TP rank's heads (kv_width / tp each).
+  // Latent attention's keys are qk_head_dim wide per head, its values v_head_dim.
+  double kv_width = l.mla.on() ? l.heads * (l.mla.qk_head_dim() + l.mla.v_head_dim)
+                               : 2.0 * key_width(l);
   if (e.cp > 1)
-    c.cp_kv = Bytes(2.0 * key_width(l) / e.tp * static_cast<double>(e.micro_batch) *
+    c.cp_kv = Bytes(kv_width / e.tp * static_cast<double>(e.micro_batch) *
                     static_cast<double>(m.seq_len) * l.bytes_per_word.value());
   return c;
 }
@@ -270,6 +306,13 @@ double activations_per_layer(const LayerShape& l, const GpuShare& g, const Stage
   double whole = (2.0 * d + d + d) * w + (l.dropout ? 2.0 * d : 0.0); // norms, QKV, fc1, masks
   double split = (q + 2.0 * kv + q) * w + hidden * w; // Q, K, V, out_proj input; MLP hidden
   if (l.qk_norm) split += (q + kv) * w;               // the QK norm's input
+  if (l.mla.on()) {
+    // Latent attention: the latents before and after their norms and the rotary key, then
+    // Q and K (qk_head_dim per head), V and the output projection's input (v_head_dim).
+    const LatentAttention& a = l.mla;
+    whole += (2.0 * (a.q_lora_rank + a.kv_lora_rank) + a.qk_rope_head_dim) * w;
+    split = (2.0 * l.heads * a.qk_head_dim() + 2.0 * l.heads * a.v_head_dim) * w + hidden * w;
+  }
   return tokens * (r.sequence_parallel ? (whole + split) / tp : whole + split / tp) + scores;
 }
 

@@ -33,6 +33,9 @@ struct LayerShape {
   double score_elements = 0;
   bool dropout = true;  ///< a 1-byte mask after the attention and after the MLP
   bool qk_norm = false; ///< queries and keys normalized per head: their input kept for backward
+  /// Latent attention (models/scenario.hpp), over `heads` heads; off: the widths above.
+  LatentAttention mla{};
+  double heads = 0; ///< attention heads (latent attention's widths are per head)
 };
 LayerShape layer_shape(const ModelSpec& model);
 
@@ -73,6 +76,10 @@ struct LayerCosts {
   KernelCost mlp;
   Bytes tp_allreduce;    ///< size of each tensor all-reduced over the TP group (tokens x d_model,
                          ///< its 1/tp_2d columns under 2-D TP)
+  /// What the attention block's TP collectives move on its input side: tp_allreduce, or under
+  /// latent attention its latents (tokens x latent_width()), which it gathers instead of the
+  /// input (models/step_program.cpp).
+  Bytes attention_input;
   int tp_allreduces = 0; ///< all-reduces per layer per direction
   /// 2-D TP: the MLP's hidden activation all-reduced over the tp_2d axis between its two
   /// matmuls (tokens x d_ff / tp), once per layer and direction; 0 without a second axis.

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "models/operators.hpp"
+#include "models/workload.hpp"
 #include "models/step_compute.hpp"
 #include "tests/models/operator_fixtures.hpp"
 
@@ -88,6 +89,40 @@ TEST(Operators, ASetHeadWidthShapesTheProjectionsAndTheCore) {
   m.head_dim = 4;
   EXPECT_EQ(find(layer_operators(m, ExecutionSpec{}).attention.forward, "qkv").flop.value(),
             find(layer_operators(tiny(), ExecutionSpec{}).attention.forward, "qkv").flop.value());
+}
+
+TEST(Operators, LatentAttentionProjectsDownThenUpPerHead) {
+  // tiny() (4 tokens, d_model 8, 2 heads) with latent attention: query latent 4, key/value
+  // latent 2, keys 4 + 2 (rotary) wide, values 3; tp 2 with sequence parallelism, so one head
+  // and, for the down projections (whole weights on every rank), 2 of the 4 tokens.
+  ModelSpec m = tiny();
+  m.kv_heads = 0;
+  m.mla = {4, 2, 2, 4, 3};
+  ExecutionSpec e;
+  e.tp = 2, e.sequence_parallel = true;
+  LayerOperators layer = layer_operators(m, e);
+  const Operators& f = layer.attention.forward;
+  // q_down (2, 4, 8): 2 x 2 x 4 x 8 = 128 FLOP; q_up (4, 1 head x 6, 4): 192; kv_down
+  // (2, 2 + 2, 8): 128; kv_up (4, 1 head x (4 + 3), 2): 112; out_proj (4, 8, 3): 192.
+  EXPECT_EQ(find(f, "q_down").flop.value(), 128);
+  EXPECT_EQ(find(f, "q_up").flop.value(), 192);
+  EXPECT_EQ(find(f, "kv_down").flop.value(), 128);
+  EXPECT_EQ(find(f, "kv_up").flop.value(), 112);
+  EXPECT_EQ(find(f, "out_proj").flop.value(), 192);
+  // The latents' norms as norm() on their width and shard: 2 x 2 x 4 x 2 B = 32 B, and 16 B.
+  EXPECT_EQ(find(f, "q_norm").bytes.value(), 32);
+  EXPECT_EQ(find(f, "kv_norm").bytes.value(), 16);
+  // Rotary: the head's 2 rotary query columns and the shared rotary key, read and written:
+  // 2 x 4 x (1 + 1) x 2 x 2 B = 64 B.
+  EXPECT_EQ(find(f, "rotary").bytes.value(), 64);
+  // The core: per sequence Q K^T 2 x 4 x 4 x 6 = 192 and P V 2 x 4 x 4 x 3 = 96 FLOP, half
+  // under the causal mask: 144; its rate is read at the keys' width 6.
+  EXPECT_EQ(find(f, "attention").flop.value(), 144);
+  EXPECT_EQ(find(f, "attention").head_dim, 6);
+  EXPECT_EQ(find(layer.attention.backward, "attention_grad").flop.value(), 360);
+  // The layer's weights: query 8 x 4 + 4 x 2 x 6 = 80, key/value 8 x 4 + 2 x 2 x 7 = 60, output
+  // 2 x 3 x 8 = 48: 188, beside the MLP's 2 x 8 x 32 = 512 (tp 1).
+  EXPECT_DOUBLE_EQ(layer_costs(m, ExecutionSpec{}).params, 188 + 512);
 }
 
 TEST(Operators, AQkNormNormalizesQueriesAndKeysAsANormDoes) {

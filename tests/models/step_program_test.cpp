@@ -242,6 +242,26 @@ TEST(Program, DenseLayersComeFirstWithoutExperts) {
   EXPECT_EQ(p[1].duration, stage_program(dense, 0, false)[1].duration);
 }
 
+TEST(Program, LatentAttentionGathersItsLatentsNotTheInput) {
+  // tp 2 with sequence parallelism; latent attention with a query latent of 2, a key/value
+  // latent of 1 and a rotary key of 1: each of the microbatch's 4 tokens gathers 4 words,
+  // 4 x 4 x 2 B = 32 B, where the input would be 4 x 8 x 2 B = 64 B. The output projection
+  // reduce-scatters d_model (64 B) as before. Backward gathers the output's gradient (64 B),
+  // the latents again for the up projections' weight gradients (32 B), and reduce-scatters the
+  // latents' gradient (32 B).
+  ExecutionSpec e = grid(1, 2, 1, 1);
+  e.sequence_parallel = true;
+  Scenario s = scenario(ModelKind::transformer, 1, e);
+  s.model.mla = {2, 1, 1, 4, 3};
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), "tp.AG C tp.RS tp.AG C tp.RS tp.AG tp.AG C tp.RS tp.AG tp.AG C tp.RS waitS");
+  EXPECT_EQ(p[0].bytes, Bytes(32.0));
+  EXPECT_EQ(p[2].bytes, Bytes(64.0));
+  EXPECT_EQ(p[10].bytes, Bytes(64.0));
+  EXPECT_EQ(p[11].bytes, Bytes(32.0));
+  EXPECT_EQ(p[13].bytes, Bytes(32.0));
+}
+
 TEST(Program, FoldCountsEachDistinctCollective) {
   // Transformer, tp 2, 2 layers, one stage: per layer and direction two TP all-reduces of the
   // same size (after attention and after the MLP): 2 layers x 2 = 4 per pass, one run each.

@@ -140,6 +140,33 @@ TEST(ComputeKeys, ExpertShapesApplyToAMixtureOfExpertsOnly) {
             "s.yaml: model.moe_d_ff = '0': must be greater than zero");
 }
 
+TEST(ComputeKeys, LatentAttentionTakesItsOwnSizes) {
+  const std::string mla = "  attention_kind: mla\n  q_lora_rank: 64\n  kv_lora_rank: 32\n"
+                          "  qk_rope_head_dim: 16\n  qk_nope_head_dim: 32\n  v_head_dim: 32\n";
+  Scenario s = parse_scenario(model_with(mla), "s.yaml").scenario;
+  EXPECT_TRUE(s.model.mla.on());
+  EXPECT_EQ(s.model.mla.q_lora_rank, 64);
+  EXPECT_EQ(s.model.mla.kv_lora_rank, 32);
+  EXPECT_EQ(s.model.mla.qk_head_dim(), 48);
+  EXPECT_EQ(s.model.mla.v_head_dim, 32);
+  EXPECT_EQ(error_of(model_with(mla + "  head_dim: 64\n")),
+            "s.yaml: model.head_dim = '64': does not apply with attention_kind: mla (its heads are "
+            "qk_nope_head_dim + qk_rope_head_dim wide, its values v_head_dim)");
+  EXPECT_EQ(error_of(model_with(mla + "  qk_norm: true\n")),
+            "s.yaml: model.qk_norm = 'true': does not apply with attention_kind: mla (it norms "
+            "its latents instead)");
+  EXPECT_EQ(error_of(model_with("  kv_lora_rank: 32\n")),
+            "s.yaml: model.kv_lora_rank = '32': needs attention_kind: mla");
+  EXPECT_EQ(error_of(model_with("  attention_kind: mla\n  kv_lora_rank: 32\n")),
+            "s.yaml: model.qk_rope_head_dim = '': is missing");
+  EXPECT_EQ(error_of(model_with("  attention_kind: mlaa\n")),
+            "s.yaml: model.attention_kind = 'mlaa': must be one of mha, mla (did you mean "
+            "'mla'?)");
+  EXPECT_EQ(error_of(model_with(mla + "  attention: unfused\n")),
+            "s.yaml: model.attention = 'unfused': is not modelled with attention_kind: mla (its "
+            "core runs as flash attention)");
+}
+
 TEST(ComputeKeys, AttentionIsFlashUnlessTheScenarioSaysUnfused) {
   EXPECT_EQ(parse_scenario(kValid, "s.yaml").scenario.model.attention, AttentionKernel::flash);
   EXPECT_EQ(parse_scenario(model_with("  attention: unfused\n"), "s.yaml").scenario.model.attention,

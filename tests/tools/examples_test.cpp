@@ -38,6 +38,7 @@ const std::vector<Example>& examples() {
        [](const Scenario& s) {
          return s.model.moe_d_ff > 0 && s.model.shared_experts > 0 && s.model.dense_layers > 0;
        }},
+      {"latent-attention.yaml", [](const Scenario& s) { return s.model.mla.on(); }},
       {"context-parallel.yaml", [](const Scenario& s) { return s.execution.cp > 1; }},
       {"zero3.yaml", [](const Scenario& s) { return s.execution.zero == 3; }},
       {"delayed-update.yaml", [](const Scenario& s) { return s.execution.delayed_update; }},

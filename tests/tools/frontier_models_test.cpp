@@ -47,5 +47,35 @@ TEST(FrontierModels, Qwen3_235B_A22B) {
   EXPECT_TRUE(near(per_token - 94 * 3 * 67108864.0, 233e12 / 1575, 0.01));
 }
 
+TEST(FrontierModels, DeepSeekV3) {
+  // Per layer, latent attention: query down 7168 x 1536 = 11,010,048 and up 1536 x 128 x 192 =
+  // 37,748,736; key/value down 7168 x (512 + 64) = 4,128,768 and up 512 x 128 x 256 =
+  // 16,777,216; output 128 x 128 x 7168 = 117,440,512: 187,105,280. 61 of them 11,413,422,080.
+  // 3 dense layers of 3 x 7168 x 18432 = 396,361,728: 1,189,085,184. 58 expert layers, each
+  // 256 routed and 1 shared of 3 x 7168 x 2048 = 44,040,192: 58 x 257 x 44,040,192 =
+  // 656,463,101,952. Embedding and head 2 x 129,280 x 7168 = 1,853,358,080. Total
+  // 670,918,967,296 (the report: 671 B). Active, 8 routed and the shared one: 58 x 9 x
+  // 44,040,192 = 22,988,980,224 in place of the experts: 37,444,845,568. The report says 37 B
+  // (+1.2%); its README_WEIGHTS.md 36.7 B (+2.0%), a gap an independent count from the config
+  // finds too (docs/compute-model.md). The router's 58 x 256 x 7168 = 0.1 B are left out.
+  Scenario s = model_file("deepseek-v3.yaml");
+  ModelParameters p = model_parameters(s.model);
+  EXPECT_DOUBLE_EQ(p.total, 670918967296.0);
+  EXPECT_DOUBLE_EQ(p.active, 37444845568.0);
+  EXPECT_TRUE(near(p.total, 671e9, 0.01));
+  EXPECT_TRUE(near(p.active, 37e9, 0.015));
+  // FLOP per token, 3 x forward: per layer the projections 2 x 187,105,280, the scores and
+  // weighted values in full 2 x 4096 x 128 x (192 + 128) = 335,544,320, the MLP 2 x 9 x
+  // 44,040,192 = 792,723,456 (a dense layer's 2 x 396,361,728 is the same): 1,502,478,336;
+  // x 61 = 91,651,178,496; logits 2 x 7168 x 129,280 = 1,853,358,080: 280,513,609,728.
+  // Megatron-Core halves the scores for the causal mask: 3 x 61 x 167,772,160 less is
+  // 249,811,304,448, which Megatron-Bridge's table implies (25.11, DGX-GB300, BF16, without
+  // MTP: 961 TFLOP/s per GPU at 3,848 tokens/s per GPU, 249.7 G).
+  double per_token =
+      model_flop_per_step(s.model, s.execution).value() / tokens_per_step(s.model, s.execution);
+  EXPECT_DOUBLE_EQ(per_token, 280513609728.0);
+  EXPECT_TRUE(near(per_token - 3 * 61 * 167772160.0, 961e12 / 3848, 0.01));
+}
+
 } // namespace
 } // namespace trainsim

@@ -86,9 +86,13 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   s.model.dense_layers = 1;
   s.model.head_dim = 64;
   s.model.qk_norm = true;
+  std::string text = scenario_yaml(s);
+  EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
+  s.model.head_dim = 0, s.model.qk_norm = false; // latent attention has widths of its own
+  s.model.mla = {1536, 512, 64, 128, 128};
   s.model.profile.optimizer_step = false;
   s.model.profile.nvlink_curve = false;
-  std::string text = scenario_yaml(s);
+  text = scenario_yaml(s);
   EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
 }
 
