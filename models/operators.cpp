@@ -1,32 +1,12 @@
 #include "models/operators.hpp"
+#include "models/operator_parts.hpp"
 
 #include <algorithm>
 
 #include "models/workload.hpp"
 
 namespace trainsim {
-namespace {
-
-// The sizes the operators of a layer are built from, on one GPU after the TP split.
-struct Dims {
-  double tokens = 0;      ///< T = micro_batch x seq_len / cp
-  double norm_tokens = 0; ///< tokens the norms, dropout and residual adds see: T / tp with
-                          ///< sequence parallelism, else T (each TP rank repeats them)
-  double d = 0;           ///< d_model
-  double q = 0;           ///< query (and attention output) width: heads x d_head / tp
-  double kv = 0;          ///< key and value width each: kv_heads x d_head / tp
-  double head_dim = 0, seq = 0;
-  double v = 0;           ///< latent attention: the values' (and output's) width, heads x v_head_dim / tp
-  double local_heads = 0; ///< heads / tp
-  double ff = 0;     ///< an expert's inner size / tp
-  double w = 0;      ///< bytes per word
-  double routed = 0; ///< expert inputs: T x top_k
-  double local_experts = 1;
-  /// Bytes per parameter of the separate gradient-accumulation add, each microbatch: 0 with
-  /// grad_accumulation_fusion, else the fresh gradient read (w) and the sum read and written.
-  double accumulate = 0;
-  bool biases = false;
-};
+namespace operator_parts {
 
 Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   Dims x;
@@ -69,7 +49,7 @@ Operator gemm(const char* name, GemmShape g, double count, double w) {
   return op;
 }
 
-Operator memory(const char* name, double bytes, double kernels = 1.0) {
+Operator memory(const char* name, double bytes, double kernels) {
   Operator op = make(name, OperatorKind::memory);
   op.bytes = Bytes(bytes);
   op.count = kernels;
@@ -92,11 +72,6 @@ void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g,
   b.backward.push_back(gemm(dgrad, {g.m, g.k, g.n, g.batch}, count, w));
   b.backward.push_back(gemm(wgrad, {g.k, g.n, g.m, g.batch}, count, w));
 }
-
-struct LinearNames {
-  const char *forward, *dgrad, *wgrad, *accumulate;
-  bool first = false; ///< the block's first weight, whose gradient runs beside its collective
-};
 
 // A layer's own weights W (k x n, `count` of them) and, with biases, their n-wide bias: the
 // GEMMs of linear() and the weights' gradient accumulation.
@@ -132,143 +107,11 @@ void residual(const Dims& x, const ModelSpec& m, BlockOperators& b) {
   b.backward.push_back(memory("residual_grad", 3.0 * activation));
 }
 
-// Flash attention (causal): the forward executes half of Q K^T and P V, 2 x 2 s^2 d_head FLOP
-// per head and sequence, so 2 T s q in all; the backward 2.5 x that (FlashAttention-2's count:
-// five matmuls to the forward's two). Traffic: q, k, v in and o out; backward q, k, v, o, do in
-// and dq, dk, dv out.
-Operator flash_core(const Dims& x, bool backward) {
-  Operator op = make(backward ? "attention_grad" : "attention", OperatorKind::attention);
-  double forward_flop = 2.0 * x.tokens * x.seq * x.q;
-  op.flop = Flop(backward ? 2.5 * forward_flop : forward_flop);
-  double qkv = x.tokens * (x.q + 2.0 * x.kv) * x.w, out = x.tokens * x.q * x.w;
-  op.bytes = Bytes(backward ? 2.0 * qkv + 3.0 * out : qkv + out);
-  op.head_dim = x.head_dim;
-  op.seq_len = x.seq;
-  return op;
-}
+} // namespace operator_parts
 
-// Megatron-LM's core attention before flash attention: Q K^T as one strided-batched GEMM over
-// (sequence, head) pairs, the fused scale-mask-softmax and the attention dropout over the
-// s x s scores in HBM, then the scores times V. Every product runs in full: the causal mask
-// zeroes half the scores but saves no FLOP. Backward: both GEMMs' gradients (Y = X W's
-// linear()), the dropout's (scores' gradient and mask in, gradient out) and the softmax's
-// (probabilities and their gradient in, the scores' gradient out).
-BlockOperators unfused_core(const Dims& x, const ModelSpec& m) {
-  BlockOperators b;
-  double pairs = x.tokens / x.seq * (x.q / x.head_dim); // sequences x local heads
-  double scores = pairs * x.seq * x.seq;                // elements
-  linear("scores", "scores_dgrad", "scores_wgrad", {x.seq, x.seq, x.head_dim, pairs}, 1.0, x.w, b);
-  b.forward.push_back(memory("scale_mask_softmax", 2.0 * scores * x.w));
-  b.backward.push_back(memory("softmax_grad", 3.0 * scores * x.w));
-  if (m.dropout) {
-    b.forward.push_back(memory("attention_dropout", 2.0 * scores * x.w + scores));
-    b.backward.push_back(memory("attention_dropout_grad", 2.0 * scores * x.w + scores));
-  }
-  linear("context", "context_dgrad", "context_wgrad", {x.seq, x.head_dim, x.seq, pairs}, 1.0, x.w,
-         b);
-  return b;
-}
+namespace {
 
-// The attention core, flash or unfused; selective recomputation drops its activations (the
-// largest per token: the softmax and its dropout) and runs its forward again just before its
-// backward.
-void attention_core(const Dims& x, const ModelSpec& m, Recompute recompute, BlockOperators& b) {
-  BlockOperators core;
-  if (m.attention == AttentionKernel::flash) {
-    core.forward.push_back(flash_core(x, false));
-    core.backward.push_back(flash_core(x, true));
-  } else {
-    core = unfused_core(x, m);
-  }
-  b.forward.insert(b.forward.end(), core.forward.begin(), core.forward.end());
-  if (recompute == Recompute::selective)
-    b.backward.insert(b.backward.end(), core.forward.begin(), core.forward.end());
-  b.backward.insert(b.backward.end(), core.backward.begin(), core.backward.end());
-}
-
-// Flash attention over latent attention's heads: keys as wide as the queries (q), values and
-// the output v wide; the forward executes half of Q K^T (2 s^2 q per sequence) and of P V
-// (2 s^2 v), the backward 2.5 x that, as flash_core().
-Operator latent_flash_core(const Dims& x, bool backward) {
-  Operator op = make(backward ? "attention_grad" : "attention", OperatorKind::attention);
-  double forward_flop = x.tokens * x.seq * (x.q + x.v);
-  op.flop = Flop(backward ? 2.5 * forward_flop : forward_flop);
-  double qkv = x.tokens * (2.0 * x.q + x.v) * x.w, out = x.tokens * x.v * x.w;
-  op.bytes = Bytes(backward ? 2.0 * qkv + 3.0 * out : qkv + out);
-  op.head_dim = x.head_dim;
-  op.seq_len = x.seq;
-  return op;
-}
-
-// Latent attention (models/scenario.hpp) as Megatron-Core runs it with Transformer Engine:
-// the down projections' weights are whole on every TP rank (TELinear "duplicated") and run on
-// the tokens the rank holds (its sequence shard under sequence parallelism, else all of
-// them, repeated on every rank); their latents are normed, gathered over TP and projected up,
-// the heads split over TP as the QKV GEMM splits them. The rotary part of the queries (every
-// head's) and of the key (one for all heads) is rotated in place. Its up projections' weight
-// gradients run beside the block's TP collective, as the QKV GEMM's does.
-BlockOperators latent_attention_block(const Dims& x, const ModelSpec& m, Recompute recompute) {
-  const LatentAttention& a = m.mla;
-  BlockOperators b;
-  norm(x, b);
-  auto latent_norm = [&](const char* name, const char* grad, double width) {
-    double latent = x.norm_tokens * width * x.w;
-    b.forward.push_back(memory(name, 2.0 * latent));
-    b.backward.push_back(memory(grad, 3.0 * latent));
-  };
-  if (a.q_lora_rank > 0) {
-    weight_linear({"q_down", "q_down_dgrad", "q_down_wgrad", "q_down_grad_accum"},
-                  {x.norm_tokens, static_cast<double>(a.q_lora_rank), x.d}, 1.0, x, b);
-    latent_norm("q_norm", "q_norm_grad", a.q_lora_rank);
-    weight_linear({"q_up", "q_up_dgrad", "q_up_wgrad", "q_up_grad_accum", true},
-                  {x.tokens, x.q, static_cast<double>(a.q_lora_rank)}, 1.0, x, b);
-  } else {
-    weight_linear({"q_proj", "q_proj_dgrad", "q_proj_wgrad", "q_proj_grad_accum", true},
-                  {x.tokens, x.q, x.d}, 1.0, x, b);
-  }
-  weight_linear({"kv_down", "kv_down_dgrad", "kv_down_wgrad", "kv_down_grad_accum"},
-                {x.norm_tokens, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), x.d},
-                1.0, x, b);
-  latent_norm("kv_norm", "kv_norm_grad", a.kv_lora_rank);
-  weight_linear({"kv_up", "kv_up_dgrad", "kv_up_wgrad", "kv_up_grad_accum", true},
-                {x.tokens, x.local_heads * (a.qk_nope_head_dim + a.v_head_dim),
-                 static_cast<double>(a.kv_lora_rank)},
-                1.0, x, b);
-  double rotated = 2.0 * x.tokens * (x.local_heads + 1.0) * a.qk_rope_head_dim * x.w;
-  b.forward.push_back(memory("rotary", rotated));
-  b.backward.push_back(memory("rotary_grad", rotated));
-  b.forward.push_back(latent_flash_core(x, false));
-  if (recompute == Recompute::selective) b.backward.push_back(latent_flash_core(x, false));
-  b.backward.push_back(latent_flash_core(x, true));
-  weight_linear({"out_proj", "out_proj_dgrad", "out_proj_wgrad", "out_proj_grad_accum"},
-                {x.tokens, x.d, x.v}, 1.0, x, b);
-  residual(x, m, b);
-  return b;
-}
-
-BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute recompute) {
-  if (m.mla.on()) return latent_attention_block(x, m, recompute);
-  BlockOperators b;
-  norm(x, b);
-  weight_linear({"qkv", "qkv_dgrad", "qkv_wgrad", "qkv_grad_accum", true},
-                {x.tokens, x.q + 2.0 * x.kv, x.d}, 1.0, x, b);
-  if (m.biases) b.backward.push_back(memory("qkv_bias_grad", x.tokens * (x.q + 2.0 * x.kv) * x.w));
-  if (m.qk_norm) { // an RMSNorm on each head's q and k: as norm() on their width
-    double qk = x.tokens * (x.q + x.kv) * x.w;
-    b.forward.push_back(memory("qk_norm", 2.0 * qk));
-    b.backward.push_back(memory("qk_norm_grad", 3.0 * qk));
-  }
-  if (m.rotary) { // rotate q and k in place: read and write them, both ways
-    double qk = 2.0 * x.tokens * (x.q + x.kv) * x.w;
-    b.forward.push_back(memory("rotary", qk));
-    b.backward.push_back(memory("rotary_grad", qk));
-  }
-  attention_core(x, m, recompute, b);
-  weight_linear({"out_proj", "out_proj_dgrad", "out_proj_wgrad", "out_proj_grad_accum"},
-                {x.tokens, x.d, x.q}, 1.0, x, b);
-  residual(x, m, b);
-  return b;
-}
+using namespace operator_parts;
 
 // One MLP's GEMMs for each of `count` experts, which share `rows` token rows evenly, with an
 // inner size of `ff` per TP rank: up (and gate, fused into one GEMM of twice the width, as Megatron does for

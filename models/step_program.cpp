@@ -1,4 +1,5 @@
 #include "models/step_program.hpp"
+#include "models/step_program_gradients.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -45,7 +46,7 @@ LayerPlan dense_layer_plan(const Scenario& s) {
 class Builder {
 public:
   Builder(const Scenario& s, int stage)
-      : s_(s), e_(s.execution), stage_(stage), routed_(layer_plan(s)), dense_(dense_layer_plan(s)),
+      : s_(s), e_(s.execution), stage_(stage), routed_(layer_plan(s)), dense_(dense_layer_plan(s)), dp_(s, stage),
         embedding_(embedding_time(s)), head_(head_time(s)),
         bucket_(dp_bucket_bytes(s.model, s.execution)) {
     for (int chunk = 0; chunk < e_.chunks(); ++chunk)
@@ -84,7 +85,6 @@ private:
     return stage_ == e_.pp - 1 && chunk == e_.chunks() - 1;
   }
   [[nodiscard]] int layers(int chunk) const { return chunk_layers(s_.model, e_, stage_, chunk); }
-  [[nodiscard]] bool moe() const { return e_.ep > 1; }
   /// Layer `l` of the chunk: the model's dense layers come first.
   [[nodiscard]] const LayerPlan& plan(int chunk, int l) const {
     return l < dense_in_chunk_[static_cast<size_t>(chunk)] ? dense_ : routed_;
@@ -281,52 +281,10 @@ private:
   void bucket(Bytes gradients, bool end_of_pass) {
     pending_ += gradients;
     if (pending_ < bucket_ && !end_of_pass) return;
-    start(gradient_ops(pending_));
+    start(dp_.reduction(pending_));
     pending_ = Bytes();
   }
 
-  /// The gradient reduction of `bytes` of this GPU's gradients: an all-reduce, or a
-  /// reduce-scatter when the optimizer state is sharded (ZeRO >= 1). Expert gradients go to
-  /// the EDP group in proportion to their share of the parameters.
-  [[nodiscard]] std::vector<Op> gradient_ops(Bytes bytes) const {
-    if (e_.zero >= 3) return {}; // reduced layer by layer in the backward pass
-    CollectiveOp op = e_.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-    double expert_share = moe() ? expert_fraction() : 0.0;
-    std::vector<Op> ops;
-    if (e_.weight_replicas() > 1 && expert_share < 1.0)
-      ops.push_back(collective(GroupKind::dp, op, bytes * (1.0 - expert_share)));
-    if (e_.dp / e_.ep > 1 && expert_share > 0.0)
-      ops.push_back(collective(GroupKind::edp, op, bytes * expert_share));
-    return ops;
-  }
-
-  /// The share of this GPU's gradients that belong to experts (reduced over EDP, not DP).
-  [[nodiscard]] double expert_fraction() const {
-    GradientBytes g = gradient_bytes(s_, stage_);
-    return g.experts / (g.dense + g.experts);
-  }
-
-  /// The reduction of all of this stage's gradients.
-  [[nodiscard]] std::vector<Op> stage_gradient_ops() const {
-    GradientBytes g = gradient_bytes(s_, stage_);
-    return gradient_ops(g.dense + g.experts);
-  }
-
-  /// ZeRO-1/2's all-gathers of the updated parameter shards, at the model's precision, where
-  /// the gradients may be FP32.
-  [[nodiscard]] std::vector<Op> parameter_gathers() const {
-    if (e_.zero != 1 && e_.zero != 2) return {};
-    GradientBytes g = gradient_bytes(s_, stage_);
-    double parameter_bytes = s_.model.bytes_per_word / gradient_word(s_.model, e_);
-    return gathers_of((g.dense + g.experts) * parameter_bytes);
-  }
-  /// The all-gathers of `parameters` bytes of this GPU's parameters, over the groups that
-  /// reduce their gradients.
-  [[nodiscard]] std::vector<Op> gathers_of(Bytes parameters) const {
-    std::vector<Op> ops = gradient_ops(parameters);
-    for (Op& op : ops) op.collective = CollectiveOp::all_gather;
-    return ops;
-  }
   /// Starts `ops` on their background stream; returns how many.
   int start(std::vector<Op> ops) {
     for (Op& op : ops) {
@@ -341,8 +299,8 @@ private:
   // the passes, contending for the links with them; the step waits for them at its end. The
   // optimizer kernel stays at the end: it shares the GPU with the passes wherever it runs.
   void delayed_reduction() {
-    start(stage_gradient_ops());
-    start(parameter_gathers());
+    start(dp_.stage_reduction());
+    start(dp_.parameter_gathers());
   }
 
   // param_gather_overlap: the parameters the previous step's optimizer updated are gathered
@@ -364,7 +322,7 @@ private:
         pending += last ? (last_virtual(chunk) ? vocabulary_parameters(false) : Bytes())
                         : layer_parameters(plan(chunk, l));
         if (pending < bucket_ && !last) continue;
-        if (pending > Bytes()) started += start(gathers_of(pending));
+        if (pending > Bytes()) started += start(dp_.gathers_of(pending));
         pending = Bytes();
         // Layers back to the previous bucket's end need this bucket.
         for (int k = l; k >= 0 && g.through[static_cast<size_t>(k)] == 0; --k)
@@ -387,14 +345,14 @@ private:
     if (e_.dp_overlap || e_.delayed_update) {
       program_.push_back(program_detail::wait_stream(GroupKind::dp, 0));
     } else {
-      std::vector<Op> ops = stage_gradient_ops();
+      std::vector<Op> ops = dp_.stage_reduction();
       program_.insert(program_.end(), ops.begin(), ops.end());
     }
     if (clips_over_dp(s_))
       program_.push_back(collective(GroupKind::dp, CollectiveOp::all_reduce, kNormBytes));
     extra_kernels(optimizer_time(s_, stage_));
     if (e_.delayed_update || e_.param_gather_overlap) return;
-    std::vector<Op> gathers = parameter_gathers();
+    std::vector<Op> gathers = dp_.parameter_gathers();
     program_.insert(program_.end(), gathers.begin(), gathers.end());
   }
 
@@ -406,6 +364,7 @@ private:
   const ExecutionSpec& e_;
   int stage_;
   LayerPlan routed_, dense_;
+  program_detail::GradientCollectives dp_;
   std::vector<int> dense_in_chunk_; ///< of each chunk's layers, those that are dense (its first)
   const LayerPlan* layer_ = &routed_; ///< the layer being built
   BlockTime embedding_, head_;

@@ -1,0 +1,52 @@
+// The parts the operator lists are built from (models/operators.cpp,
+// models/attention_operators.cpp): a layer's sizes on one GPU and the kernels every block
+// shares. Internal to models/.
+#pragma once
+
+#include "models/operators.hpp"
+
+namespace trainsim::operator_parts {
+
+// The sizes the operators of a layer are built from, on one GPU after the TP split.
+struct Dims {
+  double tokens = 0;      ///< T = micro_batch x seq_len / cp
+  double norm_tokens = 0; ///< tokens the norms, dropout and residual adds see: T / tp with
+                          ///< sequence parallelism, else T (each TP rank repeats them)
+  double d = 0;           ///< d_model
+  double q = 0;           ///< query (and attention output) width: heads x d_head / tp
+  double kv = 0;          ///< key and value width each: kv_heads x d_head / tp
+  double head_dim = 0, seq = 0;
+  double v = 0;           ///< latent attention: the values' (and output's) width, heads x v_head_dim / tp
+  double local_heads = 0; ///< heads / tp
+  double ff = 0;     ///< an expert's inner size / tp
+  double w = 0;      ///< bytes per word
+  double routed = 0; ///< expert inputs: T x top_k
+  double local_experts = 1;
+  /// Bytes per parameter of the separate gradient-accumulation add, each microbatch: 0 with
+  /// grad_accumulation_fusion, else the fresh gradient read (w) and the sum read and written.
+  double accumulate = 0;
+  bool biases = false;
+};
+
+Dims dims(const ModelSpec& m, const ExecutionSpec& e);
+
+Operator make(const char* name, OperatorKind kind);
+Operator gemm(const char* name, GemmShape g, double count, double w);
+Operator memory(const char* name, double bytes, double kernels = 1.0);
+void accumulate(const char* name, double params, double tensors, const Dims& x, BlockOperators& b);
+void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g, double count,
+            double w, BlockOperators& b);
+
+struct LinearNames {
+  const char *forward, *dgrad, *wgrad, *accumulate;
+  bool first = false; ///< the block's first weight, whose gradient runs beside its collective
+};
+void weight_linear(const LinearNames& n, GemmShape g, double count, const Dims& x,
+                   BlockOperators& b);
+void norm(const Dims& x, BlockOperators& b);
+void residual(const Dims& x, const ModelSpec& m, BlockOperators& b);
+
+/// The attention block (models/attention_operators.cpp): standard, grouped-query or latent.
+BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute recompute);
+
+} // namespace trainsim::operator_parts

@@ -1,0 +1,110 @@
+// What one GPU holds (models/workload.hpp): the activations a layer keeps for its backward,
+// and weights, gradients and optimizer state as ZeRO shards them, per pipeline stage.
+#include <algorithm>
+
+#include "models/stage_layout.hpp"
+#include "models/workload.hpp"
+#include "models/workload_parts.hpp"
+
+namespace trainsim {
+namespace {
+
+using namespace workload_parts;
+
+// Activations kept for backward, per layer and microbatch, term by term as Korthikanti et
+// al. 2022 (section 4.1) count them for their GPT (MHA, dropout, a 4 d_model GeLU MLP), where
+// they sum to 34 bytes per token and d_model at 2 bytes a word: per norm its input (2 words);
+// attention: the QKV GEMM's input, Q, K and V (1 + 2 kv / d_model), the output projection's
+// input; the MLP: fc1's input, the activation's input and fc2's (2 d_ff words, or 3 d_ff for
+// a gated MLP's gate, up and product), per expert a token visits; a 1-byte dropout mask after
+// each block. Without sequence parallelism the norms' inputs, the QKV and fc1 inputs and the
+// masks are whole on every TP rank, the rest split (their eq. 2: 10 + 24 / t). An unfused
+// attention also keeps 5 bytes per score (none under flash attention or selective
+// recomputation). An MLP block keeps its input and hidden activations. Full recomputation
+// keeps each layer's input.
+double activations_per_layer(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
+  double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value(), tp = g.tp();
+  if (r.recompute) return tokens * d * w;
+  double scores = r.recompute_attention ? 0.0 : 5.0 * tokens * l.score_elements / tp;
+  double hidden = (l.gated_mlp ? 3.0 : 2.0) * (l.top_k * l.d_ff + l.shared_ff);
+  if (l.kind != ModelKind::transformer) return tokens * (d + hidden) * w / tp;
+  double q = query_width(l), kv = key_width(l);
+  double whole = (2.0 * d + d + d) * w + (l.dropout ? 2.0 * d : 0.0); // norms, QKV, fc1, masks
+  double split = (q + 2.0 * kv + q) * w + hidden * w; // Q, K, V, out_proj input; MLP hidden
+  if (l.qk_norm) split += (q + kv) * w;               // the QK norm's input
+  if (l.mla.on()) {
+    // Latent attention: the latents before and after their norms and the rotary key, then
+    // Q and K (qk_head_dim per head), V and the output projection's input (v_head_dim).
+    const LatentAttention& a = l.mla;
+    whole += (2.0 * (a.q_lora_rank + a.kv_lora_rank) + a.qk_rope_head_dim) * w;
+    split = (2.0 * l.heads * a.qk_head_dim() + 2.0 * l.heads * a.v_head_dim) * w + hidden * w;
+  }
+  return tokens * (r.sequence_parallel ? (whole + split) / tp : whole + split / tp) + scores;
+}
+
+// ZeRO shards a parameter's state over the ranks that hold the same parameter: all of DP for
+// a dense one, only the dp / ep ranks with the same experts for an expert one.
+Bytes state(Bytes per_param, const GpuParams& p, bool sharded, const StageResidency& r, int ep) {
+  if (!sharded) return per_param * p.total();
+  return per_param * p.dense / r.dp + per_param * p.experts / (r.dp / ep);
+}
+
+} // namespace
+
+MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
+  GpuParams params = params_on_gpu(l, g, r.layers);
+  params.dense += r.vocabulary_params;
+  Bytes word = l.bytes_per_word;
+  MemoryUse use;
+  use.weights = state(word, params, r.zero >= 3, r, g.ep);
+  Bytes gradient = r.gradient_bytes_per_param > Bytes(0) ? r.gradient_bytes_per_param : word;
+  use.gradients = state(gradient, params, r.zero >= 2, r, g.ep);
+  if (r.delayed_update) use.gradients += state(gradient, params, false, r, g.ep);
+  use.optimizer = state(r.optimizer_bytes_per_param, params, r.zero >= 1, r, g.ep);
+  use.activations = Bytes(activations_per_layer(l, g, r) * r.layers * r.in_flight);
+  return use;
+}
+
+std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec& e) {
+  StageResidency r;
+  r.dp = e.weight_replicas();
+  r.zero = e.zero;
+  r.optimizer_bytes_per_param = e.optimizer_bytes_per_param;
+  r.recompute = e.recompute == Recompute::full;
+  r.recompute_attention = e.recompute == Recompute::selective;
+  r.sequence_parallel = e.sequence_parallel || e.tp == 1;
+  r.gradient_bytes_per_param = gradient_word(m, e);
+  r.delayed_update = e.delayed_update;
+  LayerShape shape = layer_shape(m);
+  GpuShare share = gpu_share(m, e);
+  std::vector<MemoryUse> stages;
+  LayerSpec d = dense_layer(m, e);
+  LayerShape dense_shape = layer_shape(d.model);
+  GpuShare dense_share = gpu_share(d.model, d.exec);
+  for (int stage = 0; stage < e.pp; ++stage) {
+    double layers = stage_layer_count(m, e, stage), dense = stage_dense_layers(m, e, stage);
+    r.vocabulary_params = vocabulary_params(m, e, stage);
+    // memory_use() counts activations as layers x microbatches in flight; the dense layers
+    // among them are held as often as the others.
+    r.in_flight = layers > 0 ? peak_held_layers(m, e, stage) / layers : 0.0;
+    r.layers = layers - dense;
+    MemoryUse use = memory_use(shape, share, r);
+    if (dense > 0) {
+      StageResidency dense_r = r;
+      dense_r.layers = dense, dense_r.vocabulary_params = 0;
+      MemoryUse more = memory_use(dense_shape, dense_share, dense_r);
+      use.weights += more.weights, use.gradients += more.gradients;
+      use.optimizer += more.optimizer, use.activations += more.activations;
+    }
+    stages.push_back(use);
+  }
+  return stages;
+}
+
+MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
+  std::vector<MemoryUse> stages = memory_per_stage(m, e);
+  return *std::max_element(stages.begin(), stages.end(),
+                           [](const auto& a, const auto& b) { return a.total() < b.total(); });
+}
+
+} // namespace trainsim

@@ -1,0 +1,55 @@
+// What a stage's program makes of layers of more than one kind: the model's dense first layers
+// beside its expert layers, and latent attention's TP collectives (models/step_program.cpp).
+// Ops are written as tokens (step_program_fixtures.hpp).
+#include <gtest/gtest.h>
+
+#include "models/step_program.hpp"
+
+#include "step_program_fixtures.hpp"
+
+namespace trainsim {
+namespace {
+
+using namespace program_testing;
+
+TEST(Program, DenseLayersComeFirstWithoutExperts) {
+  // Two layers, the first dense (dense_layers 1): its MLP is one kernel with no all-to-all, the
+  // second's sits between the EP dispatch and combine. Backward runs the expert layer first.
+  // Gradients: dense, the 2 attentions 2 x 4 x 8 x 8 = 512 parameters and the dense MLP
+  // 2 x 8 x 32 = 512, 2048 bytes; experts, one layer's local expert of moe_d_ff 16,
+  // 2 x 8 x 16 = 256 parameters, 512 bytes: 2560 in all, 2048 over DP and 512 over EDP.
+  ExecutionSpec e = grid(4, 1, 1, 1);
+  e.ep = 2;
+  Scenario s = scenario(ModelKind::transformer, 2, e);
+  s.model.experts = 2, s.model.moe_d_ff = 16, s.model.dense_layers = 1;
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), "C C C ep.A2A C ep.A2A ep.A2A C ep.A2A C C C waitS dp.AR edp.AR");
+  EXPECT_DOUBLE_EQ(p[13].bytes.value(), 2048.0);
+  EXPECT_DOUBLE_EQ(p[14].bytes.value(), 512.0);
+  // The dense layer's MLP runs as a dense model's does.
+  Scenario dense = scenario(ModelKind::transformer, 1, grid(4, 1, 1, 1));
+  EXPECT_EQ(p[1].duration, stage_program(dense, 0, false)[1].duration);
+}
+
+TEST(Program, LatentAttentionGathersItsLatentsNotTheInput) {
+  // tp 2 with sequence parallelism; latent attention with a query latent of 2, a key/value
+  // latent of 1 and a rotary key of 1: each of the microbatch's 4 tokens gathers 4 words,
+  // 4 x 4 x 2 B = 32 B, where the input would be 4 x 8 x 2 B = 64 B. The output projection
+  // reduce-scatters d_model (64 B) as before. Backward gathers the output's gradient (64 B),
+  // the latents again for the up projections' weight gradients (32 B), and reduce-scatters the
+  // latents' gradient (32 B).
+  ExecutionSpec e = grid(1, 2, 1, 1);
+  e.sequence_parallel = true;
+  Scenario s = scenario(ModelKind::transformer, 1, e);
+  s.model.mla = {2, 1, 1, 4, 3};
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), "tp.AG C tp.RS tp.AG C tp.RS tp.AG tp.AG C tp.RS tp.AG tp.AG C tp.RS waitS");
+  EXPECT_EQ(p[0].bytes, Bytes(32.0));
+  EXPECT_EQ(p[2].bytes, Bytes(64.0));
+  EXPECT_EQ(p[10].bytes, Bytes(64.0));
+  EXPECT_EQ(p[11].bytes, Bytes(32.0));
+  EXPECT_EQ(p[13].bytes, Bytes(32.0));
+}
+
+} // namespace
+} // namespace trainsim
