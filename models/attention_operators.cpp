@@ -9,21 +9,31 @@ namespace {
 // per head and sequence, so 2 T s q in all; the backward 2.5 x that (FlashAttention-2's count:
 // five matmuls to the forward's two). Traffic: q, k, v in and o out; backward q, k, v, o, do in
 // and dq, dk, dv out.
+// The keys a query attends to under a causal window of W (itself and the W - 1 before it), on
+// average over a sequence of s: W - W (W - 1) / (2 s), the first W - 1 queries seeing fewer.
+double windowed_keys(const Dims& x) { return x.window - x.window * (x.window - 1) / (2.0 * x.seq); }
+
+// The measured rate of a windowed core is read at the window's length: its tiles are those of a
+// sequence that long.
+double rate_length(const Dims& x) { return x.window > 0 ? x.window : x.seq; }
+
 Operator flash_core(const Dims& x, bool backward) {
   Operator op = make(backward ? "attention_grad" : "attention", OperatorKind::attention);
-  double forward_flop = 2.0 * x.tokens * x.seq * x.q;
+  // Q K^T and P V over the keys each query sees: 2 x 2 q FLOP per key; s / 2 of them causal.
+  double forward_flop = x.window > 0 ? 4.0 * x.tokens * windowed_keys(x) * x.q
+                                     : 2.0 * x.tokens * x.seq * x.q;
   op.flop = Flop(backward ? 2.5 * forward_flop : forward_flop);
   double qkv = x.tokens * (x.q + 2.0 * x.kv) * x.w, out = x.tokens * x.q * x.w;
   op.bytes = Bytes(backward ? 2.0 * qkv + 3.0 * out : qkv + out);
   op.head_dim = x.head_dim;
-  op.seq_len = x.seq;
+  op.seq_len = rate_length(x);
   return op;
 }
 
 // Megatron-LM's core attention before flash attention: Q K^T as one strided-batched GEMM over
 // (sequence, head) pairs, the fused scale-mask-softmax and the attention dropout over the
 // s x s scores in HBM, then the scores times V. Every product runs in full: the causal mask
-// zeroes half the scores but saves no FLOP. Backward: both GEMMs' gradients (Y = X W's
+// zeroes half the scores (and a window more) but saves no FLOP. Backward: both GEMMs' gradients (Y = X W's
 // linear()), the dropout's (scores' gradient and mask in, gradient out) and the softmax's
 // (probabilities and their gradient in, the scores' gradient out).
 BlockOperators unfused_core(const Dims& x, const ModelSpec& m) {
@@ -64,12 +74,13 @@ void attention_core(const Dims& x, const ModelSpec& m, Recompute recompute, Bloc
 // (2 s^2 v), the backward 2.5 x that, as flash_core().
 Operator latent_flash_core(const Dims& x, bool backward) {
   Operator op = make(backward ? "attention_grad" : "attention", OperatorKind::attention);
-  double forward_flop = x.tokens * x.seq * (x.q + x.v);
+  double forward_flop = x.window > 0 ? 2.0 * x.tokens * windowed_keys(x) * (x.q + x.v)
+                                     : x.tokens * x.seq * (x.q + x.v);
   op.flop = Flop(backward ? 2.5 * forward_flop : forward_flop);
   double qkv = x.tokens * (2.0 * x.q + x.v) * x.w, out = x.tokens * x.v * x.w;
   op.bytes = Bytes(backward ? 2.0 * qkv + 3.0 * out : qkv + out);
   op.head_dim = x.head_dim;
-  op.seq_len = x.seq;
+  op.seq_len = rate_length(x);
   return op;
 }
 

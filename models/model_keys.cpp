@@ -151,6 +151,38 @@ ModelKey latent_size(const char* key, int LatentAttention::*member, bool may_be_
   return k;
 }
 
+// A sliding window shorter than the sequence (a window as long is full attention).
+ModelKey window() {
+  ModelKey k = layer_part({"window",
+                           [](const Params& p, M& m) {
+                             if (!p.has("window")) return;
+                             m.window = p.get_positive<int>("window");
+                             if (m.window >= m.seq_len)
+                               p.fail("window", "must be shorter than seq_len (" +
+                                                    std::to_string(m.seq_len) +
+                                                    "): a window as long is full attention");
+                           },
+                           [](const M& m) { return std::optional(integer_value(m.window)); },
+                           always});
+  k.written = [](const M& m) { return m.window > 0; };
+  return k;
+}
+
+ModelKey full_attention_every() {
+  ModelKey k = layer_part(
+      {"full_attention_every",
+       [](const Params& p, M& m) {
+         if (!p.has("full_attention_every")) return;
+         if (m.window <= 0)
+           p.fail("full_attention_every", "needs a window (model.window): without one every "
+                                          "layer attends to the whole sequence");
+         m.full_attention_every = p.get_positive<int>("full_attention_every");
+       },
+       [](const M& m) { return std::optional(integer_value(m.full_attention_every)); }, always});
+  k.written = [](const M& m) { return m.full_attention_every > 0; };
+  return k;
+}
+
 Bytes word_size(const Params& p) {
   std::string precision = p.get_or<std::string>("precision", "bf16");
   const std::vector<std::pair<std::string, double>> sizes{
@@ -251,6 +283,9 @@ std::vector<ModelKey> declare() {
       latent_size("qk_nope_head_dim", &LatentAttention::qk_nope_head_dim, false),
       latent_size("v_head_dim", &LatentAttention::v_head_dim, false),
       latent_size("kv_lora_rank", &LatentAttention::kv_lora_rank, false),
+      window(),
+      full_attention_every(),
+      layer_part(switch_key<M>("attention_sinks", &M::attention_sinks)),
       layer_part(
           {"attention",
            [](const Params& p, M& m) {

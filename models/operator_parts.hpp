@@ -18,6 +18,7 @@ struct Dims {
   double head_dim = 0, seq = 0;
   double v = 0;           ///< latent attention: the values' (and output's) width, heads x v_head_dim / tp
   double local_heads = 0; ///< heads / tp
+  double window = 0;      ///< sliding-window attention's window, at most seq; 0: none
   double ff = 0;     ///< an expert's inner size / tp
   double w = 0;      ///< bytes per word
   double routed = 0; ///< expert inputs: T x top_k

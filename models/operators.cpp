@@ -24,6 +24,7 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
     x.v = x.local_heads * m.mla.v_head_dim;
   }
   x.seq = static_cast<double>(m.seq_len);
+  if (m.window > 0) x.window = std::min(static_cast<double>(m.window), x.seq);
   x.ff = static_cast<double>(m.expert_d_ff()) / tp;
   x.w = m.bytes_per_word.value();
   x.routed = x.tokens * m.top_k;

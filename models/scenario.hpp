@@ -111,6 +111,15 @@ struct ModelSpec {
   /// RMSNorm on each head's queries and keys before attention (Qwen3, OLMo 2).
   bool qk_norm = false;
   LatentAttention mla{}; ///< model.attention_kind: mla and its five sizes
+  /// Sliding-window attention: each query sees itself and the window - 1 tokens before it
+  /// (GPT-OSS: 128; Mistral 7B: 4096); 0: every earlier token.
+  int window = 0;
+  /// With a window, every full_attention_every-th layer (the last of each such group) keeps
+  /// full causal attention (GPT-OSS: 2, alternating; Gemma 3: 6); 0: every layer windowed.
+  int full_attention_every = 0;
+  /// A learned logit per head added to each softmax's denominator (GPT-OSS): its parameters
+  /// only, the kernels' work is unchanged.
+  bool attention_sinks = false;
   /// Only transformers are priced per operator; the MLP-block model is always a roofline.
   ComputeModel compute = ComputeModel::operators;
   AttentionKernel attention = AttentionKernel::flash;

@@ -96,36 +96,40 @@ bool clips_over_dp(const Scenario& s) {
          s.execution.weight_replicas() > 1;
 }
 
+namespace {
+
+// One layer's attention core forward for one microbatch, counted in full as model FLOP is:
+// 4 s q per token over queries q wide (d_model, or heads x head_dim) and the s keys each may
+// see (the window's, under one); latent attention's keys and values are of their own widths,
+// 2 s heads (qk_head_dim + v_head_dim).
+Flop core_forward_flop(const ModelSpec& m, const ExecutionSpec& e) {
+  double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);
+  double s = static_cast<double>(m.window > 0 ? std::min<long>(m.window, m.seq_len) : m.seq_len);
+  double q = m.head_dim > 0 ? static_cast<double>(m.heads) * m.head_dim
+                            : static_cast<double>(m.d_model);
+  const LatentAttention& a = m.mla;
+  return a.on() ? Flop(2.0 * tokens * s * m.heads * (a.qk_head_dim() + a.v_head_dim))
+                : Flop(4.0 * tokens * s * q);
+}
+
+} // namespace
+
 StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
   Flop model = model_flop_per_step(m, e);
   double layer_passes =
       static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch) * m.layers;
   Flop recomputed;
-  if (e.recompute == Recompute::full) {
-    // Every layer's forward again: the expert layers', then the dense ones' (dense_layers).
-    auto forward = [&](const ModelSpec& lm, const ExecutionSpec& le, double share) {
-      LayerCosts c = layer_costs(lm, le);
-      return (c.attention.flop + c.mlp.flop) * (le.tp_ranks() * le.cp * layer_passes * share);
-    };
-    double dense_share = static_cast<double>(m.dense_layers) / m.layers;
-    recomputed = forward(m, e, 1.0 - dense_share);
-    if (m.dense_layers > 0) {
-      LayerSpec d = dense_layer(m, e);
-      recomputed += forward(d.model, d.exec, dense_share);
+  // Each kind of layer (layer_kinds()) for its share of the layers.
+  for (const auto& [kind, count] : layer_kinds(m)) {
+    LayerSpec k = layer_spec(m, e, kind);
+    double share = static_cast<double>(count) / m.layers;
+    if (e.recompute == Recompute::full) { // every layer's forward again
+      LayerCosts c = layer_costs(k.model, k.exec);
+      recomputed +=
+          (c.attention.flop + c.mlp.flop) * (k.exec.tp_ranks() * k.exec.cp * layer_passes * share);
     }
-  }
-  if (e.recompute == Recompute::selective && m.kind == ModelKind::transformer) {
-    // The attention core's forward, counted in full as in `model`: 4 s q per token over queries
-    // q wide (d_model, or heads x head_dim); latent attention's keys and values are of their
-    // own widths, 2 s heads (qk_head_dim + v_head_dim).
-    double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len);
-    double s = static_cast<double>(m.seq_len);
-    double q = m.head_dim > 0 ? static_cast<double>(m.heads) * m.head_dim
-                              : static_cast<double>(m.d_model);
-    const LatentAttention& a = m.mla;
-    recomputed = a.on() ? Flop(2.0 * tokens * s * m.heads * (a.qk_head_dim() + a.v_head_dim) *
-                               layer_passes)
-                        : Flop(4.0 * tokens * s * q * layer_passes);
+    if (e.recompute == Recompute::selective && m.kind == ModelKind::transformer)
+      recomputed += core_forward_flop(k.model, e) * (layer_passes * share);
   }
   return {model, model + recomputed};
 }

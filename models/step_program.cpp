@@ -22,35 +22,30 @@ Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
 }
 
-/// What one layer of a kind moves and runs: the scenario's own layers (their MLP the
-/// experts' when the model has them), or the model's first dense_layers (dense_layer()).
+/// What one layer of a kind (layer_kind()) moves and runs.
 struct LayerPlan {
+  LayerKind kind;
   LayerCosts costs;
   LayerTimes times;
   bool experts = false; ///< its MLP sends its tokens to their experts over EP and back
 };
 
-LayerPlan layer_plan(const Scenario& s) {
-  return {layer_costs(s.model, s.execution), layer_times(s), s.execution.ep > 1};
-}
-
-LayerPlan dense_layer_plan(const Scenario& s) {
-  if (s.model.dense_layers <= 0) return layer_plan(s);
-  Scenario dense = s;
-  LayerSpec d = dense_layer(s.model, s.execution);
-  dense.model = d.model, dense.execution = d.exec;
-  return layer_plan(dense);
+LayerPlan layer_plan(const Scenario& s, LayerKind kind) {
+  Scenario k = s;
+  LayerSpec spec = layer_spec(s.model, s.execution, kind);
+  k.model = spec.model, k.execution = spec.exec;
+  return {kind, layer_costs(k.model, k.execution), layer_times(k), k.execution.ep > 1};
 }
 
 /// Builds one stage's ops; each member is one part of the step.
 class Builder {
 public:
   Builder(const Scenario& s, int stage)
-      : s_(s), e_(s.execution), stage_(stage), routed_(layer_plan(s)), dense_(dense_layer_plan(s)), dp_(s, stage),
-        embedding_(embedding_time(s)), head_(head_time(s)),
-        bucket_(dp_bucket_bytes(s.model, s.execution)) {
+      : s_(s), e_(s.execution), stage_(stage), dp_(s, stage), embedding_(embedding_time(s)),
+        head_(head_time(s)), bucket_(dp_bucket_bytes(s.model, s.execution)) {
+    for (const auto& [kind, count] : layer_kinds(s.model)) plans_.push_back(layer_plan(s, kind));
     for (int chunk = 0; chunk < e_.chunks(); ++chunk)
-      dense_in_chunk_.push_back(chunk_dense_layers(s.model, e_, stage, chunk));
+      first_layer_.push_back(chunk_first_layer(s.model, e_, stage, chunk));
   }
 
   Program build() {
@@ -85,9 +80,11 @@ private:
     return stage_ == e_.pp - 1 && chunk == e_.chunks() - 1;
   }
   [[nodiscard]] int layers(int chunk) const { return chunk_layers(s_.model, e_, stage_, chunk); }
-  /// Layer `l` of the chunk: the model's dense layers come first.
+  /// Layer `l` of the chunk, by its kind.
   [[nodiscard]] const LayerPlan& plan(int chunk, int l) const {
-    return l < dense_in_chunk_[static_cast<size_t>(chunk)] ? dense_ : routed_;
+    LayerKind kind = layer_kind(s_.model, first_layer_[static_cast<size_t>(chunk)] + l);
+    return *std::find_if(plans_.begin(), plans_.end(),
+                         [&](const LayerPlan& p) { return p.kind == kind; });
   }
   [[nodiscard]] Bytes layer_gradients(const LayerPlan& p) const {
     return gradient_word(s_.model, e_) * p.costs.params;
@@ -184,7 +181,6 @@ private:
     if (e_.zero >= 3 && !fwd)
       program_.push_back(
           collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients(p)));
-    layer_ = &routed_;
   }
 
   // One pass over the layer's blocks; `less_forward`: the backward kernels' time without the
@@ -356,17 +352,17 @@ private:
     program_.insert(program_.end(), gathers.begin(), gathers.end());
   }
 
-  /// What every layer shares, whatever its MLP: the activation it passes on, its TP and CP
+  /// What every layer shares, whatever its kind: the activation it passes on, its TP and CP
   /// transfers.
-  [[nodiscard]] const LayerCosts& costs() const { return routed_.costs; }
+  [[nodiscard]] const LayerCosts& costs() const { return plans_.front().costs; }
 
   const Scenario& s_;
   const ExecutionSpec& e_;
   int stage_;
-  LayerPlan routed_, dense_;
   program_detail::GradientCollectives dp_;
-  std::vector<int> dense_in_chunk_; ///< of each chunk's layers, those that are dense (its first)
-  const LayerPlan* layer_ = &routed_; ///< the layer being built
+  std::vector<LayerPlan> plans_;  ///< one per kind of the model's layers
+  std::vector<int> first_layer_;  ///< each chunk's first layer, the model's index of it
+  const LayerPlan* layer_ = nullptr; ///< the layer being built
   BlockTime embedding_, head_;
   Bytes bucket_; ///< dp_bucket_bytes(): a DP bucket's gradients (or parameters to gather)
   Bytes pending_;

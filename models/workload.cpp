@@ -70,7 +70,7 @@ KernelCost latent_attention_cost(const LayerShape& l, double tokens, double tp) 
   KernelCost kv = matmul(tokens, d, a.kv_lora_rank + a.qk_rope_head_dim, tp, w) +
                   matmul(tokens, a.kv_lora_rank, n * a.qk_nope_head_dim + v, tp, w);
   KernelCost out = matmul(tokens, v, d, tp, w);
-  double s = l.seq_len;
+  double s = l.window > 0 ? std::min(l.window, l.seq_len) : l.seq_len;
   KernelCost scores{Flop(2.0 * tokens * s * (qk + v) / tp), Bytes(2.0 * tokens * (qk + v) * w / tp)};
   return q + kv + out + scores;
 }
@@ -82,7 +82,7 @@ KernelCost attention_cost(const LayerShape& l, double tokens, double tp) {
   KernelCost out = matmul(tokens, q, d, tp, w);
   // Scores (Q K^T) and weighted values: 2 matmuls of 2 * tokens * seq * (heads x d_head) FLOP
   // each, counted in full as in Megatron's FLOP accounting; no weights to read.
-  double s = l.seq_len;
+  double s = l.window > 0 ? std::min(l.window, l.seq_len) : l.seq_len; // the keys a query sees
   KernelCost scores{Flop(4.0 * tokens * s * q / tp), Bytes(4.0 * tokens * q * w / tp)};
   return qkv + out + scores;
 }
@@ -92,7 +92,9 @@ double mlp_matrices(const LayerShape& l) { return l.gated_mlp ? 3.0 : 2.0; }
 
 double attention_params(const LayerShape& l) {
   if (l.kind != ModelKind::transformer) return 0.0;
-  return l.mla.on() ? latent_params(l) : l.d_model * qkv_width(l) + l.d_model * query_width(l);
+  double sinks = l.sinks ? l.heads : 0.0;
+  return (l.mla.on() ? latent_params(l) : l.d_model * qkv_width(l) + l.d_model * query_width(l)) +
+         sinks;
 }
 
 // The routed experts of `layers` layers this GPU holds, each split over tp.
@@ -130,15 +132,40 @@ LayerShape layer_shape(const ModelSpec& m) {
   l.qk_norm = m.kind == ModelKind::transformer && m.qk_norm;
   l.mla = m.mla;
   l.heads = m.heads;
+  l.window = m.window;
+  l.sinks = m.attention_sinks;
   return l;
 }
 
-LayerSpec dense_layer(const ModelSpec& m, const ExecutionSpec& e) {
+LayerKind layer_kind(const ModelSpec& m, int layer) {
+  bool full = m.window > 0 && m.full_attention_every > 0 && (layer + 1) % m.full_attention_every == 0;
+  return {layer < m.dense_layers, full};
+}
+
+std::vector<std::pair<LayerKind, int>> layer_kinds(const ModelSpec& m) {
+  std::vector<std::pair<LayerKind, int>> kinds;
+  for (int layer = 0; layer < m.layers; ++layer) {
+    LayerKind k = layer_kind(m, layer);
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& c) { return c.first == k; });
+    if (it == kinds.end())
+      kinds.emplace_back(k, 1);
+    else
+      ++it->second;
+  }
+  return kinds;
+}
+
+LayerSpec layer_spec(const ModelSpec& m, const ExecutionSpec& e, LayerKind kind) {
   LayerSpec d{m, e};
-  d.model.experts = d.model.top_k = 1;
-  d.model.moe_d_ff = 0;
-  d.model.shared_experts = d.model.dense_layers = 0;
-  d.exec.ep = 1;
+  d.model.dense_layers = 0;
+  d.model.full_attention_every = 0;
+  if (kind.full_attention) d.model.window = 0;
+  if (kind.dense) {
+    d.model.experts = d.model.top_k = 1;
+    d.model.moe_d_ff = 0;
+    d.model.shared_experts = 0;
+    d.exec.ep = 1;
+  }
   return d;
 }
 
@@ -226,7 +253,7 @@ GradientBytes gradient_bytes(const Scenario& s, int stage) {
          dense = stage_dense_layers(s.model, e, stage);
   GpuParams p = params_on_gpu(layer_shape(s.model), gpu_share(s.model, e), layers - dense);
   if (dense > 0) {
-    LayerSpec d = dense_layer(s.model, e);
+    LayerSpec d = layer_spec(s.model, e, {true, false});
     p.dense += params_on_gpu(layer_shape(d.model), gpu_share(d.model, d.exec), dense).total();
   }
   Bytes word = gradient_word(s.model, e);
@@ -274,10 +301,10 @@ Flop model_flop_per_step(const ModelSpec& m, const ExecutionSpec& e) {
   double microbatches = static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch);
   double logits =
       2.0 * tokens_per_step(m, e) * static_cast<double>(m.d_model) * static_cast<double>(m.vocab);
-  double layers = per_microbatch(m, e) * microbatches * (m.layers - m.dense_layers);
-  if (m.dense_layers > 0) {
-    LayerSpec d = dense_layer(m, e);
-    layers += per_microbatch(d.model, d.exec) * microbatches * m.dense_layers;
+  double layers = 0;
+  for (const auto& [kind, count] : layer_kinds(m)) {
+    LayerSpec k = layer_spec(m, e, kind);
+    layers += per_microbatch(k.model, k.exec) * microbatches * count;
   }
   return Flop(3.0 * (layers + logits));
 }

@@ -36,18 +36,33 @@ struct LayerShape {
   /// Latent attention (models/scenario.hpp), over `heads` heads; off: the widths above.
   LatentAttention mla{};
   double heads = 0; ///< attention heads (latent attention's widths are per head)
+  double window = 0; ///< sliding-window attention's window (tokens); 0: the whole sequence
+  bool sinks = false; ///< a learned softmax logit per head (its parameters only)
 };
 LayerShape layer_shape(const ModelSpec& model);
 
-/// The model's first dense_layers (ModelSpec::dense_layers) as a model and an execution of
-/// their own: the dense MLP of d_ff, with no experts, none shared, and so no expert
-/// parallelism. Every cost below priced from it is one of those layers'; from the scenario's
-/// own model and execution, one of the others.
+/// What sets a model's layer apart from its others: a dense MLP (one of its first
+/// dense_layers, where the others' are experts) and full attention (where a window leaves
+/// every full_attention_every-th layer whole).
+struct LayerKind {
+  bool dense = false;
+  bool full_attention = false;
+  friend bool operator==(const LayerKind&, const LayerKind&) = default;
+};
+/// The kind of the model's layer `layer` (0: its first).
+LayerKind layer_kind(const ModelSpec& model, int layer);
+/// Each kind the model's layers are of, with how many of them, in a fixed order.
+std::vector<std::pair<LayerKind, int>> layer_kinds(const ModelSpec& model);
+
+/// One kind's layers as a model and an execution of their own, whose every layer is of that
+/// kind: a dense one's MLP of d_ff, with no experts, none shared, and so no expert
+/// parallelism; a full one's attention without the window. Every cost below priced from it is
+/// one of those layers'.
 struct LayerSpec {
   ModelSpec model;
   ExecutionSpec exec;
 };
-LayerSpec dense_layer(const ModelSpec& model, const ExecutionSpec& exec);
+LayerSpec layer_spec(const ModelSpec& model, const ExecutionSpec& exec, LayerKind kind);
 
 /// One GPU's share of every layer. A scenario's (gpu_share()) has whole tokens and one TP
 /// axis; the frontier's search moves tokens per replica continuously and adds the paper's

@@ -78,7 +78,7 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   LayerShape shape = layer_shape(m);
   GpuShare share = gpu_share(m, e);
   std::vector<MemoryUse> stages;
-  LayerSpec d = dense_layer(m, e);
+  LayerSpec d = layer_spec(m, e, {true, false});
   LayerShape dense_shape = layer_shape(d.model);
   GpuShare dense_share = gpu_share(d.model, d.exec);
   for (int stage = 0; stage < e.pp; ++stage) {

@@ -125,6 +125,20 @@ TEST(Operators, LatentAttentionProjectsDownThenUpPerHead) {
   EXPECT_DOUBLE_EQ(layer_costs(m, ExecutionSpec{}).params, 188 + 512);
 }
 
+TEST(Operators, ASlidingWindowAttendsToTheKeysItSees) {
+  // tiny(): 4 tokens of one sequence, queries 8 wide. A window of 2: the queries see 1, 2, 2
+  // and 2 keys, 7 in all (2 - 2 x 1 / (2 x 4) = 1.75 each), against 10 causal ones without a
+  // window, of which flash attention's count takes s / 2 = 2 per query. Q K^T and P V are
+  // 2 x 8 FLOP each per key: 4 x 1.75 x 4 x 8 = 224 FLOP (256 without the window); the rate is
+  // read at the window's length.
+  ModelSpec m = tiny();
+  m.window = 2;
+  LayerOperators layer = layer_operators(m, ExecutionSpec{});
+  EXPECT_EQ(find(layer.attention.forward, "attention").flop.value(), 224);
+  EXPECT_EQ(find(layer.attention.forward, "attention").seq_len, 2);
+  EXPECT_EQ(find(layer.attention.backward, "attention_grad").flop.value(), 560);
+}
+
 TEST(Operators, AQkNormNormalizesQueriesAndKeysAsANormDoes) {
   // tiny(): 4 tokens, queries 8 wide and one KV head of 4, 2 bytes a word: q and k are
   // 4 x (8 + 4) x 2 = 96 bytes. Forward reads and writes them (192 B), backward reads them

@@ -169,6 +169,23 @@ TEST(Workload, DenseLayersHoldAndComputeTheDenseMlp) {
   EXPECT_DOUBLE_EQ(g.experts.value(), 8e6);
 }
 
+TEST(Workload, WindowedAndFullLayersAreEachPricedAsTheyAre) {
+  // 2 layers (d_model 8, 2 heads, 4 tokens, one sequence a step) with a window of 2 and full
+  // attention every 2nd layer: layer 0 windowed, layer 1 full. Model FLOP count the scores in
+  // full over the keys a query may see: 4 x 4 tokens x 2 x 8 = 256 in the windowed layer
+  // against 4 x 4 x 4 x 8 = 512 in a full one; forward and backward, 3 x 256 = 768 fewer than
+  // without the window.
+  ModelSpec m;
+  m.layers = 2, m.d_model = 8, m.d_ff = 32, m.heads = 2, m.seq_len = 4;
+  ExecutionSpec e;
+  Flop full = model_flop_per_step(m, e);
+  m.window = 2, m.full_attention_every = 2;
+  EXPECT_EQ(layer_kind(m, 0), (LayerKind{false, false}));
+  EXPECT_EQ(layer_kind(m, 1), (LayerKind{false, true}));
+  EXPECT_EQ(layer_kinds(m).size(), 2u);
+  EXPECT_DOUBLE_EQ(model_flop_per_step(m, e).value(), full.value() - 768);
+}
+
 TEST(Workload, MemoryOfAFractionalShare) {
   // The frontier's search prices 2.5 tokens per microbatch: 2 layers, 3 microbatches in
   // flight, ZeRO-1 over dp 4. Params 2 x 2 x 1000 x 4000 = 1.6e7: weights and gradients

@@ -167,6 +167,22 @@ TEST(ComputeKeys, LatentAttentionTakesItsOwnSizes) {
             "core runs as flash attention)");
 }
 
+TEST(ComputeKeys, AWindowIsShorterThanTheSequence) {
+  Scenario s = parse_scenario(model_with("  window: 128\n  full_attention_every: 2\n"
+                                         "  attention_sinks: true\n"),
+                              "s.yaml")
+                   .scenario;
+  EXPECT_EQ(s.model.window, 128);
+  EXPECT_EQ(s.model.full_attention_every, 2);
+  EXPECT_TRUE(s.model.attention_sinks);
+  EXPECT_EQ(error_of(model_with("  window: 1024\n")),
+            "s.yaml: model.window = '1024': must be shorter than seq_len (1024): a window as long "
+            "is full attention");
+  EXPECT_EQ(error_of(model_with("  full_attention_every: 2\n")),
+            "s.yaml: model.full_attention_every = '2': needs a window (model.window): without one "
+            "every layer attends to the whole sequence");
+}
+
 TEST(ComputeKeys, AttentionIsFlashUnlessTheScenarioSaysUnfused) {
   EXPECT_EQ(parse_scenario(kValid, "s.yaml").scenario.model.attention, AttentionKernel::flash);
   EXPECT_EQ(parse_scenario(model_with("  attention: unfused\n"), "s.yaml").scenario.model.attention,

@@ -77,5 +77,32 @@ TEST(FrontierModels, DeepSeekV3) {
   EXPECT_TRUE(near(per_token - 3 * 61 * 167772160.0, 961e12 / 3848, 0.01));
 }
 
+TEST(FrontierModels, GptOss120B) {
+  // Per layer: attention q 2880 x 4096 = 11,796,480, k and v 2880 x 512 = 1,474,560 each, out
+  // 4096 x 2880 = 11,796,480, and 64 sinks: 26,542,144; 128 experts of 3 x 2880 x 2880 =
+  // 24,883,200, 3,185,049,600. 36 layers: 115,617,302,784; embedding and head 2 x 201,088 x
+  // 2880 = 1,158,266,880: 116,775,569,664 (its model card: 116.8 B; README: 117 B). Active,
+  // 4 experts: 36 x (26,542,144 + 99,532,800) + 1,158,266,880 = 5,696,964,864; OpenAI counts
+  // it without the embedding's 579,133,440: 5,117,831,424 (5.1 B). Biases and the router
+  // (0.04 B) are left out.
+  Scenario s = model_file("gpt-oss-120b.yaml");
+  ModelParameters p = model_parameters(s.model);
+  EXPECT_DOUBLE_EQ(p.total, 116775569664.0);
+  EXPECT_DOUBLE_EQ(p.active, 5696964864.0);
+  EXPECT_TRUE(near(p.total, 116.8e9, 0.01));
+  EXPECT_TRUE(near(p.active - 201088.0 * 2880, 5.1e9, 0.01));
+  // FLOP per token, 3 x forward: per layer the projections 2 x 26,542,080 = 53,084,160 and the
+  // experts 2 x 4 x 24,883,200 = 199,065,600; the scores and weighted values in full over the
+  // keys a query sees, 4 x 128 x 4096 = 2,097,152 in the 18 windowed layers and 4 x 4096 x
+  // 4096 = 67,108,864 in the 18 full ones; logits 2 x 2880 x 201,088 = 1,158,266,880:
+  // 3 x 11,481,366,528 = 34,444,099,584. Megatron-Bridge's flop_utils counts the causal
+  // keys, s / 2 in full layers and 128 - 128 x 127 / 8192 = 126.016 in windowed ones, 1.81 G
+  // less: 32.63 G. Megatron-LM's formula counts GPT-OSS's gated MLP as two GEMMs and no window
+  // (27.2 G), which the 25.11 table's DGX-H100 row gives: 153 TFLOP/s at 5,630 tokens/s.
+  double per_token =
+      model_flop_per_step(s.model, s.execution).value() / tokens_per_step(s.model, s.execution);
+  EXPECT_DOUBLE_EQ(per_token, 34444099584.0);
+}
+
 } // namespace
 } // namespace trainsim

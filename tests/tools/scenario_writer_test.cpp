@@ -90,6 +90,7 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
   s.model.head_dim = 0, s.model.qk_norm = false; // latent attention has widths of its own
   s.model.mla = {1536, 512, 64, 128, 128};
+  s.model.window = 128, s.model.full_attention_every = 2, s.model.attention_sinks = true;
   s.model.profile.optimizer_step = false;
   s.model.profile.nvlink_curve = false;
   text = scenario_yaml(s);
