@@ -153,6 +153,21 @@ Efficiency b200() {
   return e;
 }
 
+// Grace-Blackwell, one GPU of an NVL72 rack: the B200 die (GB200 "is 2x B200 chips" a
+// superchip, its 148 SMs), run faster than the HGX part. Only GB200's burst matmul rate was
+// measured (MAMF 1822.0 TFLOP/s BF16, stas00/ml-engineering compute/accelerator/README.md at
+// 7bc7c30); its sustained rate is estimated at the B200's ratio of sustained to burst,
+// 1456.3 / 1770.9. GB300 (Blackwell Ultra) has no measurement: the B300's burst rate (MAMF
+// 1769.0, the HGX bin of 2.25 PFLOP/s) scaled to the NVL72 bin's 2.5 and by the same ratio.
+// Attention, HBM and the NCCL curve as the B200's (b200()).
+Efficiency grace_blackwell(double gemm_peak, std::string matmul_estimate, bool measured_sms) {
+  Efficiency e = b200();
+  e.gemm_peak = gemm_peak;
+  e.estimates.push_back(std::move(matmul_estimate));
+  if (!measured_sms) e.estimates.push_back("sms: the B200's 148 (no Blackwell Ultra count was read)");
+  return e;
+}
+
 // Peaks are dense BF16 Tensor Core rates: the datasheets quote "with sparsity" figures, twice
 // these. Capacities and bandwidths are decimal (GB = 1e9 B, TB/s = 1e12 B/s), as quoted.
 const std::vector<GpuPreset>& gpu_registry() {
@@ -187,6 +202,30 @@ const std::vector<GpuPreset>& gpu_registry() {
       gpu("b200", "b200",
           "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s",
           {75e12, 2.25e15, 2.25e15, 4.5e15}, kPcie6, 7.7e12, 180e9, b200()),
+      // NVIDIA GB200 NVL72 specifications, per GPU (the rack's 72): FP16/BF16 5 PFLOPS with
+      // sparsity (2.5 dense), FP8 10 (5 dense), FP32 80 TFLOPS (stas00/ml-engineering's table
+      // "w/o sparsity", note 23, from NVIDIA's page); 186 GB HBM3e at 8 TB/s (the superchip's
+      // 372 GB and 16 TB/s; MLCommons system descriptions say 186 GB). Its NICs, ConnectX-7,
+      // are PCIe Gen5 devices.
+      gpu("gb200", "gb200",
+          "NVIDIA GB200 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 186 GB HBM3e, 8 TB/s",
+          {80e12, 2.5e15, 2.5e15, 5e15}, kPcie5, 8e12, 186e9,
+          grace_blackwell(1822.0e12 * 1456.3 / 1770.9,
+                          "gemm_peak: GB200's burst MAMF 1822 TFLOP/s x the B200's sustained / "
+                          "burst 1456.3 / 1770.9 (no sustained GB200 figure was read)",
+                          true)),
+      // NVIDIA GB300 NVL72 specifications, per GPU: BF16 2.5 PFLOPS dense, FP8 5 (the table
+      // above, note 24); 288 GB HBM3e (20 TB over 72) at 8 TB/s (576 TB/s over 72); a
+      // ConnectX-8 800 Gb/s NIC per GPU on PCIe Gen6 (NVIDIA's NVL72 AI Factory reference
+      // architecture: "through their respective ConnectX-8 NICs").
+      gpu("gb300", "gb300",
+          "NVIDIA GB300 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 288 GB HBM3e, 8 TB/s",
+          {80e12, 2.5e15, 2.5e15, 5e15}, kPcie6, 8e12, 288e9,
+          grace_blackwell(1769.0e12 * 2.5 / 2.25 * 1456.3 / 1770.9,
+                          "gemm_peak: B300's burst MAMF 1769 TFLOP/s x 2.5 / 2.25 (the NVL72 "
+                          "bin) x the B200's sustained / burst 1456.3 / 1770.9 (no GB300 "
+                          "matmul figure was read)",
+                          false)),
   };
   return presets;
 }
@@ -201,16 +240,16 @@ const GpuPreset& known_gpu(std::string_view name) {
 // A GPU preset on its usual platform, named as `--gpu` names it; the GPU's own name is the
 // short one too, so the frontier's outputs do not change.
 HardwarePreset make(const std::string& gpu_name, std::string description, BytesPerSecond nvlink,
-                    BytesPerSecond nic) {
+                    BytesPerSecond nic, int nvlink_domain = 8) {
   const GpuPreset& g = known_gpu(gpu_name);
   GpuSpec spec = g.gpu;
   spec.name = g.alias;
-  return {g.alias, std::move(description), spec, 8, nvlink, nic};
+  return {g.alias, std::move(description), spec, nvlink_domain, nvlink, nic};
 }
 
 // Bandwidths per direction (NVLink totals are quoted bidirectional, so halved).
-const std::array<HardwarePreset, 5>& registry() {
-  static const std::array<HardwarePreset, 5> presets = {
+const std::array<HardwarePreset, 7>& registry() {
+  static const std::array<HardwarePreset, 7> presets = {
       make("h100-sxm",
            "H100 SXM: 989 TFLOP/s BF16, 80 GB HBM3 at 3.35 TB/s, NVLink 4 900 GB/s, NDR 400 Gb/s",
            BytesPerSecond(450e9), BytesPerSecond(50e9)),
@@ -227,6 +266,15 @@ const std::array<HardwarePreset, 5>& registry() {
            "B200 (HGX): 2.25 PFLOP/s BF16, 180 GB HBM3e at 7.7 TB/s, NVLink 5 1.8 TB/s, XDR 800 "
            "Gb/s",
            BytesPerSecond(900e9), BytesPerSecond(100e9)),
+      // An NVL72 rack is one NVLink domain of 72 GPUs.
+      make("gb200",
+           "GB200 NVL72: 2.5 PFLOP/s BF16, 186 GB HBM3e at 8 TB/s, NVLink 5 1.8 TB/s across 72, "
+           "NDR 400 Gb/s",
+           BytesPerSecond(900e9), BytesPerSecond(50e9), 72),
+      make("gb300",
+           "GB300 NVL72: 2.5 PFLOP/s BF16, 288 GB HBM3e at 8 TB/s, NVLink 5 1.8 TB/s across 72, "
+           "XDR 800 Gb/s",
+           BytesPerSecond(900e9), BytesPerSecond(100e9), 72),
   };
   return presets;
 }

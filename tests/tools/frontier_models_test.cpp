@@ -77,6 +77,31 @@ TEST(FrontierModels, DeepSeekV3) {
   EXPECT_TRUE(near(per_token - 3 * 61 * 167772160.0, 961e12 / 3848, 0.01));
 }
 
+TEST(FrontierModels, KimiK2) {
+  // DeepSeek-V3's shapes with 64 heads: attention q 7168 x 1536 + 1536 x 64 x 192 = 29,884,416,
+  // kv 7168 x 576 + 512 x 64 x 256 = 12,517,376, out 64 x 128 x 7168 = 58,720,256: 101,122,048,
+  // x 61 = 6,168,444,928; 1 dense layer 3 x 7168 x 18432 = 396,361,728; 60 expert layers of
+  // 384 routed and 1 shared expert of 44,040,192: 1,017,328,435,200; embedding and head 2 x
+  // 163,840 x 7168 = 2,348,810,240. Total 1,026,242,052,096; active, 9 experts a layer,
+  // 32,695,320,576. Its README rounds them to "1 trillion" (+2.6%) and "32 billion" (+2.2%);
+  // an independent count from its configuration gives 1,026.4 B with the router's 0.17 B.
+  Scenario s = model_file("kimi-k2.yaml");
+  ModelParameters p = model_parameters(s.model);
+  EXPECT_DOUBLE_EQ(p.total, 1026242052096.0);
+  EXPECT_DOUBLE_EQ(p.active, 32695320576.0);
+  EXPECT_TRUE(near(p.total, 1e12, 0.03));
+  EXPECT_TRUE(near(p.active, 32e9, 0.03));
+  // FLOP per token, 3 x forward: per layer 2 x 101,122,048 for the projections, the scores in
+  // full 2 x 4096 x 64 x 320 = 167,772,160, the MLP 2 x 9 x 44,040,192 = 792,723,456:
+  // 1,162,739,712, x 61 = 70,927,122,432; logits 2 x 7168 x 163,840 = 2,348,810,240:
+  // 219,827,798,016. Halving the scores as Megatron-Core does, 204,476,645,376, which
+  // Megatron-Bridge's table implies (26.06, DGX-GB300: 1099 TFLOP/s at 5,372 tokens/s, 204.6 G).
+  double per_token =
+      model_flop_per_step(s.model, s.execution).value() / tokens_per_step(s.model, s.execution);
+  EXPECT_DOUBLE_EQ(per_token, 219827798016.0);
+  EXPECT_TRUE(near(per_token - 3 * 61 * 83886080.0, 1099e12 / 5372, 0.01));
+}
+
 TEST(FrontierModels, GptOss120B) {
   // Per layer: attention q 2880 x 4096 = 11,796,480, k and v 2880 x 512 = 1,474,560 each, out
   // 4096 x 2880 = 11,796,480, and 64 sinks: 26,542,144; 128 experts of 3 x 2880 x 2880 =

@@ -174,7 +174,7 @@ TEST(Knobs, APrecisionTheGpuLacksIsRefused) {
   EXPECT_EQ(error_of(with(with(kOnAPreset, "{preset: h100-sxm}", "{preset: a100-sxm-80gb}"),
                           "  seq_len: 4096\n", "  seq_len: 4096\n  precision: fp8\n")),
             "s.yaml: model.precision = 'fp8': the a100-sxm-80gb has no fp8 tensor cores; use bf16 "
-            "or fp16, or a GPU that has them (h100-sxm, h200-sxm, b200)");
+            "or fp16, or a GPU that has them (h100-sxm, h200-sxm, b200, gb200, gb300)");
 }
 
 TEST(Defaults, TheHostLinkIsTheGpusOwnInterface) {

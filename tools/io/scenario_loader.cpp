@@ -126,7 +126,7 @@ GpuSpec at_precision(const GpuPreset& preset, const std::string& precision,
   throw InputError(file, "model.precision", precision,
                    "the " + preset.name + " has no " + precision +
                        " tensor cores; use bf16 or fp16, or a GPU that has them (h100-sxm, "
-                       "h200-sxm, b200)");
+                       "h200-sxm, b200, gb200, gb300)");
 }
 
 // Without a preset there is nothing to take the datasheet figures from: `gpu: {name: a100}`
