@@ -71,6 +71,20 @@ ExecutionKey recompute() {
           always};
 }
 
+// Block recomputation: how many of each chunk's layers the full recomputation covers.
+ExecutionKey recompute_layers() {
+  return {"recompute_layers",
+          [](const Params& p, ExecutionSpec& e) {
+            if (!p.has("recompute_layers")) return;
+            if (e.recompute != Recompute::full)
+              p.fail("recompute_layers", "needs recompute: full (it says which layers of each "
+                                         "chunk recompute)");
+            e.recompute_layers = p.get_positive<int>("recompute_layers");
+          },
+          [](const ExecutionSpec& e) { return std::optional(integer_value(e.recompute_layers)); },
+          [](const ExecutionSpec& e) { return e.recompute_layers > 0; }};
+}
+
 std::vector<ExecutionKey> declare() {
   using E = ExecutionSpec;
   std::vector<ExecutionKey> keys{
@@ -116,6 +130,7 @@ std::vector<ExecutionKey> declare() {
                {"zero", [](const Params& p, E& e) { e.zero = p.get_or("zero", e.zero); },
                 [](const E& e) { return std::optional(integer_value(e.zero)); }, always},
                recompute(),
+               recompute_layers(),
                // Unset: Megatron-LM's default, which provenance gives as dp_bucket_bytes.
                {"dp_bucket",
                 [](const Params& p, E& e) {

@@ -265,6 +265,16 @@ struct ExecutionSpec {
   bool grad_accumulation_fusion = true;
   int zero = 0; ///< sharded over DP: 1 optimizer state, 2 + gradients, 3 + parameters
   Recompute recompute = Recompute::none;
+  /// Full recomputation of only the first this-many layers of each model chunk, the rest
+  /// keeping their activations (Megatron-LM's --recompute-method block
+  /// --recompute-num-layers); 0: every layer.
+  int recompute_layers = 0;
+  /// Whether the layer at `chunk_layer` of its chunk runs its forward again before its
+  /// backward.
+  [[nodiscard]] bool recomputes(int chunk_layer) const {
+    return recompute == Recompute::full &&
+           (recompute_layers == 0 || chunk_layer < recompute_layers);
+  }
   bool dp_overlap = false; ///< gradient collectives start during the last backward pass
   /// A one-step delayed update: the previous step's gradient reduction, and with ZeRO-1/2 its
   /// parameter all-gather, run alongside this step's passes, which use weights one step stale:

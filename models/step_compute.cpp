@@ -112,6 +112,19 @@ Flop core_forward_flop(const ModelSpec& m, const ExecutionSpec& e) {
                 : Flop(4.0 * tokens * s * q);
 }
 
+// Of the model's layers of `kind`, those whose forward runs again (recompute_layers: the first
+// of each chunk).
+int recomputed_layers(const ModelSpec& m, const ExecutionSpec& e, LayerKind kind) {
+  int n = 0;
+  for (int stage = 0; stage < e.pp; ++stage)
+    for (int c = 0; c < e.chunks(); ++c) {
+      int first = chunk_first_layer(m, e, stage, c);
+      for (int l = 0; l < chunk_layers(m, e, stage, c); ++l)
+        n += e.recomputes(l) && layer_kind(m, first + l) == kind ? 1 : 0;
+    }
+  return n;
+}
+
 } // namespace
 
 StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
@@ -123,10 +136,11 @@ StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
   for (const auto& [kind, count] : layer_kinds(m)) {
     LayerSpec k = layer_spec(m, e, kind);
     double share = static_cast<double>(count) / m.layers;
-    if (e.recompute == Recompute::full) { // every layer's forward again
+    if (e.recompute == Recompute::full) { // the recomputed layers' forward again
       LayerCosts c = layer_costs(k.model, k.exec);
+      double again = static_cast<double>(recomputed_layers(m, e, kind)) / m.layers;
       recomputed +=
-          (c.attention.flop + c.mlp.flop) * (k.exec.tp_ranks() * k.exec.cp * layer_passes * share);
+          (c.attention.flop + c.mlp.flop) * (k.exec.tp_ranks() * k.exec.cp * layer_passes * again);
     }
     if (e.recompute == Recompute::selective && m.kind == ModelKind::transformer)
       recomputed += core_forward_flop(k.model, e) * (layer_passes * share);

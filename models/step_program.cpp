@@ -22,19 +22,25 @@ Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
 }
 
-/// What one layer of a kind (layer_kind()) moves and runs.
+/// What one layer of a kind (layer_kind()) moves and runs, recomputed or not.
 struct LayerPlan {
   LayerKind kind;
+  bool recomputed = false; ///< its forward runs again before its backward (full recomputation)
   LayerCosts costs;
   LayerTimes times;
   bool experts = false; ///< its MLP sends its tokens to their experts over EP and back
 };
 
-LayerPlan layer_plan(const Scenario& s, LayerKind kind) {
+LayerPlan layer_plan(const Scenario& s, LayerKind kind, bool recomputed) {
   Scenario k = s;
   LayerSpec spec = layer_spec(s.model, s.execution, kind);
   k.model = spec.model, k.execution = spec.exec;
-  return {kind, layer_costs(k.model, k.execution), layer_times(k), k.execution.ep > 1};
+  // Block recomputation: the layers past the chunk's first recompute_layers keep their
+  // activations and run as without recomputation.
+  if (!recomputed && k.execution.recompute == Recompute::full)
+    k.execution.recompute = Recompute::none;
+  return {kind, recomputed, layer_costs(k.model, k.execution), layer_times(k),
+          k.execution.ep > 1};
 }
 
 /// Builds one stage's ops; each member is one part of the step.
@@ -43,7 +49,10 @@ public:
   Builder(const Scenario& s, int stage)
       : s_(s), e_(s.execution), stage_(stage), dp_(s, stage), embedding_(embedding_time(s)),
         head_(head_time(s)), bucket_(dp_bucket_bytes(s.model, s.execution)) {
-    for (const auto& [kind, count] : layer_kinds(s.model)) plans_.push_back(layer_plan(s, kind));
+    for (const auto& [kind, count] : layer_kinds(s.model))
+      for (bool recomputed : {e_.recomputes(0), e_.recomputes(e_.recompute_layers)})
+        if (plans_.empty() || plans_.back().kind != kind || plans_.back().recomputed != recomputed)
+          plans_.push_back(layer_plan(s, kind, recomputed));
     for (int chunk = 0; chunk < e_.chunks(); ++chunk)
       first_layer_.push_back(chunk_first_layer(s.model, e_, stage, chunk));
   }
@@ -80,11 +89,13 @@ private:
     return stage_ == e_.pp - 1 && chunk == e_.chunks() - 1;
   }
   [[nodiscard]] int layers(int chunk) const { return chunk_layers(s_.model, e_, stage_, chunk); }
-  /// Layer `l` of the chunk, by its kind.
+  /// Layer `l` of the chunk, by its kind and whether it recomputes.
   [[nodiscard]] const LayerPlan& plan(int chunk, int l) const {
     LayerKind kind = layer_kind(s_.model, first_layer_[static_cast<size_t>(chunk)] + l);
-    return *std::find_if(plans_.begin(), plans_.end(),
-                         [&](const LayerPlan& p) { return p.kind == kind; });
+    bool recomputed = e_.recomputes(l);
+    return *std::find_if(plans_.begin(), plans_.end(), [&](const LayerPlan& p) {
+      return p.kind == kind && p.recomputed == recomputed;
+    });
   }
   [[nodiscard]] Bytes layer_gradients(const LayerPlan& p) const {
     return gradient_word(s_.model, e_) * p.costs.params;
@@ -175,7 +186,7 @@ private:
     layer_ = &p;
     if (e_.zero >= 3)
       program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_parameters(p)));
-    bool recompute = !fwd && e_.recompute == Recompute::full;
+    bool recompute = !fwd && p.recomputed;
     if (recompute) blocks(true, false);
     blocks(fwd, recompute);
     if (e_.zero >= 3 && !fwd)

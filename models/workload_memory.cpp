@@ -1,6 +1,7 @@
 // What one GPU holds (models/workload.hpp): the activations a layer keeps for its backward,
 // and weights, gradients and optimizer state as ZeRO shards them, per pipeline stage.
 #include <algorithm>
+#include <array>
 
 #include "models/stage_layout.hpp"
 #include "models/workload.hpp"
@@ -81,21 +82,34 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   LayerSpec d = layer_spec(m, e, {true, false});
   LayerShape dense_shape = layer_shape(d.model);
   GpuShare dense_share = gpu_share(d.model, d.exec);
+  bool full = e.recompute == Recompute::full;
   for (int stage = 0; stage < e.pp; ++stage) {
-    double layers = stage_layer_count(m, e, stage), dense = stage_dense_layers(m, e, stage);
-    r.vocabulary_params = vocabulary_params(m, e, stage);
-    // memory_use() counts activations as layers x microbatches in flight; the dense layers
-    // among them are held as often as the others.
+    double layers = stage_layer_count(m, e, stage);
+    // memory_use() counts activations as layers x microbatches in flight; every group of the
+    // stage's layers below is held as often as the others.
     r.in_flight = layers > 0 ? peak_held_layers(m, e, stage) / layers : 0.0;
-    r.layers = layers - dense;
-    MemoryUse use = memory_use(shape, share, r);
-    if (dense > 0) {
-      StageResidency dense_r = r;
-      dense_r.layers = dense, dense_r.vocabulary_params = 0;
-      MemoryUse more = memory_use(dense_shape, dense_share, dense_r);
-      use.weights += more.weights, use.gradients += more.gradients;
-      use.optimizer += more.optimizer, use.activations += more.activations;
+    // The stage's layers by what they hold: a dense or an experts' MLP (dense_layers), their
+    // activations or only their input (recompute_layers).
+    std::array<std::array<double, 2>, 2> count{}; // [dense][recomputed]
+    for (int c = 0; c < e.chunks(); ++c) {
+      int first = chunk_first_layer(m, e, stage, c), n = chunk_layers(m, e, stage, c);
+      for (int l = 0; l < n; ++l) count[first + l < m.dense_layers][e.recomputes(l)] += 1;
     }
+    MemoryUse use;
+    bool first_group = true; // holds the vocabulary, whatever its layers
+    for (bool dense : {false, true})
+      for (bool recomputed : {full, !full}) {
+        double n = count[dense][recomputed];
+        if (n <= 0 && !first_group) continue;
+        StageResidency group = r;
+        group.layers = n, group.recompute = recomputed;
+        group.vocabulary_params = first_group ? vocabulary_params(m, e, stage) : 0.0;
+        MemoryUse more =
+            dense ? memory_use(dense_shape, dense_share, group) : memory_use(shape, share, group);
+        use.weights += more.weights, use.gradients += more.gradients;
+        use.optimizer += more.optimizer, use.activations += more.activations;
+        first_group = false;
+      }
     stages.push_back(use);
   }
   return stages;

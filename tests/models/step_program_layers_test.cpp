@@ -51,5 +51,23 @@ TEST(Program, LatentAttentionGathersItsLatentsNotTheInput) {
   EXPECT_EQ(p[13].bytes, Bytes(32.0));
 }
 
+TEST(Program, BlockRecomputationRecomputesTheChunksFirstLayersOnly) {
+  // Two layers, tp 2, full recomputation of the first layer of the chunk (recompute_layers 1):
+  // each layer's forward is [attention, all-reduce, MLP, all-reduce]; backward runs layer 1 as
+  // it would without recomputation, then layer 0's forward again (its all-reduces included)
+  // before its backward.
+  ExecutionSpec e = grid(1, 2, 1, 1);
+  e.recompute = Recompute::full, e.recompute_layers = 1;
+  Scenario s = scenario(ModelKind::transformer, 2, e);
+  std::string layer = "C tp.AR C tp.AR";
+  EXPECT_EQ(shape(stage_program(s, 0, false)),
+            layer + " " + layer + " " + layer + " " + layer + " " + layer + " waitS");
+  // Every layer recomputes without recompute_layers: one more forward.
+  e.recompute_layers = 0;
+  s = scenario(ModelKind::transformer, 2, e);
+  EXPECT_EQ(shape(stage_program(s, 0, false)), layer + " " + layer + " " + layer + " " + layer +
+                                                   " " + layer + " " + layer + " waitS");
+}
+
 } // namespace
 } // namespace trainsim

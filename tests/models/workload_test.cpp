@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "models/step_compute.hpp"
+
 namespace trainsim {
 namespace {
 
@@ -184,6 +186,37 @@ TEST(Workload, WindowedAndFullLayersAreEachPricedAsTheyAre) {
   EXPECT_EQ(layer_kind(m, 1), (LayerKind{false, true}));
   EXPECT_EQ(layer_kinds(m).size(), 2u);
   EXPECT_DOUBLE_EQ(model_flop_per_step(m, e).value(), full.value() - 768);
+}
+
+TEST(Workload, BlockRecomputationKeepsOnlyItsLayersInputs) {
+  // MLP blocks, 4 layers of d_model 1000 and d_ff 4000, 10 tokens a microbatch, one stage with
+  // one microbatch in flight. A recomputed layer keeps its input, 10 x 1000 x 2 B = 2e4 B; the
+  // others their input and hidden activation, 10 x (1000 + 2 x 4000) x 2 B = 1.8e5 B. The first
+  // of the 4 recomputed: 2e4 + 3 x 1.8e5 = 5.6e5 B, against 4 x 2e4 = 8e4 B for all of them.
+  ModelSpec m;
+  m.kind = ModelKind::mlp;
+  m.layers = 4, m.d_model = 1000, m.d_ff = 4000, m.heads = 1, m.seq_len = 10;
+  ExecutionSpec e;
+  e.recompute = Recompute::full;
+  EXPECT_DOUBLE_EQ(memory_per_stage(m, e)[0].activations.value(), 8e4);
+  e.recompute_layers = 1;
+  EXPECT_DOUBLE_EQ(memory_per_stage(m, e)[0].activations.value(), 5.6e5);
+}
+
+TEST(Workload, BlockRecomputationRunsItsLayersForwardAgain) {
+  // The same 4 MLP blocks, one sequence a step: a forward is 2 x 10 x 2 x 1000 x 4000 = 1.6e8
+  // FLOP a layer. Full recomputation of every layer adds 4 x 1.6e8 hardware FLOP, of the first
+  // layer only 1.6e8.
+  ModelSpec m;
+  m.kind = ModelKind::mlp;
+  m.layers = 4, m.d_model = 1000, m.d_ff = 4000, m.heads = 1, m.seq_len = 10;
+  ExecutionSpec e;
+  e.recompute = Recompute::full;
+  StepFlop all = step_flop(m, e);
+  EXPECT_DOUBLE_EQ((all.hardware - all.model).value(), 6.4e8);
+  e.recompute_layers = 1;
+  StepFlop first = step_flop(m, e);
+  EXPECT_DOUBLE_EQ((first.hardware - first.model).value(), 1.6e8);
 }
 
 TEST(Workload, MemoryOfAFractionalShare) {

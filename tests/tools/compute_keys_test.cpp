@@ -183,6 +183,17 @@ TEST(ComputeKeys, AWindowIsShorterThanTheSequence) {
             "every layer attends to the whole sequence");
 }
 
+TEST(ComputeKeys, RecomputeLayersNeedsFullRecomputation) {
+  EXPECT_EQ(parse_scenario(with(kValid, "execution:\n", "execution:\n  recompute: full\n"
+                                                        "  recompute_layers: 2\n"),
+                           "s.yaml")
+                .scenario.execution.recompute_layers,
+            2);
+  EXPECT_EQ(error_of(with(kValid, "execution:\n", "execution:\n  recompute_layers: 2\n")),
+            "s.yaml: execution.recompute_layers = '2': needs recompute: full (it says which layers "
+            "of each chunk recompute)");
+}
+
 TEST(ComputeKeys, AttentionIsFlashUnlessTheScenarioSaysUnfused) {
   EXPECT_EQ(parse_scenario(kValid, "s.yaml").scenario.model.attention, AttentionKernel::flash);
   EXPECT_EQ(parse_scenario(model_with("  attention: unfused\n"), "s.yaml").scenario.model.attention,

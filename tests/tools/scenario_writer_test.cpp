@@ -74,6 +74,7 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   e.first_stage_layers = 14;
   e.last_stage_layers = 18;
   e.fp32_gradients = true;
+  e.recompute = Recompute::full, e.recompute_layers = 2;
   e.grad_accumulation_fusion = false;
   e.dp_bucket = Bytes(25e6);
   e.tp_collective = "pat";
