@@ -67,6 +67,16 @@ LayerTimes layer_times(const Scenario& s) {
   return t;
 }
 
+LayerPlan layer_plan(const Scenario& s, LayerKind kind, bool recomputed) {
+  Scenario k = s;
+  LayerSpec spec = layer_spec(s.model, s.execution, kind);
+  k.model = spec.model, k.execution = spec.exec;
+  if (!recomputed && k.execution.recompute == Recompute::full)
+    k.execution.recompute = Recompute::none;
+  return {kind, recomputed, layer_costs(k.model, k.execution), layer_times(k),
+          k.execution.ep > 1};
+}
+
 BlockTime embedding_time(const Scenario& s) {
   return s.model.applied_profile().embedding_kernels
              ? priced(embedding_operators(s.model, s.execution), s)

@@ -7,6 +7,7 @@
 
 #include "models/compute_model.hpp"
 #include "models/scenario.hpp"
+#include "models/workload.hpp"
 
 namespace trainsim {
 
@@ -25,6 +26,19 @@ struct LayerTimes {
 };
 
 LayerTimes layer_times(const Scenario& scenario);
+
+/// What one layer of a kind (layer_kind()) moves and runs, recomputed or not: the step
+/// program's unit (models/step_program.cpp).
+struct LayerPlan {
+  LayerKind kind;
+  bool recomputed = false; ///< its forward runs again before its backward (full recomputation)
+  LayerCosts costs;
+  LayerTimes times;
+  bool experts = false; ///< its MLP sends its tokens to their experts over EP and back
+};
+/// A layer of `kind` of the scenario's model; one not `recomputed` under block recomputation
+/// (recompute_layers) runs as without recomputation.
+LayerPlan layer_plan(const Scenario& scenario, LayerKind kind, bool recomputed);
 
 /// Per microbatch: the embedding on the first virtual stage, and the LM head with the loss on
 /// the last; zero without a vocabulary.

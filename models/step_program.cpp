@@ -22,27 +22,6 @@ Op transfer(OpKind k, bool forward, Bytes b) {
   return {k, GroupKind::tp, CollectiveOp::all_reduce, forward, 1, Seconds(), b};
 }
 
-/// What one layer of a kind (layer_kind()) moves and runs, recomputed or not.
-struct LayerPlan {
-  LayerKind kind;
-  bool recomputed = false; ///< its forward runs again before its backward (full recomputation)
-  LayerCosts costs;
-  LayerTimes times;
-  bool experts = false; ///< its MLP sends its tokens to their experts over EP and back
-};
-
-LayerPlan layer_plan(const Scenario& s, LayerKind kind, bool recomputed) {
-  Scenario k = s;
-  LayerSpec spec = layer_spec(s.model, s.execution, kind);
-  k.model = spec.model, k.execution = spec.exec;
-  // Block recomputation: the layers past the chunk's first recompute_layers keep their
-  // activations and run as without recomputation.
-  if (!recomputed && k.execution.recompute == Recompute::full)
-    k.execution.recompute = Recompute::none;
-  return {kind, recomputed, layer_costs(k.model, k.execution), layer_times(k),
-          k.execution.ep > 1};
-}
-
 /// Builds one stage's ops; each member is one part of the step.
 class Builder {
 public:
