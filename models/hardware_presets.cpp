@@ -168,6 +168,23 @@ Efficiency grace_blackwell(double gemm_peak, std::string matmul_estimate, bool m
   return e;
 }
 
+// FP8 matmuls were measured only in bursts: the best float8_e4m3fn torch matmul over a shape
+// search (stas00/ml-engineering, compute/accelerator/README.md at 7bc7c30, the MAMF table's FP8
+// rows: H100 SXM 1402.6, H200 SXM 1453.4, B200 SXM 3432.5, B300 SXM 3353.3 (the HGX bin of
+// 4.5 PFLOP/s), GB200 SXM 3615.6 TFLOP/s). A step's GEMMs run at the power limit, so each is
+// taken at its chip's BF16 sustained / burst ratio (Hopper: H200's 708.5 / 841.9; Blackwell:
+// B200's 1456.3 / 1770.9), an estimate the report names.
+GpuPreset with_fp8(GpuPreset g, double burst, double sustained_over_burst, std::string what) {
+  g.fp8_gemm_peak = FlopPerSecond(burst * sustained_over_burst);
+  char rate[96];
+  std::snprintf(rate, sizeof rate, "%.0f TFLOP/s x %.4g", burst / 1e12, sustained_over_burst);
+  g.fp8_gemm_estimate = what + " FP8 burst MAMF " + rate +
+                        ", the chip's BF16 sustained / burst ratio (no sustained FP8 figure was "
+                        "read)";
+  return g;
+}
+constexpr double kHopperSustained = 708.5 / 841.9, kBlackwellSustained = 1456.3 / 1770.9;
+
 // Peaks are dense BF16 Tensor Core rates: the datasheets quote "with sparsity" figures, twice
 // these. Capacities and bandwidths are decimal (GB = 1e9 B, TB/s = 1e12 B/s), as quoted.
 const std::vector<GpuPreset>& gpu_registry() {
@@ -176,14 +193,16 @@ const std::vector<GpuPreset>& gpu_registry() {
       // 80 GB HBM3, 3.35 TB/s.
       // FP32 67 TFLOPS; FP16 as BF16; FP8 3,958 TFLOPS with sparsity; PCIe Gen5 (H100 and
       // H200 datasheets, "Interconnect").
-      gpu("h100-sxm", "h100",
-          "NVIDIA H100 datasheet (SXM): 989 TFLOP/s dense BF16, 80 GB HBM3, 3.35 TB/s",
-          {67e12, 989e12, 989e12, 1979e12}, kPcie5, 3.35e12, 80e9, kH100),
+      with_fp8(gpu("h100-sxm", "h100",
+                   "NVIDIA H100 datasheet (SXM): 989 TFLOP/s dense BF16, 80 GB HBM3, 3.35 TB/s",
+                   {67e12, 989e12, 989e12, 1979e12}, kPcie5, 3.35e12, 80e9, kH100),
+               1402.6e12, kHopperSustained, "H100's"),
       // NVIDIA H200 Tensor Core GPU datasheet, SXM column: the H100's GH100 compute (BF16
       // 1,979 TFLOPS with sparsity), 141 GB HBM3e, 4.8 TB/s.
-      gpu("h200-sxm", "h200",
-          "NVIDIA H200 datasheet (SXM): 989 TFLOP/s dense BF16, 141 GB HBM3e, 4.8 TB/s",
-          {67e12, 989e12, 989e12, 1979e12}, kPcie5, 4.8e12, 141e9, kH200),
+      with_fp8(gpu("h200-sxm", "h200",
+                   "NVIDIA H200 datasheet (SXM): 989 TFLOP/s dense BF16, 141 GB HBM3e, 4.8 TB/s",
+                   {67e12, 989e12, 989e12, 1979e12}, kPcie5, 4.8e12, 141e9, kH200),
+               1453.4e12, kHopperSustained, "H200's"),
       // NVIDIA A100 Tensor Core GPU datasheet: BF16 312 TFLOPS (624 with sparsity); the 40 GB
       // SXM part has HBM2 at 1,555 GB/s, the 80 GB SXM part HBM2e at 2,039 GB/s. FP32 19.5
       // TFLOPS, FP16 as BF16; no FP8 tensor cores (Ampere); PCIe Gen4.
@@ -199,33 +218,37 @@ const std::vector<GpuPreset>& gpu_registry() {
       // FP32 75 TFLOPS, FP8 9 PFLOPS with sparsity, per GPU; the B200's host interface is
       // PCIe Gen6 (NVIDIA Blackwell architecture; a B200 node's NICs may sit on Gen5 switches,
       // which a scenario says with pcie_bandwidth).
-      gpu("b200", "b200",
-          "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s",
-          {75e12, 2.25e15, 2.25e15, 4.5e15}, kPcie6, 7.7e12, 180e9, b200()),
+      with_fp8(gpu("b200", "b200",
+                   "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s",
+                   {75e12, 2.25e15, 2.25e15, 4.5e15}, kPcie6, 7.7e12, 180e9, b200()),
+               3432.5e12, kBlackwellSustained, "B200's"),
       // NVIDIA GB200 NVL72 specifications, per GPU (the rack's 72): FP16/BF16 5 PFLOPS with
       // sparsity (2.5 dense), FP8 10 (5 dense), FP32 80 TFLOPS (stas00/ml-engineering's table
       // "w/o sparsity", note 23, from NVIDIA's page); 186 GB HBM3e at 8 TB/s (the superchip's
       // 372 GB and 16 TB/s; MLCommons system descriptions say 186 GB). Its NICs, ConnectX-7,
       // are PCIe Gen5 devices.
-      gpu("gb200", "gb200",
-          "NVIDIA GB200 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 186 GB HBM3e, 8 TB/s",
-          {80e12, 2.5e15, 2.5e15, 5e15}, kPcie5, 8e12, 186e9,
-          grace_blackwell(1822.0e12 * 1456.3 / 1770.9,
-                          "gemm_peak: GB200's burst MAMF 1822 TFLOP/s x the B200's sustained / "
-                          "burst 1456.3 / 1770.9 (no sustained GB200 figure was read)",
-                          true)),
+      with_fp8(gpu("gb200", "gb200",
+                   "NVIDIA GB200 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 186 GB HBM3e, 8 TB/s",
+                   {80e12, 2.5e15, 2.5e15, 5e15}, kPcie5, 8e12, 186e9,
+                   grace_blackwell(1822.0e12 * kBlackwellSustained,
+                                   "gemm_peak: GB200's burst MAMF 1822 TFLOP/s x the B200's "
+                                   "sustained / burst 1456.3 / 1770.9 (no sustained GB200 "
+                                   "figure was read)",
+                                   true)),
+               3615.6e12, kBlackwellSustained, "GB200's"),
       // NVIDIA GB300 NVL72 specifications, per GPU: BF16 2.5 PFLOPS dense, FP8 5 (the table
       // above, note 24); 288 GB HBM3e (20 TB over 72) at 8 TB/s (576 TB/s over 72); a
       // ConnectX-8 800 Gb/s NIC per GPU on PCIe Gen6 (NVIDIA's NVL72 AI Factory reference
       // architecture: "through their respective ConnectX-8 NICs").
-      gpu("gb300", "gb300",
-          "NVIDIA GB300 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 288 GB HBM3e, 8 TB/s",
-          {80e12, 2.5e15, 2.5e15, 5e15}, kPcie6, 8e12, 288e9,
-          grace_blackwell(1769.0e12 * 2.5 / 2.25 * 1456.3 / 1770.9,
-                          "gemm_peak: B300's burst MAMF 1769 TFLOP/s x 2.5 / 2.25 (the NVL72 "
-                          "bin) x the B200's sustained / burst 1456.3 / 1770.9 (no GB300 "
-                          "matmul figure was read)",
-                          false)),
+      with_fp8(gpu("gb300", "gb300",
+                   "NVIDIA GB300 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 288 GB HBM3e, 8 TB/s",
+                   {80e12, 2.5e15, 2.5e15, 5e15}, kPcie6, 8e12, 288e9,
+                   grace_blackwell(1769.0e12 * 2.5 / 2.25 * kBlackwellSustained,
+                                   "gemm_peak: B300's burst MAMF 1769 TFLOP/s x 2.5 / 2.25 (the "
+                                   "NVL72 bin) x the B200's sustained / burst 1456.3 / 1770.9 "
+                                   "(no GB300 matmul figure was read)",
+                                   false)),
+               3353.3e12 * 5.0 / 4.5, kBlackwellSustained, "B300's (x 5 / 4.5, the NVL72 bin)"),
   };
   return presets;
 }
@@ -301,8 +324,10 @@ std::optional<GpuSpec> preset_at_precision(const GpuPreset& preset, std::string_
   g.gemm_peak = g.gemm_peak * k;
   char ratio[32];
   std::snprintf(ratio, sizeof ratio, "%.3g", k);
-  g.estimates.push_back("gemm_peak at " + p + ": the BF16 measurement x " + ratio +
-                        " (the datasheet peaks' ratio)");
+  std::string how = "the BF16 measurement x " + std::string(ratio) + " (the datasheet peaks' ratio)";
+  if (precision == "fp8" && preset.fp8_gemm_peak.value() > 0)
+    g.gemm_peak = preset.fp8_gemm_peak, how = preset.fp8_gemm_estimate;
+  g.estimates.push_back("gemm_peak at " + p + ": " + how);
   if (precision == "fp32") {
     for (auto* row : {&g.flash_attention.d64, &g.flash_attention.d128})
       for (FlopPerSecond& r : *row) r = r * k;

@@ -33,11 +33,16 @@ struct GpuPreset {
   /// generation of the part, x16 (a topology's `pcie_bandwidth` when it sets none).
   BytesPerSecond host_link{64e9};
   std::string host_link_name; ///< e.g. "PCIe 5 x16"
+  /// The sustained FP8 matmul rate where an FP8 matmul was measured (0: none): its burst rate
+  /// at the chip's BF16 sustained / burst ratio, an estimate (`fp8_gemm_estimate` says how).
+  FlopPerSecond fp8_gemm_peak{0};
+  std::string fp8_gemm_estimate{};
 };
 
 /// The preset's figures at `precision`: the datasheet's dense peak at it, and the sustained
 /// rates (gemm_peak; attention with fp32) scaled by the peaks' ratio to BF16, an estimate each
-/// (GpuSpec::estimates says so). fp8 keeps BF16's attention: Transformer Engine's FP8 recipes
+/// (GpuSpec::estimates says so); at fp8, the FP8 matmul rate from a measurement where there is
+/// one (GpuPreset::fp8_gemm_peak). fp8 keeps BF16's attention: Transformer Engine's FP8 recipes
 /// run attention's matmuls in BF16 unless asked otherwise. None when the GPU has no such
 /// tensor cores (fp8 before Hopper).
 std::optional<GpuSpec> preset_at_precision(const GpuPreset& preset, std::string_view precision);

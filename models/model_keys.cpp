@@ -183,10 +183,14 @@ ModelKey full_attention_every() {
   return k;
 }
 
+// The word weights, activations and gradients are kept in. FP8 training runs only the linear
+// layers' GEMMs in FP8 and keeps the rest in BF16 (Transformer Engine's recipes; DeepSeek-V3's
+// report, section 3.3.1: "the inputs and outputs of the attention and MLP blocks" stay in
+// higher precision), so its word is BF16's; the GEMMs run at the preset's FP8 rate.
 Bytes word_size(const Params& p) {
   std::string precision = p.get_or<std::string>("precision", "bf16");
   const std::vector<std::pair<std::string, double>> sizes{
-      {"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}};
+      {"fp32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 2}};
   for (const auto& [name, bytes] : sizes)
     if (name == precision) return Bytes(bytes);
   const std::vector<std::string> names{"fp32", "bf16", "fp16", "fp8"};
