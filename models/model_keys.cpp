@@ -197,6 +197,25 @@ Bytes word_size(const Params& p) {
   p.fail("precision", one_of(names) + did_you_mean(precision, names));
 }
 
+// FP8's scaling recipe: tensorwise unless the file says (Megatron-Bridge's FP8-CS, Transformer
+// Engine's current scaling); a recipe without FP8 would do nothing.
+ModelKey fp8_recipe() {
+  ModelKey k{"fp8_recipe",
+             [](const Params& p, M& m) {
+               if (m.precision != "fp8") {
+                 if (p.has("fp8_recipe")) p.fail("fp8_recipe", "needs precision: fp8");
+                 return;
+               }
+               m.fp8_recipe = choose(p, "fp8_recipe", Fp8Recipe::tensorwise,
+                                     {{"tensorwise", Fp8Recipe::tensorwise},
+                                      {"blockwise", Fp8Recipe::blockwise},
+                                      {"mxfp8", Fp8Recipe::mxfp8}});
+             },
+             [](const M& m) { return std::optional(text_value(to_string(m.fp8_recipe))); },
+             [](const M& m) { return m.fp8_recipe != Fp8Recipe::none; }};
+  return k;
+}
+
 // Transformers are priced per operator unless `compute: roofline` asks for the paper's kernel;
 // the MLP-block model is always the roofline (ModelSpec::per_operator()), so asking for
 // operators there is a key that does not apply, like the transformer's parts.
@@ -272,6 +291,7 @@ std::vector<ModelKey> declare() {
          m.precision = p.get_or<std::string>("precision", m.precision);
        },
        [](const M& m) { return std::optional(text_value(m.precision)); }, always},
+      fp8_recipe(),
       kv_heads(),
       head_dim(),
       layer_part({"vocab", [](const Params& p, M& m) { m.vocab = p.get_or("vocab", m.vocab); },

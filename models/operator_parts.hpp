@@ -19,6 +19,9 @@ struct Dims {
   double v = 0;           ///< latent attention: the values' (and output's) width, heads x v_head_dim / tp
   double local_heads = 0; ///< heads / tp
   double window = 0;      ///< sliding-window attention's window, at most seq; 0: none
+  /// FP8: HBM bytes per element to quantize a linear layer's BF16 input, weight or output
+  /// gradient (fp8_quantize_bytes()); 0: the GEMMs take BF16 as they are.
+  double quantize = 0;
   double ff = 0;     ///< an expert's inner size / tp
   double w = 0;      ///< bytes per word
   double routed = 0; ///< expert inputs: T x top_k

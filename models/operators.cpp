@@ -8,6 +8,28 @@
 namespace trainsim {
 namespace operator_parts {
 
+// What quantizing one BF16 element costs in HBM traffic under each recipe, kernel by kernel:
+// - tensorwise (Transformer Engine's current scaling): an amax pass reads it (2 B), then a fused
+//   cast-transpose reads it again and writes its FP8 copy and the transposed one the other
+//   GEMM operand needs (1 + 1 B): 6 B (TE's docs: current scaling reads each tensor twice);
+// - blockwise (DeepSeek-V3's 1 x 128 and 128 x 128 tiles): one pass per block reads it, writes
+//   both copies and a 4-byte scale per 128: 4.03 B;
+// - mxfp8: one pass reads it, writes both copies and a 1-byte E8M0 scale per 32 elements of
+//   each: 4.06 B.
+double fp8_quantize_bytes(Fp8Recipe r) {
+  switch (r) {
+  case Fp8Recipe::tensorwise:
+    return 2.0 + 2.0 + 1.0 + 1.0;
+  case Fp8Recipe::blockwise:
+    return 2.0 + 1.0 + 1.0 + 4.0 / 128.0;
+  case Fp8Recipe::mxfp8:
+    return 2.0 + 1.0 + 1.0 + 2.0 / 32.0;
+  case Fp8Recipe::none:
+    break;
+  }
+  return 0.0;
+}
+
 Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   Dims x;
   double tp = e.tp;
@@ -31,6 +53,7 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   x.local_experts = static_cast<double>(m.experts) / e.ep;
   if (!e.grad_accumulation_fusion) x.accumulate = x.w + 2.0 * gradient_word(m, e).value();
   x.biases = m.biases;
+  x.quantize = fp8_quantize_bytes(m.fp8_recipe);
   return x;
 }
 
@@ -75,9 +98,15 @@ void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g,
 }
 
 // A layer's own weights W (k x n, `count` of them) and, with biases, their n-wide bias: the
-// GEMMs of linear() and the weights' gradient accumulation.
+// GEMMs of linear() and the weights' gradient accumulation. Under FP8 each GEMM's BF16
+// operands are quantized first: its input and weight forward, its output gradient backward.
 void weight_linear(const LinearNames& n, GemmShape g, double count, const Dims& x,
                    BlockOperators& b) {
+  if (x.quantize > 0) {
+    b.forward.push_back(memory("fp8_quantize", (g.m * g.k + g.k * g.n) * count * x.quantize,
+                               2.0 * count));
+    b.backward.push_back(memory("fp8_quantize_grad", g.m * g.n * count * x.quantize, count));
+  }
   size_t dgrad = b.backward.size();
   linear(n.forward, n.dgrad, n.wgrad, g, count, x.w, b);
   double params = (g.k * g.n + (x.biases ? g.n : 0.0)) * count;

@@ -24,6 +24,15 @@ enum class ComputeModel {
   operators, ///< every operator on its own: shaped GEMMs, flash attention, memory-bound kernels
 };
 
+/// How FP8 training scales its tensors (model.fp8_recipe; docs/compute-model.md): each adds
+/// the kernels that quantize every linear layer's input, weight and output gradient.
+enum class Fp8Recipe {
+  none,       ///< not FP8
+  tensorwise, ///< one scale per tensor from its current amax (Transformer Engine)
+  blockwise,  ///< 1 x 128 activation and 128 x 128 weight blocks (DeepSeek-V3)
+  mxfp8,      ///< 32-element blocks with E8M0 scales (OCP MX; Blackwell's tensor cores)
+};
+
 /// Multi-head latent attention (DeepSeek-V2, 2024, section 2.1; DeepSeek-V3, 2024, section
 /// 2.1.1; Megatron-Core's MLASelfAttention): queries and keys/values are projected down to
 /// latents (normed), then up to the heads; each head's key has a part without position
@@ -125,6 +134,7 @@ struct ModelSpec {
   AttentionKernel attention = AttentionKernel::flash;
   Bytes bytes_per_word{2.0};      ///< weights and activations (BF16)
   std::string precision = "bf16"; ///< the number format bytes_per_word comes from
+  Fp8Recipe fp8_recipe = Fp8Recipe::none; ///< with precision fp8: how it scales
 
   [[nodiscard]] int kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
   [[nodiscard]] long expert_d_ff() const { return moe_d_ff > 0 ? moe_d_ff : d_ff; }
@@ -344,5 +354,6 @@ std::string to_string(ModelKind k);
 std::string to_string(ComputeModel c);
 std::string to_string(AttentionKernel a);
 std::string to_string(Recompute r);
+std::string to_string(Fp8Recipe r);
 
 } // namespace trainsim

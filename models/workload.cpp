@@ -334,6 +334,19 @@ std::string to_string(ModelKind k) { return k == ModelKind::mlp ? "mlp" : "trans
 std::string to_string(AttentionKernel a) {
   return a == AttentionKernel::flash ? "flash" : "unfused";
 }
+std::string to_string(Fp8Recipe r) {
+  switch (r) {
+  case Fp8Recipe::none:
+    return "none";
+  case Fp8Recipe::tensorwise:
+    return "tensorwise";
+  case Fp8Recipe::blockwise:
+    return "blockwise";
+  case Fp8Recipe::mxfp8:
+    return "mxfp8";
+  }
+  return "?";
+}
 std::string to_string(ComputeModel c) {
   return c == ComputeModel::roofline ? "roofline" : "operators";
 }

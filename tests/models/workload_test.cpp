@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/operators.hpp"
 #include "models/step_compute.hpp"
 
 namespace trainsim {
@@ -217,6 +218,26 @@ TEST(Workload, BlockRecomputationRunsItsLayersForwardAgain) {
   e.recompute_layers = 1;
   StepFlop first = step_flop(m, e);
   EXPECT_DOUBLE_EQ((first.hardware - first.model).value(), 1.6e8);
+}
+
+TEST(Workload, Fp8RecipesQuantizeEveryLinearLayersOperands) {
+  // The tiny layer (d_model 8, 2 heads, d_ff 32, 4 tokens) in FP8. Its QKV GEMM takes 4 x 8
+  // inputs and an 8 x 24 weight: 32 + 192 = 224 elements quantized forward, and its 4 x 24
+  // output gradient backward, 96. Tensorwise moves 6 B an element (amax read, cast read,
+  // two one-byte copies): 1344 B and 576 B; MXFP8 2 + 1 + 1 + 2 / 32 = 4.0625 B: 910 B and
+  // 390 B.
+  ModelSpec m;
+  m.layers = 1, m.d_model = 8, m.d_ff = 32, m.heads = 2, m.seq_len = 4;
+  m.fp8_recipe = Fp8Recipe::tensorwise;
+  LayerOperators layer = layer_operators(m, ExecutionSpec{});
+  EXPECT_DOUBLE_EQ(layer.attention.forward[1].bytes.value(), 224 * 6.0); // before the QKV GEMM
+  EXPECT_STREQ(layer.attention.forward[1].name, "fp8_quantize");
+  EXPECT_STREQ(layer.attention.backward[1].name, "fp8_quantize_grad");
+  EXPECT_DOUBLE_EQ(layer.attention.backward[1].bytes.value(), 96 * 6.0);
+  m.fp8_recipe = Fp8Recipe::mxfp8;
+  layer = layer_operators(m, ExecutionSpec{});
+  EXPECT_DOUBLE_EQ(layer.attention.forward[1].bytes.value(), 224 * 4.0625);
+  EXPECT_DOUBLE_EQ(layer.attention.backward[1].bytes.value(), 96 * 4.0625);
 }
 
 TEST(Workload, MemoryOfAFractionalShare) {

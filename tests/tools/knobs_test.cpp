@@ -144,6 +144,23 @@ LoadedScenario at_precision(const std::string& precision) {
                         "s.yaml");
 }
 
+TEST(Knobs, Fp8RecipesNeedFp8AndMxfp8NeedsBlackwell) {
+  EXPECT_EQ(at_precision("fp8").scenario.model.fp8_recipe, Fp8Recipe::tensorwise);
+  EXPECT_EQ(error_of(with(kOnAPreset, "  seq_len: 4096\n",
+                          "  seq_len: 4096\n  fp8_recipe: blockwise\n")),
+            "s.yaml: model.fp8_recipe = 'blockwise': needs precision: fp8");
+  EXPECT_EQ(error_of(with(kOnAPreset, "  seq_len: 4096\n",
+                          "  seq_len: 4096\n  precision: fp8\n  fp8_recipe: mxfp8\n")),
+            "s.yaml: model.fp8_recipe = 'mxfp8': needs Blackwell's MXFP8 tensor cores (b200, "
+            "gb200, gb300); the h100-sxm has none: use tensorwise or blockwise");
+  EXPECT_EQ(parse_scenario(with(with(kOnAPreset, "{preset: h100-sxm}", "{preset: b200}"),
+                                "  seq_len: 4096\n",
+                                "  seq_len: 4096\n  precision: fp8\n  fp8_recipe: mxfp8\n"),
+                           "s.yaml")
+                .scenario.model.fp8_recipe,
+            Fp8Recipe::mxfp8);
+}
+
 TEST(Knobs, PrecisionTakesThePresetsPeakAndMatmulRateAtIt) {
   // H100 SXM dense peaks (datasheet): FP32 67 (CUDA cores: frameworks keep FP32 matmuls off
   // TF32), BF16 and FP16 989, FP8 1,979 TFLOP/s. The measured BF16 gemm_peak, 708.5 TFLOP/s,

@@ -227,6 +227,18 @@ GpuSpec read_gpu(const Section& system, const std::string& file, const std::stri
   return g;
 }
 
+// MXFP8's block scales need Blackwell's tensor cores; Hopper has none (Transformer Engine runs
+// the recipe on Blackwell only). A GPU given figure by figure is taken at its word.
+void require_mxfp8(const ModelSpec& m, const GpuSpec& g, const std::string& file) {
+  if (m.fp8_recipe != Fp8Recipe::mxfp8) return;
+  const std::vector<std::string> blackwell{"b200", "gb200", "gb300"};
+  if (g.preset == "custom" || std::find(blackwell.begin(), blackwell.end(), g.preset) != blackwell.end())
+    return;
+  throw InputError(file, "model.fp8_recipe", "mxfp8",
+                   "needs Blackwell's MXFP8 tensor cores (" + listed(blackwell) + "); the " +
+                       g.preset + " has none: use tensorwise or blockwise");
+}
+
 } // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
@@ -255,6 +267,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
       read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
   system.values.reject_unknown({"gpu", "topology"});
   s.system.gpu = read_gpu(system, file, s.model.precision, s.model.applied_profile().uneven_gpus);
+  require_mxfp8(s.model, s.system.gpu, file);
   Params topology =
       read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;
   s.execution =
