@@ -164,7 +164,8 @@ Efficiency grace_blackwell(double gemm_peak, std::string matmul_estimate, bool m
   Efficiency e = b200();
   e.gemm_peak = gemm_peak;
   e.estimates.push_back(std::move(matmul_estimate));
-  if (!measured_sms) e.estimates.push_back("sms: the B200's 148 (no Blackwell Ultra count was read)");
+  if (!measured_sms)
+    e.estimates.push_back("sms: the B200's 148 (no Blackwell Ultra count was read)");
   return e;
 }
 
@@ -183,6 +184,14 @@ GpuPreset with_fp8(GpuPreset g, double burst, double sustained_over_burst, std::
                         "read)";
   return g;
 }
+// Blackwell data-center GPUs (SM 10.0, 10.3) run MXFP8 natively; Hopper (SM 9.0) has no MX
+// tensor cores (Transformer Engine's support matrix, the MXFP8 column: "9.0 (Hopper) ... No",
+// "10.0, 10.3 (Blackwell DC) ... Yes").
+GpuPreset blackwell(GpuPreset g) {
+  g.mxfp8 = true;
+  return g;
+}
+
 constexpr double kHopperSustained = 708.5 / 841.9, kBlackwellSustained = 1456.3 / 1770.9;
 
 // Peaks are dense BF16 Tensor Core rates: the datasheets quote "with sparsity" figures, twice
@@ -218,37 +227,40 @@ const std::vector<GpuPreset>& gpu_registry() {
       // FP32 75 TFLOPS, FP8 9 PFLOPS with sparsity, per GPU; the B200's host interface is
       // PCIe Gen6 (NVIDIA Blackwell architecture; a B200 node's NICs may sit on Gen5 switches,
       // which a scenario says with pcie_bandwidth).
-      with_fp8(gpu("b200", "b200",
-                   "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s",
-                   {75e12, 2.25e15, 2.25e15, 4.5e15}, kPcie6, 7.7e12, 180e9, b200()),
-               3432.5e12, kBlackwellSustained, "B200's"),
+      blackwell(
+          with_fp8(gpu("b200", "b200",
+                       "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s",
+                       {75e12, 2.25e15, 2.25e15, 4.5e15}, kPcie6, 7.7e12, 180e9, b200()),
+                   3432.5e12, kBlackwellSustained, "B200's")),
       // NVIDIA GB200 NVL72 specifications, per GPU (the rack's 72): FP16/BF16 5 PFLOPS with
       // sparsity (2.5 dense), FP8 10 (5 dense), FP32 80 TFLOPS (stas00/ml-engineering's table
       // "w/o sparsity", note 23, from NVIDIA's page); 186 GB HBM3e at 8 TB/s (the superchip's
       // 372 GB and 16 TB/s; MLCommons system descriptions say 186 GB). Its NICs, ConnectX-7,
       // are PCIe Gen5 devices.
-      with_fp8(gpu("gb200", "gb200",
-                   "NVIDIA GB200 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 186 GB HBM3e, 8 TB/s",
-                   {80e12, 2.5e15, 2.5e15, 5e15}, kPcie5, 8e12, 186e9,
-                   grace_blackwell(1822.0e12 * kBlackwellSustained,
-                                   "gemm_peak: GB200's burst MAMF 1822 TFLOP/s x the B200's "
-                                   "sustained / burst 1456.3 / 1770.9 (no sustained GB200 "
-                                   "figure was read)",
-                                   true)),
-               3615.6e12, kBlackwellSustained, "GB200's"),
+      blackwell(
+          with_fp8(gpu("gb200", "gb200",
+                       "NVIDIA GB200 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 186 GB HBM3e, 8 TB/s",
+                       {80e12, 2.5e15, 2.5e15, 5e15}, kPcie5, 8e12, 186e9,
+                       grace_blackwell(1822.0e12 * kBlackwellSustained,
+                                       "gemm_peak: GB200's burst MAMF 1822 TFLOP/s x the B200's "
+                                       "sustained / burst 1456.3 / 1770.9 (no sustained GB200 "
+                                       "figure was read)",
+                                       true)),
+                   3615.6e12, kBlackwellSustained, "GB200's")),
       // NVIDIA GB300 NVL72 specifications, per GPU: BF16 2.5 PFLOPS dense, FP8 5 (the table
       // above, note 24); 288 GB HBM3e (20 TB over 72) at 8 TB/s (576 TB/s over 72); a
       // ConnectX-8 800 Gb/s NIC per GPU on PCIe Gen6 (NVIDIA's NVL72 AI Factory reference
       // architecture: "through their respective ConnectX-8 NICs").
-      with_fp8(gpu("gb300", "gb300",
-                   "NVIDIA GB300 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 288 GB HBM3e, 8 TB/s",
-                   {80e12, 2.5e15, 2.5e15, 5e15}, kPcie6, 8e12, 288e9,
-                   grace_blackwell(1769.0e12 * 2.5 / 2.25 * kBlackwellSustained,
-                                   "gemm_peak: B300's burst MAMF 1769 TFLOP/s x 2.5 / 2.25 (the "
-                                   "NVL72 bin) x the B200's sustained / burst 1456.3 / 1770.9 "
-                                   "(no GB300 matmul figure was read)",
-                                   false)),
-               3353.3e12 * 5.0 / 4.5, kBlackwellSustained, "B300's (x 5 / 4.5, the NVL72 bin)"),
+      blackwell(with_fp8(
+          gpu("gb300", "gb300",
+              "NVIDIA GB300 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 288 GB HBM3e, 8 TB/s",
+              {80e12, 2.5e15, 2.5e15, 5e15}, kPcie6, 8e12, 288e9,
+              grace_blackwell(1769.0e12 * 2.5 / 2.25 * kBlackwellSustained,
+                              "gemm_peak: B300's burst MAMF 1769 TFLOP/s x 2.5 / 2.25 (the "
+                              "NVL72 bin) x the B200's sustained / burst 1456.3 / 1770.9 "
+                              "(no GB300 matmul figure was read)",
+                              false)),
+          3353.3e12 * 5.0 / 4.5, kBlackwellSustained, "B300's (x 5 / 4.5, the NVL72 bin)")),
   };
   return presets;
 }

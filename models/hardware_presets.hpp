@@ -37,6 +37,8 @@ struct GpuPreset {
   /// at the chip's BF16 sustained / burst ratio, an estimate (`fp8_gemm_estimate` says how).
   FlopPerSecond fp8_gemm_peak{0};
   std::string fp8_gemm_estimate{};
+  /// Whether its tensor cores take MXFP8's 32-element block scales (model.fp8_recipe: mxfp8).
+  bool mxfp8 = false;
 };
 
 /// The preset's figures at `precision`: the datasheet's dense peak at it, and the sustained

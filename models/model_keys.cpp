@@ -19,7 +19,7 @@ ModelKey required(const char* key, T M::*member) {
 }
 
 /// A part of a transformer's layer (docs/compute-model.md): the MLP-block model has none and
-/// refuses the key; a file states it for transformers only.
+/// refuses the key; a file states it for transformers only, where the key's own `written` says.
 ModelKey layer_part(ModelKey k) {
   Read read = std::move(k.read);
   k.read = [read, key = k.key](const Params& p, M& m) {
@@ -27,23 +27,21 @@ ModelKey layer_part(ModelKey k) {
     if (p.has(key))
       p.fail(key, "applies to kind: transformer only (the MLP-block model has no such part)");
   };
-  k.written = transformer;
+  k.written = [written = std::move(k.written)](const M& m) { return transformer(m) && written(m); };
   return k;
 }
 
 // Each head's width: unset, d_model / heads, which provenance gives.
 ModelKey head_dim() {
-  ModelKey k = layer_part({"head_dim",
-                           [](const Params& p, M& m) {
-                             if (p.has("head_dim")) m.head_dim = p.get_positive<int>("head_dim");
-                           },
-                           [](const M& m) {
-                             long width = m.head_dim > 0 ? m.head_dim : m.d_model / m.heads;
-                             return std::optional(integer_value(width));
-                           },
-                           always});
-  k.written = [](const M& m) { return transformer(m) && m.head_dim > 0; };
-  return k;
+  return layer_part({"head_dim",
+                     [](const Params& p, M& m) {
+                       if (p.has("head_dim")) m.head_dim = p.get_positive<int>("head_dim");
+                     },
+                     [](const M& m) {
+                       long width = m.head_dim > 0 ? m.head_dim : m.d_model / m.heads;
+                       return std::optional(integer_value(width));
+                     },
+                     [](const M& m) { return m.head_dim > 0; }});
 }
 
 /// A key of a mixture-of-experts model: refused on a dense one, where it would do nothing.
@@ -72,8 +70,7 @@ ModelKey shared_experts() {
   return moe_part({"shared_experts",
                    [](const Params& p, M& m) {
                      m.shared_experts = p.get_or("shared_experts", m.shared_experts);
-                     if (m.shared_experts < 0)
-                       p.fail("shared_experts", "must be 0 or more");
+                     if (m.shared_experts < 0) p.fail("shared_experts", "must be 0 or more");
                    },
                    [](const M& m) { return std::optional(integer_value(m.shared_experts)); },
                    [](const M& m) { return m.shared_experts > 0; }});
@@ -94,48 +91,48 @@ ModelKey dense_layers() {
 }
 
 bool latent(const M& m) { return m.mla.on(); }
+/// Whether the section asks for latent attention (its sizes are read after attention_kind).
+bool asks_latent(const Params& p) {
+  return p.has("attention_kind") && p.get<std::string>("attention_kind") == "mla";
+}
 
 // Grouped-query attention: as many key/value heads as heads unless it says. Latent attention
 // has none of its own (attention_kind refuses the key), so a file does not state it there.
 ModelKey kv_heads() {
-  ModelKey k = layer_part(
-      {"kv_heads", [](const Params& p, M& m) { m.kv_heads = p.get_positive_or("kv_heads", m.heads); },
-       [](const M& m) { return std::optional(integer_value(m.kv_heads_or_heads())); }, always});
-  k.written = [](const M& m) { return transformer(m) && !latent(m); };
-  return k;
+  return layer_part(
+      {"kv_heads",
+       [](const Params& p, M& m) { m.kv_heads = p.get_positive_or("kv_heads", m.heads); },
+       [](const M& m) { return std::optional(integer_value(m.kv_heads_or_heads())); },
+       [](const M& m) { return !latent(m); }});
 }
 
 // attention_kind: mha (multi-head, or grouped-query with kv_heads) or mla (latent attention,
 // models/scenario.hpp), whose heads' widths are its own: head_dim, kv_heads and qk_norm,
 // which shape the other kind's heads, are refused beside it.
 ModelKey attention_kind() {
-  ModelKey k{"attention_kind",
-             [](const Params& p, M& m) {
-               bool mla = choose(p, "attention_kind", false, {{"mha", false}, {"mla", true}});
-               if (!mla) return;
-               m.mla.kv_lora_rank = 1; // read with its sizes below
-               for (const char* key : {"head_dim", "kv_heads"})
-                 if (p.has(key))
-                   p.fail(key, "does not apply with attention_kind: mla (its heads are "
-                               "qk_nope_head_dim + qk_rope_head_dim wide, its values "
-                               "v_head_dim)");
-               if (m.qk_norm)
-                 p.fail("qk_norm", "does not apply with attention_kind: mla (it norms its "
-                                   "latents instead)");
-             },
-             [](const M& m) { return std::optional(text_value(latent(m) ? "mla" : "mha")); },
-             latent};
-  k = layer_part(k);
-  k.written = latent; // layer_part's would write it for every transformer
-  return k;
+  return layer_part(
+      {"attention_kind",
+       [](const Params& p, M& m) {
+         bool mla = choose(p, "attention_kind", false, {{"mha", false}, {"mla", true}});
+         if (!mla) return;
+         for (const char* key : {"head_dim", "kv_heads"})
+           if (p.has(key))
+             p.fail(key, "does not apply with attention_kind: mla (its heads are "
+                         "qk_nope_head_dim + qk_rope_head_dim wide, its values "
+                         "v_head_dim)");
+         if (m.qk_norm)
+           p.fail("qk_norm", "does not apply with attention_kind: mla (it norms its "
+                             "latents instead)");
+       },
+       [](const M& m) { return std::optional(text_value(latent(m) ? "mla" : "mha")); }, latent});
 }
 
 // One of latent attention's sizes: required with attention_kind: mla (q_lora_rank may be 0,
 // no query latent), refused without it.
 ModelKey latent_size(const char* key, int LatentAttention::*member, bool may_be_zero) {
-  ModelKey k = layer_part({key,
+  return layer_part({key,
                      [=](const Params& p, M& m) {
-                       if (!latent(m)) {
+                       if (!asks_latent(p)) {
                          if (p.has(key)) p.fail(key, "needs attention_kind: mla");
                          return;
                        }
@@ -147,29 +144,25 @@ ModelKey latent_size(const char* key, int LatentAttention::*member, bool may_be_
                        return integer_value(m.mla.*member);
                      },
                      latent});
-  k.written = latent;
-  return k;
 }
 
 // A sliding window shorter than the sequence (a window as long is full attention).
 ModelKey window() {
-  ModelKey k = layer_part({"window",
-                           [](const Params& p, M& m) {
-                             if (!p.has("window")) return;
-                             m.window = p.get_positive<int>("window");
-                             if (m.window >= m.seq_len)
-                               p.fail("window", "must be shorter than seq_len (" +
-                                                    std::to_string(m.seq_len) +
-                                                    "): a window as long is full attention");
-                           },
-                           [](const M& m) { return std::optional(integer_value(m.window)); },
-                           always});
-  k.written = [](const M& m) { return m.window > 0; };
-  return k;
+  return layer_part({"window",
+                     [](const Params& p, M& m) {
+                       if (!p.has("window")) return;
+                       m.window = p.get_positive<int>("window");
+                       if (m.window >= m.seq_len)
+                         p.fail("window", "must be shorter than seq_len (" +
+                                              std::to_string(m.seq_len) +
+                                              "): a window as long is full attention");
+                     },
+                     [](const M& m) { return std::optional(integer_value(m.window)); },
+                     [](const M& m) { return m.window > 0; }});
 }
 
 ModelKey full_attention_every() {
-  ModelKey k = layer_part(
+  return layer_part(
       {"full_attention_every",
        [](const Params& p, M& m) {
          if (!p.has("full_attention_every")) return;
@@ -178,9 +171,8 @@ ModelKey full_attention_every() {
                                           "layer attends to the whole sequence");
          m.full_attention_every = p.get_positive<int>("full_attention_every");
        },
-       [](const M& m) { return std::optional(integer_value(m.full_attention_every)); }, always});
-  k.written = [](const M& m) { return m.full_attention_every > 0; };
-  return k;
+       [](const M& m) { return std::optional(integer_value(m.full_attention_every)); },
+       [](const M& m) { return m.full_attention_every > 0; }});
 }
 
 // The word weights, activations and gradients are kept in. FP8 training runs only the linear
@@ -302,11 +294,10 @@ std::vector<ModelKey> declare() {
       layer_part(switch_key<M>("qk_norm", &M::qk_norm)),
       attention_kind(),
       latent_size("q_lora_rank", &LatentAttention::q_lora_rank, true),
-      // kv_lora_rank last: attention_kind set it to 1 to say the kind until it is read.
+      latent_size("kv_lora_rank", &LatentAttention::kv_lora_rank, false),
       latent_size("qk_rope_head_dim", &LatentAttention::qk_rope_head_dim, false),
       latent_size("qk_nope_head_dim", &LatentAttention::qk_nope_head_dim, false),
       latent_size("v_head_dim", &LatentAttention::v_head_dim, false),
-      latent_size("kv_lora_rank", &LatentAttention::kv_lora_rank, false),
       window(),
       full_attention_every(),
       layer_part(switch_key<M>("attention_sinks", &M::attention_sinks)),

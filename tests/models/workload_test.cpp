@@ -19,6 +19,14 @@ LayerShape mlp_block() {
   return l;
 }
 
+// Four MLP blocks of the same d = 1000 and d_ff = 4000, 10 tokens a sequence.
+ModelSpec four_mlp_blocks() {
+  ModelSpec m;
+  m.kind = ModelKind::mlp;
+  m.layers = 4, m.d_model = 1000, m.d_ff = 4000, m.heads = 1, m.seq_len = 10;
+  return m;
+}
+
 GpuShare share(double tokens, int tp_1d, int tp_2d = 1, int ep = 1) {
   return {tokens, tp_1d, tp_2d, ep};
 }
@@ -194,9 +202,7 @@ TEST(Workload, BlockRecomputationKeepsOnlyItsLayersInputs) {
   // one microbatch in flight. A recomputed layer keeps its input, 10 x 1000 x 2 B = 2e4 B; the
   // others their input and hidden activation, 10 x (1000 + 2 x 4000) x 2 B = 1.8e5 B. The first
   // of the 4 recomputed: 2e4 + 3 x 1.8e5 = 5.6e5 B, against 4 x 2e4 = 8e4 B for all of them.
-  ModelSpec m;
-  m.kind = ModelKind::mlp;
-  m.layers = 4, m.d_model = 1000, m.d_ff = 4000, m.heads = 1, m.seq_len = 10;
+  ModelSpec m = four_mlp_blocks();
   ExecutionSpec e;
   e.recompute = Recompute::full;
   EXPECT_DOUBLE_EQ(memory_per_stage(m, e)[0].activations.value(), 8e4);
@@ -208,9 +214,7 @@ TEST(Workload, BlockRecomputationRunsItsLayersForwardAgain) {
   // The same 4 MLP blocks, one sequence a step: a forward is 2 x 10 x 2 x 1000 x 4000 = 1.6e8
   // FLOP a layer. Full recomputation of every layer adds 4 x 1.6e8 hardware FLOP, of the first
   // layer only 1.6e8.
-  ModelSpec m;
-  m.kind = ModelKind::mlp;
-  m.layers = 4, m.d_model = 1000, m.d_ff = 4000, m.heads = 1, m.seq_len = 10;
+  ModelSpec m = four_mlp_blocks();
   ExecutionSpec e;
   e.recompute = Recompute::full;
   StepFlop all = step_flop(m, e);

@@ -14,6 +14,11 @@ Scenario model_file(const std::string& name) {
   return load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/models/" + name).scenario;
 }
 
+// Model FLOP per token, forward and backward (the report's `model` line).
+double flop_per_token(const Scenario& s) {
+  return model_flop_per_step(s.model, s.execution).value() / tokens_per_step(s.model, s.execution);
+}
+
 // Within `fraction` of `published`.
 ::testing::AssertionResult near(double value, double published, double fraction) {
   if (std::abs(value / published - 1.0) <= fraction) return ::testing::AssertionSuccess();
@@ -41,8 +46,7 @@ TEST(FrontierModels, Qwen3_235B_A22B) {
   // num_floating_point_operations halves the scores for the causal mask: 94 x 3 x 67,108,864
   // less, 148,034,813,952, which is what Megatron-Bridge's table implies (25.11, DGX-H100:
   // 233 TFLOP/s per GPU at 1,575 tokens/s per GPU, 147.9 G); docs/compute-model.md.
-  double per_token =
-      model_flop_per_step(s.model, s.execution).value() / tokens_per_step(s.model, s.execution);
+  double per_token = flop_per_token(s);
   EXPECT_DOUBLE_EQ(per_token, 166959513600.0);
   EXPECT_TRUE(near(per_token - 94 * 3 * 67108864.0, 233e12 / 1575, 0.01));
 }
@@ -71,8 +75,7 @@ TEST(FrontierModels, DeepSeekV3) {
   // Megatron-Core halves the scores for the causal mask: 3 x 61 x 167,772,160 less is
   // 249,811,304,448, which Megatron-Bridge's table implies (25.11, DGX-GB300, BF16, without
   // MTP: 961 TFLOP/s per GPU at 3,848 tokens/s per GPU, 249.7 G).
-  double per_token =
-      model_flop_per_step(s.model, s.execution).value() / tokens_per_step(s.model, s.execution);
+  double per_token = flop_per_token(s);
   EXPECT_DOUBLE_EQ(per_token, 280513609728.0);
   EXPECT_TRUE(near(per_token - 3 * 61 * 167772160.0, 961e12 / 3848, 0.01));
 }
@@ -96,8 +99,7 @@ TEST(FrontierModels, KimiK2) {
   // 1,162,739,712, x 61 = 70,927,122,432; logits 2 x 7168 x 163,840 = 2,348,810,240:
   // 219,827,798,016. Halving the scores as Megatron-Core does, 204,476,645,376, which
   // Megatron-Bridge's table implies (26.06, DGX-GB300: 1099 TFLOP/s at 5,372 tokens/s, 204.6 G).
-  double per_token =
-      model_flop_per_step(s.model, s.execution).value() / tokens_per_step(s.model, s.execution);
+  double per_token = flop_per_token(s);
   EXPECT_DOUBLE_EQ(per_token, 219827798016.0);
   EXPECT_TRUE(near(per_token - 3 * 61 * 83886080.0, 1099e12 / 5372, 0.01));
 }
@@ -124,8 +126,7 @@ TEST(FrontierModels, GptOss120B) {
   // keys, s / 2 in full layers and 128 - 128 x 127 / 8192 = 126.016 in windowed ones, 1.81 G
   // less: 32.63 G. Megatron-LM's formula counts GPT-OSS's gated MLP as two GEMMs and no window
   // (27.2 G), which the 25.11 table's DGX-H100 row gives: 153 TFLOP/s at 5,630 tokens/s.
-  double per_token =
-      model_flop_per_step(s.model, s.execution).value() / tokens_per_step(s.model, s.execution);
+  double per_token = flop_per_token(s);
   EXPECT_DOUBLE_EQ(per_token, 34444099584.0);
 }
 

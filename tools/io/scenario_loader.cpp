@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <new>
 #include <cstring>
 #include <cstdio>
@@ -118,15 +119,24 @@ const GpuPreset& read_preset(const Params& p, const std::string& key) {
                   (best.empty() ? "" : " (did you mean '" + best + "'?)"));
 }
 
+/// The presets `has` holds for, by name.
+std::vector<std::string> presets_with(const std::function<bool(const GpuPreset&)>& has) {
+  std::vector<std::string> names;
+  for (const GpuPreset& g : gpu_presets())
+    if (has(g)) names.push_back(g.name);
+  return names;
+}
+
 // A preset's figures at the model's precision: its datasheet peak there, its sustained rates
 // scaled with it (models/hardware_presets.hpp).
 GpuSpec at_precision(const GpuPreset& preset, const std::string& precision,
                      const std::string& file) {
   if (auto g = preset_at_precision(preset, precision)) return *g;
+  auto has = [&](const GpuPreset& g) { return g.peaks.at(precision) > 0; };
   throw InputError(file, "model.precision", precision,
                    "the " + preset.name + " has no " + precision +
-                       " tensor cores; use bf16 or fp16, or a GPU that has them (h100-sxm, "
-                       "h200-sxm, b200, gb200, gb300)");
+                       " tensor cores; use bf16 or fp16, or a GPU that has them (" +
+                       listed(presets_with(has)) + ")");
 }
 
 // Without a preset there is nothing to take the datasheet figures from: `gpu: {name: a100}`
@@ -230,13 +240,12 @@ GpuSpec read_gpu(const Section& system, const std::string& file, const std::stri
 // MXFP8's block scales need Blackwell's tensor cores; Hopper has none (Transformer Engine runs
 // the recipe on Blackwell only). A GPU given figure by figure is taken at its word.
 void require_mxfp8(const ModelSpec& m, const GpuSpec& g, const std::string& file) {
-  if (m.fp8_recipe != Fp8Recipe::mxfp8) return;
-  const std::vector<std::string> blackwell{"b200", "gb200", "gb300"};
-  if (g.preset == "custom" || std::find(blackwell.begin(), blackwell.end(), g.preset) != blackwell.end())
-    return;
+  const GpuPreset* preset = find_gpu_preset(g.preset);
+  if (m.fp8_recipe != Fp8Recipe::mxfp8 || preset == nullptr || preset->mxfp8) return;
   throw InputError(file, "model.fp8_recipe", "mxfp8",
-                   "needs Blackwell's MXFP8 tensor cores (" + listed(blackwell) + "); the " +
-                       g.preset + " has none: use tensorwise or blockwise");
+                   "needs Blackwell's MXFP8 tensor cores (" +
+                       listed(presets_with([](const GpuPreset& p) { return p.mxfp8; })) +
+                       "); the " + g.preset + " has none: use tensorwise or blockwise");
 }
 
 } // namespace
