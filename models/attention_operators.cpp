@@ -17,11 +17,12 @@ double windowed_keys(const Dims& x) { return x.window - x.window * (x.window - 1
 // sequence that long.
 double rate_length(const Dims& x) { return x.window > 0 ? x.window : x.seq; }
 
-Operator flash_core(const Dims& x, bool backward) {
+Operator flash_core(const Dims& x, bool backward, AttentionKernel kernel) {
   Operator op = make(backward ? "attention_grad" : "attention", OperatorKind::attention);
+  op.kernel = kernel;
   // Q K^T and P V over the keys each query sees: 2 x 2 q FLOP per key; s / 2 of them causal.
-  double forward_flop = x.window > 0 ? 4.0 * x.tokens * windowed_keys(x) * x.q
-                                     : 2.0 * x.tokens * x.seq * x.q;
+  double forward_flop =
+      x.window > 0 ? 4.0 * x.tokens * windowed_keys(x) * x.q : 2.0 * x.tokens * x.seq * x.q;
   op.flop = Flop(backward ? 2.5 * forward_flop : forward_flop);
   double qkv = x.tokens * (x.q + 2.0 * x.kv) * x.w, out = x.tokens * x.q * x.w;
   op.bytes = Bytes(backward ? 2.0 * qkv + 3.0 * out : qkv + out);
@@ -33,9 +34,9 @@ Operator flash_core(const Dims& x, bool backward) {
 // Megatron-LM's core attention before flash attention: Q K^T as one strided-batched GEMM over
 // (sequence, head) pairs, the fused scale-mask-softmax and the attention dropout over the
 // s x s scores in HBM, then the scores times V. Every product runs in full: the causal mask
-// zeroes half the scores (and a window more) but saves no FLOP. Backward: both GEMMs' gradients (Y = X W's
-// linear()), the dropout's (scores' gradient and mask in, gradient out) and the softmax's
-// (probabilities and their gradient in, the scores' gradient out).
+// zeroes half the scores (and a window more) but saves no FLOP. Backward: both GEMMs' gradients
+// (Y = X W's linear()), the dropout's (scores' gradient and mask in, gradient out) and the
+// softmax's (probabilities and their gradient in, the scores' gradient out).
 BlockOperators unfused_core(const Dims& x, const ModelSpec& m) {
   BlockOperators b;
   double pairs = x.tokens / x.seq * (x.q / x.head_dim); // sequences x local heads
@@ -57,9 +58,9 @@ BlockOperators unfused_core(const Dims& x, const ModelSpec& m) {
 // backward.
 void attention_core(const Dims& x, const ModelSpec& m, Recompute recompute, BlockOperators& b) {
   BlockOperators core;
-  if (m.attention == AttentionKernel::flash) {
-    core.forward.push_back(flash_core(x, false));
-    core.backward.push_back(flash_core(x, true));
+  if (fused(m.attention)) {
+    core.forward.push_back(flash_core(x, false, m.attention));
+    core.backward.push_back(flash_core(x, true, m.attention));
   } else {
     core = unfused_core(x, m);
   }
@@ -72,8 +73,9 @@ void attention_core(const Dims& x, const ModelSpec& m, Recompute recompute, Bloc
 // Flash attention over latent attention's heads: keys as wide as the queries (q), values and
 // the output v wide; the forward executes half of Q K^T (2 s^2 q per sequence) and of P V
 // (2 s^2 v), the backward 2.5 x that, as flash_core().
-Operator latent_flash_core(const Dims& x, bool backward) {
+Operator latent_flash_core(const Dims& x, bool backward, AttentionKernel kernel) {
   Operator op = make(backward ? "attention_grad" : "attention", OperatorKind::attention);
+  op.kernel = kernel;
   double forward_flop = x.window > 0 ? 2.0 * x.tokens * windowed_keys(x) * (x.q + x.v)
                                      : x.tokens * x.seq * (x.q + x.v);
   op.flop = Flop(backward ? 2.5 * forward_flop : forward_flop);
@@ -111,8 +113,8 @@ BlockOperators latent_attention_block(const Dims& x, const ModelSpec& m, Recompu
                   {x.tokens, x.q, x.d}, 1.0, x, b);
   }
   weight_linear({"kv_down", "kv_down_dgrad", "kv_down_wgrad", "kv_down_grad_accum"},
-                {x.norm_tokens, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), x.d},
-                1.0, x, b);
+                {x.norm_tokens, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), x.d}, 1.0,
+                x, b);
   latent_norm("kv_norm", "kv_norm_grad", a.kv_lora_rank);
   weight_linear({"kv_up", "kv_up_dgrad", "kv_up_wgrad", "kv_up_grad_accum", true},
                 {x.tokens, x.local_heads * (a.qk_nope_head_dim + a.v_head_dim),
@@ -121,9 +123,10 @@ BlockOperators latent_attention_block(const Dims& x, const ModelSpec& m, Recompu
   double rotated = 2.0 * x.tokens * (x.local_heads + 1.0) * a.qk_rope_head_dim * x.w;
   b.forward.push_back(memory("rotary", rotated));
   b.backward.push_back(memory("rotary_grad", rotated));
-  b.forward.push_back(latent_flash_core(x, false));
-  if (recompute == Recompute::selective) b.backward.push_back(latent_flash_core(x, false));
-  b.backward.push_back(latent_flash_core(x, true));
+  b.forward.push_back(latent_flash_core(x, false, m.attention));
+  if (recompute == Recompute::selective)
+    b.backward.push_back(latent_flash_core(x, false, m.attention));
+  b.backward.push_back(latent_flash_core(x, true, m.attention));
   weight_linear({"out_proj", "out_proj_dgrad", "out_proj_wgrad", "out_proj_grad_accum"},
                 {x.tokens, x.d, x.v}, 1.0, x, b);
   residual(x, m, b);

@@ -71,8 +71,10 @@ double gemm_efficiency(const GemmShape& g, const GpuSpec& gpu) {
   return best;
 }
 
-FlopPerSecond attention_rate(double head_dim, double seq_len, const GpuSpec& gpu) {
-  const AttentionRates& r = gpu.flash_attention;
+FlopPerSecond attention_rate(double head_dim, double seq_len, const GpuSpec& gpu,
+                             AttentionKernel kernel) {
+  const AttentionRates& r =
+      kernel == AttentionKernel::cudnn ? gpu.cudnn_attention : gpu.flash_attention;
   if (!r.known()) return gemm_ceiling(gpu);
   // Measured at head dimensions 64 and 128 only: beyond them the nearer row is used.
   double low = row_at(r.d64, seq_len), high = row_at(r.d128, seq_len);
@@ -90,7 +92,8 @@ KernelTime operator_time(const Operator& op, const GpuSpec& gpu) {
     return priced(op.flop / (gemm_ceiling(gpu) * gemm_efficiency(op.gemm, gpu)), op.bytes, op.count,
                   gpu);
   case OperatorKind::attention:
-    return priced(op.flop / attention_rate(op.head_dim, op.seq_len, gpu), op.bytes, op.count, gpu);
+    return priced(op.flop / attention_rate(op.head_dim, op.seq_len, gpu, op.kernel), op.bytes,
+                  op.count, gpu);
   case OperatorKind::memory:
     return priced(Seconds(0), op.bytes, op.count, gpu);
   }

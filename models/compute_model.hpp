@@ -36,10 +36,11 @@ FlopPerSecond gemm_ceiling(const GpuSpec& gpu);
 /// chooses from; 1 when the GPU gives no SM count.
 double gemm_efficiency(const GemmShape& shape, const GpuSpec& gpu);
 
-/// Flash attention's throughput at this head dimension and sequence length: the GPU's table,
-/// interpolated linearly in head dimension and in log2(sequence length), held at its edges;
-/// gemm_ceiling() when the GPU has no table.
-FlopPerSecond attention_rate(double head_dim, double seq_len, const GpuSpec& gpu);
+/// A fused attention kernel's throughput at this head dimension and sequence length: the GPU's
+/// table of that kernel (flash's or cuDNN's), interpolated linearly in head dimension and in
+/// log2(sequence length), held at its edges; gemm_ceiling() when the GPU has no table.
+FlopPerSecond attention_rate(double head_dim, double seq_len, const GpuSpec& gpu,
+                             AttentionKernel kernel = AttentionKernel::flash);
 
 /// hbm_bandwidth x hbm_efficiency: what streaming kernels reach.
 BytesPerSecond sustained_hbm(const GpuSpec& gpu);

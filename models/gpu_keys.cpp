@@ -14,8 +14,8 @@ using G = GpuSpec;
 template <class T>
 GpuKey figure(const char* key, T G::*member, const char* result_key) {
   return {key, [=](const Params& p, G& g) { g.*member = p.get_positive_or(key, g.*member); },
-          [=](const G& g) { return std::optional(number_value(g.*member)); },
-          always_written<G>, result_key};
+          [=](const G& g) { return std::optional(number_value(g.*member)); }, always_written<G>,
+          result_key};
 }
 
 /// A figure of the per-operator model that a GPU may lack (0: priced like the roofline).
@@ -38,7 +38,8 @@ GpuKey fraction(const char* key, double G::*member, const char* of) {
   auto read = k.read;
   k.read = [=](const Params& p, G& g) {
     read(p, g);
-    if (g.*member > 1.0) p.fail(key, std::string("is a fraction of ") + of + " and cannot exceed 1");
+    if (g.*member > 1.0)
+      p.fail(key, std::string("is a fraction of ") + of + " and cannot exceed 1");
   };
   return k;
 }
@@ -47,8 +48,9 @@ GpuKey fraction(const char* key, double G::*member, const char* of) {
 // are given too: a what-if GPU with twice the compute keeps the preset's efficiency.
 void scale_rates(G& g, double k) {
   g.gemm_peak = g.gemm_peak * k;
-  for (auto* row : {&g.flash_attention.d64, &g.flash_attention.d128})
-    for (FlopPerSecond& r : *row) r = r * k;
+  for (AttentionRates* table : {&g.flash_attention, &g.cudnn_attention})
+    for (auto* row : {&table->d64, &table->d128})
+      for (FlopPerSecond& r : *row) r = r * k;
 }
 
 GpuKey peak() {
@@ -93,23 +95,25 @@ GpuKey kernel_latency() {
 // One rate for every head dimension and sequence length. A preset's measured table is no one
 // value, so it has none here: result.json gives the table (tools/io/provenance.cpp) and the
 // writer leaves it to the preset.
-GpuKey flash_attention() {
-  return {"flash_attention",
-          [](const Params& p, G& g) {
-            if (!p.has("flash_attention")) return;
-            auto rate = p.get_positive<FlopPerSecond>("flash_attention");
-            g.flash_attention.d64.fill(rate);
-            g.flash_attention.d128.fill(rate);
+GpuKey attention_table(const char* key, AttentionRates G::*member, const char* result_key) {
+  return {key,
+          [=](const Params& p, G& g) {
+            if (!p.has(key)) return;
+            auto rate = p.get_positive<FlopPerSecond>(key);
+            AttentionRates& r = g.*member;
+            r.d64.fill(rate);
+            r.d128.fill(rate);
+            r.estimate.clear();
           },
-          [](const G& g) -> std::optional<KeyValue> {
-            const AttentionRates& r = g.flash_attention;
+          [=](const G& g) -> std::optional<KeyValue> {
+            const AttentionRates& r = g.*member;
             auto same = [&](FlopPerSecond v) { return v.value() == r.d64[0].value(); };
             if (!r.known() || !std::all_of(r.d64.begin(), r.d64.end(), same) ||
                 !std::all_of(r.d128.begin(), r.d128.end(), same))
               return std::nullopt;
             return number_value(r.d64[0]);
           },
-          always_written<G>, "flash_attention_flop_per_s"};
+          always_written<G>, result_key};
 }
 
 GpuKey speed_spread() {
@@ -117,25 +121,22 @@ GpuKey speed_spread() {
           [](const Params& p, G& g) {
             g.speed_spread = p.get_or("speed_spread", g.speed_spread);
             if (g.speed_spread < 0.0 || g.speed_spread >= 0.1)
-              p.fail("speed_spread",
-                     "is a relative standard deviation: at least 0 and below 0.1");
+              p.fail("speed_spread", "is a relative standard deviation: at least 0 and below 0.1");
           },
           [](const G& g) { return std::optional(number_value(g.speed_spread)); },
           always_written<G>};
 }
 
 std::vector<GpuKey> declare() {
-  return {peak(),
-          matmul_efficiency(),
+  return {peak(), matmul_efficiency(),
           figure("hbm_bandwidth", &G::hbm_bandwidth, "hbm_bandwidth_bytes_per_s"),
-          figure("hbm_capacity", &G::hbm_capacity, "hbm_capacity_bytes"),
-          kernel_latency(),
+          figure("hbm_capacity", &G::hbm_capacity, "hbm_capacity_bytes"), kernel_latency(),
           // The per-operator model's figures (docs/compute-model.md).
           optional_figure("sms", &G::sms, "sms"),
           optional_figure("gemm_peak", &G::gemm_peak, "gemm_peak_flop_per_s"),
-          flash_attention(),
-          fraction("hbm_efficiency", &G::hbm_efficiency, "hbm_bandwidth"),
-          speed_spread()};
+          attention_table("flash_attention", &G::flash_attention, "flash_attention_flop_per_s"),
+          attention_table("cudnn_attention", &G::cudnn_attention, "cudnn_attention_flop_per_s"),
+          fraction("hbm_efficiency", &G::hbm_efficiency, "hbm_bandwidth"), speed_spread()};
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "models/attention_tables.hpp"
 #include "models/check.hpp"
 #include "models/error.hpp"
 
@@ -19,14 +20,15 @@ constexpr double kKernelLatency = 4e-6;
 // figure is a public measurement, cited where the preset is defined, and none was chosen to
 // make a published training run match.
 struct Efficiency {
-  int sms = 0;          ///< streaming multiprocessors
+  int sms = 0; ///< streaming multiprocessors
   double gemm_peak =
       0; ///< BF16 matmul FLOP/s sustained at the power limit (MSMF) or, unmeasured, MAMF
   std::array<double, 6> d64{},
       d128{};                  ///< causal flash attention fwd+bwd FLOP/s at kAttentionSeqLens
   double hbm_efficiency = 1.0; ///< measured copy bandwidth / datasheet bandwidth
   CollectiveEfficiency nvlink_collectives;
-  std::vector<std::string> estimates; ///< GpuSpec::estimates
+  std::vector<std::string> estimates;             ///< GpuSpec::estimates
+  const attention_tables::Table* cudnn = nullptr; ///< GpuSpec::cudnn_attention
 };
 
 // GPUs of one SKU differ in the clock they sustain under load: "5% and higher differences on an
@@ -66,13 +68,20 @@ GpuPreset gpu(std::string name, std::string alias, std::string source, Precision
   spec.kernel_latency = Seconds(kKernelLatency);
   spec.sms = eff.sms;
   spec.gemm_peak = FlopPerSecond(eff.gemm_peak);
-  spec.flash_attention = {rates(eff.d64), rates(eff.d128)};
+  spec.flash_attention = {rates(eff.d64), rates(eff.d128), {}};
   spec.hbm_efficiency = eff.hbm_efficiency;
   spec.nvlink_collectives = eff.nvlink_collectives;
   spec.speed_spread = kSpeedSpread;
   spec.estimates = eff.estimates;
-  return {std::move(name), std::move(alias), std::move(source), spec,
-          peaks,           BytesPerSecond(host.bandwidth), host.name};
+  if (eff.cudnn != nullptr)
+    spec.cudnn_attention = {rates(eff.cudnn->d64), rates(eff.cudnn->d128), eff.cudnn->estimate};
+  return {std::move(name),
+          std::move(alias),
+          std::move(source),
+          spec,
+          peaks,
+          BytesPerSecond(host.bandwidth),
+          host.name};
 }
 
 // The matmul rate: the best BF16 torch.matmul over a shape search (stas00/ml-engineering,
@@ -124,29 +133,42 @@ constexpr std::array<double, 14> kH200AllReduce{52.96,  88.78,  138.44, 181.94, 
 CollectiveEfficiency all_reduce_curve(const std::array<double, 14>& busbw) {
   CollectiveEfficiency curve;
   for (size_t i = 0; i < busbw.size(); ++i)
-    curve.points.push_back({Bytes(std::ldexp(1.0, 20 + static_cast<int>(i)) / 8.0),
-                            busbw[i] / busbw.back()});
+    curve.points.push_back(
+        {Bytes(std::ldexp(1.0, 20 + static_cast<int>(i)) / 8.0), busbw[i] / busbw.back()});
   return curve;
 }
 
 // The A100 40GB has the 80GB part's GA100 compute; no copy bandwidth of it was found at the
 // same scale (CUDA's bandwidthTest, 32 MB: 1157.5 GB/s of 1555, router-gao/cuda-demo), so it
 // takes the 80GB part's fraction.
-const Efficiency kA100{108, 271.2e12, kA100d64, kA100d128, 1.61e12 / 2.039e12,
-                      all_reduce_curve(kA100AllReduce), {}};
-const Efficiency kH100{132,       708.5e12,          kH100d64,
-                       kH100d128, 2.90e12 / 3.35e12, all_reduce_curve(kH100AllReduce), {}};
+const Efficiency kA100{
+    108, 271.2e12, kA100d64, kA100d128, 1.61e12 / 2.039e12, all_reduce_curve(kA100AllReduce), {}};
+const Efficiency kH100{132,
+                       708.5e12,
+                       kH100d64,
+                       kH100d128,
+                       2.90e12 / 3.35e12,
+                       all_reduce_curve(kH100AllReduce),
+                       {},
+                       &attention_tables::cudnn_hopper()};
 // H200: the H100's GH100 compute, so its attention table (Azure measured FlashAttention-2 at
 // d_head 128, batch 2, 8k tokens: 329.3 TFLOP/s on H200, 327.9 on H100).
-const Efficiency kH200{132,       708.5e12,         kH100d64,
-                       kH100d128, 4.01e12 / 4.8e12, all_reduce_curve(kH200AllReduce), {}};
+const Efficiency kH200{132,
+                       708.5e12,
+                       kH100d64,
+                       kH100d128,
+                       4.01e12 / 4.8e12,
+                       all_reduce_curve(kH200AllReduce),
+                       {},
+                       &attention_tables::cudnn_hopper()};
 
-// B200: no flash attention chart, copy bandwidth or NCCL curve of it was read. Attention: the H100 table
-// scaled by FlashAttention-2 on GB200 over H200 at the same shape (Azure ND_GB200_v6: 373.9
+// B200: no flash attention chart, copy bandwidth or NCCL curve of it was read. Attention: the H100
+// table scaled by FlashAttention-2 on GB200 over H200 at the same shape (Azure ND_GB200_v6: 373.9
 // vs 329.3 TFLOP/s), an estimate; HBM: the H200's fraction.
 Efficiency b200() {
   Efficiency e{148, 1456.3e12, kH100d64, kH100d128, 4.01e12 / 4.8e12, {}, {}};
   for (size_t i = 0; i < 6; ++i) e.d64[i] *= 373.9 / 329.3, e.d128[i] *= 373.9 / 329.3;
+  e.cudnn = &attention_tables::cudnn_blackwell();
   e.estimates = {"flash attention: the H100's table x 1.135 (FlashAttention-2 on GB200 over "
                  "H200, Azure ND_GB200_v6; no B200 chart was read)",
                  "hbm_efficiency: the H200's 0.835 (no B200 copy bandwidth was read)"};
@@ -336,14 +358,16 @@ std::optional<GpuSpec> preset_at_precision(const GpuPreset& preset, std::string_
   g.gemm_peak = g.gemm_peak * k;
   char ratio[32];
   std::snprintf(ratio, sizeof ratio, "%.3g", k);
-  std::string how = "the BF16 measurement x " + std::string(ratio) + " (the datasheet peaks' ratio)";
+  std::string how =
+      "the BF16 measurement x " + std::string(ratio) + " (the datasheet peaks' ratio)";
   if (precision == "fp8" && preset.fp8_gemm_peak.value() > 0)
     g.gemm_peak = preset.fp8_gemm_peak, how = preset.fp8_gemm_estimate;
   g.estimates.push_back("gemm_peak at " + p + ": " + how);
   if (precision == "fp32") {
-    for (auto* row : {&g.flash_attention.d64, &g.flash_attention.d128})
+    for (auto* row : {&g.flash_attention.d64, &g.flash_attention.d128, &g.cudnn_attention.d64,
+                      &g.cudnn_attention.d128})
       for (FlopPerSecond& r : *row) r = r * k;
-    g.estimates.push_back("flash attention at fp32: the BF16 table x the peaks' ratio");
+    g.estimates.push_back("attention at fp32: the BF16 tables x the peaks' ratio");
   }
   return g;
 }

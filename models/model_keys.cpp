@@ -306,7 +306,9 @@ std::vector<ModelKey> declare() {
            [](const Params& p, M& m) {
              m.attention =
                  choose(p, "attention", m.attention,
-                        {{"flash", AttentionKernel::flash}, {"unfused", AttentionKernel::unfused}});
+                        {{"flash", AttentionKernel::flash},
+                         {"cudnn", AttentionKernel::cudnn},
+                         {"unfused", AttentionKernel::unfused}});
            },
            [](const M& m) { return std::optional(text_value(to_string(m.attention))); }, always}),
       compute()};

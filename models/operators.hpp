@@ -32,6 +32,7 @@ struct Operator {
   Bytes bytes; ///< HBM read + written by all `count` kernels
   double head_dim = 0; ///< attention: what its measured rate depends on
   double seq_len = 0;
+  AttentionKernel kernel = AttentionKernel::flash; ///< attention: whose measured rates price it
   /// Backward: the gradient of the block's first weight (QKV's, fc1's: its GEMM and its
   /// accumulation). It runs after the input gradient that the block's TP collective carries and
   /// no later kernel of the pass reads it, so TP overlap runs it beside that collective

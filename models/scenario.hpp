@@ -47,9 +47,7 @@ struct LatentAttention {
   [[nodiscard]] bool on() const { return kv_lora_rank > 0; }
   [[nodiscard]] int qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
   /// What the down projections give each token: both latents and the rotary key.
-  [[nodiscard]] int latent_width() const {
-    return q_lora_rank + kv_lora_rank + qk_rope_head_dim;
-  }
+  [[nodiscard]] int latent_width() const { return q_lora_rank + kv_lora_rank + qk_rope_head_dim; }
 };
 
 /// How the per-operator model runs the attention core (docs/compute-model.md).
@@ -57,7 +55,12 @@ enum class AttentionKernel {
   flash,   ///< one fused kernel, no s x s scores in HBM (FlashAttention, 2022 on)
   unfused, ///< Q K^T and scores x V as batched GEMMs, softmax and dropout over the s x s
            ///< scores in HBM: Megatron-LM before flash attention (the 2021-22 papers' runs)
+  cudnn,   ///< flash's one fused kernel as Transformer Engine runs it on Hopper and Blackwell:
+           ///< cuDNN's, priced by the GPU's own table of it (GpuSpec::cudnn_attention)
 };
+
+/// Whether the attention core is one kernel that keeps the s x s scores out of HBM.
+[[nodiscard]] constexpr bool fused(AttentionKernel a) { return a != AttentionKernel::unfused; }
 
 /// What pricing per operator brings besides the layers' own kernels, each a key of the model
 /// section (docs/scenario-format.md) so that a run can turn one off and provenance shows them.
@@ -106,7 +109,7 @@ struct ModelSpec {
   /// The first layers whose MLP is dense (d_ff wide, no routing, no expert parallelism), before
   /// the mixture-of-experts ones (DeepSeek-V3: 3 of 61; Hugging Face's first_k_dense_replace).
   int dense_layers = 0;
-  int kv_heads = 0;       ///< key/value heads (grouped-query attention); 0: as many as `heads`
+  int kv_heads = 0; ///< key/value heads (grouped-query attention); 0: as many as `heads`
   /// Each head's width (d_head): queries are heads x head_dim wide, keys and values kv_heads x
   /// head_dim, the attention output projected from heads x head_dim back to d_model
   /// (Megatron-LM's kv_channels; Qwen3 30B-A3B: 32 heads of 128 on d_model 2048). 0:
@@ -132,8 +135,8 @@ struct ModelSpec {
   /// Only transformers are priced per operator; the MLP-block model is always a roofline.
   ComputeModel compute = ComputeModel::operators;
   AttentionKernel attention = AttentionKernel::flash;
-  Bytes bytes_per_word{2.0};      ///< weights and activations (BF16)
-  std::string precision = "bf16"; ///< the number format bytes_per_word comes from
+  Bytes bytes_per_word{2.0};              ///< weights and activations (BF16)
+  std::string precision = "bf16";         ///< the number format bytes_per_word comes from
   Fp8Recipe fp8_recipe = Fp8Recipe::none; ///< with precision fp8: how it scales
 
   [[nodiscard]] int kv_heads_or_heads() const { return kv_heads > 0 ? kv_heads : heads; }
@@ -156,6 +159,7 @@ struct ModelSpec {
 constexpr std::array<double, 6> kAttentionSeqLens{512, 1024, 2048, 4096, 8192, 16384};
 struct AttentionRates {
   std::array<FlopPerSecond, 6> d64{}, d128{};
+  std::string estimate; ///< how the rates were estimated where not measured ("": all measured)
   [[nodiscard]] bool known() const { return d64[0].value() > 0 && d128[0].value() > 0; }
 };
 
@@ -191,6 +195,7 @@ struct GpuSpec {
   FlopPerSecond gemm_peak{0};     ///< sustained matmul rate (large, well-shaped GEMMs); 0 =
                                   ///< peak x matmul_efficiency
   AttentionRates flash_attention; ///< measured flash attention throughput
+  AttentionRates cudnn_attention; ///< measured cuDNN fused attention throughput (none: unknown)
   double hbm_efficiency = 1.0;    ///< sustained fraction of hbm_bandwidth for streaming kernels
   /// NCCL's collectives over this GPU generation's NVLink (the per-operator model only).
   CollectiveEfficiency nvlink_collectives;
@@ -296,6 +301,11 @@ struct ExecutionSpec {
   /// bucket beside the forward passes, each layer's first forward waiting for its bucket
   /// (Megatron-LM's --overlap-param-gather); false: after the optimizer step.
   bool param_gather_overlap = false;
+  /// ZeRO-3's per-layer collectives run on the DP stream: each layer's parameter all-gather
+  /// while the layer before it in the pass computes, its gradient reduce-scatter after its
+  /// backward, the step waiting for the last at its end (the prefetch of PyTorch FSDP2 and of
+  /// Megatron-FSDP); false: each blocks the layer.
+  bool zero3_prefetch = false;
   /// Each block's TP collectives pipelined with its kernels in tp_overlap_chunks chunks, on a
   /// stream of their own (Megatron-LM's --tp-comm-overlap through Transformer Engine).
   bool tp_overlap = false;

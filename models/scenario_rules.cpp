@@ -86,9 +86,14 @@ void check_compute(const Rules& r) {
   if (m.compute == ComputeModel::roofline && m.vocab > 0)
     r.broken("model.vocab", vocab,
              "needs compute: operators (the roofline prices the layers only)");
-  if (m.attention == AttentionKernel::unfused && !m.per_operator())
+  if (m.attention != AttentionKernel::flash && !m.per_operator())
     r.broken("model.attention", to_string(m.attention),
              "needs a transformer priced per operator (model.compute: operators)");
+  if (m.attention == AttentionKernel::cudnn && !g.cudnn_attention.known())
+    r.broken("model.attention", to_string(m.attention),
+             "needs the GPU's cuDNN attention rates, which " +
+                 (g.preset.empty() ? std::string("this GPU") : "preset " + g.preset) +
+                 " does not have (system.gpu.cudnn_attention gives one rate; or attention: flash)");
   if (m.attention == AttentionKernel::unfused && m.mla.on())
     r.broken("model.attention", to_string(m.attention),
              "is not modelled with attention_kind: mla (its core runs as flash attention)");
@@ -98,11 +103,11 @@ void check_compute(const Rules& r) {
   if (g.gemm_peak > g.peak)
     r.broken("system.gpu.gemm_peak", format(g.gemm_peak),
              "exceeds the peak (" + format(g.peak) + "): it is what GEMMs achieve of it");
-  for (const auto* row : {&g.flash_attention.d64, &g.flash_attention.d128})
-    for (const FlopPerSecond& rate : *row)
-      if (rate > g.peak)
-        r.broken("system.gpu.flash_attention", format(rate),
-                 "exceeds the peak (" + format(g.peak) + ")");
+  for (auto [key, table] : {std::pair{"system.gpu.flash_attention", &g.flash_attention},
+                            std::pair{"system.gpu.cudnn_attention", &g.cudnn_attention}})
+    for (const auto* row : {&table->d64, &table->d128})
+      for (const FlopPerSecond& rate : *row)
+        if (rate > g.peak) r.broken(key, format(rate), "exceeds the peak (" + format(g.peak) + ")");
 }
 
 void check_degrees(const Rules& r) {
@@ -129,8 +134,9 @@ void check_context(const Rules& r) {
   std::string cp = std::to_string(e.cp);
   if (m.kind != ModelKind::transformer)
     r.broken("execution.cp", cp, "needs a transformer (the MLP-block model has no attention)");
-  if (m.attention != AttentionKernel::flash)
-    r.broken("execution.cp", cp, "needs model.attention: flash (CP splits a flash kernel)");
+  if (!fused(m.attention))
+    r.broken("execution.cp", cp,
+             "needs a fused attention kernel, flash or cudnn (CP splits one kernel)");
   if (e.ep > 1) r.broken("execution.cp", cp, "with ep > 1 is not modelled");
   if (m.seq_len % (2L * e.cp) != 0)
     r.broken("execution.cp", cp,
@@ -274,6 +280,9 @@ void check_sharding(const Rules& r) {
   if (e.param_gather_overlap && e.zero != 1 && e.zero != 2)
     r.broken("execution.param_gather_overlap", "true",
              "needs zero 1 or 2: only they gather the updated parameters after the step");
+  if (e.zero3_prefetch && e.zero != 3)
+    r.broken("execution.zero3_prefetch", "true",
+             "needs zero 3: only it gathers each layer's parameters during the passes");
   if (e.param_gather_overlap && e.delayed_update)
     r.broken("execution.param_gather_overlap", "true",
              "conflicts with delayed_update, which already gathers the parameters alongside the "

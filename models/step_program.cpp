@@ -114,7 +114,7 @@ private:
     if (!first_virtual(chunk)) receive(true);
     if (first_virtual(chunk)) wait_for(0), extra_kernels(embedding_.forward);
     for (int l = 0; l < layers(chunk); ++l)
-      wait_for(l), tagged(l, [&] { layer(plan(chunk, l), true); });
+      wait_for(l), prefetch(chunk, l, true), tagged(l, [&] { layer(plan(chunk, l), true); });
     if (last_virtual(chunk)) wait_for(layers(chunk)), extra_kernels(head_.forward);
     if (!last_virtual(chunk))
       program_.push_back(transfer(OpKind::send, true, costs().pp_activation));
@@ -128,6 +128,7 @@ private:
     int n = layers(chunk); // none in a chunk that holds only the embedding or the loss
     for (int l = 0; l < n; ++l) {
       const LayerPlan& p = plan(chunk, n - 1 - l);
+      prefetch(chunk, n - 1 - l, false);
       tagged(n - 1 - l, [&] { layer(p, false); });
       if (l + 1 < n && last && e_.dp_overlap) bucket(layer_gradients(p), false);
     }
@@ -163,14 +164,29 @@ private:
   // forward 7.7).
   void layer(const LayerPlan& p, bool fwd) {
     layer_ = &p;
-    if (e_.zero >= 3)
+    bool blocking = e_.zero >= 3 && !e_.zero3_prefetch;
+    if (blocking)
       program_.push_back(collective(GroupKind::dp, CollectiveOp::all_gather, layer_parameters(p)));
     bool recompute = !fwd && p.recomputed;
     if (recompute) blocks(true, false);
     blocks(fwd, recompute);
-    if (e_.zero >= 3 && !fwd)
-      program_.push_back(
-          collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients(p)));
+    Op reduce = collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients(p));
+    if (e_.zero >= 3 && !fwd) blocking ? program_.push_back(reduce) : void(start({reduce}));
+  }
+
+  // zero3_prefetch: the pass's first layer starts its own gather, every layer the next one's
+  // before it waits for its own, so each gather runs beside the layer before it.
+  void prefetch(int chunk, int l, bool fwd) {
+    if (!e_.zero3_prefetch) return;
+    auto gather = [&](int k) {
+      start(
+          {collective(GroupKind::dp, CollectiveOp::all_gather, layer_parameters(plan(chunk, k)))});
+      return dp_started_;
+    };
+    int mine = l == (fwd ? 0 : layers(chunk) - 1) ? gather(l) : gathered_through_;
+    if (int next = fwd ? l + 1 : l - 1; next >= 0 && next < layers(chunk))
+      gathered_through_ = gather(next);
+    program_.push_back(program_detail::wait_stream(GroupKind::dp, mine));
   }
 
   // One pass over the layer's blocks; `less_forward`: the backward kernels' time without the
@@ -184,12 +200,10 @@ private:
     const LayerTimes& times = layer_->times;
     std::vector<std::vector<Op>> order;
     if (s_.model.kind == ModelKind::transformer)
-      order.push_back(
-          program_detail::overlapped(
-              with_context(block(pass(times.attention), false, fwd, false,
-                                 layer_->costs.attention_input),
-                           fwd),
-              beside(times.attention), e_));
+      order.push_back(program_detail::overlapped(
+          with_context(
+              block(pass(times.attention), false, fwd, false, layer_->costs.attention_input), fwd),
+          beside(times.attention), e_));
     order.push_back(layer_->experts
                         ? block(pass(times.mlp), true, fwd)
                         : program_detail::overlapped(block(pass(times.mlp), false, fwd, true),
@@ -258,7 +272,8 @@ private:
                                [](const Op& op) { return op.kind == OpKind::compute; });
     kernel = ops.insert(kernel, collective(GroupKind::cp, CollectiveOp::all_gather, costs().cp_kv));
     if (!fwd)
-      ops.insert(kernel + 2, collective(GroupKind::cp, CollectiveOp::reduce_scatter, costs().cp_kv));
+      ops.insert(kernel + 2,
+                 collective(GroupKind::cp, CollectiveOp::reduce_scatter, costs().cp_kv));
     return ops;
   }
 
@@ -277,6 +292,7 @@ private:
       op.kind = OpKind::start_collective;
       program_.push_back(op);
     }
+    dp_started_ += static_cast<int>(ops.size());
     return static_cast<int>(ops.size());
   }
 
@@ -328,7 +344,7 @@ private:
   // them (on its shard with ZeRO), and with ZeRO-1/2 gather the updated parameters back,
   // unless the delayed update's stream gathered them already.
   void gradient_sync() {
-    if (e_.dp_overlap || e_.delayed_update) {
+    if (e_.dp_overlap || e_.delayed_update || e_.zero3_prefetch) {
       program_.push_back(program_detail::wait_stream(GroupKind::dp, 0));
     } else {
       std::vector<Op> ops = dp_.stage_reduction();
@@ -350,8 +366,8 @@ private:
   const ExecutionSpec& e_;
   int stage_;
   program_detail::GradientCollectives dp_;
-  std::vector<LayerPlan> plans_;  ///< one per kind of the model's layers
-  std::vector<int> first_layer_;  ///< each chunk's first layer, the model's index of it
+  std::vector<LayerPlan> plans_;     ///< one per kind of the model's layers
+  std::vector<int> first_layer_;     ///< each chunk's first layer, the model's index of it
   const LayerPlan* layer_ = nullptr; ///< the layer being built
   BlockTime embedding_, head_;
   Bytes bucket_; ///< dp_bucket_bytes(): a DP bucket's gradients (or parameters to gather)
@@ -365,6 +381,8 @@ private:
   };
   std::vector<Gathered> gathered_;
   int waited_gathers_ = 0;
+  int dp_started_ = 0;       ///< collectives started on the DP stream (emptied at the step's end)
+  int gathered_through_ = 0; ///< zero3_prefetch: DP-stream collectives through the next gather
   Program program_;
 };
 

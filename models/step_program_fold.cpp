@@ -178,7 +178,7 @@ namespace trainsim {
 GroupKinds kinds_kept_in_order(const Scenario& s, int gpus_per_node) {
   const ExecutionSpec& e = s.execution;
   bool met = e.pp > 1 || e.dp_overlap || e.delayed_update || e.param_gather_overlap ||
-             slowest_gpu(s) > 1.0;
+             e.zero3_prefetch || slowest_gpu(s) > 1.0;
   return met ? kinds_across_nodes(e, gpus_per_node) : GroupKinds{0};
 }
 

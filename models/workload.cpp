@@ -332,7 +332,12 @@ std::string to_string(PipelineSchedule s) {
 }
 std::string to_string(ModelKind k) { return k == ModelKind::mlp ? "mlp" : "transformer"; }
 std::string to_string(AttentionKernel a) {
-  return a == AttentionKernel::flash ? "flash" : "unfused";
+  switch (a) {
+  case AttentionKernel::flash: return "flash";
+  case AttentionKernel::unfused: return "unfused";
+  case AttentionKernel::cudnn: return "cudnn";
+  }
+  return "?";
 }
 std::string to_string(Fp8Recipe r) {
   switch (r) {

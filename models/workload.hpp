@@ -35,8 +35,8 @@ struct LayerShape {
   bool qk_norm = false; ///< queries and keys normalized per head: their input kept for backward
   /// Latent attention (models/scenario.hpp), over `heads` heads; off: the widths above.
   LatentAttention mla{};
-  double heads = 0; ///< attention heads (latent attention's widths are per head)
-  double window = 0; ///< sliding-window attention's window (tokens); 0: the whole sequence
+  double heads = 0;   ///< attention heads (latent attention's widths are per head)
+  double window = 0;  ///< sliding-window attention's window (tokens); 0: the whole sequence
   bool sinks = false; ///< a learned softmax logit per head (its parameters only)
 };
 LayerShape layer_shape(const ModelSpec& model);
@@ -89,8 +89,8 @@ struct KernelCost {
 struct LayerCosts {
   KernelCost attention; ///< zero for ModelKind::mlp
   KernelCost mlp;
-  Bytes tp_allreduce;    ///< size of each tensor all-reduced over the TP group (tokens x d_model,
-                         ///< its 1/tp_2d columns under 2-D TP)
+  Bytes tp_allreduce; ///< size of each tensor all-reduced over the TP group (tokens x d_model,
+                      ///< its 1/tp_2d columns under 2-D TP)
   /// What the attention block's TP collectives move on its input side: tp_allreduce, or under
   /// latent attention its latents (tokens x latent_width()), which it gathers instead of the
   /// input (models/step_program.cpp).
@@ -190,6 +190,9 @@ struct StageResidency {
   bool recompute_attention = false;    ///< selective: the attention core keeps no activations
   /// A delayed update keeps the previous step's whole gradients while it reduces them.
   bool delayed_update = false;
+  /// ZeRO-3: layers whose parameters are held whole while they compute (zero3_prefetch: the
+  /// layer computing and the next, whose gather runs beside it).
+  int gathered_layers = 0;
 };
 MemoryUse memory_use(const LayerShape& layer, const GpuShare& share,
                      const StageResidency& residency);

@@ -58,6 +58,8 @@ MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidenc
   Bytes word = l.bytes_per_word;
   MemoryUse use;
   use.weights = state(word, params, r.zero >= 3, r, g.ep);
+  if (r.gathered_layers > 0)
+    use.weights += word * (params_on_gpu(l, g, 1).total() * r.gathered_layers);
   Bytes gradient = r.gradient_bytes_per_param > Bytes(0) ? r.gradient_bytes_per_param : word;
   use.gradients = state(gradient, params, r.zero >= 2, r, g.ep);
   if (r.delayed_update) use.gradients += state(gradient, params, false, r, g.ep);
@@ -76,6 +78,7 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   r.sequence_parallel = e.sequence_parallel || e.tp == 1;
   r.gradient_bytes_per_param = gradient_word(m, e);
   r.delayed_update = e.delayed_update;
+  r.gathered_layers = e.zero3_prefetch ? 2 : 0;
   LayerShape shape = layer_shape(m);
   GpuShare share = gpu_share(m, e);
   std::vector<MemoryUse> stages;

@@ -109,6 +109,16 @@ TEST(ScenarioRules, EarlyParameterGathersNeedZeroOneOrTwoAndNoDelayedUpdate) {
                         "step; set one of the two");
 }
 
+TEST(ScenarioRules, PrefetchedGathersNeedZeroThree) {
+  Scenario s = small();
+  s.execution.zero3_prefetch = true;
+  s.execution.zero = 2;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.zero3_prefetch = 'true': needs zero 3: only it "
+                        "gathers each layer's parameters during the passes");
+  s.execution.zero = 3;
+  EXPECT_EQ(refusal(s), "accepted");
+}
+
 TEST(ScenarioRules, TheGridMustEqualTheTopologysGpusWhenKnown) {
   EXPECT_EQ(refusal(small(), 16),
             "code.yaml: execution.dp x tp x pp = '2 x 2 x 2 = 8': must equal the topology's "
@@ -161,9 +171,8 @@ TEST(ScenarioRules, ContextParallelismNamesWhatItNeeds) {
                           "model has no attention)");
   bad = s;
   bad.model.attention = AttentionKernel::unfused;
-  EXPECT_EQ(
-      refusal(bad),
-      "code.yaml: execution.cp = '2': needs model.attention: flash (CP splits a flash kernel)");
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.cp = '2': needs a fused attention kernel, flash or "
+                          "cudnn (CP splits one kernel)");
   bad = s;
   bad.model.experts = 2;
   bad.execution.dp = 2, bad.execution.ep = 2, bad.execution.pp = 1;

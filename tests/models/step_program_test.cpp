@@ -140,6 +140,22 @@ TEST(Program, ZeroShardsTheGradientsAndTheParameters) {
   }
 }
 
+TEST(Program, PrefetchedZero3GathersStartALayerAhead) {
+  // dp 2, ZeRO-3, 3 MLP layers, one microbatch. Forward: layer 0 starts its own gather (the
+  // DP stream's 1st collective) and layer 1's (2nd) and waits for the 1st; layer 1 starts
+  // layer 2's (3rd) and waits for the 2nd; layer 2 waits for the 3rd. Backward, from layer 2:
+  // its gather (4th) and layer 1's (5th), wait for the 4th, its kernels, its reduce-scatter
+  // (6th); layer 1 starts layer 0's gather (7th), waits for the 5th, reduce-scatters (8th);
+  // layer 0 waits for the 7th and reduce-scatters (9th). The step waits for the stream.
+  ExecutionSpec e = grid(2, 1, 1, 1);
+  e.zero = 3;
+  e.zero3_prefetch = true;
+  Program p = stage_program(scenario(ModelKind::mlp, 3, e), 0, false);
+  EXPECT_EQ(shape(p), "start:dp.AG start:dp.AG waitC:1 C start:dp.AG waitC:2 C waitC:3 C "
+                      "start:dp.AG start:dp.AG waitC:4 C start:dp.RS start:dp.AG waitC:5 C "
+                      "start:dp.RS waitC:7 C start:dp.RS waitS waitC");
+}
+
 TEST(Program, OverlappedGradientsGoOutInBuckets) {
   // dp 2, 4 MLP layers of 1024 gradient bytes, buckets of 2048: during the (only, so last)
   // backward pass a bucket starts after every second layer, in the background; the step
@@ -267,8 +283,7 @@ TEST(Program, FoldKeepsTheOrderOfRunsWhoseCollectivesLeaveTheNode) {
   // Folded with no kind across nodes: one compute op, then each distinct collective in order
   // of first appearance (the backward meets the combine's all-to-all first). The experts'
   // gradients need no reduction: dp / ep = 1 GPU holds each.
-  EXPECT_EQ(shape(stage_program(s, 0, true)),
-            "C tp.AR*2 ep.A2A*2 C ep.A2A*2 tp.AR*2 waitS dp.AR");
+  EXPECT_EQ(shape(stage_program(s, 0, true)), "C tp.AR*2 ep.A2A*2 C ep.A2A*2 tp.AR*2 waitS dp.AR");
   // With the EP group across nodes, both passes keep their order: the program is fine's.
   EXPECT_EQ(shape(stage_program(s, 0, true, kinds_bit(GroupKind::ep))), shape(fine));
   // TP's all-reduces too: a TP group across nodes meets a pipeline transfer still in flight at

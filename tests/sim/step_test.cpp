@@ -81,6 +81,29 @@ TEST(Step, HardwareFlopCountTheRecomputedForward) {
   EXPECT_EQ(plain.summary.hfu, plain.summary.mfu);
 }
 
+TEST(Step, PrefetchedZero3GathersRunBesideThePreviousLayer) {
+  // dp 4 on four nodes, ZeRO-3, 2 layers, one microbatch. A layer's forward: t = 2 matmuls x
+  // 2 x 4096 x 4096 x 16384 FLOP, its backward 2 t; its parameters, 2 x 4096 x 16384 x 2 B, are
+  // gathered (and its gradients reduce-scattered) in 3 ring steps of 2 us + n / 4 at 50 GB/s:
+  // g each. Blocking, every collective waits for the kernels before it and they for it:
+  // 4 gathers + 2 reductions + the kernels, 6 g + 6 t. Prefetched (g > t here), the DP stream
+  // gathers both forward layers back to back (to 2 g), the second forward ends at 2 g + t and
+  // only then starts the backward's two gathers; the stream runs them and the two reductions
+  // back to back, each backward waiting for its gather: the step ends with the last reduction,
+  // at 2 g + t + 4 g = 6 g + t.
+  const double t = 2 * 2.0 * 4096 * 4096 * 16384 / kSustained;
+  const double g = 3 * (2e-6 + 2.0 * 4096 * 16384 * 2 / 4 / 50e9);
+  ExecutionSpec e{.dp = 4, .global_batch = 4, .zero = 3};
+  for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
+    Outcome blocking = simulate(scenario(four_nodes(), e), fidelity);
+    EXPECT_NEAR(blocking.result.step_time.value(), 6 * g + 6 * t, 0.005 * (6 * g + 6 * t));
+    ExecutionSpec prefetching = e;
+    prefetching.zero3_prefetch = true;
+    Outcome run = simulate(scenario(four_nodes(), prefetching), fidelity);
+    EXPECT_NEAR(run.result.step_time.value(), 6 * g + t, 0.005 * (6 * g + t));
+  }
+}
+
 TEST(Step, BreakdownAddsUpToTheStepTimeOnEveryRank) {
   Outcome run = simulate(scenario(fat_tree(2), {.tp = 8, .pp = 2, .global_batch = 4}));
   for (const auto& r : run.result.ranks) {

@@ -184,8 +184,9 @@ TEST(ComputeKeys, AWindowIsShorterThanTheSequence) {
 }
 
 TEST(ComputeKeys, RecomputeLayersNeedsFullRecomputation) {
-  EXPECT_EQ(parse_scenario(with(kValid, "execution:\n", "execution:\n  recompute: full\n"
-                                                        "  recompute_layers: 2\n"),
+  EXPECT_EQ(parse_scenario(with(kValid, "execution:\n",
+                                "execution:\n  recompute: full\n"
+                                "  recompute_layers: 2\n"),
                            "s.yaml")
                 .scenario.execution.recompute_layers,
             2);
@@ -199,8 +200,8 @@ TEST(ComputeKeys, AttentionIsFlashUnlessTheScenarioSaysUnfused) {
   EXPECT_EQ(parse_scenario(model_with("  attention: unfused\n"), "s.yaml").scenario.model.attention,
             AttentionKernel::unfused);
   EXPECT_EQ(error_of(model_with("  attention: fused\n")),
-            "s.yaml: model.attention = 'fused': must be one of flash, unfused (did you mean "
-            "'unfused'?)");
+            "s.yaml: model.attention = 'fused': must be one of flash, cudnn, unfused (did you "
+            "mean 'unfused'?)");
   EXPECT_EQ(error_of(model_with("  attention: unfused\n  compute: roofline\n")),
             "s.yaml: model.attention = 'unfused': needs a transformer priced per operator "
             "(model.compute: operators)");
@@ -208,6 +209,26 @@ TEST(ComputeKeys, AttentionIsFlashUnlessTheScenarioSaysUnfused) {
   EXPECT_EQ(error_of(with(mlp, "  seq_len: 1024\n", "  seq_len: 1024\n  attention: flash\n")),
             "s.yaml: model.attention = 'flash': applies to kind: transformer only (the MLP-block "
             "model has no such part)");
+}
+
+TEST(ComputeKeys, CudnnAttentionNeedsTheGpusTableOfIt) {
+  // The A100 preset has no cuDNN attention table; the H100's has one, and a GPU given one rate
+  // for it runs with that.
+  EXPECT_EQ(error_of(model_with("  attention: cudnn\n")),
+            "s.yaml: model.attention = 'cudnn': needs the GPU's cuDNN attention rates, which "
+            "preset a100-sxm-80gb does not have (system.gpu.cudnn_attention gives one rate; or "
+            "attention: flash)");
+  std::string h100 = with(model_with("  attention: cudnn\n"), "a100-sxm-80gb", "h100-sxm");
+  EXPECT_EQ(parse_scenario(h100, "s.yaml").scenario.model.attention, AttentionKernel::cudnn);
+  Scenario given =
+      parse_scenario(with(model_with("  attention: cudnn\n"), "{preset: a100-sxm-80gb}",
+                          "{preset: a100-sxm-80gb, cudnn_attention: 200 TFLOPS}"),
+                     "s.yaml")
+          .scenario;
+  EXPECT_EQ(given.system.gpu.cudnn_attention.d128[3], FlopPerSecond(200e12));
+  EXPECT_EQ(error_of(with(kValid, "{preset: a100-sxm-80gb}",
+                          "{preset: a100-sxm-80gb, cudnn_attention: 400 TFLOPS}")),
+            "s.yaml: system.gpu.cudnn_attention = '400 TFLOP/s': exceeds the peak (312 TFLOP/s)");
 }
 
 TEST(ComputeKeys, RecomputeIsNoneFullOrSelective) {

@@ -65,6 +65,7 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   e.cp = 2;
   e.delayed_update = true;
   e.param_gather_overlap = true;
+  e.zero3_prefetch = true;
   e.tp_overlap = true;
   e.tp_overlap_chunks = 8;
   e.launch_overlap = true;
@@ -87,6 +88,7 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   s.model.dense_layers = 1;
   s.model.head_dim = 64;
   s.model.qk_norm = true;
+  s.model.attention = AttentionKernel::cudnn;
   std::string text = scenario_yaml(s);
   EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
   s.model.head_dim = 0, s.model.qk_norm = false; // latent attention has widths of its own
@@ -105,7 +107,9 @@ TEST(ScenarioWriter, EveryGpuFigureReadsBack) {
     Scenario s = ScenarioTree::parse(
                      "model: {kind: transformer, layers: 2, d_model: 1024, d_ff: 4096, heads: 8, "
                      "seq_len: 1024}\nsystem:\n  gpu: " +
-                         gpu + "\n  topology: {generator: fat-tree, nodes: 1}\nexecution: {dp: 8, global_batch: 8}\n",
+                         gpu +
+                         "\n  topology: {generator: fat-tree, nodes: 1}\nexecution: {dp: 8, "
+                         "global_batch: 8}\n",
                      "gpu.yaml")
                      .read();
     std::string text = scenario_yaml(s);
@@ -115,9 +119,10 @@ TEST(ScenarioWriter, EveryGpuFigureReadsBack) {
   std::string over = round_trip(
       "{preset: h100-sxm, peak: 900TFLOPS, hbm_bandwidth: 3TB/s, hbm_capacity: 64GB, "
       "kernel_latency: 5us, sms: 100, gemm_peak: 600TFLOPS, flash_attention: 400TFLOPS, "
-      "hbm_efficiency: 0.8, speed_spread: 0.01, name: capped}");
-  for (const char* key : {"peak", "hbm_bandwidth", "hbm_capacity", "kernel_latency", "sms",
-                          "gemm_peak", "flash_attention", "hbm_efficiency", "speed_spread"})
+      "cudnn_attention: 450TFLOPS, hbm_efficiency: 0.8, speed_spread: 0.01, name: capped}");
+  for (const char* key :
+       {"peak", "hbm_bandwidth", "hbm_capacity", "kernel_latency", "sms", "gemm_peak",
+        "flash_attention", "cudnn_attention", "hbm_efficiency", "speed_spread"})
     EXPECT_NE(over.find(std::string(key) + ": "), std::string::npos) << key << "\n" << over;
   std::string custom = round_trip("{peak: 500TFLOPS, hbm_bandwidth: 2TB/s, hbm_capacity: 40GB, "
                                   "flash_attention: 200TFLOPS}");

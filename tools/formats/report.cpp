@@ -36,6 +36,15 @@ std::string wrapped(const std::string& text, size_t width, const std::string& fi
   return out + "\n";
 }
 
+// The preset's estimated figures, and the cuDNN attention table's where the model uses it.
+std::vector<std::string> estimated_figures(const Scenario& s) {
+  std::vector<std::string> out = s.system.gpu.estimates;
+  const AttentionRates& cudnn = s.system.gpu.cudnn_attention;
+  if (s.model.attention == AttentionKernel::cudnn && !cudnn.estimate.empty())
+    out.push_back(cudnn.estimate);
+  return out;
+}
+
 } // namespace
 
 void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
@@ -49,7 +58,7 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
       << "\n";
   out << wrapped(hardware_line(s), 100, "  simulated     ", "                ");
   out << "  by            " << origin_line(s) << "\n";
-  for (const std::string& estimate : s.system.gpu.estimates)
+  for (const std::string& estimate : estimated_figures(s))
     out << wrapped("estimated preset figure: " + estimate, 100, "  note          ",
                    "                ");
   ModelParameters params = model_parameters(s.model);
@@ -111,10 +120,9 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   ModelParameters params = model_parameters(s.model);
   j["parameters"] = {{"total", params.total},
                      {"active", params.active},
-                     {"model_flop_per_token",
-                      (model_flop_per_step(s.model, s.execution) /
-                       tokens_per_step(s.model, s.execution))
-                          .value()}};
+                     {"model_flop_per_token", (model_flop_per_step(s.model, s.execution) /
+                                               tokens_per_step(s.model, s.execution))
+                                                  .value()}};
   j["parallelism"] = {{"dp", s.execution.dp},
                       {"tp", s.execution.tp},
                       {"tp_2d", s.execution.tp_2d},
@@ -127,7 +135,7 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["hfu"] = sum.hfu;
   j["peak_flop_per_s"] = s.system.gpu.peak.value(); // what MFU and HFU are fractions of
   j["precision"] = s.model.precision;
-  j["estimated_figures"] = s.system.gpu.estimates;
+  j["estimated_figures"] = estimated_figures(s);
   j["memory"] = memory_json(s);
   j["flop_per_s_per_gpu"] = {{"model", sum.model_flop_rate.value()},
                              {"hardware", sum.hardware_flop_rate.value()}};

@@ -64,6 +64,8 @@ Json gpu_json(const GpuSpec& g) {
   Json j = {{"preset", g.preset}, {"name", g.name}};
   add_keys(j, gpu_keys(), g);
   j["flash_attention_flop_per_s"] = attention_json(g.flash_attention);
+  if (g.cudnn_attention.known())
+    j["cudnn_attention_flop_per_s"] = attention_json(g.cudnn_attention);
   return j;
 }
 

@@ -34,11 +34,21 @@ bool same_rates(const AttentionRates& a, const AttentionRates& b, double scale) 
   return true;
 }
 
-// Whether the attention table is one rate, which the flash_attention key states.
-bool one_attention_rate(const GpuSpec& g) {
+// Whether an attention table is one rate, which its key (flash_attention, cudnn_attention)
+// states.
+bool one_attention_rate(const GpuSpec& g, const std::string& key) {
   for (const GpuKey& k : gpu_keys())
-    if (k.key == "flash_attention") return k.value(g).has_value();
+    if (k.key == key) return k.value(g).has_value();
   return false;
+}
+
+// Whether both attention tables are the preset's (at the GPU's peak) or one rate each.
+bool attention_written(const GpuSpec& g, const GpuSpec& base) {
+  double k = g.peak / base.peak;
+  return (same_rates(g.flash_attention, base.flash_attention, k) ||
+          one_attention_rate(g, "flash_attention")) &&
+         (same_rates(g.cudnn_attention, base.cudnn_attention, k) ||
+          one_attention_rate(g, "cudnn_attention"));
 }
 
 // The figures a `gpu` mapping can override, written where they differ from `base` (every one
@@ -61,14 +71,13 @@ void gpu(YAML::Emitter& out, const GpuSpec& g, const std::string& precision) {
   if (preset != nullptr) base = preset_at_precision(*preset, precision);
   if (base) {
     pair(out, "preset", g.preset);
-    TRAINSIM_CHECK((same_rates(g.flash_attention, base->flash_attention, g.peak / base->peak) ||
-                    one_attention_rate(g)) &&
-                       g.nvlink_collectives == base->nvlink_collectives,
+    TRAINSIM_CHECK(attention_written(g, *base) && g.nvlink_collectives == base->nvlink_collectives,
                    "a GPU whose attention table or NCCL curve no scenario key gives");
     figures(out, g, *base, false);
   } else {
     TRAINSIM_CHECK(!g.nvlink_collectives.known() &&
-                       (!g.flash_attention.known() || one_attention_rate(g)),
+                       (!g.flash_attention.known() || one_attention_rate(g, "flash_attention")) &&
+                       (!g.cudnn_attention.known() || one_attention_rate(g, "cudnn_attention")),
                    "a GPU without a preset but with measured tables");
     figures(out, g, g, true);
   }
