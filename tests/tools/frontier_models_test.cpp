@@ -22,8 +22,8 @@ double flop_per_token(const Scenario& s) {
 // Within `fraction` of `published`.
 ::testing::AssertionResult near(double value, double published, double fraction) {
   if (std::abs(value / published - 1.0) <= fraction) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << value << " is not within " << fraction * 100
-                                       << "% of " << published;
+  return ::testing::AssertionFailure()
+         << value << " is not within " << fraction * 100 << "% of " << published;
 }
 
 TEST(FrontierModels, Qwen3_235B_A22B) {
@@ -49,6 +49,28 @@ TEST(FrontierModels, Qwen3_235B_A22B) {
   double per_token = flop_per_token(s);
   EXPECT_DOUBLE_EQ(per_token, 166959513600.0);
   EXPECT_TRUE(near(per_token - 94 * 3 * 67108864.0, 233e12 / 1575, 0.01));
+}
+
+TEST(FrontierModels, Llama3_405B_Fp8) {
+  // Per layer: q and out 16384 x 16384 = 268,435,456 each, k and v 16384 x 1024 = 16,777,216
+  // each: 570,425,344; the SwiGLU MLP 3 x 16384 x 53248 = 2,617,245,696: 3,187,671,040. 126
+  // layers: 401,646,551,040, plus the untied embedding and head 2 x 128,256 x 16384 =
+  // 4,202,692,608: 405,849,243,648 (Meta: 405 B, +0.2%). Dense: all of it active. FP8 changes
+  // neither count.
+  Scenario s = model_file("llama3-405b-fp8.yaml");
+  ModelParameters p = model_parameters(s.model);
+  EXPECT_DOUBLE_EQ(p.total, 405849243648.0);
+  EXPECT_DOUBLE_EQ(p.active, p.total);
+  EXPECT_TRUE(near(p.total, 405e9, 0.01));
+  // FLOP per token, 3 x forward: per layer 2 x 3,187,671,040 for the projections and MLP, the
+  // scores and weighted values in full 4 x 8192 x 16384 = 536,870,912: 6,912,212,992; x 126 =
+  // 870,938,836,992; logits 2 x 16384 x 128,256 = 4,202,692,608: x 3 = 2,625,424,588,800.
+  // Megatron-Core halves the scores for the causal mask, 3 x 126 x 268,435,456 less:
+  // 2,523,955,986,432, what Megatron-Bridge's table implies (25.11, DGX-B200, FP8-CS: 1667
+  // TFLOP/s per GPU at 661 tokens/s per GPU, 2.522 T).
+  double per_token = flop_per_token(s);
+  EXPECT_DOUBLE_EQ(per_token, 2625424588800.0);
+  EXPECT_TRUE(near(per_token - 3 * 126 * 268435456.0, 1667e12 / 661, 0.01));
 }
 
 TEST(FrontierModels, DeepSeekV3) {

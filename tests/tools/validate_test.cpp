@@ -160,25 +160,48 @@ TEST(ValidateTest, QuickPrintsItsVerdictsAndWritesWhereOutSays) {
   auto out =
       testing::run_trainsim("validate --quick -o " + dir.string(), testing::Streams::stdout_only);
   EXPECT_EQ(out.exit_code, 0) << out.text;
-  for (const char* line : {"PASS  exact cases within 2% of the closed form: worst ",
-                           "PASS  no scenario below the bound: 0 of ",
-                           "PASS  collectives within 1% of alpha-beta: worst ",
-                           "PASS  fast mode within 3% of fine mode, 1% with no link shared: worst ",
-                           "      published run narayanan2021-1.7b-32: predicted HFU ",
-                           "      published run korthikanti2022-22b-selective: predicted MFU "})
+  for (const char* line :
+       {"PASS  exact cases within 2% of the closed form: worst ",
+        "PASS  no scenario below the bound: 0 of ",
+        "PASS  collectives within 1% of alpha-beta: worst ",
+        "PASS  fast mode within 3% of fine mode, 1% with no link shared: worst ",
+        "      published run narayanan2021-1.7b-32: predicted HFU ",
+        "      published run korthikanti2022-22b-selective: predicted MFU ",
+        "      Megatron-Bridge 25.11 mbridge-b200-llama3-8b-fp8cs: predicted ",
+        "      Megatron-Bridge 25.11 mbridge-h100-llama3-8b-fp8cs-fsdp: predicted "})
     EXPECT_NE(("\n" + out.text).find(std::string("\n") + line), std::string::npos)
         << line << " in:\n"
         << out.text;
   std::ifstream json(dir / "validation.json");
   ASSERT_TRUE(json.good());
   nlohmann::json report = nlohmann::json::parse(json);
-  EXPECT_EQ(report["published"].size(), 2u); // the two cheapest runs only
-  EXPECT_EQ(report["layers"].size(), 5u);    // Korthikanti et al.'s Table 4 settings
+  EXPECT_EQ(report["published"].size(), 2u);       // the two cheapest runs only
+  EXPECT_EQ(report["layers"].size(), 5u);          // Korthikanti et al.'s Table 4 settings
+  ASSERT_EQ(report["megatron_bridge"].size(), 2u); // quick keeps two of the tables' rows
+  EXPECT_EQ(report["megatron_bridge"][0]["published_tokens_per_s_per_gpu"], 30624.0);
+  EXPECT_GT(report["megatron_bridge"][0]["predicted_tokens_per_s_per_gpu"].get<double>(), 0.0);
   EXPECT_TRUE(std::filesystem::exists(dir / "validation.md"));
   // Each section's wall time, in the order they ran.
-  ASSERT_EQ(report["sections"].size(), 5u);
+  ASSERT_EQ(report["sections"].size(), 6u);
   EXPECT_EQ(report["sections"][0]["name"], "exact cases");
   EXPECT_EQ(report["paper_scale"], false);
+}
+
+TEST(ValidateTest, BridgeErrorsJudgeDenseAndMoeRowsApart) {
+  // Dense rows 10% over and 30% under their published figures: mean (0.1 + 0.3) / 2 = 0.2,
+  // worst 0.3; the MoE row's 100% error counts only among the MoE rows.
+  auto row = [](const char* name, bool dense, double predicted) {
+    BridgeCheck c;
+    c.name = name, c.release = "25.11", c.dense = dense;
+    c.published = 1000, c.predicted = predicted;
+    return c;
+  };
+  std::vector<BridgeCheck> rows{row("a", true, 1100), row("b", true, 700), row("m", false, 2000)};
+  PublishedErrors dense = bridge_errors(rows, true);
+  EXPECT_NEAR(dense.mean, 0.2, 1e-12);
+  EXPECT_NEAR(dense.worst, 0.3, 1e-12);
+  EXPECT_EQ(dense.worst_run, "b (25.11)");
+  EXPECT_NEAR(bridge_errors(rows, false).mean, 1.0, 1e-12);
 }
 
 // --paper-scale adds to the full suite; with --quick it is a usage error, one line, before any
@@ -230,8 +253,8 @@ TEST(ValidateTest, RandomScenariosAreAcceptedOrRefusedByTheRules) {
   ValidateOptions o;
   int generated = 0, rejected = 0;
   std::vector<RandomScenario> accepted;
-  ASSERT_NO_THROW(accepted = accepted_random_scenarios(o.seed, o.random_scenarios, generated,
-                                                       rejected));
+  ASSERT_NO_THROW(accepted =
+                      accepted_random_scenarios(o.seed, o.random_scenarios, generated, rejected));
   std::set<std::string> generators;
   for (const RandomScenario& r : accepted)
     generators.insert(r.loaded.scenario.system.topology.generator);

@@ -29,6 +29,11 @@ bool print_verdicts(const ValidationReport& r) {
               << formatted("%.1f%%", 100 * p.predicted) << ", published "
               << formatted("%.1f%%", 100 * p.published) << " ("
               << formatted("%+.1f%%", 100 * p.error()) << ")\n";
+  for (const BridgeCheck& b : r.bridge)
+    std::cout << "      Megatron-Bridge " << b.release << " " << b.name << ": predicted "
+              << formatted("%.0f", b.predicted) << " tokens/s/GPU, published "
+              << formatted("%.0f", b.published) << " (" << formatted("%+.1f%%", 100 * b.error())
+              << ")\n";
   return ok;
 }
 

@@ -1,6 +1,7 @@
 // Writes the validation report as markdown (docs/validation.md) and JSON.
 #include "tools/formats/validation_report.hpp"
 #include "tools/formats/text.hpp"
+#include "tools/formats/validation_bridge.hpp"
 #include "tools/formats/validation_fidelity.hpp"
 #include "tools/formats/validation_frontier.hpp"
 
@@ -48,7 +49,8 @@ std::string exact_section(const ValidationReport& r) {
   for (const ExactCase& c : r.exact)
     out += markdown_row({c.name, std::to_string(c.gpus), c.parallelism, milliseconds(c.simulated_s),
                          milliseconds(c.bound_s), signed_percent(c.error()), c.note});
-  return out + "\nWorst error over the exact cases: **" + signed_percent(worst_exact(r)) + "**.\n\n";
+  return out + "\nWorst error over the exact cases: **" + signed_percent(worst_exact(r)) +
+         "**.\n\n";
 }
 
 std::string bound_section(const ValidationReport& r) {
@@ -72,11 +74,12 @@ std::string bound_section(const ValidationReport& r) {
   out += markdown_header({"scenario", "GPUs", "features", "simulated (ms)", "bound (ms)",
                           "sim / bound", "blame (when > 1.1)"});
   for (const BoundCheck& c : r.bounds)
-    out +=
-        markdown_row({c.name, std::to_string(c.gpus), c.features, milliseconds(c.simulated_s), milliseconds(c.bound_s),
-                      formatted("%.4f", c.ratio()) + (c.violates() ? " **VIOLATION**" : ""),
-                      c.violates() ? "**below the bound**" : c.blame});
-  if (!r.bounds_not_run.empty()) out += "\nNot run (left to `--paper-scale`, or more than this machine can hold):\n\n";
+    out += markdown_row({c.name, std::to_string(c.gpus), c.features, milliseconds(c.simulated_s),
+                         milliseconds(c.bound_s),
+                         formatted("%.4f", c.ratio()) + (c.violates() ? " **VIOLATION**" : ""),
+                         c.violates() ? "**below the bound**" : c.blame});
+  if (!r.bounds_not_run.empty())
+    out += "\nNot run (left to `--paper-scale`, or more than this machine can hold):\n\n";
   for (const std::string& s : r.bounds_not_run) out += "- " + s + "\n";
   return out + "\n";
 }
@@ -109,9 +112,11 @@ std::string collective_section(const ValidationReport& r) {
                        "alpha-beta (ms)", "error", "algbw (GB/s)", "busbw (GB/s)"});
   for (const CollectiveCheck& c : r.collectives)
     out += markdown_row({c.algorithm, c.op, std::to_string(c.ranks), c.graph, c.fidelity,
-                         milliseconds(c.simulated_s), milliseconds(c.formula_s) + (c.exact_formula ? "" : " (approx.)"),
+                         milliseconds(c.simulated_s),
+                         milliseconds(c.formula_s) + (c.exact_formula ? "" : " (approx.)"),
                          signed_percent(c.error()), gbps(c.algbw), gbps(c.busbw)});
-  return out + "\nWorst error against an exact formula: **" + signed_percent(worst_collective(r)) + "**.\n\n";
+  return out + "\nWorst error against an exact formula: **" + signed_percent(worst_collective(r)) +
+         "**.\n\n";
 }
 
 std::string published_section(const ValidationReport& r) {
@@ -127,8 +132,8 @@ std::string published_section(const ValidationReport& r) {
   for (const PublishedCheck& c : r.published)
     out += markdown_row(
         {c.name, std::to_string(c.gpus), c.convention, formatted("%.1f%%", 100 * c.published),
-         formatted("%.1f%%", 100 * c.predicted), signed_percent(c.error()), formatted("%.2f", c.step_s),
-         c.breakdown, formatted("%.1f%%", 100 * c.bound), c.source});
+         formatted("%.1f%%", 100 * c.predicted), signed_percent(c.error()),
+         formatted("%.2f", c.step_s), c.breakdown, formatted("%.1f%%", 100 * c.bound), c.source});
   PublishedErrors e = published_errors(r.published);
   out += "\nMean absolute error over " + std::to_string(r.published.size()) + " runs: **" +
          formatted("%.1f%%", 100 * e.mean) + "**; worst: **" + formatted("%.1f%%", 100 * e.worst) +
@@ -147,7 +152,8 @@ std::string published_section(const ValidationReport& r) {
 std::string findings_section(const ValidationReport& r) {
   std::string pp;
   for (const ExactCase& c : r.exact)
-    if (c.name.find("pp") != std::string::npos) pp += " " + c.name + " " + signed_percent(c.error()) + ";";
+    if (c.name.find("pp") != std::string::npos)
+      pp += " " + c.name + " " + signed_percent(c.error()) + ";";
   return "## Findings: what the bound or the simulator got wrong\n\n"
          "1. **Pipeline transfers in 1F1B's steady state** (fixed). The bound used to add the "
          "sends of the fill "
@@ -226,7 +232,8 @@ std::string validation_markdown(const ValidationReport& r, const std::string& co
   for (const Verdict& v : verdicts(r))
     out += markdown_row({v.criterion, v.pass ? "pass" : "**FAIL**", v.figure});
   return out + "\n" + findings_section(r) + exact_section(r) + bound_section(r) +
-         collective_section(r) + published_section(r) + frontier_section(r) + fidelity_section(r);
+         collective_section(r) + published_section(r) + bridge_section(r) + frontier_section(r) +
+         fidelity_section(r);
 }
 
 nlohmann::ordered_json validation_json(const ValidationReport& r) {
@@ -282,6 +289,7 @@ nlohmann::ordered_json validation_json(const ValidationReport& r) {
     j["layers"].push_back({{"setting", c.variant},
                            {"published_ms", c.published_ms},
                            {"predicted_ms", c.predicted_ms}});
+  j["megatron_bridge"] = bridge_json(r);
   j["frontier"] = frontier_json(r);
   j["fidelity"] = fidelity_json(r);
   j["skipped"] = r.skipped;
@@ -299,14 +307,20 @@ std::vector<Verdict> verdicts(const ValidationReport& r) {
       {"fast mode within 3% of fine mode, 1% with no link shared",
        worst_fidelity_error(r, true) <= kFidelityTolerance &&
            worst_fidelity_error(r, false) <= kFidelityUnsharedTolerance,
-       "worst " + signed_percent(worst_fidelity_error(r, true)) + ", " + signed_percent(worst_fidelity_error(r, false)) +
-           " unshared, over " + std::to_string(r.fidelity.size())}};
+       "worst " + signed_percent(worst_fidelity_error(r, true)) + ", " +
+           signed_percent(worst_fidelity_error(r, false)) + " unshared, over " +
+           std::to_string(r.fidelity.size())}};
   if (r.options.quick) return out; // two runs: reported, not judged
   PublishedErrors e = published_errors(r.published);
   out.push_back({"published runs: mean error at most 10%, none over 20%",
                  e.mean <= 0.10 && e.worst <= 0.20,
                  "mean " + formatted("%.1f%%", 100 * e.mean) + ", worst " +
                      formatted("%.1f%%", 100 * e.worst) + " (" + e.worst_run + ")"});
+  PublishedErrors dense = bridge_errors(r.bridge, true);
+  out.push_back({"Megatron-Bridge dense rows: mean error at most 10%, none over 20%",
+                 dense.mean <= kBridgeMeanError && dense.worst <= kBridgeWorstError,
+                 "mean " + formatted("%.1f%%", 100 * dense.mean) + ", worst " +
+                     formatted("%.1f%%", 100 * dense.worst) + " (" + dense.worst_run + ")"});
   return out;
 }
 

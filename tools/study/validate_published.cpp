@@ -78,20 +78,6 @@ std::string plan_text(const ParallelPlan& p) {
       .append(std::to_string(p.microbatches));
 }
 
-// "compute 70%, dp_comm 18%, tp_comm 10%": the simulated step's categories over 5% of it.
-std::string shares(const StepSummary& s) {
-  std::string out;
-  for (const auto& [category, time] : s.breakdown) {
-    double share = time / s.step_time;
-    if (share < 0.05) continue;
-    char item[48];
-    std::snprintf(item, sizeof item, "%s%s %.0f%%", out.empty() ? "" : ", ", sim::name(category),
-                  100 * share);
-    out += item;
-  }
-  return out;
-}
-
 PublishedCheck published_check(const Published& run, const ValidateOptions& o) {
   logger("trainsim.validate")->info("validate: published run {}", run.file);
   LoadedScenario loaded =
@@ -113,7 +99,7 @@ PublishedCheck published_check(const Published& run, const ValidateOptions& o) {
   c.bound_s = m.bound.step_time.value();
   c.published =
       run.published_step_s > 0 ? c.predicted * c.step_s / run.published_step_s : run.published;
-  c.breakdown = shares(m.summary);
+  c.breakdown = validation::shares(m.summary);
   return c;
 }
 
@@ -193,21 +179,14 @@ FrontierOutcome replay(const FrontierPoint& point, const FrontierHardware& hw) {
   Bytes hbm = loaded->scenario.system.gpu.hbm_capacity;
   std::string plan = plan_text(p);
   if (hbm != hw.gpu.hbm_capacity) plan += " (HBM " + format(hbm) + ")";
-  return {FrontierCheck{point.shape.compute.value(),
-                       plan,
-                       static_cast<int>(std::lround(p.gpus())),
-                       point.times.utilization,
-                       overlapped.summary.mfu,
-                       point.times.step.value(),
-                       overlapped.result.step_time.value(),
-                       point.times.binding,
-                       shares(overlapped.summary),
-                       serial.summary.mfu,
-                       serial.result.step_time.value(),
-                       validation::blame(overlapped),
-                       p.tp_2d > 1,
-                       gap_causes(overlapped.summary, point.times, p.microbatches),
-                       overlapped.result.replica_fold}, ""};
+  return {FrontierCheck{point.shape.compute.value(), plan, static_cast<int>(std::lround(p.gpus())),
+                        point.times.utilization, overlapped.summary.mfu, point.times.step.value(),
+                        overlapped.result.step_time.value(), point.times.binding,
+                        validation::shares(overlapped.summary), serial.summary.mfu,
+                        serial.result.step_time.value(), validation::blame(overlapped), p.tp_2d > 1,
+                        gap_causes(overlapped.summary, point.times, p.microbatches),
+                        overlapped.result.replica_fold},
+          ""};
 }
 
 // A replay's estimated ops, twice (overlapped, then not); 0 for a point not replayed.
@@ -278,8 +257,9 @@ std::vector<FrontierCheck> frontier_checks(bool quick, bool paper_scale,
     weights.push_back(replay_weight(point, hw));
     tasks.push_back([&point, &hw] { return replay(point, hw); });
   }
-  sim::Progress progress("validate: frontier replays", std::accumulate(weights.begin(),
-                         weights.end(), 0.0), "the replays' estimated ops");
+  sim::Progress progress("validate: frontier replays",
+                         std::accumulate(weights.begin(), weights.end(), 0.0),
+                         "the replays' estimated ops");
   std::vector<FrontierCheck> out;
   for (FrontierOutcome& o : validation::side_by_side(tasks, progress, &weights))
     o.skipped.empty() ? out.push_back(std::move(o.check)) : skipped.push_back(o.skipped);

@@ -46,6 +46,8 @@ std::optional<LoadedScenario> accepted(const std::function<LoadedScenario()>& pa
 /// Where the time above the bound went: the largest non-compute category of the breakdown
 /// (the phase) and the most utilised link direction with its tier.
 std::string blame(const Measured& m);
+/// "compute 70%, dp_comm 18%": the simulated step's categories over 5% of it.
+std::string shares(const StepSummary& summary);
 
 /// "dp8 tp4 pp2 ep2 m4": the parallel split and the microbatches per pipeline.
 std::string parallelism(const ExecutionSpec& e);

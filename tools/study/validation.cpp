@@ -23,7 +23,7 @@ public:
   void start(const char* name) {
     end_section();
     name_ = name;
-    std::fprintf(stderr, "validate: [%d/%d] %s (after %s)\n", ++done_, quick_ ? 5 : 6, name,
+    std::fprintf(stderr, "validate: [%d/%d] %s (after %s)\n", ++done_, quick_ ? 6 : 7, name,
                  sim::wait_text(seconds_since(started_)).c_str());
   }
   void end_section() {
@@ -62,6 +62,11 @@ ValidationReport run_validation(const ValidateOptions& options) {
   r.layers = layer_checks();
   for (const PublishedCheck& p : r.published)
     r.bounds.push_back({"validation/" + p.name, "published run", p.gpus, p.step_s, p.bound_s, ""});
+  sections.start(options.quick ? "Megatron-Bridge rows (two)" : "Megatron-Bridge rows");
+  r.bridge = bridge_checks(r.options);
+  for (const BridgeCheck& b : r.bridge)
+    r.bounds.push_back(
+        {"validation/" + b.name, "Megatron-Bridge row", b.gpus, b.step_s, b.bound_s, ""});
   sections.start("fast against fine mode");
   r.fidelity = fidelity_checks(r.options);
   if (!options.quick) {

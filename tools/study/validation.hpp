@@ -24,11 +24,11 @@ struct ValidateOptions {
                               ///< the cheapest published run
   int random_scenarios = 200; ///< random scenarios in the full run (quick: 20)
   unsigned long long seed =
-      20261130; ///< the random scenarios' seed; fixed so reports are reproducible
+      20261130;              ///< the random scenarios' seed; fixed so reports are reproducible
   std::string scenarios_dir; ///< default: the scenarios folder found at run time
                              ///< (tools/io/data_dir.hpp)
-  bool paper_scale = false; ///< also the paper-scale replays: the frontier past
-                            ///< kFrontierReplayFlop, scenario files over kPaperScaleGpus
+  bool paper_scale = false;  ///< also the paper-scale replays: the frontier past
+                             ///< kFrontierReplayFlop, scenario files over kPaperScaleGpus
 };
 
 /// The full suite leaves the paper-scale replays to `--paper-scale`: scenario files of more
@@ -84,6 +84,21 @@ struct PublishedCheck {
   [[nodiscard]] double error() const { return predicted / published - 1.0; }
 };
 
+/// A row of NVIDIA Megatron-Bridge's published pre-training tables replayed: tokens per second
+/// per GPU, as published and as simulated (docs/validation.md, section 4b).
+struct BridgeCheck {
+  std::string name;     ///< the scenario file's stem
+  std::string release;  ///< the NeMo container, "25.11"
+  std::string system;   ///< "DGX-B200"
+  std::string workload; ///< model and precision, as the table writes them
+  int gpus = 0;
+  bool dense = false; ///< one of the dense rows the verdict judges (the MoE rows are reported)
+  double published = 0, predicted = 0, step_s = 0, bound_s = 0;
+  std::string breakdown; ///< the simulated step's categories over 5% of it
+  std::string memory;    ///< "": the plan fits the GPU's HBM; else why trainsim finds it does not
+  [[nodiscard]] double error() const { return predicted / published - 1.0; }
+};
+
 /// One transformer layer's forward + backward against a published measurement of it.
 struct LayerCheck {
   std::string variant;
@@ -97,6 +112,8 @@ struct PublishedErrors {
   std::string worst_run;
 };
 PublishedErrors published_errors(const std::vector<PublishedCheck>& runs);
+/// The same over the Megatron-Bridge rows, the dense ones (`dense`) or the others.
+PublishedErrors bridge_errors(const std::vector<BridgeCheck>& rows, bool dense);
 
 /// One reason a frontier replay's step differs from the closed form's: `seconds` of the
 /// difference, negative where the closed form spends time the replay does not.
@@ -128,7 +145,7 @@ struct FrontierCheck {
   std::string breakdown; ///< where the simulated step goes: categories over 5% of it
   /// The same replay with nothing overlapped (dp_overlap off); the fields above have it on.
   double simulated_mfu_serial = 0, step_sim_serial_s = 0;
-  std::string blame; ///< the largest non-compute phase and the busiest link (overlapped replay)
+  std::string blame;  ///< the largest non-compute phase and the busiest link (overlapped replay)
   bool two_d = false; ///< the plan uses 2-D TP (the closed form's own search, not --max-tp-2d 1)
   std::vector<GapCause> gap; ///< the overlapped replay's step minus the closed form's, by cause
   int folded = 1;            ///< DP replicas that replica 0 ran for (replica folding); 1: none
@@ -157,11 +174,12 @@ struct ValidationReport {
   ValidateOptions options;
   std::vector<ExactCase> exact;
   std::vector<BoundCheck> bounds;
-  std::vector<std::string> bounds_not_run; ///< scenario files the memory guard refused, or
-                                           ///< left to --paper-scale, and why
+  std::vector<std::string> bounds_not_run;       ///< scenario files the memory guard refused, or
+                                                 ///< left to --paper-scale, and why
   int random_generated = 0, random_rejected = 0; ///< rejected: parse_scenario refused them
   std::vector<CollectiveCheck> collectives;
   std::vector<PublishedCheck> published;
+  std::vector<BridgeCheck> bridge;
   std::vector<LayerCheck> layers;
   std::vector<FrontierCheck> frontier;
   std::vector<FidelityCheck> fidelity;
@@ -179,6 +197,8 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& options, int& genera
                                      std::vector<std::string>& not_run);
 std::vector<CollectiveCheck> collective_checks(bool quick);
 std::vector<PublishedCheck> published_checks(const ValidateOptions& options);
+/// Megatron-Bridge's rows, every one, or two with `quick`.
+std::vector<BridgeCheck> bridge_checks(const ValidateOptions& options);
 std::vector<LayerCheck> layer_checks();
 /// The frontier's points replayed: to 1e24 FLOP when `quick`, to kFrontierReplayFlop, or with
 /// `paper_scale` to 1e27; the points not replayed go to `skipped` with the reason.

@@ -20,13 +20,15 @@ namespace trainsim {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BoundCheck, name, features, gpus, simulated_s, bound_s, blame)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PublishedCheck, name, source, assumptions, convention, gpus,
                                    published, predicted, bound, step_s, bound_s, breakdown)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BridgeCheck, name, release, system, workload, gpus, dense,
+                                   published, predicted, step_s, bound_s, breakdown, memory)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CollectiveCheck, algorithm, op, graph, fidelity, ranks, bytes,
                                    simulated_s, formula_s, algbw, busbw, exact_formula)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GapCause, cause, seconds)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FrontierCheck, compute_flop, plan, gpus,
-                                   closed_form_utilization, simulated_mfu, step_closed_s,
-                                   step_sim_s, note, breakdown, simulated_mfu_serial,
-                                   step_sim_serial_s, blame, two_d, gap, folded)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FrontierCheck, compute_flop, plan, gpus, closed_form_utilization,
+                                   simulated_mfu, step_closed_s, step_sim_s, note, breakdown,
+                                   simulated_mfu_serial, step_sim_serial_s, blame, two_d, gap,
+                                   folded)
 
 /// A frontier point replayed, or why it was not.
 struct FrontierOutcome {
