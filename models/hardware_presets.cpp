@@ -143,24 +143,17 @@ CollectiveEfficiency all_reduce_curve(const std::array<double, 14>& busbw) {
 // takes the 80GB part's fraction.
 const Efficiency kA100{
     108, 271.2e12, kA100d64, kA100d128, 1.61e12 / 2.039e12, all_reduce_curve(kA100AllReduce), {}};
-const Efficiency kH100{132,
-                       708.5e12,
-                       kH100d64,
-                       kH100d128,
-                       2.90e12 / 3.35e12,
-                       all_reduce_curve(kH100AllReduce),
-                       {},
-                       &attention_tables::cudnn_hopper()};
-// H200: the H100's GH100 compute, so its attention table (Azure measured FlashAttention-2 at
-// d_head 128, batch 2, 8k tokens: 329.3 TFLOP/s on H200, 327.9 on H100).
-const Efficiency kH200{132,
-                       708.5e12,
-                       kH100d64,
-                       kH100d128,
-                       4.01e12 / 4.8e12,
-                       all_reduce_curve(kH200AllReduce),
-                       {},
-                       &attention_tables::cudnn_hopper()};
+// GH100 (H100, H200): 132 SMs, the H200's sustained matmul rate and the H100's attention tables;
+// H200 shares them (Azure measured FlashAttention-2 at d_head 128, batch 2, 8k tokens: 329.3
+// TFLOP/s on H200, 327.9 on H100). Each has its own HBM and NCCL figures.
+Efficiency gh100(double hbm_efficiency, const std::array<double, 14>& all_reduce) {
+  Efficiency e{132, 708.5e12, kH100d64, kH100d128, hbm_efficiency, all_reduce_curve(all_reduce),
+               {}};
+  e.cudnn = &attention_tables::cudnn_hopper();
+  return e;
+}
+const Efficiency kH100 = gh100(2.90e12 / 3.35e12, kH100AllReduce);
+const Efficiency kH200 = gh100(4.01e12 / 4.8e12, kH200AllReduce);
 
 // B200: no flash attention chart, copy bandwidth or NCCL curve of it was read. Attention: the H100
 // table scaled by FlashAttention-2 on GB200 over H200 at the same shape (Azure ND_GB200_v6: 373.9

@@ -174,8 +174,7 @@ private:
     if (e_.zero >= 3 && !fwd) blocking ? program_.push_back(reduce) : void(start({reduce}));
   }
 
-  // zero3_prefetch: the pass's first layer starts its own gather, every layer the next one's
-  // before it waits for its own, so each gather runs beside the layer before it.
+  // zero3_prefetch: each layer starts the next one's gather before waiting for its own.
   void prefetch(int chunk, int l, bool fwd) {
     if (!e_.zero3_prefetch) return;
     auto gather = [&](int k) {
@@ -381,8 +380,8 @@ private:
   };
   std::vector<Gathered> gathered_;
   int waited_gathers_ = 0;
-  int dp_started_ = 0;       ///< collectives started on the DP stream (emptied at the step's end)
-  int gathered_through_ = 0; ///< zero3_prefetch: DP-stream collectives through the next gather
+  int dp_started_ = 0, gathered_through_ = 0; ///< DP-stream collectives started in all, and
+                                              ///< through zero3_prefetch's next gather
   Program program_;
 };
 
