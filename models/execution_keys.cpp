@@ -85,6 +85,23 @@ ExecutionKey recompute_layers() {
           [](const ExecutionSpec& e) { return e.recompute_layers > 0; }};
 }
 
+// PyTorch's every-k-th-layer checkpointing; Megatron's block method is recompute_layers.
+ExecutionKey recompute_every() {
+  return {"recompute_every",
+          [](const Params& p, ExecutionSpec& e) {
+            if (!p.has("recompute_every")) return;
+            if (e.recompute != Recompute::full)
+              p.fail("recompute_every", "needs recompute: full (it says which layers of each "
+                                        "chunk recompute)");
+            if (p.has("recompute_layers"))
+              p.fail("recompute_every", "and recompute_layers both say which layers recompute; "
+                                        "give one");
+            e.recompute_every = p.get_positive<int>("recompute_every");
+          },
+          [](const ExecutionSpec& e) { return std::optional(integer_value(e.recompute_every)); },
+          [](const ExecutionSpec& e) { return e.recompute_every > 0; }};
+}
+
 std::vector<ExecutionKey> declare() {
   using E = ExecutionSpec;
   std::vector<ExecutionKey> keys{
@@ -132,6 +149,7 @@ std::vector<ExecutionKey> declare() {
                 [](const E& e) { return std::optional(integer_value(e.zero)); }, always},
                recompute(),
                recompute_layers(),
+               recompute_every(),
                // Unset: Megatron-LM's default, which provenance gives as dp_bucket_bytes.
                {"dp_bucket",
                 [](const Params& p, E& e) {

@@ -284,12 +284,19 @@ struct ExecutionSpec {
   /// keeping their activations (Megatron-LM's --recompute-method block
   /// --recompute-num-layers); 0: every layer.
   int recompute_layers = 0;
+  /// Full recomputation of every this-many-th layer of each model chunk, from its first, the
+  /// rest keeping their activations (PyTorch's activation checkpointing of every k-th block);
+  /// 0: as recompute_layers says.
+  int recompute_every = 0;
   /// Whether the layer at `chunk_layer` of its chunk runs its forward again before its
   /// backward.
   [[nodiscard]] bool recomputes(int chunk_layer) const {
-    return recompute == Recompute::full &&
-           (recompute_layers == 0 || chunk_layer < recompute_layers);
+    if (recompute != Recompute::full) return false;
+    if (recompute_every > 0) return chunk_layer % recompute_every == 0;
+    return recompute_layers == 0 || chunk_layer < recompute_layers;
   }
+  /// A chunk layer that recomputes only if every layer does.
+  [[nodiscard]] int kept_layer() const { return recompute_every > 0 ? 1 : recompute_layers; }
   bool dp_overlap = false; ///< gradient collectives start during the last backward pass
   /// A one-step delayed update: the previous step's gradient reduction, and with ZeRO-1/2 its
   /// parameter all-gather, run alongside this step's passes, which use weights one step stale:

@@ -29,7 +29,7 @@ public:
       : s_(s), e_(s.execution), stage_(stage), dp_(s, stage), embedding_(embedding_time(s)),
         head_(head_time(s)), bucket_(dp_bucket_bytes(s.model, s.execution)) {
     for (const auto& [kind, count] : layer_kinds(s.model))
-      for (bool recomputed : {e_.recomputes(0), e_.recomputes(e_.recompute_layers)})
+      for (bool recomputed : {e_.recomputes(0), e_.recomputes(e_.kept_layer())})
         if (plans_.empty() || plans_.back().kind != kind || plans_.back().recomputed != recomputed)
           plans_.push_back(layer_plan(s, kind, recomputed));
     for (int chunk = 0; chunk < e_.chunks(); ++chunk)

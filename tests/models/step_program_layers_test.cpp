@@ -65,8 +65,23 @@ TEST(Program, BlockRecomputationRecomputesTheChunksFirstLayersOnly) {
   // Every layer recomputes without recompute_layers: one more forward.
   e.recompute_layers = 0;
   s = scenario(ModelKind::transformer, 2, e);
-  EXPECT_EQ(shape(stage_program(s, 0, false)), layer + " " + layer + " " + layer + " " + layer +
-                                                   " " + layer + " " + layer + " waitS");
+  EXPECT_EQ(shape(stage_program(s, 0, false)),
+            layer + " " + layer + " " + layer + " " + layer + " " + layer + " " + layer + " waitS");
+}
+
+TEST(Program, EveryKthLayerRecomputationRecomputesLayersZeroKTwoK) {
+  // Three layers, tp 2, every second layer of the chunk recomputed (recompute_every 2): layers
+  // 0 and 2. Forward: three layers. Backward from layer 2: its forward again, its backward;
+  // layer 1's backward alone; layer 0's forward again and its backward: 3 + 2 + 1 + 2 = 8.
+  ExecutionSpec e = grid(1, 2, 1, 1);
+  e.recompute = Recompute::full, e.recompute_every = 2;
+  std::string layer = "C tp.AR C tp.AR", eight;
+  for (int i = 0; i < 8; ++i) eight += layer + " ";
+  EXPECT_EQ(shape(stage_program(scenario(ModelKind::transformer, 3, e), 0, false)),
+            eight + "waitS");
+  EXPECT_TRUE(e.recomputes(0));
+  EXPECT_FALSE(e.recomputes(1));
+  EXPECT_TRUE(e.recomputes(2));
 }
 
 } // namespace

@@ -210,6 +210,19 @@ TEST(Workload, BlockRecomputationKeepsOnlyItsLayersInputs) {
   EXPECT_DOUBLE_EQ(memory_per_stage(m, e)[0].activations.value(), 5.6e5);
 }
 
+TEST(Workload, EveryKthLayerRecomputationKeepsTheOthersActivations) {
+  // The 4 MLP blocks of the test above, every third recomputed (recompute_every 3): layers 0
+  // and 3 keep their input, 2 x 2e4 B, layers 1 and 2 everything, 2 x 1.8e5 B: 4e5 B. Their
+  // forward runs again: 2 x 1.6e8 FLOP more (the test below derives a layer's 1.6e8).
+  ModelSpec m = four_mlp_blocks();
+  ExecutionSpec e;
+  e.recompute = Recompute::full;
+  e.recompute_every = 3;
+  EXPECT_DOUBLE_EQ(memory_per_stage(m, e)[0].activations.value(), 4e5);
+  StepFlop f = step_flop(m, e);
+  EXPECT_DOUBLE_EQ((f.hardware - f.model).value(), 3.2e8);
+}
+
 TEST(Workload, BlockRecomputationRunsItsLayersForwardAgain) {
   // The same 4 MLP blocks, one sequence a step: a forward is 2 x 10 x 2 x 1000 x 4000 = 1.6e8
   // FLOP a layer. Full recomputation of every layer adds 4 x 1.6e8 hardware FLOP, of the first

@@ -183,6 +183,22 @@ TEST(ComputeKeys, AWindowIsShorterThanTheSequence) {
             "every layer attends to the whole sequence");
 }
 
+TEST(ComputeKeys, RecomputeEveryNeedsFullRecomputationAndNotRecomputeLayers) {
+  EXPECT_EQ(parse_scenario(with(kValid, "execution:\n",
+                                "execution:\n  recompute: full\n  recompute_every: 2\n"),
+                           "s.yaml")
+                .scenario.execution.recompute_every,
+            2);
+  EXPECT_EQ(error_of(with(kValid, "execution:\n", "execution:\n  recompute_every: 2\n")),
+            "s.yaml: execution.recompute_every = '2': needs recompute: full (it says which layers "
+            "of each chunk recompute)");
+  EXPECT_EQ(error_of(with(kValid, "execution:\n",
+                          "execution:\n  recompute: full\n  recompute_layers: 1\n"
+                          "  recompute_every: 2\n")),
+            "s.yaml: execution.recompute_every = '2': and recompute_layers both say which layers "
+            "recompute; give one");
+}
+
 TEST(ComputeKeys, RecomputeLayersNeedsFullRecomputation) {
   EXPECT_EQ(parse_scenario(with(kValid, "execution:\n",
                                 "execution:\n  recompute: full\n"

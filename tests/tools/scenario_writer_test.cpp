@@ -98,6 +98,9 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   s.model.profile.nvlink_curve = false;
   text = scenario_yaml(s);
   EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
+  e.recompute_layers = 0, e.recompute_every = 3; // the two say the same thing: one at a time
+  text = scenario_yaml(s);
+  EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
 }
 
 TEST(ScenarioWriter, EveryGpuFigureReadsBack) {
