@@ -71,35 +71,23 @@ ExecutionKey recompute() {
           always};
 }
 
-// Block recomputation: how many of each chunk's layers the full recomputation covers.
-ExecutionKey recompute_layers() {
-  return {"recompute_layers",
-          [](const Params& p, ExecutionSpec& e) {
-            if (!p.has("recompute_layers")) return;
+// Which layers of each chunk full recomputation covers: Megatron's block method (the first
+// recompute_layers) or PyTorch's every k-th (recompute_every). `excludes`: the other key, which
+// this one refuses beside it.
+ExecutionKey recomputed_layers(const char* key, int ExecutionSpec::*member,
+                               const char* excludes = nullptr) {
+  return {key,
+          [=](const Params& p, ExecutionSpec& e) {
+            if (!p.has(key)) return;
             if (e.recompute != Recompute::full)
-              p.fail("recompute_layers", "needs recompute: full (it says which layers of each "
-                                         "chunk recompute)");
-            e.recompute_layers = p.get_positive<int>("recompute_layers");
+              p.fail(key, "needs recompute: full (it says which layers of each chunk recompute)");
+            if (excludes != nullptr && p.has(excludes))
+              p.fail(key,
+                     std::string("and ") + excludes + " both say which layers recompute; give one");
+            e.*member = p.get_positive<int>(key);
           },
-          [](const ExecutionSpec& e) { return std::optional(integer_value(e.recompute_layers)); },
-          [](const ExecutionSpec& e) { return e.recompute_layers > 0; }};
-}
-
-// PyTorch's every-k-th-layer checkpointing; Megatron's block method is recompute_layers.
-ExecutionKey recompute_every() {
-  return {"recompute_every",
-          [](const Params& p, ExecutionSpec& e) {
-            if (!p.has("recompute_every")) return;
-            if (e.recompute != Recompute::full)
-              p.fail("recompute_every", "needs recompute: full (it says which layers of each "
-                                        "chunk recompute)");
-            if (p.has("recompute_layers"))
-              p.fail("recompute_every", "and recompute_layers both say which layers recompute; "
-                                        "give one");
-            e.recompute_every = p.get_positive<int>("recompute_every");
-          },
-          [](const ExecutionSpec& e) { return std::optional(integer_value(e.recompute_every)); },
-          [](const ExecutionSpec& e) { return e.recompute_every > 0; }};
+          [=](const ExecutionSpec& e) { return std::optional(integer_value(e.*member)); },
+          [=](const ExecutionSpec& e) { return e.*member > 0; }};
 }
 
 std::vector<ExecutionKey> declare() {
@@ -148,8 +136,8 @@ std::vector<ExecutionKey> declare() {
                {"zero", [](const Params& p, E& e) { e.zero = p.get_or("zero", e.zero); },
                 [](const E& e) { return std::optional(integer_value(e.zero)); }, always},
                recompute(),
-               recompute_layers(),
-               recompute_every(),
+               recomputed_layers("recompute_layers", &E::recompute_layers),
+               recomputed_layers("recompute_every", &E::recompute_every, "recompute_layers"),
                // Unset: Megatron-LM's default, which provenance gives as dp_bucket_bytes.
                {"dp_bucket",
                 [](const Params& p, E& e) {

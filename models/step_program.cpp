@@ -171,7 +171,7 @@ private:
     if (recompute) blocks(true, false);
     blocks(fwd, recompute);
     Op reduce = collective(GroupKind::dp, CollectiveOp::reduce_scatter, layer_gradients(p));
-    if (e_.zero >= 3 && !fwd) blocking ? program_.push_back(reduce) : void(start({reduce}));
+    if (e_.zero >= 3 && !fwd) blocking ? program_.push_back(reduce) : start({reduce});
   }
 
   // zero3_prefetch: each layer starts the next one's gather before waiting for its own.
@@ -285,14 +285,13 @@ private:
     pending_ = Bytes();
   }
 
-  /// Starts `ops` on their background stream; returns how many.
-  int start(std::vector<Op> ops) {
+  /// Starts `ops` on the DP stream, counted in dp_started_.
+  void start(std::vector<Op> ops) {
     for (Op& op : ops) {
       op.kind = OpKind::start_collective;
       program_.push_back(op);
     }
     dp_started_ += static_cast<int>(ops.size());
-    return static_cast<int>(ops.size());
   }
 
   // delayed_update: the previous step's gradients are final when this step starts, so their
@@ -312,7 +311,6 @@ private:
   // last.
   void early_gathers() {
     gathered_.resize(static_cast<size_t>(e_.chunks()));
-    int started = 0;
     for (int chunk = 0; chunk < e_.chunks(); ++chunk) {
       Gathered& g = gathered_[static_cast<size_t>(chunk)];
       int n = layers(chunk);
@@ -323,11 +321,11 @@ private:
         pending += last ? (last_virtual(chunk) ? vocabulary_parameters(false) : Bytes())
                         : layer_parameters(plan(chunk, l));
         if (pending < bucket_ && !last) continue;
-        if (pending > Bytes()) started += start(dp_.gathers_of(pending));
+        if (pending > Bytes()) start(dp_.gathers_of(pending));
         pending = Bytes();
         // Layers back to the previous bucket's end need this bucket.
         for (int k = l; k >= 0 && g.through[static_cast<size_t>(k)] == 0; --k)
-          g.through[static_cast<size_t>(k)] = started;
+          g.through[static_cast<size_t>(k)] = dp_started_; // the first on the stream
       }
     }
   }
