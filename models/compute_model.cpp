@@ -60,7 +60,8 @@ KernelTime priced(Seconds flop_time, Bytes bytes, double kernels, const GpuSpec&
 
 } // namespace
 
-FlopPerSecond gemm_ceiling(const GpuSpec& gpu) {
+FlopPerSecond gemm_ceiling(const GpuSpec& gpu, bool wide) {
+  if (wide && gpu.wide_gemm_peak.value() > 0) return gpu.wide_gemm_peak;
   return gpu.gemm_peak.value() > 0 ? gpu.gemm_peak : gpu.peak * gpu.matmul_efficiency;
 }
 
@@ -75,7 +76,7 @@ FlopPerSecond attention_rate(double head_dim, double seq_len, const GpuSpec& gpu
                              AttentionKernel kernel) {
   const AttentionRates& r =
       kernel == AttentionKernel::cudnn ? gpu.cudnn_attention : gpu.flash_attention;
-  if (!r.known()) return gemm_ceiling(gpu);
+  if (!r.known()) return gemm_ceiling(gpu, true); // attention stays BF16 under FP8
   // Measured at head dimensions 64 and 128 only: beyond them the nearer row is used.
   double low = row_at(r.d64, seq_len), high = row_at(r.d128, seq_len);
   return FlopPerSecond(
@@ -89,8 +90,8 @@ KernelTime operator_time(const Operator& op, const GpuSpec& gpu) {
                  std::string("operator ") + op.name + " has no kernel");
   switch (op.kind) {
   case OperatorKind::gemm:
-    return priced(op.flop / (gemm_ceiling(gpu) * gemm_efficiency(op.gemm, gpu)), op.bytes, op.count,
-                  gpu);
+    return priced(op.flop / (gemm_ceiling(gpu, op.wide) * gemm_efficiency(op.gemm, gpu)), op.bytes,
+                  op.count, gpu);
   case OperatorKind::attention:
     return priced(op.flop / attention_rate(op.head_dim, op.seq_len, gpu, op.kernel), op.bytes,
                   op.count, gpu);

@@ -27,8 +27,9 @@ struct KernelTime {
 };
 
 /// The GEMM rate on large, well-shaped matrices: gemm_peak, or peak x matmul_efficiency when
-/// the GPU has no such figure.
-FlopPerSecond gemm_ceiling(const GpuSpec& gpu);
+/// the GPU has no such figure; `wide`: of a GEMM that stays BF16 under FP8 (wide_gemm_peak
+/// where set).
+FlopPerSecond gemm_ceiling(const GpuSpec& gpu, bool wide = false);
 
 /// The fraction of gemm_ceiling() a GEMM of this shape reaches: its output is cut into
 /// tiles, one per SM per wave; partly filled edge tiles (tile quantization) and a partly
@@ -38,7 +39,7 @@ double gemm_efficiency(const GemmShape& shape, const GpuSpec& gpu);
 
 /// A fused attention kernel's throughput at this head dimension and sequence length: the GPU's
 /// table of that kernel (flash's or cuDNN's), interpolated linearly in head dimension and in
-/// log2(sequence length), held at its edges; gemm_ceiling() when the GPU has no table.
+/// log2(sequence length), held at its edges; the BF16 gemm_ceiling() when the GPU has no table.
 FlopPerSecond attention_rate(double head_dim, double seq_len, const GpuSpec& gpu,
                              AttentionKernel kernel = AttentionKernel::flash);
 

@@ -48,6 +48,7 @@ GpuKey fraction(const char* key, double G::*member, const char* of) {
 // are given too: a what-if GPU with twice the compute keeps the preset's efficiency.
 void scale_rates(G& g, double k) {
   g.gemm_peak = g.gemm_peak * k;
+  g.wide_gemm_peak = g.wide_gemm_peak * k;
   for (AttentionRates* table : {&g.flash_attention, &g.cudnn_attention})
     for (auto* row : {&table->d64, &table->d128})
       for (FlopPerSecond& r : *row) r = r * k;

@@ -33,21 +33,26 @@ struct GpuPreset {
   /// generation of the part, x16 (a topology's `pcie_bandwidth` when it sets none).
   BytesPerSecond host_link{64e9};
   std::string host_link_name; ///< e.g. "PCIe 5 x16"
-  /// The sustained FP8 matmul rate where an FP8 matmul was measured (0: none): its burst rate
-  /// at the chip's BF16 sustained / burst ratio, an estimate (`fp8_gemm_estimate` says how).
+  /// The sustained FP8 matmul rate where an FP8 matmul was measured (0: none): its sustained
+  /// rate, or its burst rate at a measured chip's FP8 sustained / burst ratio, an estimate
+  /// (`fp8_gemm_estimate` says how; empty: measured).
   FlopPerSecond fp8_gemm_peak{0};
   std::string fp8_gemm_estimate{};
   /// Whether its tensor cores take MXFP8's 32-element block scales (model.fp8_recipe: mxfp8).
   bool mxfp8 = false;
+  /// An MXFP8 GEMM's rate over a per-tensor-scaled FP8 GEMM's of the same shape (1: the same).
+  double mxfp8_over_tensorwise = 1.0;
 };
 
 /// The preset's figures at `precision`: the datasheet's dense peak at it, and the sustained
 /// rates (gemm_peak; attention with fp32) scaled by the peaks' ratio to BF16, an estimate each
 /// (GpuSpec::estimates says so); at fp8, the FP8 matmul rate from a measurement where there is
 /// one (GpuPreset::fp8_gemm_peak). fp8 keeps BF16's attention: Transformer Engine's FP8 recipes
-/// run attention's matmuls in BF16 unless asked otherwise. None when the GPU has no such
-/// tensor cores (fp8 before Hopper).
-std::optional<GpuSpec> preset_at_precision(const GpuPreset& preset, std::string_view precision);
+/// run attention's matmuls in BF16 unless asked otherwise, and the LM head's GEMMs
+/// (wide_gemm_peak: the BF16 rate). Under the mxfp8 recipe the FP8 matmul rate is scaled by
+/// mxfp8_over_tensorwise. None when the GPU has no such tensor cores (fp8 before Hopper).
+std::optional<GpuSpec> preset_at_precision(const GpuPreset& preset, std::string_view precision,
+                                           Fp8Recipe recipe = Fp8Recipe::none);
 
 /// Every GPU preset, in a stable order (the H100 SXM, the project baseline, first).
 const std::vector<GpuPreset>& gpu_presets();

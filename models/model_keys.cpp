@@ -90,6 +90,20 @@ ModelKey dense_layers() {
                    [](const M& m) { return m.dense_layers > 0; }});
 }
 
+// Multi-token prediction needs the LM head and the embedding it shares (model.vocab).
+ModelKey mtp_layers() {
+  return layer_part({"mtp_layers",
+                     [](const Params& p, M& m) {
+                       m.mtp_layers = p.get_or("mtp_layers", m.mtp_layers);
+                       if (m.mtp_layers < 0) p.fail("mtp_layers", "must be 0 or more");
+                       if (m.mtp_layers > 0 && m.vocab <= 0)
+                         p.fail("mtp_layers", "needs model.vocab: each module runs the "
+                                              "embedding and the LM head");
+                     },
+                     [](const M& m) { return std::optional(integer_value(m.mtp_layers)); },
+                     [](const M& m) { return m.mtp_layers > 0; }});
+}
+
 bool latent(const M& m) { return m.mla.on(); }
 /// Whether the section asks for latent attention (its sizes are read after attention_kind).
 bool asks_latent(const Params& p) {
@@ -288,6 +302,7 @@ std::vector<ModelKey> declare() {
       head_dim(),
       layer_part({"vocab", [](const Params& p, M& m) { m.vocab = p.get_or("vocab", m.vocab); },
                   [](const M& m) { return std::optional(integer_value(m.vocab)); }, always}),
+      mtp_layers(),
       layer_part(switch_key<M>("biases", &M::biases)),
       layer_part(switch_key<M>("dropout", &M::dropout)),
       layer_part(switch_key<M>("rotary", &M::rotary)),

@@ -221,19 +221,46 @@ BlockOperators embedding_operators(const ModelSpec& m, const ExecutionSpec& e) {
   return b;
 }
 
-BlockOperators head_operators(const ModelSpec& m, const ExecutionSpec& e) {
-  BlockOperators b;
-  if (m.vocab <= 0) return b;
-  Dims x = dims(m, e);
+namespace {
+
+// The final norm, the logits GEMM (BF16 under FP8: Operator::wide) and the loss.
+void lm_head(const Dims& x, const ModelSpec& m, const ExecutionSpec& e, BlockOperators& b) {
   norm(x, b);
   double vocab = static_cast<double>(m.vocab) / e.tp;
+  size_t forward = b.forward.size(), backward = b.backward.size();
   linear("logits", "logits_dgrad", "logits_wgrad", {x.tokens, vocab, x.d}, 1.0, x.w, b);
+  b.forward[forward].wide = true;
+  for (size_t i = backward; i < b.backward.size(); ++i) b.backward[i].wide = true;
   accumulate("logits_grad_accum", head_params(m, e), 1.0, x, b); // GPT's LM head has no bias
   // Vocabulary-parallel softmax + cross-entropy, fused: read the logits, write the softmax
   // kept for backward; backward reads it and writes the logits' gradient.
   double logits = x.tokens * vocab * x.w;
   b.forward.push_back(memory("cross_entropy", 2.0 * logits));
   b.backward.push_back(memory("cross_entropy_grad", 2.0 * logits));
+}
+
+// A multi-token-prediction module's own kernels around its layer (which the stage runs as one
+// of its layers): the next tokens' embedding, a norm of it and of the hidden state, their
+// projection from 2 d_model to d_model (Transformer Engine's column-parallel linear, so in FP8
+// where the layers are), and then the LM head and loss again.
+void mtp_module(const Dims& x, const ModelSpec& m, const ExecutionSpec& e, BlockOperators& b) {
+  double activation = x.tokens * x.d * x.w;
+  b.forward.push_back(memory("mtp_embedding", activation / e.tp + activation));
+  b.backward.push_back(memory("mtp_embedding_grad", activation + 2.0 * activation / e.tp));
+  norm(x, b), norm(x, b);
+  weight_linear({"mtp_proj", "mtp_proj_dgrad", "mtp_proj_wgrad", "mtp_proj_grad_accum"},
+                {x.tokens, x.d / e.tp, 2.0 * x.d}, 1.0, x, b);
+  lm_head(x, m, e, b);
+}
+
+} // namespace
+
+BlockOperators head_operators(const ModelSpec& m, const ExecutionSpec& e) {
+  BlockOperators b;
+  if (m.vocab <= 0) return b;
+  Dims x = dims(m, e);
+  lm_head(x, m, e, b);
+  for (int k = 0; k < m.mtp_layers; ++k) mtp_module(x, m, e, b);
   std::reverse(b.backward.begin(), b.backward.end()); // the loss's gradient comes first
   return b;
 }
@@ -259,6 +286,12 @@ double embedding_params(const ModelSpec& m, const ExecutionSpec& e) {
 
 double head_params(const ModelSpec& m, const ExecutionSpec& e) {
   return m.vocab <= 0 ? 0.0 : static_cast<double>(m.vocab) * static_cast<double>(m.d_model) / e.tp;
+}
+
+double mtp_params(const ModelSpec& m, const ExecutionSpec& e) {
+  if (m.mtp_layers <= 0) return 0.0;
+  double d = static_cast<double>(m.d_model);
+  return (e.pp > 1 ? embedding_params(m, e) : 0.0) + m.mtp_layers * 2.0 * d * d / e.tp;
 }
 
 Flop flop_of(const Operators& ops) {

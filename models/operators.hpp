@@ -38,6 +38,10 @@ struct Operator {
   /// no later kernel of the pass reads it, so TP overlap runs it beside that collective
   /// (Transformer Engine's bulk wgrad overlap; models/step_program.cpp).
   bool beside_collective = false;
+  /// A GEMM that stays in BF16 when the layers run in FP8: the LM head (Megatron-LM's output
+  /// layer is a plain ColumnParallelLinear, outside Transformer Engine's FP8 autocast, unless
+  /// fp8_output_proj is set), priced at GpuSpec::wide_gemm_peak.
+  bool wide = false;
 };
 
 using Operators = std::vector<Operator>;
@@ -61,8 +65,9 @@ LayerOperators layer_operators(const ModelSpec& model, const ExecutionSpec& exec
 /// model has no vocabulary.
 BlockOperators embedding_operators(const ModelSpec& model, const ExecutionSpec& exec);
 
-/// The final norm, the LM head GEMM and the fused softmax + cross-entropy of the last stage;
-/// empty when the model has no vocabulary.
+/// The final norm, the LM head GEMM and the fused softmax + cross-entropy of the last stage,
+/// and each multi-token-prediction module's kernels besides its layer (embedding, norms,
+/// projection, the head and loss again); empty when the model has no vocabulary.
 BlockOperators head_operators(const ModelSpec& model, const ExecutionSpec& exec);
 
 /// The mixed-precision optimizer step on `params` parameters (this GPU's shard), kernel by
@@ -76,6 +81,10 @@ Operators optimizer_operators(double params, const ModelSpec& model, const Execu
 /// vocab x d_model / tp, plus the learned positions on the first stage.
 double embedding_params(const ModelSpec& model, const ExecutionSpec& exec);
 double head_params(const ModelSpec& model, const ExecutionSpec& exec);
+/// What multi-token prediction adds to the last stage on one GPU: the embedding's copy the
+/// modules share (when the first stage is another), and each module's projection
+/// (2 d_model x d_model / tp); 0 without it.
+double mtp_params(const ModelSpec& model, const ExecutionSpec& exec);
 
 Flop flop_of(const Operators& ops);
 Bytes bytes_of(const Operators& ops);

@@ -109,6 +109,13 @@ struct ModelSpec {
   /// The first layers whose MLP is dense (d_ff wide, no routing, no expert parallelism), before
   /// the mixture-of-experts ones (DeepSeek-V3: 3 of 61; Hugging Face's first_k_dense_replace).
   int dense_layers = 0;
+  /// DeepSeek-V3's multi-token-prediction modules (Megatron-LM's mtp_num_layers), on the last
+  /// pipeline stage after the last layer: each norms the hidden state and the next token's
+  /// embedding, projects the two (2 d_model -> d_model), runs one more layer of the last
+  /// layer's kind and the shared LM head and loss. That stage then holds the embedding too.
+  int mtp_layers = 0;
+  /// The layers a step runs: the model's and the multi-token-prediction modules'.
+  [[nodiscard]] int stack_layers() const { return layers + mtp_layers; }
   int kv_heads = 0; ///< key/value heads (grouped-query attention); 0: as many as `heads`
   /// Each head's width (d_head): queries are heads x head_dim wide, keys and values kv_heads x
   /// head_dim, the attention output projected from heads x head_dim back to d_model
@@ -194,6 +201,9 @@ struct GpuSpec {
   int sms = 0; ///< streaming multiprocessors: one GEMM tile each per wave; 0 = no quantization
   FlopPerSecond gemm_peak{0};     ///< sustained matmul rate (large, well-shaped GEMMs); 0 =
                                   ///< peak x matmul_efficiency
+  /// Under FP8, the sustained rate of the GEMMs that stay BF16 (Operator::wide): the preset's
+  /// BF16 gemm_peak; 0 = gemm_peak.
+  FlopPerSecond wide_gemm_peak{0};
   AttentionRates flash_attention; ///< measured flash attention throughput
   AttentionRates cudnn_attention; ///< measured cuDNN fused attention throughput (none: unknown)
   double hbm_efficiency = 1.0;    ///< sustained fraction of hbm_bandwidth for streaming kernels

@@ -62,7 +62,9 @@ int stage_layers(int layers, int pp, int stage) {
   return layers / pp + (stage < layers % pp ? 1 : 0);
 }
 
-int chunk_layers(const ModelSpec& m, const ExecutionSpec& e, int stage, int chunk) {
+namespace {
+
+int decoder_layers(const ModelSpec& m, const ExecutionSpec& e, int stage, int chunk) {
   int v = e.chunks();
   if (fixed_ends(e)) return fixed_stage_layers(m, e, stage) / v;
   if (slots(e) > 0) {
@@ -73,6 +75,13 @@ int chunk_layers(const ModelSpec& m, const ExecutionSpec& e, int stage, int chun
   }
   if (v > 1) return m.layers / (e.pp * v);
   return stage_layers(m.layers, e.pp, stage);
+}
+
+} // namespace
+
+int chunk_layers(const ModelSpec& m, const ExecutionSpec& e, int stage, int chunk) {
+  bool last_virtual = stage == e.pp - 1 && chunk == e.chunks() - 1;
+  return decoder_layers(m, e, stage, chunk) + (last_virtual ? m.mtp_layers : 0);
 }
 
 int stage_layer_count(const ModelSpec& m, const ExecutionSpec& e, int stage) {

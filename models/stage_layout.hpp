@@ -19,7 +19,8 @@ int stage_layers(int layers, int pp, int stage);
 /// - embedding_as_layer / loss_as_layer count the embedding and the loss as one layer each:
 ///   the layers plus those slots divide evenly over the pp x chunks virtual stages, and the
 ///   first (last) virtual stage holds one layer less;
-/// - otherwise layers / (pp x chunks) per chunk when interleaved, stage_layers() when not.
+/// - otherwise layers / (pp x chunks) per chunk when interleaved, stage_layers() when not;
+/// - the last virtual stage also holds the model's mtp_layers, after its own.
 /// The scenario must have passed layout_problem().
 int chunk_layers(const ModelSpec& model, const ExecutionSpec& exec, int stage, int chunk);
 

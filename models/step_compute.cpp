@@ -140,15 +140,15 @@ int recomputed_layers(const ModelSpec& m, const ExecutionSpec& e, LayerKind kind
 StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
   Flop model = model_flop_per_step(m, e);
   double layer_passes =
-      static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch) * m.layers;
+      static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch) * m.stack_layers();
   Flop recomputed;
   // Each kind of layer (layer_kinds()) for its share of the layers.
   for (const auto& [kind, count] : layer_kinds(m)) {
     LayerSpec k = layer_spec(m, e, kind);
-    double share = static_cast<double>(count) / m.layers;
+    double share = static_cast<double>(count) / m.stack_layers();
     if (e.recompute == Recompute::full) { // the recomputed layers' forward again
       LayerCosts c = layer_costs(k.model, k.exec);
-      double again = static_cast<double>(recomputed_layers(m, e, kind)) / m.layers;
+      double again = static_cast<double>(recomputed_layers(m, e, kind)) / m.stack_layers();
       recomputed +=
           (c.attention.flop + c.mlp.flop) * (k.exec.tp_ranks() * k.exec.cp * layer_passes * again);
     }

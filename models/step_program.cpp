@@ -6,6 +6,7 @@
 
 #include "models/operators.hpp"
 #include "models/workload.hpp"
+#include "models/workload_parts.hpp"
 #include "models/schedule.hpp"
 #include "models/step_compute.hpp"
 
@@ -84,17 +85,15 @@ private:
   }
   /// This stage's embedding and LM head gradients (none without a vocabulary).
   [[nodiscard]] Bytes vocabulary_gradients() const {
-    double params = (stage_ == 0 ? embedding_params(s_.model, e_) : 0.0) +
-                    (stage_ == e_.pp - 1 ? head_params(s_.model, e_) : 0.0);
-    return gradient_word(s_.model, e_) * params;
+    return gradient_word(s_.model, e_) * workload_parts::vocabulary_params(s_.model, e_, stage_);
   }
   /// The embedding's (`embedding`) or the LM head's parameters on this stage, at the model's
   /// precision (none without a vocabulary, or off their stage).
   [[nodiscard]] Bytes vocabulary_parameters(bool embedding) const {
     bool here = embedding ? stage_ == 0 : stage_ == e_.pp - 1;
     if (!here) return Bytes();
-    return s_.model.bytes_per_word *
-           (embedding ? embedding_params(s_.model, e_) : head_params(s_.model, e_));
+    return s_.model.bytes_per_word * (embedding ? embedding_params(s_.model, e_)
+                                                : head_params(s_.model, e_) + mtp_params(s_.model, e_));
   }
   /// Kernels outside the layers (embedding, LM head, optimizer step), when the model has them.
   void extra_kernels(const KernelTime& t) {

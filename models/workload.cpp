@@ -17,10 +17,11 @@ double query_width(const LayerShape& l) { return l.q_width > 0 ? l.q_width : l.d
 // else d_model.
 double key_width(const LayerShape& l) { return l.kv_width > 0 ? l.kv_width : l.d_model; }
 
-// The embedding (first stage) and LM head (last stage) parameters a GPU of `stage` holds.
+// The embedding (first stage) and LM head (last stage, with what multi-token prediction adds)
+// parameters a GPU of `stage` holds.
 double vocabulary_params(const ModelSpec& m, const ExecutionSpec& e, int stage) {
   return (stage == 0 ? embedding_params(m, e) : 0.0) +
-         (stage == e.pp - 1 ? head_params(m, e) : 0.0);
+         (stage == e.pp - 1 ? head_params(m, e) + mtp_params(m, e) : 0.0);
 }
 
 } // namespace workload_parts
@@ -138,13 +139,14 @@ LayerShape layer_shape(const ModelSpec& m) {
 }
 
 LayerKind layer_kind(const ModelSpec& m, int layer) {
+  layer = std::min(layer, m.layers - 1); // a multi-token-prediction module repeats the last
   bool full = m.window > 0 && m.full_attention_every > 0 && (layer + 1) % m.full_attention_every == 0;
   return {layer < m.dense_layers, full};
 }
 
 std::vector<std::pair<LayerKind, int>> layer_kinds(const ModelSpec& m) {
   std::vector<std::pair<LayerKind, int>> kinds;
-  for (int layer = 0; layer < m.layers; ++layer) {
+  for (int layer = 0; layer < m.stack_layers(); ++layer) {
     LayerKind k = layer_kind(m, layer);
     auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& c) { return c.first == k; });
     if (it == kinds.end())
@@ -286,9 +288,13 @@ ModelParameters model_parameters(const ModelSpec& m) {
   if (m.vocab > 0)
     vocabulary = 2.0 * static_cast<double>(m.vocab) * d +
                  (m.rotary ? 0.0 : static_cast<double>(m.seq_len) * d);
-  double routed_layers = m.layers - m.dense_layers, dense_part = m.dense_layers * dense;
-  return {routed_layers * (shared + l.experts * expert) + dense_part + vocabulary,
-          routed_layers * (shared + l.top_k * expert) + dense_part + vocabulary};
+  // A multi-token-prediction module: its projection (2 d_model x d_model) and one layer of the
+  // last layer's kind; it shares the embedding and the head.
+  int dense_layers = m.dense_layers + (layer_kind(m, m.layers).dense ? m.mtp_layers : 0);
+  double routed_layers = m.stack_layers() - dense_layers, dense_part = dense_layers * dense;
+  double projections = m.mtp_layers * 2.0 * d * d;
+  return {routed_layers * (shared + l.experts * expert) + dense_part + vocabulary + projections,
+          routed_layers * (shared + l.top_k * expert) + dense_part + vocabulary + projections};
 }
 
 Flop model_flop_per_step(const ModelSpec& m, const ExecutionSpec& e) {
@@ -299,8 +305,11 @@ Flop model_flop_per_step(const ModelSpec& m, const ExecutionSpec& e) {
     return (c.attention.flop + c.mlp.flop).value() * le.tp_ranks() * le.cp;
   };
   double microbatches = static_cast<double>(e.global_batch) / static_cast<double>(e.micro_batch);
-  double logits =
-      2.0 * tokens_per_step(m, e) * static_cast<double>(m.d_model) * static_cast<double>(m.vocab);
+  // The logits GEMM, once more per multi-token-prediction module, with each module's
+  // projection and its two input norms and final norm (Megatron-LM's count: 3 d_model each).
+  double d = static_cast<double>(m.d_model), tokens = tokens_per_step(m, e);
+  double logits = 2.0 * tokens * d * static_cast<double>(m.vocab) * (1 + m.mtp_layers) +
+                  2.0 * tokens * m.mtp_layers * (2.0 * d * d + 3.0 * d);
   double layers = 0;
   for (const auto& [kind, count] : layer_kinds(m)) {
     LayerSpec k = layer_spec(m, e, kind);

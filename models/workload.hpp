@@ -49,9 +49,11 @@ struct LayerKind {
   bool full_attention = false;
   friend bool operator==(const LayerKind&, const LayerKind&) = default;
 };
-/// The kind of the model's layer `layer` (0: its first).
+/// The kind of the model's layer `layer` (0: its first; from model.layers on, a
+/// multi-token-prediction module's, of the last layer's kind).
 LayerKind layer_kind(const ModelSpec& model, int layer);
-/// Each kind the model's layers are of, with how many of them, in a fixed order.
+/// Each kind the step's layers (ModelSpec::stack_layers) are of, with how many of them, in a
+/// fixed order.
 std::vector<std::pair<LayerKind, int>> layer_kinds(const ModelSpec& model);
 
 /// One kind's layers as a model and an execution of their own, whose every layer is of that

@@ -10,45 +10,18 @@
 #include "models/step_compute.hpp"
 #include "tools/io/provenance.hpp"
 #include "tools/io/scenario_loader.hpp"
-#include "tests/tools/loader_fixtures.hpp"
+#include "tests/tools/compute_keys_fixtures.hpp"
 
 namespace trainsim {
 namespace {
 
 using testing::error_of;
+using testing::execution_with;
+using testing::gpu_with;
+using testing::kValid;
+using testing::model_with;
+using testing::profiled;
 using testing::with;
-
-// A valid 16-GPU transformer; each test changes one thing in it.
-const std::string kValid = R"(model:
-  kind: transformer
-  layers: 4
-  d_model: 1024
-  d_ff: 4096
-  heads: 16
-  seq_len: 1024
-system:
-  gpu: {preset: a100-sxm-80gb}
-  topology: {generator: fat-tree, nodes: 2, nic_bandwidth: 400Gbps}
-execution:
-  dp: 2
-  tp: 8
-  global_batch: 8
-)";
-
-std::string model_with(const std::string& lines) {
-  return with(kValid, "  seq_len: 1024\n", "  seq_len: 1024\n" + lines);
-}
-std::string gpu_with(const std::string& keys) {
-  return with(kValid, "{preset: a100-sxm-80gb}", "{preset: a100-sxm-80gb, " + keys + "}");
-}
-std::string execution_with(const std::string& lines) { return kValid + lines; }
-
-// kValid on an H100 (whose preset has NCCL's NVLink curve) with a vocabulary and ZeRO-1 over
-// dp 2: every feature of the per-operator profile has work to do.
-std::string profiled() {
-  std::string h100 = with(execution_with("  zero: 1\n"), "a100-sxm-80gb", "h100-sxm");
-  return with(h100, "  seq_len: 1024\n", "  seq_len: 1024\n  vocab: 32000\n");
-}
 
 TEST(ComputeKeys, DefaultsPriceATransformerPerOperatorWithoutAVocabulary) {
   Scenario s = parse_scenario(kValid, "s.yaml").scenario;
@@ -114,74 +87,6 @@ TEST(ComputeKeys, ModelKeysAreChecked) {
             "model has no such part)");
 }
 
-TEST(ComputeKeys, ExpertShapesApplyToAMixtureOfExpertsOnly) {
-  Scenario s = parse_scenario(model_with("  experts: 8\n  top_k: 2\n  moe_d_ff: 1024\n"
-                                         "  shared_experts: 2\n"),
-                              "s.yaml")
-                   .scenario;
-  EXPECT_EQ(s.model.moe_d_ff, 1024);
-  EXPECT_EQ(s.model.expert_d_ff(), 1024);
-  EXPECT_EQ(s.model.shared_experts, 2);
-  EXPECT_EQ(error_of(model_with("  moe_d_ff: 1024\n")),
-            "s.yaml: model.moe_d_ff = '1024': applies to a mixture of experts only "
-            "(model.experts > 1; this model has 1)");
-  EXPECT_EQ(error_of(model_with("  experts: 1\n  shared_experts: 1\n")),
-            "s.yaml: model.shared_experts = '1': applies to a mixture of experts only "
-            "(model.experts > 1; this model has 1)");
-  EXPECT_EQ(error_of(model_with("  experts: 8\n  shared_experts: -1\n")),
-            "s.yaml: model.shared_experts = '-1': must be 0 or more");
-  EXPECT_EQ(error_of(model_with("  experts: 8\n  dense_layers: 4\n")),
-            "s.yaml: model.dense_layers = '4': must be fewer than the model's 4 layers (the rest "
-            "are the experts')");
-  EXPECT_EQ(error_of(model_with("  dense_layers: 1\n")),
-            "s.yaml: model.dense_layers = '1': applies to a mixture of experts only "
-            "(model.experts > 1; this model has 1)");
-  EXPECT_EQ(error_of(model_with("  experts: 8\n  moe_d_ff: 0\n")),
-            "s.yaml: model.moe_d_ff = '0': must be greater than zero");
-}
-
-TEST(ComputeKeys, LatentAttentionTakesItsOwnSizes) {
-  const std::string mla = "  attention_kind: mla\n  q_lora_rank: 64\n  kv_lora_rank: 32\n"
-                          "  qk_rope_head_dim: 16\n  qk_nope_head_dim: 32\n  v_head_dim: 32\n";
-  Scenario s = parse_scenario(model_with(mla), "s.yaml").scenario;
-  EXPECT_TRUE(s.model.mla.on());
-  EXPECT_EQ(s.model.mla.q_lora_rank, 64);
-  EXPECT_EQ(s.model.mla.kv_lora_rank, 32);
-  EXPECT_EQ(s.model.mla.qk_head_dim(), 48);
-  EXPECT_EQ(s.model.mla.v_head_dim, 32);
-  EXPECT_EQ(error_of(model_with(mla + "  head_dim: 64\n")),
-            "s.yaml: model.head_dim = '64': does not apply with attention_kind: mla (its heads are "
-            "qk_nope_head_dim + qk_rope_head_dim wide, its values v_head_dim)");
-  EXPECT_EQ(error_of(model_with(mla + "  qk_norm: true\n")),
-            "s.yaml: model.qk_norm = 'true': does not apply with attention_kind: mla (it norms "
-            "its latents instead)");
-  EXPECT_EQ(error_of(model_with("  kv_lora_rank: 32\n")),
-            "s.yaml: model.kv_lora_rank = '32': needs attention_kind: mla");
-  EXPECT_EQ(error_of(model_with("  attention_kind: mla\n  kv_lora_rank: 32\n")),
-            "s.yaml: model.qk_rope_head_dim = '': is missing");
-  EXPECT_EQ(error_of(model_with("  attention_kind: mlaa\n")),
-            "s.yaml: model.attention_kind = 'mlaa': must be one of mha, mla (did you mean "
-            "'mla'?)");
-  EXPECT_EQ(error_of(model_with(mla + "  attention: unfused\n")),
-            "s.yaml: model.attention = 'unfused': is not modelled with attention_kind: mla (its "
-            "core runs as flash attention)");
-}
-
-TEST(ComputeKeys, AWindowIsShorterThanTheSequence) {
-  Scenario s = parse_scenario(model_with("  window: 128\n  full_attention_every: 2\n"
-                                         "  attention_sinks: true\n"),
-                              "s.yaml")
-                   .scenario;
-  EXPECT_EQ(s.model.window, 128);
-  EXPECT_EQ(s.model.full_attention_every, 2);
-  EXPECT_TRUE(s.model.attention_sinks);
-  EXPECT_EQ(error_of(model_with("  window: 1024\n")),
-            "s.yaml: model.window = '1024': must be shorter than seq_len (1024): a window as long "
-            "is full attention");
-  EXPECT_EQ(error_of(model_with("  full_attention_every: 2\n")),
-            "s.yaml: model.full_attention_every = '2': needs a window (model.window): without one "
-            "every layer attends to the whole sequence");
-}
 
 TEST(ComputeKeys, RecomputeEveryNeedsFullRecomputationAndNotRecomputeLayers) {
   EXPECT_EQ(parse_scenario(with(kValid, "execution:\n",

@@ -84,7 +84,10 @@ TEST(FrontierModels, DeepSeekV3) {
   // 44,040,192 = 22,988,980,224 in place of the experts: 37,444,845,568. The report says 37 B
   // (+1.2%); its README_WEIGHTS.md 36.7 B (+2.0%), a gap an independent count from the config
   // finds too (docs/compute-model.md). The router's 58 x 256 x 7168 = 0.1 B are left out.
+  // The file's model has its multi-token-prediction module; without it first:
   Scenario s = model_file("deepseek-v3.yaml");
+  ASSERT_EQ(s.model.mtp_layers, 1);
+  s.model.mtp_layers = 0;
   ModelParameters p = model_parameters(s.model);
   EXPECT_DOUBLE_EQ(p.total, 670918967296.0);
   EXPECT_DOUBLE_EQ(p.active, 37444845568.0);
@@ -100,6 +103,20 @@ TEST(FrontierModels, DeepSeekV3) {
   double per_token = flop_per_token(s);
   EXPECT_DOUBLE_EQ(per_token, 280513609728.0);
   EXPECT_TRUE(near(per_token - 3 * 61 * 167772160.0, 961e12 / 3848, 0.01));
+  // The module: one more expert layer, 187,105,280 + 257 x 44,040,192 = 11,505,434,624, and its
+  // projection 2 x 7168 x 7168 = 102,760,448: 682,527,162,368 in all (the report: 685 B with
+  // 14 B of module, which counts the module's own copies of the embedding and the head, 1.85 B,
+  // that Megatron-Core shares: -0.4%).
+  s.model.mtp_layers = 1;
+  EXPECT_DOUBLE_EQ(model_parameters(s.model).total, 682527162368.0);
+  EXPECT_TRUE(near(model_parameters(s.model).total, 685e9, 0.01));
+  // Its FLOP as Megatron-LM counts them: 3 x (a layer 1,502,478,336 + logits 1,853,358,080 +
+  // 2 x (the projection 102,760,448 + norms 3 x 7168)) = 10,684,200,960 more: 291,197,810,688.
+  // Less the causal half of 62 layers' scores, 3 x 62 x 167,772,160: 259,992,188,928; the table
+  // (25.11, DGX-B200, FP8-MX, with MTP: 557 TFLOP/s at 2,139 tokens/s, 260.4 G) is 0.16% above.
+  per_token = flop_per_token(s);
+  EXPECT_DOUBLE_EQ(per_token, 291197810688.0);
+  EXPECT_TRUE(near(per_token - 3 * 62 * 167772160.0, 557e12 / 2139, 0.01));
 }
 
 TEST(FrontierModels, KimiK2) {

@@ -86,6 +86,7 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   s.model.moe_d_ff = 1024;
   s.model.shared_experts = 1;
   s.model.dense_layers = 1;
+  s.model.vocab = 32000, s.model.mtp_layers = 1;
   s.model.head_dim = 64;
   s.model.qk_norm = true;
   s.model.attention = AttentionKernel::cudnn;

@@ -129,9 +129,9 @@ std::vector<std::string> presets_with(const std::function<bool(const GpuPreset&)
 
 // A preset's figures at the model's precision: its datasheet peak there, its sustained rates
 // scaled with it (models/hardware_presets.hpp).
-GpuSpec at_precision(const GpuPreset& preset, const std::string& precision,
-                     const std::string& file) {
-  if (auto g = preset_at_precision(preset, precision)) return *g;
+GpuSpec at_precision(const GpuPreset& preset, const ModelSpec& m, const std::string& file) {
+  const std::string& precision = m.precision;
+  if (auto g = preset_at_precision(preset, precision, m.fp8_recipe)) return *g;
   auto has = [&](const GpuPreset& g) { return g.peaks.at(precision) > 0; };
   throw InputError(file, "model.precision", precision,
                    "the " + preset.name + " has no " + precision +
@@ -201,17 +201,15 @@ void fit_host_link(Scenario& s) {
 
 /// `gpu: a100-sxm-80gb`, or a mapping: an optional `preset`, overrides of its figures and
 /// an optional display `name`. Without the section, the H100 SXM. A preset's figures are taken
-/// at `precision` (the model's); a GPU given figure by figure has its peak at it already.
-/// `uneven_applies`: whether a speed spread acts on the model (ModelSpec::applied_profile);
-/// one the file asks for where it would not is refused.
-GpuSpec read_gpu(const Section& system, const std::string& file, const std::string& precision,
-                 bool uneven_applies) {
+/// at the model's precision and FP8 recipe; a GPU given figure by figure has its peak at it
+/// already. A speed spread the file asks for where it would not act on the model
+/// (ModelSpec::applied_profile) is refused.
+GpuSpec read_gpu(const Section& system, const std::string& file, const ModelSpec& m) {
   auto it = system.children.find("gpu");
-  if (it == system.children.end())
-    return at_precision(*find_gpu_preset("h100-sxm"), precision, file);
+  if (it == system.children.end()) return at_precision(*find_gpu_preset("h100-sxm"), m, file);
   if (it->second.IsScalar())
     return at_precision(read_preset(Params(file, "system", {{"gpu", it->second.Scalar()}}), "gpu"),
-                        precision, file);
+                        m, file);
   if (!it->second.IsMap())
     throw InputError(file, "system.gpu", "",
                      std::string("must be a preset name or a mapping, found ") +
@@ -222,13 +220,13 @@ GpuSpec read_gpu(const Section& system, const std::string& file, const std::stri
   g.kernel_latency = Seconds(4e-6);
   g.name = g.preset = "custom";
   if (p.has("preset"))
-    g = at_precision(read_preset(p, "preset"), precision, file);
+    g = at_precision(read_preset(p, "preset"), m, file);
   else
     require_figures(p);
   g = read_keys_over(gpu_keys(), p, g);
   // The preset's spread stays inert under the roofline; one the file asks for would be a key
   // that silently does nothing.
-  if (p.has("speed_spread") && g.speed_spread > 0.0 && !uneven_applies)
+  if (p.has("speed_spread") && g.speed_spread > 0.0 && !m.applied_profile().uneven_gpus)
     p.fail("speed_spread", "applies to a transformer priced per operator with model.uneven_gpus "
                            "on (the roofline runs every GPU at the figures)");
   warn_implausible_gpu(p, g);
@@ -275,7 +273,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   Section system =
       read_section(child(top, "system", file, ""), file, "system", {"gpu", "topology"});
   system.values.reject_unknown({"gpu", "topology"});
-  s.system.gpu = read_gpu(system, file, s.model.precision, s.model.applied_profile().uneven_gpus);
+  s.system.gpu = read_gpu(system, file, s.model);
   require_mxfp8(s.model, s.system.gpu, file);
   Params topology =
       read_section(child(system, "topology", file, "system"), file, "system.topology", {}).values;

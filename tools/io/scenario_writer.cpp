@@ -64,11 +64,11 @@ void figures(YAML::Emitter& out, const GpuSpec& g, const GpuSpec& base, bool all
 
 // A preset's figures are written as overrides of the preset at the model's precision, which the
 // loader starts from.
-void gpu(YAML::Emitter& out, const GpuSpec& g, const std::string& precision) {
+void gpu(YAML::Emitter& out, const GpuSpec& g, const ModelSpec& m) {
   out << YAML::Key << "gpu" << YAML::Value << YAML::BeginMap;
   const GpuPreset* preset = find_gpu_preset(g.preset);
   std::optional<GpuSpec> base;
-  if (preset != nullptr) base = preset_at_precision(*preset, precision);
+  if (preset != nullptr) base = preset_at_precision(*preset, m.precision, m.fp8_recipe);
   if (base) {
     pair(out, "preset", g.preset);
     TRAINSIM_CHECK(attention_written(g, *base) && g.nvlink_collectives == base->nvlink_collectives,
@@ -85,9 +85,9 @@ void gpu(YAML::Emitter& out, const GpuSpec& g, const std::string& precision) {
   out << YAML::EndMap;
 }
 
-void system(YAML::Emitter& out, const SystemSpec& s, const std::string& precision) {
+void system(YAML::Emitter& out, const SystemSpec& s, const ModelSpec& m) {
   out << YAML::Key << "system" << YAML::Value << YAML::BeginMap;
-  gpu(out, s.gpu, precision);
+  gpu(out, s.gpu, m);
   out << YAML::Key << "topology" << YAML::Value << YAML::BeginMap;
   for (const topo::TopologySetting& setting : topo::topology_settings(s.topology))
     out << YAML::Key << setting.key << YAML::Value << setting.text;
@@ -109,7 +109,7 @@ std::string scenario_yaml(const Scenario& s, const std::string& comment) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   model(out, s.model);
-  system(out, s.system, s.model.precision);
+  system(out, s.system, s.model);
   execution(out, s.execution);
   out << YAML::EndMap;
   std::ostringstream text;
