@@ -3,6 +3,7 @@
 #include "sim/progress.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
@@ -119,11 +120,16 @@ std::vector<ChildResult<std::string>>
 run_in_children(const std::vector<std::function<std::string()>>& tasks, int jobs,
                 Progress* progress, const std::vector<double>* weights) {
   std::vector<ChildResult<std::string>> results(tasks.size());
+  std::vector<size_t> order(tasks.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  if (weights)
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return (*weights)[a] > (*weights)[b]; });
   std::vector<Running> running;
   size_t next = 0;
   while (next < tasks.size() || !running.empty()) {
     while (next < tasks.size() && static_cast<int>(running.size()) < std::max(jobs, 1)) {
-      running.push_back(start(tasks[next], next));
+      running.push_back(start(tasks[order[next]], order[next]));
       ++next;
     }
     size_t done = next_done(running);

@@ -39,7 +39,9 @@ struct Codec<std::string> {
 /// returns their results in task order. A trainsim::Error a task throws keeps its exit code
 /// and message; any other exception, and a child that dies, is an ExitCode::simulation error.
 /// A new task starts as soon as any running one finishes. `progress`, if given, gains one per
-/// task finished, or the task's entry of `weights` (one per task) where their costs differ.
+/// task finished, or the task's entry of `weights` (one per task) where their costs differ;
+/// with weights the dearest tasks start first, so that no long one is left to run alone at
+/// the end.
 std::vector<ChildResult<std::string>>
 run_in_children(const std::vector<std::function<std::string()>>& tasks, int jobs,
                 Progress* progress = nullptr, const std::vector<double>* weights = nullptr);

@@ -3,6 +3,7 @@
 // step's. Every row is replayed with its GPU preset's constants; what each scenario assumes is
 // in its file's header.
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <filesystem>
 
@@ -100,10 +101,9 @@ std::vector<BridgeRow> bridge_rows() {
   };
 }
 
-// The row's plan is replayed as published even where trainsim finds it over the GPU's memory
-// (the runs offload activations to the host, which it does not model): the check says so.
-BridgeCheck replay(const std::string& name, const ValidateOptions& o) {
-  logger("trainsim.validate")->info("validate: Megatron-Bridge row {}", name);
+// The row's file, loaded as published even where trainsim finds it over the GPU's memory (the
+// runs offload activations to the host, which it does not model): the check says so.
+LoadedScenario load_row(const std::string& name, const ValidateOptions& o) {
   auto input = logger("trainsim.input");
   auto level = input->level();
   input->set_level(spdlog::level::err); // the memory warning is the check's `memory`
@@ -113,6 +113,12 @@ BridgeCheck replay(const std::string& name, const ValidateOptions& o) {
       std::filesystem::path(o.scenarios_dir) / "validation" / (name + ".yaml");
   LoadedScenario loaded = load_scenario(file.string(), load);
   input->set_level(level);
+  return loaded;
+}
+
+BridgeCheck replay(const std::string& name, const ValidateOptions& o) {
+  logger("trainsim.validate")->info("validate: Megatron-Bridge row {}", name);
+  LoadedScenario loaded = load_row(name, o);
   validation::Measured m = validation::measure(loaded, sim::Fidelity::fast, false);
   BridgeCheck c;
   c.name = name;
@@ -149,11 +155,16 @@ std::vector<BridgeCheck> bridge_checks(const ValidateOptions& o) {
     rows.push_back(row);
     if (std::find(files.begin(), files.end(), row.file) == files.end()) files.push_back(row.file);
   }
-  sim::Progress progress("validate: Megatron-Bridge rows", static_cast<double>(files.size()),
-                         "scenarios simulated", sim::Progress::Show::count);
   std::vector<std::function<BridgeCheck()>> tasks;
-  for (const std::string& file : files) tasks.push_back([&file, &o] { return replay(file, o); });
-  std::vector<BridgeCheck> replays = validation::side_by_side(tasks, progress);
+  std::vector<double> weights;
+  for (const std::string& file : files) {
+    tasks.push_back([&file, &o] { return replay(file, o); });
+    weights.push_back(validation::run_weight(load_row(file, o).scenario));
+  }
+  sim::Progress progress("validate: Megatron-Bridge rows",
+                         std::accumulate(weights.begin(), weights.end(), 0.0),
+                         "their estimated ops");
+  std::vector<BridgeCheck> replays = validation::side_by_side(tasks, progress, &weights);
   std::vector<BridgeCheck> out;
   for (const BridgeRow& row : rows) {
     auto at = std::find(files.begin(), files.end(), row.file) - files.begin();

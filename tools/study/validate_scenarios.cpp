@@ -219,14 +219,12 @@ std::vector<ExactCase> exact_cases(bool quick) {
   return out;
 }
 
-namespace {
-
-// A scenario's share of the section's time, for its ETA: its simulation's estimated ops and a
-// fixed part for the loading and the bound (about 0.1 s, 50k ops' worth).
-double check_weight_of(const Scenario& s) {
+double validation::run_weight(const Scenario& s) {
   constexpr double kFixedOps = 5e4;
   return kFixedOps + estimate_run_cost(s, false, sim::rail_bundle(s), 1).actor_ops;
 }
+
+namespace {
 
 // The same for a file: nothing for one the memory guard will refuse at once, or one whose
 // values do not read (load says why).
@@ -235,7 +233,7 @@ double check_weight(const ScenarioTree& tree) {
     Scenario s = tree.read();
     if (auto size = topo::topology_size(s.system.topology))
       check_resources(s, *size, Footprint::simulation);
-    return check_weight_of(s);
+    return validation::run_weight(s);
   } catch (const Error& e) {
     if (e.exit_code() == ExitCode::internal) throw;
     return 0;
@@ -282,7 +280,7 @@ std::vector<BoundCheck> bound_checks(const ValidateOptions& o, int& generated, i
   for (RandomScenario& r :
        accepted_random_scenarios(o.seed, o.quick ? 20 : o.random_scenarios, generated, rejected)) {
     names.push_back("random " + std::to_string(r.index));
-    weights.push_back(check_weight_of(r.loaded.scenario));
+    weights.push_back(validation::run_weight(r.loaded.scenario));
     loaded.push_back(std::move(r.loaded));
   }
   std::vector<std::function<BoundCheck()>> tasks;

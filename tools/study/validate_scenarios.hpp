@@ -32,6 +32,11 @@ ExecutionSpec grid(int dp, int tp, int pp, long global_batch);
 
 using Measured = Evaluation;
 
+/// A scenario's share of a section's time, for its ETA and for starting the dearest runs
+/// first: its simulation's estimated ops (fast mode) and a fixed part for the loading and the
+/// bound (about 0.1 s, 50k ops' worth).
+double run_weight(const Scenario& s);
+
 /// Simulates one step; `link_stats` records the bytes per link that blame() names (it does not
 /// change the step, and costs about a third more time on a large run).
 /// `fold_replicas` runs DP replica 0 for all (sim::SimOptions).
