@@ -214,6 +214,7 @@ ModelKey fp8_recipe() {
                }
                m.fp8_recipe = choose(p, "fp8_recipe", Fp8Recipe::tensorwise,
                                      {{"tensorwise", Fp8Recipe::tensorwise},
+                                      {"delayed", Fp8Recipe::delayed},
                                       {"blockwise", Fp8Recipe::blockwise},
                                       {"mxfp8", Fp8Recipe::mxfp8}});
              },

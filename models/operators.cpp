@@ -12,6 +12,9 @@ namespace operator_parts {
 // - tensorwise (Transformer Engine's current scaling): an amax pass reads it (2 B), then a fused
 //   cast-transpose reads it again and writes its FP8 copy and the transposed one the other
 //   GEMM operand needs (1 + 1 B): 6 B (TE's docs: current scaling reads each tensor twice);
+// - delayed (Transformer Engine's DelayedScaling): the scale comes from the amax history of
+//   earlier steps, so the fused cast-transpose reads the tensor once, writes both copies and
+//   records the new amax on the way: 4 B;
 // - blockwise (DeepSeek-V3's 1 x 128 and 128 x 128 tiles): one pass per block reads it, writes
 //   both copies and a 4-byte scale per 128: 4.03 B;
 // - mxfp8: one pass reads it, writes both copies and a 1-byte E8M0 scale per 32 elements of
@@ -20,6 +23,8 @@ double fp8_quantize_bytes(Fp8Recipe r) {
   switch (r) {
   case Fp8Recipe::tensorwise:
     return 2.0 + 2.0 + 1.0 + 1.0;
+  case Fp8Recipe::delayed:
+    return 2.0 + 1.0 + 1.0;
   case Fp8Recipe::blockwise:
     return 2.0 + 1.0 + 1.0 + 4.0 / 128.0;
   case Fp8Recipe::mxfp8:

@@ -29,6 +29,7 @@ enum class ComputeModel {
 enum class Fp8Recipe {
   none,       ///< not FP8
   tensorwise, ///< one scale per tensor from its current amax (Transformer Engine)
+  delayed,    ///< one scale per tensor from its amax history (Transformer Engine's DelayedScaling)
   blockwise,  ///< 1 x 128 activation and 128 x 128 weight blocks (DeepSeek-V3)
   mxfp8,      ///< 32-element blocks with E8M0 scales (OCP MX; Blackwell's tensor cores)
 };

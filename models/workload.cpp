@@ -354,6 +354,8 @@ std::string to_string(Fp8Recipe r) {
     return "none";
   case Fp8Recipe::tensorwise:
     return "tensorwise";
+  case Fp8Recipe::delayed:
+    return "delayed";
   case Fp8Recipe::blockwise:
     return "blockwise";
   case Fp8Recipe::mxfp8:

@@ -255,6 +255,11 @@ TEST(Workload, Fp8RecipesQuantizeEveryLinearLayersOperands) {
   layer = layer_operators(m, ExecutionSpec{});
   EXPECT_DOUBLE_EQ(layer.attention.forward[1].bytes.value(), 224 * 4.0625);
   EXPECT_DOUBLE_EQ(layer.attention.backward[1].bytes.value(), 96 * 4.0625);
+  // Delayed scaling takes its scale from the amax history: one read, two one-byte copies, 4 B.
+  m.fp8_recipe = Fp8Recipe::delayed;
+  layer = layer_operators(m, ExecutionSpec{});
+  EXPECT_DOUBLE_EQ(layer.attention.forward[1].bytes.value(), 224 * 4.0);
+  EXPECT_DOUBLE_EQ(layer.attention.backward[1].bytes.value(), 96 * 4.0);
 }
 
 TEST(Workload, MemoryOfAFractionalShare) {

@@ -4,6 +4,7 @@
 // cases that once disagreed, twice: links shared as always, and every link a fat pipe, where
 // no flow slows another and any difference is the transform's own.
 #include <cmath>
+#include <numeric>
 #include <nlohmann/json.hpp>
 
 #include "sim/child_process.hpp"
@@ -70,12 +71,20 @@ std::vector<FidelityCheck> fidelity_checks(const ValidateOptions& o) {
     if (estimate_fine_cost(r.loaded.scenario, r.loaded.topology.gpus_per_node()).cpu_low.value() <=
         kFidelityFineBudget_s)
       add("random " + std::to_string(r.index), std::move(r.loaded));
+  // Weighed by fine mode's estimated cost (a fixed 0.1 s for loading and fast mode), so the
+  // dearest start first and the ETA is fair.
   std::vector<std::function<std::string()>> tasks;
-  for (const LoadedScenario& l : loaded) tasks.push_back([&l] { return measure_both_modes(l); });
-  sim::Progress progress("validate: fast against fine mode", static_cast<double>(tasks.size()),
-                         "scenarios", sim::Progress::Show::count);
+  std::vector<double> weights;
+  for (const LoadedScenario& l : loaded) {
+    tasks.push_back([&l] { return measure_both_modes(l); });
+    weights.push_back(
+        0.1 + estimate_fine_cost(l.scenario, l.topology.gpus_per_node()).cpu_low.value());
+  }
+  sim::Progress progress("validate: fast against fine mode",
+                         std::accumulate(weights.begin(), weights.end(), 0.0),
+                         "their estimated CPU time");
   std::vector<sim::ChildResult<std::string>> results =
-      sim::run_in_children(tasks, default_jobs(), &progress);
+      sim::run_in_children(tasks, default_jobs(), &progress, &weights);
   progress.finish();
   for (size_t i = 0; i < checks.size(); ++i) {
     // A simulation that fails is a bug in one mode or the other: stop, never a skipped row.
