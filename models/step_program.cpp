@@ -1,4 +1,5 @@
 #include "models/step_program.hpp"
+#include "models/step_program_blocks.hpp"
 #include "models/step_program_gradients.hpp"
 
 #include <algorithm>
@@ -99,7 +100,6 @@ private:
   void extra_kernels(const KernelTime& t) {
     if (t.total() > Seconds()) program_.push_back(compute(t.total()));
   }
-  [[nodiscard]] Bytes dispatch_bytes() const { return costs().tp_allreduce * s_.model.top_k; }
 
   // The embedding opens the first virtual stage's forward and closes its backward; the LM
   // head and the loss close the last virtual stage's forward and open its backward.
@@ -197,15 +197,18 @@ private:
     auto beside = [=](const BlockTime& b) { return fwd ? Seconds() : b.beside_collective.total(); };
     const LayerTimes& times = layer_->times;
     std::vector<std::vector<Op>> order;
+    using namespace program_detail;
     if (s_.model.kind == ModelKind::transformer)
-      order.push_back(program_detail::overlapped(
-          with_context(
-              block(pass(times.attention), false, fwd, false, layer_->costs.attention_input), fwd),
+      order.push_back(overlapped(
+          with_context(block(e_, pass(times.attention), block_bytes(layer_->costs.attention_input),
+                             fwd, false, false),
+                       costs().cp_kv, e_, fwd),
           beside(times.attention), e_));
-    order.push_back(layer_->experts
-                        ? block(pass(times.mlp), true, fwd)
-                        : program_detail::overlapped(block(pass(times.mlp), false, fwd, true),
-                                                     beside(times.mlp), e_));
+    if (layer_->experts)
+      order.push_back(expert_block(e_, s_.model, pass(times.mlp), block_bytes(), fwd));
+    else
+      order.push_back(overlapped(block(e_, pass(times.mlp), block_bytes(), fwd, false, true),
+                                 beside(times.mlp), e_));
     // Backward visits the blocks in reverse, each in the same shape as forward: Megatron's
     // g (all-reduce forward) is the identity backward and its f (identity forward) is the
     // all-reduce backward, so a block's collective still follows its kernels.
@@ -213,66 +216,10 @@ private:
     for (auto& ops : order) program_.insert(program_.end(), ops.begin(), ops.end());
   }
 
-  // Under sequence parallelism the block's first linear keeps only its input's sequence shard
-  // and the backward gathers the whole input again for the weight gradient (Megatron-LM's
-  // LinearWithGradAccumulationAndAsyncCommunication; Korthikanti et al. 2022, section 4.2.2):
-  // a second all-gather in the backward. Megatron overlaps it with the input-gradient GEMM, as
-  // it does the non-sequence-parallel backward's all-reduce with the weight gradient; like that
-  // one (docs/compute-model.md), it runs after the kernels here.
-  //
-  // 2-D tensor parallelism (the MLP block's `hidden` all-reduce): the block's two matmuls, up
-  // (d_model split over tp_2d, d_ff over tp) and down (the other way round), each half of the
-  // kernel, with the hidden activation's partial sums all-reduced over tp_2d between them;
-  // the block's own collective then reduces the down matmul's partial sums over tp. Backward
-  // mirrors it: down's gradients, the all-reduce over tp_2d, up's, the all-reduce over tp.
-  // Per GPU that is the paper's V (docs/paper-model.md) for both matmuls.
-  //
-  // `input`: what the block gathers (and, backward, reduces) on its input side when that is
-  // not its output's size: latent attention gathers its latents rather than d_model
-  // (LayerCosts::attention_input). Backward gathers the output's gradient, then the input.
-  [[nodiscard]] std::vector<Op> block(Seconds kernel, bool experts, bool fwd, bool hidden = false,
-                                      Bytes input = Bytes()) const {
-    std::vector<Op> ops;
-    ops.reserve(8); // room for every op below; also quiets GCC 12's -Wstringop-overflow
-    bool tp = e_.tp > 1;
+  [[nodiscard]] program_detail::BlockBytes block_bytes(Bytes input = Bytes()) const {
     const LayerCosts& costs = layer_->costs;
-    Bytes output = costs.tp_allreduce;
-    if (input <= Bytes()) input = output;
-    if (tp && e_.sequence_parallel)
-      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, fwd ? input : output));
-    if (tp && e_.sequence_parallel && !fwd)
-      ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, input));
-    if (experts)
-      ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
-    if (hidden && costs.tp2_allreduce > Bytes()) {
-      ops.push_back(compute(kernel / 2.0));
-      ops.push_back(collective(GroupKind::tp2, CollectiveOp::all_reduce, costs.tp2_allreduce));
-      kernel = kernel / 2.0;
-    }
-    ops.push_back(compute(kernel));
-    if (experts)
-      ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, dispatch_bytes()));
-    if (tp)
-      ops.push_back(
-          collective(GroupKind::tp,
-                     e_.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
-                     fwd ? output : input));
-    return ops;
-  }
-
-  // Context parallelism, as Llama 3 runs it: the attention core waits for an all-gather of
-  // the CP group's keys and values, forward and backward (Transformer Engine's all-gather CP
-  // keeps only the local K and V and gathers them again for the backward), and the backward
-  // reduce-scatters their gradients back to their owners.
-  [[nodiscard]] std::vector<Op> with_context(std::vector<Op> ops, bool fwd) const {
-    if (e_.cp <= 1) return ops;
-    auto kernel = std::find_if(ops.begin(), ops.end(),
-                               [](const Op& op) { return op.kind == OpKind::compute; });
-    kernel = ops.insert(kernel, collective(GroupKind::cp, CollectiveOp::all_gather, costs().cp_kv));
-    if (!fwd)
-      ops.insert(kernel + 2,
-                 collective(GroupKind::cp, CollectiveOp::reduce_scatter, costs().cp_kv));
-    return ops;
+    return {costs.tp_allreduce, input > Bytes() ? input : costs.tp_allreduce,
+            costs.tp_allreduce * s_.model.top_k, costs.tp2_allreduce};
   }
 
   /// During the last backward pass: start a DP collective whenever a bucket's worth of

@@ -100,11 +100,15 @@ TEST(FrontierProgram, TheMoePlansDispatchIsTheProgramsAllToAll) {
   point.shape.layer.experts = 8;
   point.shape.layer.top_k = 1;
   std::map<std::string, double> program = sent(frontier_scenario(point, hw), true);
-  // The program's all-to-alls carry the microbatch's whole activations from every TP rank,
-  // where Megatron-Core's dispatcher under sequence parallelism sends each rank's slice: tp = 2
-  // times the closed form's bytes (docs/closed-form.md; the expert layer as it runs is issue
-  // work of its own).
-  EXPECT_DOUBLE_EQ(program["ep"], 2 * 4.096e6);
+  // The program's all-to-alls send each TP rank's sequence shard, as Megatron-Core's
+  // dispatcher does under sequence parallelism (which the frontier's TP plans run with):
+  // the closed form's bytes.
+  EXPECT_DOUBLE_EQ(program["ep"], 4.096e6);
+  // Then the TP group gathers the routed tokens the ranks received and reduce-scatters the
+  // experts' output, forward and backward: 4 collectives of 512 x 1000 x 2 B = 1.024 MB, each
+  // sending half, a layer: 4 x 0.512 MB x 4 layers = 8.192 MB, the closed form's V:
+  // 4 x 512 x 2 B / 2 x 1000 x (tp - 1) x 4 layers.
+  EXPECT_DOUBLE_EQ(program["tp"], 8.192e6);
 }
 
 } // namespace

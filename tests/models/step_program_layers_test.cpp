@@ -3,6 +3,8 @@
 // Ops are written as tokens (step_program_fixtures.hpp).
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "models/step_program.hpp"
 
 #include "step_program_fixtures.hpp"
@@ -29,6 +31,31 @@ TEST(Program, DenseLayersComeFirstWithoutExperts) {
   // The dense layer's MLP runs as a dense model's does.
   Scenario dense = scenario(ModelKind::transformer, 1, grid(4, 1, 1, 1));
   EXPECT_EQ(p[1].duration, stage_program(dense, 0, false)[1].duration);
+}
+
+TEST(Program, ExpertsUnderSequenceParallelismDispatchTheirShard) {
+  // An MLP block of 2 experts, top 2, on tp 2 x ep 2 (dp 4) with sequence parallelism, one
+  // microbatch of 4 tokens of d_model 8: the routed tokens are 4 x 2 x 8 x 2 B = 128 B. Each
+  // TP rank sends its sequence shard's, 128 / 2 = 64 B, over EP; the TP group gathers the
+  // 128 B its ranks received, the experts run, it reduce-scatters them and the result goes
+  // back over EP (Megatron-Core's all-to-all dispatcher). Backward has the same shape.
+  ExecutionSpec e = grid(4, 2, 1, 1);
+  e.ep = 2, e.sequence_parallel = true;
+  Scenario s = scenario(ModelKind::mlp, 1, e);
+  s.model.experts = 2, s.model.top_k = 2;
+  Program p = stage_program(s, 0, false);
+  std::string passes = "ep.A2A tp.AG C tp.RS ep.A2A ep.A2A tp.AG C tp.RS ep.A2A";
+  ASSERT_EQ(shape(p).substr(0, passes.size()), passes);
+  EXPECT_EQ(p[0].bytes, Bytes(64.0));
+  EXPECT_EQ(p[1].bytes, Bytes(128.0));
+  EXPECT_EQ(p[3].bytes, Bytes(128.0));
+  // A shared expert's MLP also gathers and reduce-scatters the whole input (4 x 8 x 2 B), and
+  // backward gathers it once more for its weight gradient, as a dense block does.
+  s.model.shared_experts = 1;
+  p = stage_program(s, 0, false);
+  passes = "tp.AG ep.A2A tp.AG C tp.RS ep.A2A tp.RS tp.AG tp.AG ep.A2A";
+  EXPECT_EQ(shape(p).substr(0, passes.size()), passes);
+  EXPECT_EQ(p[0].bytes, Bytes(64.0));
 }
 
 TEST(Program, LatentAttentionGathersItsLatentsNotTheInput) {

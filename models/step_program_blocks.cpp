@@ -1,0 +1,96 @@
+#include "models/step_program_blocks.hpp"
+
+#include <algorithm>
+
+namespace trainsim::program_detail {
+namespace {
+
+Op compute(Seconds t) {
+  return {OpKind::compute, GroupKind::tp, CollectiveOp::all_reduce, true, 1, t, Bytes()};
+}
+Op collective(GroupKind g, CollectiveOp c, Bytes b) {
+  return {OpKind::collective, g, c, true, 1, Seconds(), b};
+}
+
+} // namespace
+
+// Under sequence parallelism the block's first linear keeps only its input's sequence shard
+// and the backward gathers the whole input again for the weight gradient (Megatron-LM's
+// LinearWithGradAccumulationAndAsyncCommunication; Korthikanti et al. 2022, section 4.2.2):
+// a second all-gather in the backward. Megatron overlaps it with the input-gradient GEMM, as
+// it does the non-sequence-parallel backward's all-reduce with the weight gradient; like that
+// one (docs/compute-model.md), it runs after the kernels here.
+//
+// 2-D tensor parallelism (the MLP block's `hidden` all-reduce): the block's two matmuls, up
+// (d_model split over tp_2d, d_ff over tp) and down (the other way round), each half of the
+// kernel, with the hidden activation's partial sums all-reduced over tp_2d between them;
+// the block's own collective then reduces the down matmul's partial sums over tp. Backward
+// mirrors it: down's gradients, the all-reduce over tp_2d, up's, the all-reduce over tp.
+// Per GPU that is the paper's V (docs/paper-model.md) for both matmuls.
+//
+// `input`: what the block gathers (and, backward, reduces) on its input side when that is
+// not its output's size: latent attention gathers its latents rather than d_model
+// (LayerCosts::attention_input). Backward gathers the output's gradient, then the input.
+std::vector<Op> block(const ExecutionSpec& e, Seconds kernel, const BlockBytes& bytes, bool fwd,
+                      bool experts, bool hidden) {
+  std::vector<Op> ops;
+  ops.reserve(8); // room for every op below; also quiets GCC 12's -Wstringop-overflow
+  bool tp = e.tp > 1;
+  Bytes output = bytes.output, input = bytes.input;
+  if (tp && e.sequence_parallel)
+    ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, fwd ? input : output));
+  if (tp && e.sequence_parallel && !fwd)
+    ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, input));
+  if (experts) ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, bytes.routed));
+  if (hidden && bytes.tp2 > Bytes()) {
+    ops.push_back(compute(kernel / 2.0));
+    ops.push_back(collective(GroupKind::tp2, CollectiveOp::all_reduce, bytes.tp2));
+    kernel = kernel / 2.0;
+  }
+  ops.push_back(compute(kernel));
+  if (experts) ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, bytes.routed));
+  if (tp)
+    ops.push_back(
+        collective(GroupKind::tp,
+                   e.sequence_parallel ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
+                   fwd ? output : input));
+  return ops;
+}
+
+// The expert block under sequence parallelism, as Megatron-Core's all-to-all dispatcher
+// runs it (token_dispatcher.py, MoEAlltoAllTokenDispatcher): each TP rank sends its own
+// sequence shard's routed tokens over EP; the TP group then gathers what its ranks received
+// (each expert is split over TP and computes on all of it) and reduce-scatters the result,
+// which goes back over EP. The shared experts' MLP gathers the whole input and
+// reduce-scatters its output as a dense block does. Backward has the same shape.
+std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
+                             const BlockBytes& bytes, bool fwd) {
+  if (e.tp <= 1 || !e.sequence_parallel) return block(e, kernel, bytes, fwd, true, false);
+  Bytes whole = bytes.output, shard = bytes.routed / e.tp;
+  bool shared = m.shared_experts > 0;
+  std::vector<Op> ops;
+  if (shared) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, whole));
+  if (shared && !fwd) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, whole));
+  ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, shard));
+  ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, bytes.routed));
+  ops.push_back(compute(kernel));
+  ops.push_back(collective(GroupKind::tp, CollectiveOp::reduce_scatter, bytes.routed));
+  ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, shard));
+  if (shared) ops.push_back(collective(GroupKind::tp, CollectiveOp::reduce_scatter, whole));
+  return ops;
+}
+
+// Context parallelism, as Llama 3 runs it: the attention core waits for an all-gather of
+// the CP group's keys and values, forward and backward (Transformer Engine's all-gather CP
+// keeps only the local K and V and gathers them again for the backward), and the backward
+// reduce-scatters their gradients back to their owners.
+std::vector<Op> with_context(std::vector<Op> ops, Bytes kv, const ExecutionSpec& e, bool fwd) {
+  if (e.cp <= 1) return ops;
+  auto kernel = std::find_if(ops.begin(), ops.end(),
+                             [](const Op& op) { return op.kind == OpKind::compute; });
+  kernel = ops.insert(kernel, collective(GroupKind::cp, CollectiveOp::all_gather, kv));
+  if (!fwd) ops.insert(kernel + 2, collective(GroupKind::cp, CollectiveOp::reduce_scatter, kv));
+  return ops;
+}
+
+} // namespace trainsim::program_detail

@@ -1,0 +1,34 @@
+// The collectives and kernels of one layer block, in the order a stage's program runs them
+// (models/step_program.cpp). Internal to models/.
+#pragma once
+
+#include <vector>
+
+#include "models/step_program.hpp"
+
+namespace trainsim::program_detail {
+
+/// What a block's collectives move, per GPU and microbatch (LayerCosts).
+struct BlockBytes {
+  Bytes output;   ///< the block's output: its TP reduction (and, backward, its first gather)
+  Bytes input;    ///< its input: what it gathers forward under sequence parallelism
+  Bytes routed;   ///< an expert block's routed tokens: output x top_k
+  Bytes tp2;      ///< the MLP block's hidden all-reduce under 2-D TP; 0: none
+};
+
+/// A dense block (`hidden`: the MLP block, whose 2-D TP all-reduce splits its kernel) or,
+/// with `experts` and no sequence parallelism, an expert block whose all-to-alls carry the
+/// whole microbatch's routed tokens.
+std::vector<Op> block(const ExecutionSpec& e, Seconds kernel, const BlockBytes& bytes, bool fwd,
+                      bool experts, bool hidden);
+
+/// The expert block: block() without sequence parallelism (or TP), else Megatron-Core's
+/// all-to-all dispatch of each TP rank's sequence shard.
+std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
+                             const BlockBytes& bytes, bool fwd);
+
+/// `ops` (an attention block) with context parallelism's gathers of `kv` bytes of keys and
+/// values around its kernel.
+std::vector<Op> with_context(std::vector<Op> ops, Bytes kv, const ExecutionSpec& e, bool fwd);
+
+} // namespace trainsim::program_detail
