@@ -93,8 +93,9 @@ private:
   [[nodiscard]] Bytes vocabulary_parameters(bool embedding) const {
     bool here = embedding ? stage_ == 0 : stage_ == e_.pp - 1;
     if (!here) return Bytes();
-    return s_.model.bytes_per_word * (embedding ? embedding_params(s_.model, e_)
-                                                : head_params(s_.model, e_) + mtp_params(s_.model, e_));
+    return s_.model.bytes_per_word *
+           (embedding ? embedding_params(s_.model, e_)
+                      : workload_parts::head_stage_params(s_.model, e_));
   }
   /// Kernels outside the layers (embedding, LM head, optimizer step), when the model has them.
   void extra_kernels(const KernelTime& t) {

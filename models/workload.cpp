@@ -17,11 +17,13 @@ double query_width(const LayerShape& l) { return l.q_width > 0 ? l.q_width : l.d
 // else d_model.
 double key_width(const LayerShape& l) { return l.kv_width > 0 ? l.kv_width : l.d_model; }
 
-// The embedding (first stage) and LM head (last stage, with what multi-token prediction adds)
-// parameters a GPU of `stage` holds.
+double head_stage_params(const ModelSpec& m, const ExecutionSpec& e) {
+  return head_params(m, e) + mtp_params(m, e);
+}
+
 double vocabulary_params(const ModelSpec& m, const ExecutionSpec& e, int stage) {
   return (stage == 0 ? embedding_params(m, e) : 0.0) +
-         (stage == e.pp - 1 ? head_params(m, e) + mtp_params(m, e) : 0.0);
+         (stage == e.pp - 1 ? head_stage_params(m, e) : 0.0);
 }
 
 } // namespace workload_parts

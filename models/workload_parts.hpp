@@ -11,6 +11,8 @@ double query_width(const LayerShape& l);
 /// The keys' (and values') width: kv_width under grouped-query attention or a set head width,
 /// else d_model.
 double key_width(const LayerShape& l);
+/// The LM head's parameters on a GPU of the last stage, with what multi-token prediction adds.
+double head_stage_params(const ModelSpec& m, const ExecutionSpec& e);
 /// The embedding (first stage) and LM head (last stage) parameters a GPU of `stage` holds.
 double vocabulary_params(const ModelSpec& m, const ExecutionSpec& e, int stage);
 

@@ -6,11 +6,9 @@ namespace trainsim {
 namespace {
 
 std::string errors_line(const std::vector<BridgeCheck>& rows, bool dense) {
-  int n = 0;
-  for (const BridgeCheck& c : rows) n += c.dense == dense;
-  if (n == 0) return "";
   PublishedErrors e = bridge_errors(rows, dense);
-  return std::string(dense ? "Dense rows" : "MoE rows") + " (" + std::to_string(n) +
+  if (e.runs == 0) return "";
+  return std::string(dense ? "Dense rows" : "MoE rows") + " (" + std::to_string(e.runs) +
          "): mean absolute error **" + formatted("%.1f%%", 100 * e.mean) + "**, worst **" +
          formatted("%.1f%%", 100 * e.worst) + "** (" + e.worst_run + ").\n\n";
 }

@@ -116,9 +116,8 @@ LoadedScenario load_row(const std::string& name, const ValidateOptions& o) {
   return loaded;
 }
 
-BridgeCheck replay(const std::string& name, const ValidateOptions& o) {
+BridgeCheck replay(const std::string& name, const LoadedScenario& loaded) {
   logger("trainsim.validate")->info("validate: Megatron-Bridge row {}", name);
-  LoadedScenario loaded = load_row(name, o);
   validation::Measured m = validation::measure(loaded, sim::Fidelity::fast, false);
   BridgeCheck c;
   c.name = name;
@@ -134,16 +133,9 @@ BridgeCheck replay(const std::string& name, const ValidateOptions& o) {
 } // namespace
 
 PublishedErrors bridge_errors(const std::vector<BridgeCheck>& rows, bool dense) {
-  PublishedErrors e;
-  int n = 0;
-  for (const BridgeCheck& c : rows) n += c.dense == dense;
-  for (const BridgeCheck& c : rows) {
-    if (c.dense != dense) continue;
-    double error = std::abs(c.error());
-    e.mean += error / n;
-    if (error > e.worst) e.worst = error, e.worst_run = c.name + " (" + c.release + ")";
-  }
-  return e;
+  return errors_over(
+      rows, [dense](const BridgeCheck& c) { return c.dense == dense; },
+      [](const BridgeCheck& c) { return c.name + " (" + c.release + ")"; });
 }
 
 // Each scenario file is replayed once, for every release's row of its configuration.
@@ -155,12 +147,16 @@ std::vector<BridgeCheck> bridge_checks(const ValidateOptions& o) {
     rows.push_back(row);
     if (std::find(files.begin(), files.end(), row.file) == files.end()) files.push_back(row.file);
   }
-  std::vector<std::function<BridgeCheck()>> tasks;
+  // Every file loaded here, once; the replays run in children that inherit them.
+  std::vector<LoadedScenario> loaded;
   std::vector<double> weights;
   for (const std::string& file : files) {
-    tasks.push_back([&file, &o] { return replay(file, o); });
-    weights.push_back(validation::run_weight(load_row(file, o).scenario));
+    loaded.push_back(load_row(file, o));
+    weights.push_back(validation::run_weight(loaded.back().scenario));
   }
+  std::vector<std::function<BridgeCheck()>> tasks;
+  for (size_t i = 0; i < files.size(); ++i)
+    tasks.push_back([&, i] { return replay(files[i], loaded[i]); });
   sim::Progress progress("validate: Megatron-Bridge rows",
                          std::accumulate(weights.begin(), weights.end(), 0.0),
                          "their estimated ops");

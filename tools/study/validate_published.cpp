@@ -106,13 +106,9 @@ PublishedCheck published_check(const Published& run, const ValidateOptions& o) {
 } // namespace
 
 PublishedErrors published_errors(const std::vector<PublishedCheck>& runs) {
-  PublishedErrors e;
-  for (const PublishedCheck& c : runs) {
-    double error = std::abs(c.error());
-    e.mean += error / static_cast<double>(runs.size());
-    if (error > e.worst) e.worst = error, e.worst_run = c.name;
-  }
-  return e;
+  return errors_over(
+      runs, [](const PublishedCheck&) { return true; },
+      [](const PublishedCheck& c) { return c.name; });
 }
 
 std::vector<PublishedCheck> published_checks(const ValidateOptions& o) {

@@ -4,6 +4,7 @@
 // replayed. formats/validation_report writes it; docs/validation.md is its output.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,11 +107,26 @@ struct LayerCheck {
   [[nodiscard]] double error() const { return predicted_ms / published_ms - 1.0; }
 };
 
-/// The published-run suite's figures: mean and worst absolute relative error.
+/// The published-run suite's figures: mean and worst absolute relative error, over `runs` rows.
 struct PublishedErrors {
   double mean = 0, worst = 0;
   std::string worst_run;
+  int runs = 0;
 };
+/// Those figures over the `rows` (each with an error()) that `counted` admits; `label` names
+/// the worst.
+template <class Row, class Counted, class Label>
+PublishedErrors errors_over(const std::vector<Row>& rows, Counted counted, Label label) {
+  PublishedErrors e;
+  for (const Row& r : rows) e.runs += counted(r) ? 1 : 0;
+  for (const Row& r : rows) {
+    if (!counted(r)) continue;
+    double error = std::abs(r.error());
+    e.mean += error / e.runs;
+    if (error > e.worst) e.worst = error, e.worst_run = label(r);
+  }
+  return e;
+}
 PublishedErrors published_errors(const std::vector<PublishedCheck>& runs);
 /// The same over the Megatron-Bridge rows, the dense ones (`dense`) or the others.
 PublishedErrors bridge_errors(const std::vector<BridgeCheck>& rows, bool dense);
