@@ -76,6 +76,24 @@ ModelKey shared_experts() {
                    [](const M& m) { return m.shared_experts > 0; }});
 }
 
+// The experts' kernels as they run: grouped GEMMs or one per expert; the router's type.
+ModelKey moe_grouped_gemm() {
+  ModelKey k = moe_part(switch_key<M>("moe_grouped_gemm", &M::moe_grouped_gemm));
+  k.written = [](const M& m) { return m.experts > 1; };
+  return k;
+}
+
+ModelKey moe_router_dtype() {
+  return moe_part(
+      {"moe_router_dtype",
+       [](const Params& p, M& m) {
+         m.router_fp32 =
+             choose(p, "moe_router_dtype", m.router_fp32, {{"bf16", false}, {"fp32", true}});
+       },
+       [](const M& m) { return std::optional(text_value(m.router_fp32 ? "fp32" : "bf16")); },
+       [](const M& m) { return m.experts > 1; }});
+}
+
 ModelKey dense_layers() {
   return moe_part({"dense_layers",
                    [](const Params& p, M& m) {
@@ -290,6 +308,8 @@ std::vector<ModelKey> declare() {
       count_key<M>("top_k", &M::top_k),
       moe_d_ff(),
       shared_experts(),
+      moe_grouped_gemm(),
+      moe_router_dtype(),
       dense_layers(),
       switch_key<M>("gated_mlp", &M::gated_mlp),
       {"precision",

@@ -26,6 +26,11 @@ struct Dims {
   double w = 0;      ///< bytes per word
   double routed = 0; ///< expert inputs: T x top_k
   double local_experts = 1;
+  double experts = 1; ///< E: the router's logits per token
+  double top_k = 1;
+  bool grouped = true; ///< the local experts' GEMMs grouped into one kernel per weight
+  bool router_fp32 = false;
+  bool exchanges = false; ///< the tokens go to other EP ranks and come back (ep > 1)
   /// Bytes per parameter of the separate gradient-accumulation add, each microbatch: 0 with
   /// grad_accumulation_fusion, else the fresh gradient read (w) and the sum read and written.
   double accumulate = 0;
@@ -49,6 +54,12 @@ void weight_linear(const LinearNames& n, GemmShape g, double count, const Dims& 
                    BlockOperators& b);
 void norm(const Dims& x, BlockOperators& b);
 void residual(const Dims& x, const ModelSpec& m, BlockOperators& b);
+
+/// A mixture-of-experts block's own kernels (models/moe_operators.cpp), forward and backward:
+/// `route`, before the experts, scores the tokens and sorts them by expert; `combine`, after
+/// them, puts the expert outputs back in token order, weighted by their scores.
+void route(const Dims& x, BlockOperators& b);
+void combine(const Dims& x, BlockOperators& b);
 
 /// The attention block (models/attention_operators.cpp): standard, grouped-query or latent.
 BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute recompute);

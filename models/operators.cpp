@@ -56,6 +56,8 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   x.w = m.bytes_per_word.value();
   x.routed = x.tokens * m.top_k;
   x.local_experts = static_cast<double>(m.experts) / e.ep;
+  x.experts = m.experts, x.top_k = m.top_k;
+  x.grouped = m.moe_grouped_gemm, x.router_fp32 = m.router_fp32, x.exchanges = e.ep > 1;
   if (!e.grad_accumulation_fusion) x.accumulate = x.w + 2.0 * gradient_word(m, e).value();
   x.biases = m.biases;
   x.quantize = fp8_quantize_bytes(m.fp8_recipe);
@@ -107,15 +109,16 @@ void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g,
 // operands are quantized first: its input and weight forward, its output gradient backward.
 void weight_linear(const LinearNames& n, GemmShape g, double count, const Dims& x,
                    BlockOperators& b) {
+  double products = count * g.batch; // a grouped GEMM quantizes all its products at once
   if (x.quantize > 0) {
-    b.forward.push_back(memory("fp8_quantize", (g.m * g.k + g.k * g.n) * count * x.quantize,
+    b.forward.push_back(memory("fp8_quantize", (g.m * g.k + g.k * g.n) * products * x.quantize,
                                2.0 * count));
-    b.backward.push_back(memory("fp8_quantize_grad", g.m * g.n * count * x.quantize, count));
+    b.backward.push_back(memory("fp8_quantize_grad", g.m * g.n * products * x.quantize, count));
   }
   size_t dgrad = b.backward.size();
   linear(n.forward, n.dgrad, n.wgrad, g, count, x.w, b);
-  double params = (g.k * g.n + (x.biases ? g.n : 0.0)) * count;
-  accumulate(n.accumulate, params, (x.biases ? 2.0 : 1.0) * count, x, b);
+  double params = (g.k * g.n + (x.biases ? g.n : 0.0)) * products;
+  accumulate(n.accumulate, params, (x.biases ? 2.0 : 1.0) * products, x, b);
   for (size_t i = dgrad + 1; i < b.backward.size(); ++i) b.backward[i].beside_collective = n.first;
 }
 
@@ -160,20 +163,26 @@ void mlp_gemms(const MlpNames& n, double rows, double ff, double count, const Di
                const ModelSpec& m, BlockOperators& b) {
   double hidden = rows * ff * x.w, per_expert = rows / count;
   double up = m.gated_mlp ? 2.0 * ff : ff;
-  weight_linear(n.up, {per_expert, up, x.d}, count, x, b);
+  // Grouped: one kernel of `count` products, whose tiles fill the waves together.
+  double batch = count > 1.0 && x.grouped ? count : 1.0;
+  count /= batch;
+  weight_linear(n.up, {per_expert, up, x.d, batch}, count, x, b);
   // GeLU (with fc1's bias fused) reads its input and writes its output; backward reads the
   // input and the output gradient and writes the input gradient. SwiGLU reads gate and up
   // and writes their product; backward reads both and the gradient, writes two gradients.
   b.forward.push_back(memory(n.activation, (m.gated_mlp ? 3.0 : 2.0) * hidden));
   b.backward.push_back(memory(n.activation_grad, (m.gated_mlp ? 5.0 : 3.0) * hidden));
-  weight_linear(n.down, {per_expert, x.d, ff}, count, x, b);
+  weight_linear(n.down, {per_expert, x.d, ff, batch}, count, x, b);
 }
 
-// The routed experts, one GEMM of each per local expert, each on its share of the routed
-// tokens; then the shared experts (models/scenario.hpp), one MLP on every token.
+// The routed experts, one GEMM of each per local expert (or one grouped GEMM of them all),
+// each on its share of the routed tokens, between the router's kernels and the tokens'
+// permutation (models/moe_operators.cpp); then the shared experts (models/scenario.hpp), one
+// MLP on every token.
 BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
   BlockOperators b;
   norm(x, b);
+  if (m.experts > 1) route(x, b);
   const char* activation = m.gated_mlp ? "swiglu" : "bias_gelu";
   const char* activation_grad = m.gated_mlp ? "swiglu_grad" : "bias_gelu_grad";
   mlp_gemms({{"fc1", "fc1_dgrad", "fc1_wgrad", "fc1_grad_accum", true},
@@ -181,6 +190,7 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
              activation,
              activation_grad},
             x.routed, x.ff, x.local_experts, x, m, b);
+  if (m.experts > 1) combine(x, b);
   if (m.shared_experts > 0)
     mlp_gemms({{"shared_fc1", "shared_fc1_dgrad", "shared_fc1_wgrad", "shared_fc1_grad_accum"},
                {"shared_fc2", "shared_fc2_dgrad", "shared_fc2_wgrad", "shared_fc2_grad_accum"},

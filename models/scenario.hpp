@@ -110,6 +110,15 @@ struct ModelSpec {
   /// The first layers whose MLP is dense (d_ff wide, no routing, no expert parallelism), before
   /// the mixture-of-experts ones (DeepSeek-V3: 3 of 61; Hugging Face's first_k_dense_replace).
   int dense_layers = 0;
+  /// The routed experts' GEMMs as one grouped GEMM per weight (Megatron-LM's moe_grouped_gemm,
+  /// which the Megatron-Bridge MoE recipes set): every local expert's tiles share the waves of
+  /// one kernel. false: one GEMM per expert, one after another (SequentialMLP).
+  bool moe_grouped_gemm = true;
+  /// The router's logits in FP32 (Megatron-LM's moe_router_dtype: fp32, which Megatron-Bridge's
+  /// DeepSeek-V3 configuration sets): its GEMM still takes BF16 operands on the tensor cores
+  /// (Transformer Engine's general GEMM with an FP32 output, moe_utils.py since June 2025) and
+  /// writes FP32 logits, which the top-k reads; false: logits in the layers' 16-bit type.
+  bool router_fp32 = false;
   /// DeepSeek-V3's multi-token-prediction modules (Megatron-LM's mtp_num_layers), on the last
   /// pipeline stage after the last layer: each norms the hidden state and the next token's
   /// embedding, projects the two (2 d_model -> d_model), runs one more layer of the last

@@ -40,6 +40,27 @@ TEST(ComputeKeys, ExpertShapesApplyToAMixtureOfExpertsOnly) {
             "s.yaml: model.moe_d_ff = '0': must be greater than zero");
 }
 
+TEST(ComputeKeys, ExpertKernelKeysApplyToAMixtureOfExpertsOnly) {
+  Scenario s = parse_scenario(model_with("  experts: 8\n  top_k: 2\n"), "s.yaml").scenario;
+  EXPECT_TRUE(s.model.moe_grouped_gemm); // as the Megatron-Bridge MoE recipes run
+  EXPECT_FALSE(s.model.router_fp32);
+  s = parse_scenario(model_with("  experts: 8\n  moe_grouped_gemm: false\n"
+                                "  moe_router_dtype: fp32\n"),
+                     "s.yaml")
+          .scenario;
+  EXPECT_FALSE(s.model.moe_grouped_gemm);
+  EXPECT_TRUE(s.model.router_fp32);
+  EXPECT_EQ(error_of(model_with("  moe_grouped_gemm: true\n")),
+            "s.yaml: model.moe_grouped_gemm = 'true': applies to a mixture of experts only "
+            "(model.experts > 1; this model has 1)");
+  EXPECT_EQ(error_of(model_with("  moe_router_dtype: fp32\n")),
+            "s.yaml: model.moe_router_dtype = 'fp32': applies to a mixture of experts only "
+            "(model.experts > 1; this model has 1)");
+  EXPECT_EQ(error_of(model_with("  experts: 8\n  moe_router_dtype: fp33\n")),
+            "s.yaml: model.moe_router_dtype = 'fp33': must be one of bf16, fp32 (did you mean "
+            "'fp32'?)");
+}
+
 TEST(ComputeKeys, LatentAttentionTakesItsOwnSizes) {
   const std::string mla = "  attention_kind: mla\n  q_lora_rank: 64\n  kv_lora_rank: 32\n"
                           "  qk_rope_head_dim: 16\n  qk_nope_head_dim: 32\n  v_head_dim: 32\n";

@@ -1,0 +1,67 @@
+// A mixture-of-experts block's kernels around its experts, as Megatron-Core runs them with its
+// fused router (moe_router_fusion) and fused permutation (moe_permute_fusion), which the
+// Megatron-Bridge MoE recipes set, and the all-to-all dispatcher
+// (megatron/core/transformer/moe/router.py, moe_utils.py, token_dispatcher.py). Each TP rank
+// routes the tokens it holds: its sequence shard under sequence parallelism, else all of them.
+// docs/compute-model.md lists them with their byte counts.
+#include "models/operator_parts.hpp"
+
+namespace trainsim::operator_parts {
+namespace {
+
+constexpr double kFloat = 4.0; // the probabilities and, in FP32, the logits
+constexpr double kFlag = 1.0;  // the routing map: one bool per token and expert
+
+double logit_word(const Dims& x) { return x.router_fp32 ? kFloat : x.w; }
+
+// After the all-to-all the received tokens come grouped by source rank, then by expert; with
+// more than one local expert they are sorted into one run per expert before the GEMMs
+// (sort_chunks_by_idxs), and back after them: a read and a write of every routed row.
+double sort_bytes(const Dims& x) {
+  return x.exchanges && x.local_experts > 1.0 ? 2.0 * x.routed * x.d * x.w : 0.0;
+}
+
+} // namespace
+
+// The router: the logits GEMM (t x E from t x d_model, a BF16 GEMM even where the layers
+// run in FP8: Operator::wide; FP32 logits are its output's type, not its rate), the
+// fused score function and top-k, which read the logits and write the probabilities and the
+// routing map, then the permutation that copies each token once per expert it goes to, with
+// its probability. Backward: the permutation's gradient sums each token's k copies; the
+// top-k's gradient reads the probabilities' gradient and the saved probabilities and writes
+// the logits'; then the GEMM's two gradients and the router weight's accumulation.
+void route(const Dims& x, BlockOperators& b) {
+  double t = x.norm_tokens, lw = logit_word(x), copies = t * x.top_k;
+  size_t forward = b.forward.size(), backward = b.backward.size();
+  linear("router", "router_dgrad", "router_wgrad", {t, x.experts, x.d}, 1.0, x.w, b);
+  b.forward.back().bytes += Bytes(t * x.experts * (lw - x.w));
+  for (size_t i = forward; i < b.forward.size(); ++i) b.forward[i].wide = true;
+  for (size_t i = backward; i < b.backward.size(); ++i) b.backward[i].wide = true;
+  accumulate("router_grad_accum", x.experts * x.d, 1.0, x, b);
+  double scores = t * x.experts;
+  b.forward.push_back(memory("router_topk", scores * (lw + kFloat + kFlag)));
+  b.backward.push_back(memory("router_topk_grad", scores * (kFloat + kFloat + kFlag + lw)));
+  b.forward.push_back(memory("permute", t * x.d * x.w + copies * (x.d * x.w + kFloat)));
+  b.backward.push_back(memory("permute_grad", copies * x.d * x.w + t * x.d * x.w));
+  if (double sorted = sort_bytes(x); sorted > 0) {
+    b.forward.push_back(memory("expert_sort", sorted));
+    b.backward.push_back(memory("expert_sort_grad", sorted));
+  }
+}
+
+// The combine: the experts' outputs sorted back by source rank, then unpermuted into token
+// order, each token's k outputs summed weighted by their probabilities. Backward: the
+// gradient goes to each copy x its probability, and the probabilities' gradient is each
+// copy's output dotted with it: the outputs are read again.
+void combine(const Dims& x, BlockOperators& b) {
+  double t = x.norm_tokens, copies = t * x.top_k;
+  if (double sorted = sort_bytes(x); sorted > 0) {
+    b.forward.push_back(memory("expert_unsort", sorted));
+    b.backward.push_back(memory("expert_unsort_grad", sorted));
+  }
+  b.forward.push_back(memory("unpermute", copies * (x.d * x.w + kFloat) + t * x.d * x.w));
+  b.backward.push_back(
+      memory("unpermute_grad", t * x.d * x.w + copies * (2.0 * x.d * x.w + 2.0 * kFloat)));
+}
+
+} // namespace trainsim::operator_parts

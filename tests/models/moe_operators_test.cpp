@@ -1,0 +1,141 @@
+// A mixture-of-experts block's own kernels (models/moe_operators.cpp) and its experts' grouped
+// GEMMs: shapes and bytes of a tiny expert layer derived by hand.
+#include <gtest/gtest.h>
+
+#include "models/compute_model.hpp"
+#include "models/operators.hpp"
+#include "tests/models/operator_fixtures.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::find;
+using testing::find_or_null;
+
+// The tiny layer (d_model 8, 4 tokens, BF16: 2 bytes a word) as 4 experts of d_ff 32, top 2.
+ModelSpec tiny_moe() {
+  ModelSpec m = testing::tiny_layer();
+  m.experts = 4;
+  m.top_k = 2;
+  return m;
+}
+
+ExecutionSpec over_ep(int ep) {
+  ExecutionSpec e;
+  e.ep = ep;
+  return e;
+}
+
+TEST(MoeOperators, TheRouterScoresEveryTokenInBf16) {
+  // Logits: 4 tokens x 4 experts from d_model 8: 2 x 4 x 4 x 8 = 256 FLOP, a BF16 GEMM even
+  // under FP8 (wide). Its backward: the input gradient (4 x 8 from 4) and the weight's
+  // (8 x 4 summed over the 4 tokens), 256 FLOP each.
+  BlockOperators b = layer_operators(tiny_moe(), over_ep(2)).mlp;
+  const Operator& router = find(b.forward, "router");
+  EXPECT_EQ(router.flop.value(), 256);
+  EXPECT_TRUE(router.wide);
+  EXPECT_EQ(find(b.backward, "router_dgrad").flop.value(), 256);
+  EXPECT_EQ(find(b.backward, "router_wgrad").gemm.k, 4);
+  EXPECT_TRUE(find(b.backward, "router_wgrad").wide);
+  // Top-k reads the 16 BF16 logits (2 B) and writes FP32 probabilities (4 B) and a one-byte
+  // routing map: 16 x 7 = 112 B. Backward reads the probabilities' gradient and the saved
+  // probabilities and map, and writes the logits' gradient: 16 x (4 + 4 + 1 + 2) = 176 B.
+  EXPECT_EQ(find(b.forward, "router_topk").bytes.value(), 112);
+  EXPECT_EQ(find(b.backward, "router_topk_grad").bytes.value(), 176);
+}
+
+TEST(MoeOperators, Fp32LogitsWidenWhatTheRouterWritesNotItsRate) {
+  // moe_router_dtype: fp32: the GEMM writes 16 FP32 logits instead of BF16 ones, 32 B more
+  // than its (4 x 8 + 8 x 4 + 4 x 4) x 2 = 160 B; the top-k reads them: 16 x (4 + 4 + 1).
+  ModelSpec m = tiny_moe();
+  m.router_fp32 = true;
+  BlockOperators b = layer_operators(m, over_ep(2)).mlp;
+  EXPECT_EQ(find(b.forward, "router").bytes.value(), 160 + 32);
+  EXPECT_EQ(find(b.forward, "router").flop.value(), 256);
+  EXPECT_EQ(find(b.forward, "router_topk").bytes.value(), 144);
+}
+
+TEST(MoeOperators, PermutationCopiesEachTokenOncePerExpert) {
+  // Permute reads the 4 tokens (4 x 8 x 2 = 64 B) and writes 4 x 2 = 8 copies with their
+  // FP32 probability: 8 x (16 + 4) = 160 B; 224 in all. Its gradient reads the 8 copies'
+  // gradients (128 B) and writes the 4 tokens' (64 B): 192.
+  BlockOperators b = layer_operators(tiny_moe(), over_ep(2)).mlp;
+  EXPECT_EQ(find(b.forward, "permute").bytes.value(), 224);
+  EXPECT_EQ(find(b.backward, "permute_grad").bytes.value(), 192);
+  // Unpermute reads the 8 outputs and their probabilities (160 B) and writes the 4 weighted
+  // sums (64 B). Backward reads the 64 B gradient, writes the 8 copies' (128 B) and their
+  // probabilities' (32 B), reading the outputs and probabilities again (160 B): 384 B.
+  EXPECT_EQ(find(b.forward, "unpermute").bytes.value(), 224);
+  EXPECT_EQ(find(b.backward, "unpermute_grad").bytes.value(), 384);
+}
+
+TEST(MoeOperators, ReceivedTokensAreSortedByLocalExpertBothWays) {
+  // Over ep 2 a GPU holds 2 experts: the 8 routed rows it receives (4 tokens x top 2, balanced)
+  // are sorted into one run per expert and back, each a read and a write: 2 x 8 x 8 x 2 B.
+  BlockOperators b = layer_operators(tiny_moe(), over_ep(2)).mlp;
+  EXPECT_EQ(find(b.forward, "expert_sort").bytes.value(), 256);
+  EXPECT_EQ(find(b.forward, "expert_unsort").bytes.value(), 256);
+  EXPECT_EQ(find(b.backward, "expert_sort_grad").bytes.value(), 256);
+  EXPECT_EQ(find(b.backward, "expert_unsort_grad").bytes.value(), 256);
+  // No sort where nothing is exchanged (ep 1: the permutation already groups by expert) or
+  // where each GPU holds one expert (ep 4).
+  for (int ep : {1, 4})
+    EXPECT_EQ(find_or_null(layer_operators(tiny_moe(), over_ep(ep)).mlp.forward, "expert_sort"),
+              nullptr)
+        << "ep " << ep;
+}
+
+TEST(MoeOperators, UnderSequenceParallelismEachTpRankRoutesItsShard) {
+  // tp 2 with sequence parallelism: a rank routes its 2 of the 4 tokens: logits 2 x 4 from 8
+  // (128 FLOP), and permutes 2 tokens into 4 copies: 2 x 16 + 4 x 20 = 112 B.
+  ExecutionSpec e = over_ep(2);
+  e.tp = 2, e.sequence_parallel = true;
+  BlockOperators b = layer_operators(tiny_moe(), e).mlp;
+  EXPECT_EQ(find(b.forward, "router").flop.value(), 128);
+  EXPECT_EQ(find(b.forward, "permute").bytes.value(), 112);
+}
+
+TEST(MoeOperators, ADenseLayerHasNoRouter) {
+  BlockOperators b = layer_operators(testing::tiny_layer(), ExecutionSpec{}).mlp;
+  for (const char* name : {"router", "router_topk", "permute", "unpermute"})
+    EXPECT_EQ(find_or_null(b.forward, name), nullptr) << name;
+}
+
+TEST(MoeOperators, GroupedGemmRunsTheLocalExpertsInOneKernel) {
+  // Over ep 2, 2 local experts share the 8 routed rows: 4 each. fc1 (d_ff 32 from d_model 8):
+  // one kernel of 2 products of 4 x 32 from 8, 2 x 4 x 32 x 8 x 2 = 4096 FLOP. One GEMM per
+  // expert instead (moe_grouped_gemm: false): 2 kernels of one product each, the same FLOP.
+  ModelSpec m = tiny_moe();
+  const Operator& grouped = find(layer_operators(m, over_ep(2)).mlp.forward, "fc1");
+  EXPECT_EQ(grouped.gemm.m, 4);
+  EXPECT_EQ(grouped.gemm.batch, 2);
+  EXPECT_EQ(grouped.count, 1);
+  EXPECT_EQ(grouped.flop.value(), 4096);
+  m.moe_grouped_gemm = false;
+  const Operator& sequential = find(layer_operators(m, over_ep(2)).mlp.forward, "fc1");
+  EXPECT_EQ(sequential.gemm.batch, 1);
+  EXPECT_EQ(sequential.count, 2);
+  EXPECT_EQ(sequential.flop.value(), 4096);
+  // The weight gradients accumulate once per parameter either way: 2 experts x (8 x 32
+  // weights + 32 biases) = 576 parameters, each read fresh (2 B) and its BF16 sum read and
+  // written (2 x 2 B) without gradient-accumulation fusion: 576 x 6 B.
+  ExecutionSpec unfused = over_ep(2);
+  unfused.grad_accumulation_fusion = false;
+  for (bool group : {true, false}) {
+    m.moe_grouped_gemm = group;
+    EXPECT_EQ(find(layer_operators(m, unfused).mlp.backward, "fc1_grad_accum").bytes.value(),
+              576 * 6.0);
+  }
+}
+
+TEST(MoeOperators, GroupedTilesFillTheWavesTogether) {
+  // Each expert's output is one 128 x 128 tile on a 4-SM GPU: alone, one tile in a wave of 4
+  // (1/4); two experts grouped, two tiles in that wave (1/2).
+  GpuSpec gpu;
+  gpu.sms = 4;
+  EXPECT_DOUBLE_EQ(gemm_efficiency({128, 128, 64, 1}, gpu), 0.25);
+  EXPECT_DOUBLE_EQ(gemm_efficiency({128, 128, 64, 2}, gpu), 0.5);
+}
+
+} // namespace
+} // namespace trainsim
