@@ -148,6 +148,20 @@ std::vector<ExecutionKey> declare() {
                                      : std::nullopt;
                 },
                 [](const E& e) { return e.dp_bucket.has_value(); }},
+               // Unset: dropless, which provenance leaves out.
+               {"moe_capacity_factor",
+                [](const Params& p, E& e) {
+                  if (p.has("moe_capacity_factor"))
+                    e.moe_capacity_factor = p.get_positive<double>("moe_capacity_factor");
+                },
+                [](const E& e) { return std::optional(number_value(e.moe_capacity_factor)); },
+                [](const E& e) { return e.moe_capacity_factor > 0; }},
+               {"moe_pad_to_capacity",
+                [](const Params& p, E& e) {
+                  e.moe_pad_to_capacity = p.get_or("moe_pad_to_capacity", e.moe_pad_to_capacity);
+                },
+                [](const E& e) { return std::optional(flag_value(e.moe_pad_to_capacity)); },
+                [](const E& e) { return e.moe_pad_to_capacity; }},
                shared_collective(),
                collective("tp_collective", &E::tp_collective),
                collective("dp_collective", &E::dp_collective),

@@ -27,11 +27,12 @@ double sort_bytes(const Dims& x) {
 // run in FP8: Operator::wide; FP32 logits are its output's type, not its rate), the
 // fused score function and top-k, which read the logits and write the probabilities and the
 // routing map, then the permutation that copies each token once per expert it goes to, with
-// its probability. Backward: the permutation's gradient sums each token's k copies; the
+// its probability (only the copies its experts keep, or as many as their capacity when padded:
+// routed_share()). Backward: the permutation's gradient sums each token's k copies; the
 // top-k's gradient reads the probabilities' gradient and the saved probabilities and writes
 // the logits'; then the GEMM's two gradients and the router weight's accumulation.
 void route(const Dims& x, BlockOperators& b) {
-  double t = x.norm_tokens, lw = logit_word(x), copies = t * x.top_k;
+  double t = x.norm_tokens, lw = logit_word(x), copies = t * x.top_k * x.routed_share;
   size_t forward = b.forward.size(), backward = b.backward.size();
   linear("router", "router_dgrad", "router_wgrad", {t, x.experts, x.d}, 1.0, x.w, b);
   b.forward.back().bytes += Bytes(t * x.experts * (lw - x.w));
@@ -54,7 +55,7 @@ void route(const Dims& x, BlockOperators& b) {
 // gradient goes to each copy x its probability, and the probabilities' gradient is each
 // copy's output dotted with it: the outputs are read again.
 void combine(const Dims& x, BlockOperators& b) {
-  double t = x.norm_tokens, copies = t * x.top_k;
+  double t = x.norm_tokens, copies = t * x.top_k * x.routed_share;
   if (double sorted = sort_bytes(x); sorted > 0) {
     b.forward.push_back(memory("expert_unsort", sorted));
     b.backward.push_back(memory("expert_unsort_grad", sorted));

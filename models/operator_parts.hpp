@@ -28,6 +28,7 @@ struct Dims {
   double local_experts = 1;
   double experts = 1; ///< E: the router's logits per token
   double top_k = 1;
+  double routed_share = 1; ///< expert rows per routed token (routed_share(), models/workload.hpp)
   bool grouped = true; ///< the local experts' GEMMs grouped into one kernel per weight
   bool router_fp32 = false;
   bool exchanges = false; ///< the tokens go to other EP ranks and come back (ep > 1)

@@ -54,7 +54,8 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   if (m.window > 0) x.window = std::min(static_cast<double>(m.window), x.seq);
   x.ff = static_cast<double>(m.expert_d_ff()) / tp;
   x.w = m.bytes_per_word.value();
-  x.routed = x.tokens * m.top_k;
+  x.routed_share = routed_share(m, e);
+  x.routed = x.tokens * m.top_k * x.routed_share;
   x.local_experts = static_cast<double>(m.experts) / e.ep;
   x.experts = m.experts, x.top_k = m.top_k;
   x.grouped = m.moe_grouped_gemm, x.router_fp32 = m.router_fp32, x.exchanges = e.ep > 1;

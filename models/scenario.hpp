@@ -267,6 +267,12 @@ struct ExecutionSpec {
   int tp_2d = 1;
   int pp = 1;
   int ep = 1; ///< expert parallelism inside the DP group; 1 = experts replicated
+  /// Megatron-LM's moe_expert_capacity_factor: each expert takes at most this many times its
+  /// balanced share of the routed tokens and drops the rest; 0: dropless (every token kept).
+  double moe_capacity_factor = 0;
+  /// Megatron-LM's moe_pad_expert_input_to_capacity: each expert's input padded to its
+  /// capacity, so its GEMMs and all-to-alls carry capacity rows whatever the routing.
+  bool moe_pad_to_capacity = false;
   /// Context parallelism: each sequence split over `cp` ranks, which gather one another's keys
   /// and values for the attention core (Llama 3's all-gather CP) and otherwise hold the same
   /// weights, so they reduce gradients with the DP replicas (weight_replicas()).

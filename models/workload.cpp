@@ -140,6 +140,18 @@ LayerShape layer_shape(const ModelSpec& m) {
   return l;
 }
 
+LayerShape layer_shape(const ModelSpec& m, const ExecutionSpec& e) {
+  LayerShape l = layer_shape(m);
+  l.routed_share = routed_share(m, e);
+  return l;
+}
+
+double routed_share(const ModelSpec& m, const ExecutionSpec& e) {
+  double c = e.moe_capacity_factor;
+  if (m.experts <= 1 || c <= 0) return 1.0;
+  return e.moe_pad_to_capacity ? c : std::min(c, 1.0);
+}
+
 LayerKind layer_kind(const ModelSpec& m, int layer) {
   layer = std::min(layer, m.layers - 1); // a multi-token-prediction module repeats the last
   bool full = m.window > 0 && m.full_attention_every > 0 && (layer + 1) % m.full_attention_every == 0;
@@ -193,7 +205,7 @@ KernelCost mlp_cost(const LayerShape& l, const GpuShare& g, double passes, doubl
     return KernelCost{Flop(matmul_flop(up_matrices) + matmul_flop(1.0)), Bytes(activations)};
   };
   // Each token visits top_k experts; the GPU holds experts / ep of them, each split over tp.
-  KernelCost cost = through(g.tokens * l.top_k, l.d_ff);
+  KernelCost cost = through(g.tokens * l.top_k * l.routed_share, l.d_ff);
   if (l.shared_ff > 0) cost = cost + through(g.tokens, l.shared_ff);
   double weights = expert_params_on_gpu(l, g, layers) + shared_params_on_gpu(l, g, layers);
   cost.hbm += Bytes(passes * weights * w);
@@ -233,7 +245,7 @@ LayerCosts layer_costs(const LayerShape& l, const GpuShare& g) {
 }
 
 LayerCosts layer_costs(const ModelSpec& m, const ExecutionSpec& e) {
-  LayerShape l = layer_shape(m);
+  LayerShape l = layer_shape(m, e);
   LayerCosts c = layer_costs(l, gpu_share(m, e));
   // With sequence parallelism a stage hands on its sequence-parallel shard: each TP rank
   // sends its 1/tp of the tokens (Megatron-LM's pipeline tensor shape is seq_length / tp);

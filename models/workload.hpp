@@ -38,8 +38,17 @@ struct LayerShape {
   double heads = 0;   ///< attention heads (latent attention's widths are per head)
   double window = 0;  ///< sliding-window attention's window (tokens); 0: the whole sequence
   bool sinks = false; ///< a learned softmax logit per head (its parameters only)
+  /// The expert rows a GPU runs per routed token (routed_share()): 1 dropless.
+  double routed_share = 1;
 };
 LayerShape layer_shape(const ModelSpec& model);
+/// The model's shape with the execution's routed_share().
+LayerShape layer_shape(const ModelSpec& model, const ExecutionSpec& exec);
+
+/// The rows the experts run, and the all-to-alls carry, per routed token (tokens x top_k) under
+/// balanced routing: 1 dropless; with a capacity factor c, min(c, 1) (each expert keeps at most
+/// c x its share, and a balanced share is 1 x it), or c when inputs are padded to capacity.
+double routed_share(const ModelSpec& model, const ExecutionSpec& exec);
 
 /// What sets a model's layer apart from its others: a dense MLP (one of its first
 /// dense_layers, where the others' are experts) and full attention (where a window leaves

@@ -27,7 +27,7 @@ double activations_per_layer(const LayerShape& l, const GpuShare& g, const Stage
   double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value(), tp = g.tp();
   if (r.recompute) return tokens * d * w;
   double scores = r.recompute_attention ? 0.0 : 5.0 * tokens * l.score_elements / tp;
-  double hidden = (l.gated_mlp ? 3.0 : 2.0) * (l.top_k * l.d_ff + l.shared_ff);
+  double hidden = (l.gated_mlp ? 3.0 : 2.0) * (l.top_k * l.routed_share * l.d_ff + l.shared_ff);
   if (l.kind != ModelKind::transformer) return tokens * (d + hidden) * w / tp;
   double q = query_width(l), kv = key_width(l);
   double whole = (2.0 * d + d + d) * w + (l.dropout ? 2.0 * d : 0.0); // norms, QKV, fc1, masks
@@ -79,7 +79,7 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   r.gradient_bytes_per_param = gradient_word(m, e);
   r.delayed_update = e.delayed_update;
   r.gathered_layers = e.zero3_prefetch ? 2 : 0;
-  LayerShape shape = layer_shape(m);
+  LayerShape shape = layer_shape(m, e);
   GpuShare share = gpu_share(m, e);
   std::vector<MemoryUse> stages;
   LayerSpec d = layer_spec(m, e, {true, false});

@@ -128,6 +128,24 @@ TEST(MoeOperators, GroupedGemmRunsTheLocalExpertsInOneKernel) {
   }
 }
 
+TEST(MoeOperators, ACapacityFactorDropsOrPadsTheExpertsRows) {
+  // Dropless over ep 2 each of 2 local experts runs 8 / 2 = 4 rows. Capacity factor 0.5: each
+  // keeps 2 and the permutation writes 4 copies, not 8: 64 + 4 x 20 = 144 B. Padded at 1.5:
+  // 6 rows each, and 12 copies written, 64 + 12 x 20 = 304 B.
+  ExecutionSpec e = over_ep(2);
+  e.moe_capacity_factor = 0.5;
+  BlockOperators b = layer_operators(tiny_moe(), e).mlp;
+  EXPECT_EQ(find(b.forward, "fc1").gemm.m, 2);
+  EXPECT_EQ(find(b.forward, "permute").bytes.value(), 144);
+  e.moe_capacity_factor = 1.5, e.moe_pad_to_capacity = true;
+  b = layer_operators(tiny_moe(), e).mlp;
+  EXPECT_EQ(find(b.forward, "fc1").gemm.m, 6);
+  EXPECT_EQ(find(b.forward, "permute").bytes.value(), 304);
+  // Unpadded, a factor of 1 or more drops nothing from balanced routing.
+  e.moe_pad_to_capacity = false;
+  EXPECT_EQ(find(layer_operators(tiny_moe(), e).mlp.forward, "fc1").gemm.m, 4);
+}
+
 TEST(MoeOperators, GroupedTilesFillTheWavesTogether) {
   // Each expert's output is one 128 x 128 tile on a 4-SM GPU: alone, one tile in a wave of 4
   // (1/4); two experts grouped, two tiles in that wave (1/2).

@@ -209,6 +209,24 @@ TEST(ScenarioRules, FitIsCheckedAfterTheGrid) {
   EXPECT_EQ(refusal(s, 64), "code.yaml: execution.pp = '16': exceeds the model's 8 layers");
 }
 
+TEST(ScenarioRules, ACapacityFactorNeedsExpertsAndAtLeastOneExpertsShare) {
+  Scenario s = small();
+  s.execution.moe_capacity_factor = 1.25;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.moe_capacity_factor = '1.25': applies to a mixture "
+                        "of experts only (model.experts > 1; this model has 1)");
+  // 8 experts: 1 / 8 = 0.125 is the least; 0.1 x 8 experts keep 0.8 of one expert's share.
+  s.model.experts = 8, s.model.top_k = 2;
+  EXPECT_EQ(refusal(s), "accepted");
+  s.execution.moe_capacity_factor = 0.1;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.moe_capacity_factor = '0.1': must be at least 1 / "
+                        "experts (0.125): below it all 8 experts together keep less than one "
+                        "expert's balanced share");
+  s.execution.moe_capacity_factor = 0;
+  s.execution.moe_pad_to_capacity = true;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.moe_pad_to_capacity = 'true': needs "
+                        "moe_capacity_factor: without one no expert has a capacity to pad to");
+}
+
 TEST(ScenarioRules, AnInterleavedMicrobatchGroupFollowsMegatronCoresRules) {
   // pp 2, 8 layers in 2 x 2 chunks, 10 sequences over dp 2: 5 microbatches per pipeline.
   Scenario s = small();

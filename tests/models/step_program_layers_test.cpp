@@ -58,6 +58,26 @@ TEST(Program, ExpertsUnderSequenceParallelismDispatchTheirShard) {
   EXPECT_EQ(p[0].bytes, Bytes(64.0));
 }
 
+TEST(Program, ACapacityFactorSetsTheRowsTheAllToAllsCarry) {
+  // 2 experts, top 2, ep 2, one microbatch of 4 tokens of d_model 8: 4 x 2 x 8 x 2 B = 128 B
+  // routed dropless. Capacity factor 0.5: each expert keeps half its balanced share, 64 B;
+  // 1.5: nothing to drop, 128 B; 1.5 padded to capacity: 1.5 x 128 = 192 B.
+  ExecutionSpec e = grid(2, 1, 1, 1);
+  e.ep = 2;
+  Scenario s = scenario(ModelKind::mlp, 1, e);
+  s.model.experts = 2, s.model.top_k = 2;
+  auto dispatched = [&](double factor, bool pad) {
+    s.execution.moe_capacity_factor = factor, s.execution.moe_pad_to_capacity = pad;
+    Program p = stage_program(s, 0, false);
+    EXPECT_EQ(shape(p).substr(0, 6), "ep.A2A");
+    return p[0].bytes.value();
+  };
+  EXPECT_DOUBLE_EQ(dispatched(0.0, false), 128.0);
+  EXPECT_DOUBLE_EQ(dispatched(0.5, false), 64.0);
+  EXPECT_DOUBLE_EQ(dispatched(1.5, false), 128.0);
+  EXPECT_DOUBLE_EQ(dispatched(1.5, true), 192.0);
+}
+
 TEST(Program, LatentAttentionGathersItsLatentsNotTheInput) {
   // tp 2 with sequence parallelism; latent attention with a query latent of 2, a key/value
   // latent of 1 and a rotary key of 1: each of the microbatch's 4 tokens gathers 4 words,

@@ -12,7 +12,9 @@ namespace trainsim {
 namespace {
 
 using testing::error_of;
+using testing::execution_with;
 using testing::model_with;
+using testing::with;
 
 TEST(ComputeKeys, ExpertShapesApplyToAMixtureOfExpertsOnly) {
   Scenario s = parse_scenario(model_with("  experts: 8\n  top_k: 2\n  moe_d_ff: 1024\n"
@@ -59,6 +61,22 @@ TEST(ComputeKeys, ExpertKernelKeysApplyToAMixtureOfExpertsOnly) {
   EXPECT_EQ(error_of(model_with("  experts: 8\n  moe_router_dtype: fp33\n")),
             "s.yaml: model.moe_router_dtype = 'fp33': must be one of bf16, fp32 (did you mean "
             "'fp32'?)");
+}
+
+TEST(ComputeKeys, ACapacityFactorIsReadWithItsPadding) {
+  // 8 experts, top 2, ep 2 inside dp 2.
+  std::string moe = with(execution_with("  ep: 2\n"), "  seq_len: 1024\n",
+                         "  seq_len: 1024\n  experts: 8\n  top_k: 2\n");
+  Scenario s = parse_scenario(moe + "  moe_capacity_factor: 1.25\n  moe_pad_to_capacity: true\n",
+                              "s.yaml")
+                   .scenario;
+  EXPECT_DOUBLE_EQ(s.execution.moe_capacity_factor, 1.25);
+  EXPECT_TRUE(s.execution.moe_pad_to_capacity);
+  EXPECT_EQ(parse_scenario(moe, "s.yaml").scenario.execution.moe_capacity_factor, 0.0);
+  EXPECT_EQ(error_of(moe + "  moe_capacity_factor: 0\n"),
+            "s.yaml: execution.moe_capacity_factor = '0': must be greater than zero");
+  EXPECT_EQ(error_of(moe + "  moe_capacity_factor: 1.0.1\n"),
+            "s.yaml: execution.moe_capacity_factor = '1.0.1': is not a number");
 }
 
 TEST(ComputeKeys, LatentAttentionTakesItsOwnSizes) {
