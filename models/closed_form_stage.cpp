@@ -111,7 +111,9 @@ private:
     case GroupKind::ep:
       break;
     }
-    return {e.ep, nullptr, nullptr, &Split::ep, 1};
+    // The all-gather dispatcher's gathers and reductions take NCCL's ring over EP's tiers.
+    static const std::string ring = default_collective(CollectiveOp::all_gather);
+    return {e.ep, &f_.ep_rings, &ring, &Split::ep, 1};
   }
 
   // `op`'s collectives at the stage's cheapest group of its kind, or its dearest.

@@ -162,6 +162,14 @@ std::vector<ExecutionKey> declare() {
                 },
                 [](const E& e) { return std::optional(flag_value(e.moe_pad_to_capacity)); },
                 [](const E& e) { return e.moe_pad_to_capacity; }},
+               {"moe_dispatcher",
+                [](const Params& p, E& e) {
+                  e.moe_dispatcher = choose(p, "moe_dispatcher", e.moe_dispatcher,
+                                            {{"alltoall", MoeDispatcher::alltoall},
+                                             {"allgather", MoeDispatcher::allgather}});
+                },
+                [](const E& e) { return std::optional(text_value(to_string(e.moe_dispatcher))); },
+                [](const E& e) { return e.moe_dispatcher != MoeDispatcher::alltoall; }},
                shared_collective(),
                collective("tp_collective", &E::tp_collective),
                collective("dp_collective", &E::dp_collective),

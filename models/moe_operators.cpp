@@ -28,7 +28,8 @@ double sort_bytes(const Dims& x) {
 // fused score function and top-k, which read the logits and write the probabilities and the
 // routing map, then the permutation that copies each token once per expert it goes to, with
 // its probability (only the copies its experts keep, or as many as their capacity when padded:
-// routed_share()). Backward: the permutation's gradient sums each token's k copies; the
+// routed_share()); under the all-gather dispatcher it picks them from the EP group's gathered
+// tokens (Dims::gathered). Backward: the permutation's gradient sums each token's k copies; the
 // top-k's gradient reads the probabilities' gradient and the saved probabilities and writes
 // the logits'; then the GEMM's two gradients and the router weight's accumulation.
 void route(const Dims& x, BlockOperators& b) {
@@ -42,8 +43,9 @@ void route(const Dims& x, BlockOperators& b) {
   double scores = t * x.experts;
   b.forward.push_back(memory("router_topk", scores * (lw + kFloat + kFlag)));
   b.backward.push_back(memory("router_topk_grad", scores * (kFloat + kFloat + kFlag + lw)));
-  b.forward.push_back(memory("permute", t * x.d * x.w + copies * (x.d * x.w + kFloat)));
-  b.backward.push_back(memory("permute_grad", copies * x.d * x.w + t * x.d * x.w));
+  double source = t * x.gathered; // the tokens it picks its copies from
+  b.forward.push_back(memory("permute", source * x.d * x.w + copies * (x.d * x.w + kFloat)));
+  b.backward.push_back(memory("permute_grad", copies * x.d * x.w + source * x.d * x.w));
   if (double sorted = sort_bytes(x); sorted > 0) {
     b.forward.push_back(memory("expert_sort", sorted));
     b.backward.push_back(memory("expert_sort_grad", sorted));
@@ -51,18 +53,20 @@ void route(const Dims& x, BlockOperators& b) {
 }
 
 // The combine: the experts' outputs sorted back by source rank, then unpermuted into token
-// order, each token's k outputs summed weighted by their probabilities. Backward: the
+// order, each token's k outputs summed weighted by their probabilities (into the gathered
+// tokens' places under the all-gather dispatcher, zero where another rank's experts ran).
+// Backward: the
 // gradient goes to each copy x its probability, and the probabilities' gradient is each
 // copy's output dotted with it: the outputs are read again.
 void combine(const Dims& x, BlockOperators& b) {
-  double t = x.norm_tokens, copies = t * x.top_k * x.routed_share;
+  double t = x.norm_tokens, copies = t * x.top_k * x.routed_share, target = t * x.gathered;
   if (double sorted = sort_bytes(x); sorted > 0) {
     b.forward.push_back(memory("expert_unsort", sorted));
     b.backward.push_back(memory("expert_unsort_grad", sorted));
   }
-  b.forward.push_back(memory("unpermute", copies * (x.d * x.w + kFloat) + t * x.d * x.w));
+  b.forward.push_back(memory("unpermute", copies * (x.d * x.w + kFloat) + target * x.d * x.w));
   b.backward.push_back(
-      memory("unpermute_grad", t * x.d * x.w + copies * (2.0 * x.d * x.w + 2.0 * kFloat)));
+      memory("unpermute_grad", target * x.d * x.w + copies * (2.0 * x.d * x.w + 2.0 * kFloat)));
 }
 
 } // namespace trainsim::operator_parts

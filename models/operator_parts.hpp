@@ -32,6 +32,9 @@ struct Dims {
   bool grouped = true; ///< the local experts' GEMMs grouped into one kernel per weight
   bool router_fp32 = false;
   bool exchanges = false; ///< the tokens go to other EP ranks and come back (ep > 1)
+  /// The tokens a rank permutes from and unpermutes into, over its own: ep under the
+  /// all-gather dispatcher (the EP group's, gathered), else 1.
+  double gathered = 1;
   /// Bytes per parameter of the separate gradient-accumulation add, each microbatch: 0 with
   /// grad_accumulation_fusion, else the fresh gradient read (w) and the sum read and written.
   double accumulate = 0;

@@ -58,7 +58,9 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   x.routed = x.tokens * m.top_k * x.routed_share;
   x.local_experts = static_cast<double>(m.experts) / e.ep;
   x.experts = m.experts, x.top_k = m.top_k;
-  x.grouped = m.moe_grouped_gemm, x.router_fp32 = m.router_fp32, x.exchanges = e.ep > 1;
+  x.grouped = m.moe_grouped_gemm, x.router_fp32 = m.router_fp32;
+  bool gathers = e.moe_dispatcher == MoeDispatcher::allgather;
+  x.exchanges = e.ep > 1 && !gathers, x.gathered = gathers ? e.ep : 1.0;
   if (!e.grad_accumulation_fusion) x.accumulate = x.w + 2.0 * gradient_word(m, e).value();
   x.biases = m.biases;
   x.quantize = fp8_quantize_bytes(m.fp8_recipe);

@@ -34,6 +34,13 @@ enum class Fp8Recipe {
   mxfp8,      ///< 32-element blocks with E8M0 scales (OCP MX; Blackwell's tensor cores)
 };
 
+/// How an expert layer sends its tokens to their experts and back (execution.moe_dispatcher;
+/// Megatron-Core's moe_token_dispatcher_type).
+enum class MoeDispatcher {
+  alltoall,  ///< each token to the EP ranks of its experts and back: two all-to-alls
+  allgather, ///< every EP rank gathers all the group's tokens, and reduce-scatters the outputs
+};
+
 /// Multi-head latent attention (DeepSeek-V2, 2024, section 2.1; DeepSeek-V3, 2024, section
 /// 2.1.1; Megatron-Core's MLASelfAttention): queries and keys/values are projected down to
 /// latents (normed), then up to the heads; each head's key has a part without position
@@ -273,6 +280,7 @@ struct ExecutionSpec {
   /// Megatron-LM's moe_pad_expert_input_to_capacity: each expert's input padded to its
   /// capacity, so its GEMMs and all-to-alls carry capacity rows whatever the routing.
   bool moe_pad_to_capacity = false;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   /// Context parallelism: each sequence split over `cp` ranks, which gather one another's keys
   /// and values for the attention core (Llama 3's all-gather CP) and otherwise hold the same
   /// weights, so they reduce gradients with the DP replicas (weight_replicas()).
@@ -398,5 +406,6 @@ std::string to_string(ComputeModel c);
 std::string to_string(AttentionKernel a);
 std::string to_string(Recompute r);
 std::string to_string(Fp8Recipe r);
+std::string to_string(MoeDispatcher d);
 
 } // namespace trainsim

@@ -8,6 +8,7 @@
 #include "models/collectives.hpp"
 #include "models/error.hpp"
 #include "models/layout.hpp"
+#include "models/moe_rules.hpp"
 #include "models/params.hpp"
 #include "models/workload.hpp"
 
@@ -314,27 +315,6 @@ void check_sharding(const Rules& r) {
   check_one_node(r);
 }
 
-// A capacity factor bounds each expert's tokens: it needs experts, and one below 1 / experts
-// would keep fewer routed tokens over all experts than a single expert's balanced share.
-void check_capacity(const Rules& r) {
-  const ExecutionSpec& e = r.s.execution;
-  const ModelSpec& m = r.s.model;
-  double c = e.moe_capacity_factor;
-  std::string value = Params::text_of(c);
-  if (c > 0 && m.experts <= 1)
-    r.broken("execution.moe_capacity_factor", value,
-             "applies to a mixture of experts only (model.experts > 1; this model has " +
-                 std::to_string(m.experts) + ")");
-  else if (c > 0 && c * m.experts < 1.0)
-    r.broken("execution.moe_capacity_factor", value,
-             "must be at least 1 / experts (" + Params::text_of(1.0 / m.experts) +
-                 "): below it all " + std::to_string(m.experts) +
-                 " experts together keep less than one expert's balanced share");
-  if (e.moe_pad_to_capacity && c <= 0)
-    r.broken("execution.moe_pad_to_capacity", "true",
-             "needs moe_capacity_factor: without one no expert has a capacity to pad to");
-}
-
 void check_fit(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
   const ModelSpec& m = r.s.model;
@@ -345,7 +325,7 @@ void check_fit(const Rules& r) {
   if (m.experts % e.ep != 0)
     r.broken("execution.ep", std::to_string(e.ep),
              "must divide the model's " + std::to_string(m.experts) + " experts");
-  check_capacity(r);
+  check_moe_execution(r.s);
   if (m.kind == ModelKind::transformer && m.heads % e.tp != 0)
     r.broken("execution.tp", std::to_string(e.tp),
              "must divide the model's " + std::to_string(m.heads) + " attention heads");

@@ -57,6 +57,21 @@ std::vector<Op> block(const ExecutionSpec& e, Seconds kernel, const BlockBytes& 
   return ops;
 }
 
+// Megatron-Core's all-gather dispatcher (MoEAllGatherTokenDispatcher; tp 1, its rule): every
+// EP rank gathers the group's tokens with their probabilities and routing map (4 + 1 bytes
+// per token and expert), runs its experts on the ones routed to them, and reduce-scatters
+// the outputs, each rank's share of every token summed back to the token's owner. The
+// backward's gradients take the same two collectives, reduce-scatter and all-gather's.
+namespace {
+std::vector<Op> gathered_expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
+                                      const BlockBytes& bytes) {
+  double tokens = bytes.output.value() / (static_cast<double>(m.d_model) * m.bytes_per_word.value());
+  Bytes hidden = bytes.output * e.ep, routing(tokens * m.experts * 5.0 * e.ep);
+  return {collective(GroupKind::ep, CollectiveOp::all_gather, hidden + routing), compute(kernel),
+          collective(GroupKind::ep, CollectiveOp::reduce_scatter, hidden)};
+}
+} // namespace
+
 // The expert block under sequence parallelism, as Megatron-Core's all-to-all dispatcher
 // runs it (token_dispatcher.py, MoEAlltoAllTokenDispatcher): each TP rank sends its own
 // sequence shard's routed tokens over EP; the TP group then gathers what its ranks received
@@ -65,6 +80,7 @@ std::vector<Op> block(const ExecutionSpec& e, Seconds kernel, const BlockBytes& 
 // reduce-scatters its output as a dense block does. Backward has the same shape.
 std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
                              const BlockBytes& bytes, bool fwd) {
+  if (e.moe_dispatcher == MoeDispatcher::allgather) return gathered_expert_block(e, m, kernel, bytes);
   if (e.tp <= 1 || !e.sequence_parallel) return block(e, kernel, bytes, fwd, true, false);
   Bytes whole = bytes.output, shard = bytes.routed / e.tp;
   bool shared = m.shared_experts > 0;

@@ -40,7 +40,9 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
     : scenario(s), platform(p), fidelity(f), layout(s.execution),
       tp_collective(make_collective(s.execution.tp_collective)),
       dp_collective(make_collective(s.execution.dp_collective)),
-      ep_collective(make_collective(s.execution.ep_collective)), mailboxes(s.execution.gpus()),
+      ep_collective(make_collective(s.execution.ep_collective)),
+      ep_gather_collective(make_collective(default_collective(CollectiveOp::all_gather))),
+      mailboxes(s.execution.gpus()),
       paths(topo::pair_costs(p.topology())), pp_forward(mailboxes.channel("ppf")),
       pp_backward(mailboxes.channel("ppb")), slowdown(kernel_slowdowns(s)) {
   tp_axes_queue = trainsim::tp_axes_queue(s.execution, p.topology().gpus_per_node());
@@ -178,7 +180,7 @@ void GpuActor::record(const Op& op, TraceEvent::Kind kind, double start, double 
 
 void GpuActor::run_collective(const Op& op) {
   if (runs_alone(op)) return sg4::this_actor::sleep_for(time_alone(op).value());
-  algorithm(op.group).run_repeated(op.collective, group(op.group), op.bytes, op.count, env_);
+  algorithm(op.group, op.collective).run_repeated(op.collective, group(op.group), op.bytes, op.count, env_);
 }
 
 // Rail bundling: the node is a TP block (or the second axis of one), whose GPUs run their
@@ -193,7 +195,7 @@ bool GpuActor::runs_alone(const Op& op) const {
 // Its algorithm's time alone, this GPU's sends standing for every member's (turned when the
 // traffic is mirrored).
 Seconds GpuActor::time_alone(const Op& op) const {
-  return algorithm(op.group).time_alone(op.collective, group(op.group), op.bytes, op.count, env_);
+  return algorithm(op.group, op.collective).time_alone(op.collective, group(op.group), op.bytes, op.count, env_);
 }
 
 // Background collectives run on their stream's worker, each after the previous one: in order
@@ -290,13 +292,13 @@ const Group& GpuActor::group(GroupKind kind) const {
   return tp_;
 }
 
-const CollectiveAlgorithm& GpuActor::algorithm(GroupKind kind) const {
+const CollectiveAlgorithm& GpuActor::algorithm(GroupKind kind, CollectiveOp op) const {
   switch (kind) {
   case GroupKind::tp:
   case GroupKind::tp2:
     return *plan_.tp_collective;
   case GroupKind::ep:
-    return *plan_.ep_collective;
+    return op == CollectiveOp::all_to_all ? *plan_.ep_collective : *plan_.ep_gather_collective;
   case GroupKind::dp:
   case GroupKind::edp:
   case GroupKind::cp: // a CP group spans nodes, as DP's does

@@ -30,6 +30,8 @@ struct StepPlan {
   Layout layout;
   std::vector<Program> programs; ///< by pipeline stage
   std::unique_ptr<CollectiveAlgorithm> tp_collective, dp_collective, ep_collective;
+  /// The EP group's gathers and reductions (the all-gather dispatcher): NCCL's ring.
+  std::unique_ptr<CollectiveAlgorithm> ep_gather_collective;
   mutable Mailboxes mailboxes; ///< filled lazily as channels are first used
   mutable GroupPaths paths;    ///< each ring's neighbour pairs, computed on first use
   const Channel& pp_forward;
@@ -66,7 +68,7 @@ private:
   void send(const Op& op);
   void wait_sends();
   [[nodiscard]] const Group& group(GroupKind kind) const;
-  [[nodiscard]] const CollectiveAlgorithm& algorithm(GroupKind kind) const;
+  [[nodiscard]] const CollectiveAlgorithm& algorithm(GroupKind kind, CollectiveOp op) const;
   [[nodiscard]] Seconds& category(GroupKind kind);
   void record(const Op& op, TraceEvent::Kind kind, double start, double end) const;
 

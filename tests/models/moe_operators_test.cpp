@@ -146,6 +146,19 @@ TEST(MoeOperators, ACapacityFactorDropsOrPadsTheExpertsRows) {
   EXPECT_EQ(find(layer_operators(tiny_moe(), e).mlp.forward, "fc1").gemm.m, 4);
 }
 
+TEST(MoeOperators, TheAllGatherDispatcherPermutesFromTheGatheredTokens) {
+  // Over ep 2 a rank picks its 8 routed copies from the group's 2 x 4 = 8 gathered tokens:
+  // 8 x 16 + 8 x 20 = 288 B, already one run per expert (no sort); the unpermute writes
+  // the 8 tokens' places: 8 x 20 + 8 x 16 = 288 B.
+  ExecutionSpec e = over_ep(2);
+  e.moe_dispatcher = MoeDispatcher::allgather;
+  BlockOperators b = layer_operators(tiny_moe(), e).mlp;
+  EXPECT_EQ(find(b.forward, "permute").bytes.value(), 288);
+  EXPECT_EQ(find(b.forward, "unpermute").bytes.value(), 288);
+  EXPECT_EQ(find_or_null(b.forward, "expert_sort"), nullptr);
+  EXPECT_EQ(find(b.forward, "fc1").gemm.m, 4); // balanced: the same 8 rows over 2 experts
+}
+
 TEST(MoeOperators, GroupedTilesFillTheWavesTogether) {
   // Each expert's output is one 128 x 128 tile on a 4-SM GPU: alone, one tile in a wave of 4
   // (1/4); two experts grouped, two tiles in that wave (1/2).

@@ -227,6 +227,19 @@ TEST(ScenarioRules, ACapacityFactorNeedsExpertsAndAtLeastOneExpertsShare) {
                         "moe_capacity_factor: without one no expert has a capacity to pad to");
 }
 
+TEST(ScenarioRules, TheAllGatherDispatcherNeedsExpertsAndNoTensorParallelism) {
+  Scenario s = small(); // dense, tp 2
+  s.execution.moe_dispatcher = MoeDispatcher::allgather;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.moe_dispatcher = 'allgather': applies to a mixture "
+                        "of experts only (model.experts > 1; this model has 1)");
+  s.model.experts = 8, s.model.top_k = 2;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.moe_dispatcher = 'allgather': with tp > 1 gathers "
+                        "over the TP x EP group (Megatron-Core's tp_ep_group), which is not "
+                        "modelled: use tp 1 or moe_dispatcher: alltoall");
+  s.execution.tp = 1, s.execution.dp = 4;
+  EXPECT_EQ(refusal(s), "accepted");
+}
+
 TEST(ScenarioRules, AnInterleavedMicrobatchGroupFollowsMegatronCoresRules) {
   // pp 2, 8 layers in 2 x 2 chunks, 10 sequences over dp 2: 5 microbatches per pipeline.
   Scenario s = small();

@@ -78,6 +78,22 @@ TEST(Program, ACapacityFactorSetsTheRowsTheAllToAllsCarry) {
   EXPECT_DOUBLE_EQ(dispatched(1.5, true), 192.0);
 }
 
+TEST(Program, TheAllGatherDispatcherGathersTheGroupsTokensAndReducesTheOutputs) {
+  // 2 experts, top 2, ep 2, tp 1, 4 tokens of d_model 8 per rank (64 B): each rank gathers
+  // the group's 2 x 64 = 128 B of tokens and their probabilities and routing map, 4 tokens x
+  // 2 experts x 5 B x 2 ranks = 80 B, runs its expert, and reduce-scatters the 128 B of
+  // outputs. Backward: the same two collectives.
+  ExecutionSpec e = grid(2, 1, 1, 1);
+  e.ep = 2, e.moe_dispatcher = MoeDispatcher::allgather;
+  Scenario s = scenario(ModelKind::mlp, 1, e);
+  s.model.experts = 2, s.model.top_k = 2;
+  Program p = stage_program(s, 0, false);
+  std::string passes = "ep.AG C ep.RS ep.AG C ep.RS";
+  ASSERT_EQ(shape(p).substr(0, passes.size()), passes);
+  EXPECT_EQ(p[0].bytes, Bytes(208.0));
+  EXPECT_EQ(p[2].bytes, Bytes(128.0));
+}
+
 TEST(Program, LatentAttentionGathersItsLatentsNotTheInput) {
   // tp 2 with sequence parallelism; latent attention with a query latent of 2, a key/value
   // latent of 1 and a rotary key of 1: each of the microbatch's 4 tokens gathers 4 words,

@@ -91,6 +91,26 @@ TEST(Experts, FastAndFineAgreeOnExpertsWithTensorParallelismWhereNoLinkIsShared)
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
 }
 
+TEST(Experts, TheAllGatherDispatcherRunsInBothModesAboveTheBound) {
+  // 16 experts, top 4, ep 16 over 2 nodes of 8: every EP rank gathers the group's tokens on
+  // rail-aligned rings (14 NVLink pairs, 2 over the NIC) and reduce-scatters the outputs.
+  // No ring shares a link with another, so the modes agree; the bound prices each ring at its
+  // slowest pair, as the DP ring's.
+  ModelSpec model{.layers = 2,
+                  .d_model = 1024,
+                  .d_ff = 4096,
+                  .heads = 16,
+                  .seq_len = 1024,
+                  .experts = 16,
+                  .top_k = 4};
+  ExecutionSpec e{.dp = 16, .ep = 16, .global_batch = 16};
+  e.moe_dispatcher = MoeDispatcher::allgather;
+  Modes r = both_modes(moe(model, {.nodes = 2, .gpus_per_node = 8}, e));
+  EXPECT_NEAR(r.fast, r.fine, 0.01 * r.fine);
+  EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
+  EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
+}
+
 TEST(Rings, FastModePacesARingThatMixesTiersByItsSlowestPair) {
   // DP 16 over 2 nodes of 8 on one leaf: 8 channels (rings), each with 14 pairs over NVLink
   // and 2 over the NIC (50 GB/s, alpha 4 hops x 0.5 us = 2 us), every GPU's NIC in one of

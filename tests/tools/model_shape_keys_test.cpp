@@ -63,7 +63,7 @@ TEST(ComputeKeys, ExpertKernelKeysApplyToAMixtureOfExpertsOnly) {
             "'fp32'?)");
 }
 
-TEST(ComputeKeys, ACapacityFactorIsReadWithItsPadding) {
+TEST(ComputeKeys, ExpertExecutionKeysAreRead) {
   // 8 experts, top 2, ep 2 inside dp 2.
   std::string moe = with(execution_with("  ep: 2\n"), "  seq_len: 1024\n",
                          "  seq_len: 1024\n  experts: 8\n  top_k: 2\n");
@@ -75,6 +75,15 @@ TEST(ComputeKeys, ACapacityFactorIsReadWithItsPadding) {
   EXPECT_EQ(parse_scenario(moe, "s.yaml").scenario.execution.moe_capacity_factor, 0.0);
   EXPECT_EQ(error_of(moe + "  moe_capacity_factor: 0\n"),
             "s.yaml: execution.moe_capacity_factor = '0': must be greater than zero");
+  // The all-gather dispatcher on tp 1: dp 16, 16 sequences.
+  std::string flat = with(with(with(moe, "  tp: 8\n", "  tp: 1\n"), "  dp: 2\n", "  dp: 16\n"),
+                          "  global_batch: 8\n", "  global_batch: 16\n");
+  EXPECT_EQ(parse_scenario(flat + "  moe_dispatcher: allgather\n", "s.yaml")
+                .scenario.execution.moe_dispatcher,
+            MoeDispatcher::allgather);
+  EXPECT_EQ(error_of(moe + "  moe_dispatcher: all_gather\n"),
+            "s.yaml: execution.moe_dispatcher = 'all_gather': must be one of alltoall, allgather "
+            "(did you mean 'allgather'?)");
   EXPECT_EQ(error_of(moe + "  moe_capacity_factor: 1.0.1\n"),
             "s.yaml: execution.moe_capacity_factor = '1.0.1': is not a number");
 }

@@ -1,0 +1,63 @@
+#include "models/moe_rules.hpp"
+
+#include <string>
+
+#include "models/error.hpp"
+#include "models/params.hpp"
+
+namespace trainsim {
+namespace {
+
+[[noreturn]] void broken(const Scenario& s, const std::string& key, const std::string& value,
+                         const std::string& problem) {
+  throw InputError(s.file, key, value, problem);
+}
+
+std::string experts_only(const ModelSpec& m) {
+  return "applies to a mixture of experts only (model.experts > 1; this model has " +
+         std::to_string(m.experts) + ")";
+}
+
+// A capacity factor bounds each expert's tokens: it needs experts, and one below 1 / experts
+// would keep fewer routed tokens over all experts than a single expert's balanced share.
+void check_capacity(const Scenario& s) {
+  const ExecutionSpec& e = s.execution;
+  const ModelSpec& m = s.model;
+  double c = e.moe_capacity_factor;
+  std::string value = Params::text_of(c);
+  if (c > 0 && m.experts <= 1) broken(s, "execution.moe_capacity_factor", value, experts_only(m));
+  if (c > 0 && c * m.experts < 1.0)
+    broken(s, "execution.moe_capacity_factor", value,
+           "must be at least 1 / experts (" + Params::text_of(1.0 / m.experts) + "): below it all " +
+               std::to_string(m.experts) +
+               " experts together keep less than one expert's balanced share");
+  if (e.moe_pad_to_capacity && c <= 0)
+    broken(s, "execution.moe_pad_to_capacity", "true",
+           "needs moe_capacity_factor: without one no expert has a capacity to pad to");
+}
+
+// Megatron-Core's all-gather dispatcher gathers over the TP x EP group (tp_ep_group), which
+// has no group of its own here: with TP it is refused rather than priced over EP alone.
+void check_dispatcher(const Scenario& s) {
+  const ExecutionSpec& e = s.execution;
+  if (e.moe_dispatcher == MoeDispatcher::alltoall) return;
+  std::string value = to_string(e.moe_dispatcher);
+  if (s.model.experts <= 1) broken(s, "execution.moe_dispatcher", value, experts_only(s.model));
+  if (e.tp > 1)
+    broken(s, "execution.moe_dispatcher", value,
+           "with tp > 1 gathers over the TP x EP group (Megatron-Core's tp_ep_group), which is "
+           "not modelled: use tp 1 or moe_dispatcher: alltoall");
+}
+
+} // namespace
+
+void check_moe_execution(const Scenario& s) {
+  check_capacity(s);
+  check_dispatcher(s);
+}
+
+std::string to_string(MoeDispatcher d) {
+  return d == MoeDispatcher::allgather ? "allgather" : "alltoall";
+}
+
+} // namespace trainsim
