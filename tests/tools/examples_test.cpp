@@ -38,6 +38,11 @@ const std::vector<Example>& examples() {
        [](const Scenario& s) {
          return s.model.moe_d_ff > 0 && s.model.shared_experts > 0 && s.model.dense_layers > 0;
        }},
+      {"moe-dispatch.yaml",
+       [](const Scenario& s) {
+         return s.execution.moe_dispatcher == MoeDispatcher::allgather &&
+                s.execution.moe_pad_to_capacity && s.model.router_fp32;
+       }},
       {"latent-attention.yaml", [](const Scenario& s) { return s.model.mla.on(); }},
       {"context-parallel.yaml", [](const Scenario& s) { return s.execution.cp > 1; }},
       {"zero3.yaml", [](const Scenario& s) { return s.execution.zero == 3; }},
