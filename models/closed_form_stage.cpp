@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "models/collective_cost.hpp"
 #include "models/step_program.hpp"
 
 namespace trainsim::bound {
@@ -17,6 +18,29 @@ Split all_to_all(Bytes n, int p, const RoundsTier& t) {
   s.latency = t.alpha;
   s.ep = Seconds(n.value() / p * t.seconds_per_byte);
   return s;
+}
+
+// DeepEP's two hops (sim/collective_pairwise.cpp) on the group's cheapest ring tiers: each
+// member sends the deduplicated tokens for every other node (deepep_network_share() of the
+// block's copies) to its rail peer there, at once over its own network link, then forwards
+// each node peer's copies from every node over NVLink. Where the group does not split into
+// node blocks, the first hop goes to every member at the closest pair's bandwidth.
+Split two_hop(Bytes n, int p, const std::vector<GroupTiers>& rings, const ModelSpec& m) {
+  Split best;
+  for (const GroupTiers& t : rings) {
+    int block = t.block > 1 && p % t.block == 0 ? t.block : 1, nodes = p / block;
+    double copy = n.value() / p, share = deepep_network_share(m.experts, m.top_k, p, block);
+    const Tier& first = block > 1 ? t.across : t.closest;
+    Split s;
+    if (nodes > 1)
+      s.latency += first.alpha,
+          s.ep += Seconds((nodes - 1) * copy * block * share / first.bandwidth.value());
+    if (block > 1)
+      s.latency += t.within.alpha,
+          s.ep += Seconds((block - 1) * nodes * copy / t.within.bandwidth.value());
+    if (best.total() == Seconds() || s.total() < best.total()) best = s;
+  }
+  return best;
 }
 
 // A segment of a pass under tp_overlap takes at least its main stream and at least its TP
@@ -119,6 +143,11 @@ private:
   // `op`'s collectives at the stage's cheapest group of its kind, or its dearest.
   Split collective(const Op& op, bool in_pass, bool dearest) {
     GroupPrice g = group(op.group, in_pass);
+    if (op.collective == CollectiveOp::all_to_all && s_.execution.ep_collective == "deepep") {
+      Split s = two_hop(op.bytes, g.members, f_.ep_rings, s_.model) * op.count;
+      tiers_[{g.name, f_.ep.name}] += s.ep;
+      return s;
+    }
     if (op.collective == CollectiveOp::all_to_all) {
       tiers_[{g.name, f_.ep.name}] += Seconds(op.bytes.value() * f_.ep.seconds_per_byte) * op.count;
       return all_to_all(op.bytes, g.members, f_.ep) * op.count;

@@ -5,6 +5,13 @@
 
 namespace trainsim {
 
+double deepep_network_share(int experts, int top_k, int ep, int per_node) {
+  double on_node = static_cast<double>(experts) / ep * per_node, miss = 1.0;
+  for (int i = 0; i < top_k; ++i) miss *= std::max(0.0, experts - on_node - i) / (experts - i);
+  double copies = static_cast<double>(top_k) * per_node / ep;
+  return copies > 0 ? std::min(1.0, (1.0 - miss) / copies) : 1.0;
+}
+
 double CollectiveEfficiency::at(Bytes step) const {
   if (points.empty()) return 1.0;
   if (step <= points.front().step) return points.front().fraction;

@@ -16,6 +16,15 @@
 
 namespace trainsim {
 
+/// DeepEP's network volume: of the routed copies one member sends to a node of `per_node`
+/// EP members (experts / ep experts each), the share it sends over the network, each token
+/// once whichever of that node's experts it goes to. Under uniform routing of top_k distinct
+/// experts of `experts`, a token reaches the node with probability
+/// q = 1 - C(experts - E_n, top_k) / C(experts, top_k), E_n = per_node x experts / ep, against
+/// top_k x per_node / ep copies on average: the share is q over that (1 where each token goes
+/// to at most one of the node's experts).
+double deepep_network_share(int experts, int top_k, int ep, int per_node);
+
 struct CollectiveCost {
   Seconds latency;  ///< alpha per step on the critical path
   Seconds transfer; ///< bytes / bandwidth

@@ -62,6 +62,12 @@ const std::vector<CollectiveInfo>& collective_catalogue() {
       {"pairwise",
        "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
        {all_to_all}},
+      {"deepep",
+       "all-to-all only, DeepEP's two hops: each member sends the tokens bound for another "
+       "node's experts once (not once per expert) to that node's member on its own rail, all "
+       "nodes at once, then every member forwards what it received and its own node's copies "
+       "to their experts' members over NVLink",
+       {all_to_all}},
   };
   return all;
 }

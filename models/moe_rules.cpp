@@ -49,11 +49,28 @@ void check_dispatcher(const Scenario& s) {
            "not modelled: use tp 1 or moe_dispatcher: alltoall");
 }
 
+// DeepEP's all-to-all forwards over NVLink inside a node and deduplicates by the model's
+// routing: it needs experts, the all-to-all dispatcher, and an NVLink domain of more than one
+// GPU (an imported fabric's is known only once built, and is let through).
+void check_deepep(const Scenario& s) {
+  const ExecutionSpec& e = s.execution;
+  if (e.ep_collective != "deepep") return;
+  if (s.model.experts <= 1) broken(s, "execution.ep_collective", "deepep", experts_only(s.model));
+  if (e.moe_dispatcher != MoeDispatcher::alltoall)
+    broken(s, "execution.ep_collective", "deepep",
+           "is an all-to-all; moe_dispatcher: " + to_string(e.moe_dispatcher) +
+               " sends no all-to-all (set moe_dispatcher: alltoall)");
+  if (s.system.topology.gpus_per_node() == 1)
+    broken(s, "execution.ep_collective", "deepep",
+           "forwards over NVLink inside a node, and this fabric's nodes have one GPU each");
+}
+
 } // namespace
 
 void check_moe_execution(const Scenario& s) {
   check_capacity(s);
   check_dispatcher(s);
+  check_deepep(s);
 }
 
 std::string to_string(MoeDispatcher d) {

@@ -9,6 +9,7 @@
 #include "sim/traffic.hpp"
 
 #include "models/check.hpp"
+#include "models/collective_cost.hpp"
 #include "topologies/topology.hpp"
 #include "topologies/group_paths.hpp"
 
@@ -133,7 +134,76 @@ private:
   }
 };
 
+// DeepEP's all-to-all in two hops (deepseek-ai/DeepEP's normal kernels): the group splits into
+// nodes of `block` members (Group::ring_block). First every member sends, to each other node's
+// member on its own rail and all at once, the tokens bound for that node's experts, each token
+// once (deepep_network_share() of the block's n / p copies per member); then it forwards over
+// NVLink to each of its node's other members the copies for them: its own n / p and, from
+// each other node, the n / p that node's member on its rail sent for them. Combine runs the
+// same volumes back. Fast mode pays the other calls' latencies and moves their bytes at once,
+// as Direct does.
+class TwoHop final : public PeerChannels {
+public:
+  TwoHop(int experts, int top_k, int ep) : experts_(experts), top_k_(top_k), ep_(ep) {}
+
+protected:
+  void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count,
+                 const CollectiveEnv& env) const override {
+    const std::vector<const Inboxes*>& peers = rounds_of(g, *env.mailboxes);
+    int block = g.size % g.ring_block == 0 ? g.ring_block : 1, nodes = g.size / block;
+    double copy = bytes.value() / g.size * count;
+    double across = copy * block * share(block), forwarded = copy * nodes;
+    if (count > 1) sg4::this_actor::sleep_for(latencies(g, block, env) * (count - 1));
+    std::vector<std::pair<int, int>> sends; // (channel, member): n x block for a node, t in it
+    for (int n = 1; n < nodes; ++n) sends.emplace_back(n * block, g.me + n * block);
+    exchange(g, peers, sends, across, env);
+    sends.clear();
+    for (int t = 1; t < block; ++t) sends.emplace_back(t, within(g, block, t));
+    exchange(g, peers, sends, forwarded, env);
+  }
+
+private:
+  [[nodiscard]] double share(int block) const {
+    return ep_ > 0 ? deepep_network_share(experts_, top_k_, ep_, block) : 1.0;
+  }
+  /// My node's member t places after me, wrapping inside the node: it receives from me on
+  /// channel t, and I from the member t places before me.
+  static int within(const Group& g, int block, int t) {
+    return g.me - g.me % block + (g.me % block + t) % block;
+  }
+  /// Sends `bytes` to each (channel, member) and receives as much on each channel, all at once:
+  /// every member uses a channel for one send and one receive.
+  static void exchange(const Group& g, const std::vector<const Inboxes*>& peers,
+                       const std::vector<std::pair<int, int>>& sends, double bytes,
+                       const CollectiveEnv& env) {
+    std::vector<sg4::CommPtr> outs, ins;
+    for (auto [channel, member] : sends) {
+      const Inboxes& inboxes = *peers[static_cast<size_t>(channel)];
+      outs.push_back(send(inboxes, g.member(member), bytes, env));
+      ins.push_back(receive(inboxes, g.rank()));
+    }
+    for (const sg4::CommPtr& in : ins) wait_on(in, kReceiving);
+    for (const sg4::CommPtr& out : outs) wait_on(out, kSending);
+  }
+  /// One call's latencies: the farthest peer's of each hop.
+  static double latencies(const Group& g, int block, const CollectiveEnv& env) {
+    double across = 0, near = 0;
+    for (int n = 1; n < g.size / block; ++n)
+      across = std::max(across, env.topology->path_latency(g.rank(), g.member(g.me + n * block)).value());
+    for (int t = 1; t < block; ++t)
+      near = std::max(near, env.topology->path_latency(g.rank(), g.member(within(g, block, t)))
+                                .value());
+    return across + near;
+  }
+  int experts_, top_k_, ep_;
+};
+
 } // namespace
+
+std::unique_ptr<CollectiveAlgorithm> make_deepep(int experts, int top_k, int ep) {
+  return std::make_unique<TwoHop>(experts, top_k, ep);
+}
+std::unique_ptr<CollectiveAlgorithm> make_deepep() { return make_deepep(0, 0, 0); }
 
 int direct_phases(CollectiveOp op) { return op == CollectiveOp::all_reduce ? 2 : 1; }
 

@@ -67,10 +67,16 @@ std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name) {
                                          {"auto", detail::make_auto},
                                          {"pat", detail::make_pat},
                                          {"pairwise", detail::make_pairwise},
-                                         {"direct", detail::make_direct}};
+                                         {"direct", detail::make_direct},
+                                         {"deepep", detail::make_deepep}};
   for (const Binding& b : bindings)
     if (b.name == name) return b.make();
   TRAINSIM_CHECK(false, "no collective algorithm '" + name + "': the loader validates names");
+}
+
+std::unique_ptr<CollectiveAlgorithm> make_ep_collective(const Scenario& s) {
+  if (s.execution.ep_collective != "deepep") return make_collective(s.execution.ep_collective);
+  return detail::make_deepep(s.model.experts, s.model.top_k, s.execution.ep);
 }
 
 } // namespace trainsim::sim

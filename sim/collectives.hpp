@@ -164,5 +164,7 @@ protected:
 
 /// The implementation of the catalogue's algorithm `name` (models/collectives.hpp).
 std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name);
+/// The scenario's EP all-to-all (ep_collective), with what DeepEP's needs of the model.
+std::unique_ptr<CollectiveAlgorithm> make_ep_collective(const Scenario& scenario);
 
 } // namespace trainsim::sim

@@ -2,6 +2,7 @@
 // GEMMs: shapes and bytes of a tiny expert layer derived by hand.
 #include <gtest/gtest.h>
 
+#include "models/collective_cost.hpp"
 #include "models/compute_model.hpp"
 #include "models/operators.hpp"
 #include "tests/models/operator_fixtures.hpp"
@@ -157,6 +158,17 @@ TEST(MoeOperators, TheAllGatherDispatcherPermutesFromTheGatheredTokens) {
   EXPECT_EQ(find(b.forward, "unpermute").bytes.value(), 288);
   EXPECT_EQ(find_or_null(b.forward, "expert_sort"), nullptr);
   EXPECT_EQ(find(b.forward, "fc1").gemm.m, 4); // balanced: the same 8 rows over 2 experts
+}
+
+TEST(MoeOperators, DeepEpSendsATokenOncePerNode) {
+  // 4 experts, top 2, ep 2, one member per node (2 experts each): a token misses a node with
+  // probability (2 / 4) x (1 / 3) = 1/6, so reaches it with 5/6, where the copies average
+  // 2 x 1 / 2 = 1: share 5/6.
+  EXPECT_DOUBLE_EQ(deepep_network_share(4, 2, 2, 1), 5.0 / 6.0);
+  // The whole group on one node: every token reaches it once for its top_k copies: 1 / 8.
+  EXPECT_DOUBLE_EQ(deepep_network_share(256, 8, 64, 64), 1.0 / 8.0);
+  // One expert a node and top 1: nothing to deduplicate.
+  EXPECT_DOUBLE_EQ(deepep_network_share(8, 1, 8, 1), 1.0);
 }
 
 TEST(MoeOperators, GroupedTilesFillTheWavesTogether) {

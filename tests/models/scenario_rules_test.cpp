@@ -240,6 +240,25 @@ TEST(ScenarioRules, TheAllGatherDispatcherNeedsExpertsAndNoTensorParallelism) {
   EXPECT_EQ(refusal(s), "accepted");
 }
 
+TEST(ScenarioRules, DeepEpNeedsExpertsTheAllToAllAndAnNvlinkDomain) {
+  Scenario s = small(); // dense
+  s.execution.ep_collective = "deepep";
+  EXPECT_EQ(refusal(s), "code.yaml: execution.ep_collective = 'deepep': applies to a mixture of "
+                        "experts only (model.experts > 1; this model has 1)");
+  s.model.experts = 8, s.model.top_k = 2;
+  EXPECT_EQ(refusal(s), "accepted");
+  s.system.topology = topo::FatTreeParams{.nodes = 8, .gpus_per_node = 1};
+  EXPECT_EQ(refusal(s), "code.yaml: execution.ep_collective = 'deepep': forwards over NVLink "
+                        "inside a node, and this fabric's nodes have one GPU each");
+  s = small();
+  s.model.experts = 8, s.model.top_k = 2;
+  s.execution.ep_collective = "deepep", s.execution.tp = 1, s.execution.dp = 4;
+  s.execution.moe_dispatcher = MoeDispatcher::allgather;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.ep_collective = 'deepep': is an all-to-all; "
+                        "moe_dispatcher: allgather sends no all-to-all (set moe_dispatcher: "
+                        "alltoall)");
+}
+
 TEST(ScenarioRules, AnInterleavedMicrobatchGroupFollowsMegatronCoresRules) {
   // pp 2, 8 layers in 2 x 2 chunks, 10 sequences over dp 2: 5 microbatches per pipeline.
   Scenario s = small();

@@ -319,7 +319,8 @@ TEST(CollectivesTest, FastModeIssuesFewerComms) {
 
 TEST(CollectivesTest, RegistryNamesAndDefaults) {
   EXPECT_EQ(collective_names(), (std::vector<std::string>{"ring", "tree", "hierarchical", "auto",
-                                                          "direct", "pat", "pairwise"}));
+                                                          "direct", "pat", "pairwise",
+                                                          "deepep"}));
   for (const auto& info : collective_catalogue()) {
     EXPECT_NE(make_collective(info.name), nullptr) << info.name; // every name has an implementation
     EXPECT_FALSE(info.description.empty()) << info.name;

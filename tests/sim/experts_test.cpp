@@ -111,6 +111,30 @@ TEST(Experts, TheAllGatherDispatcherRunsInBothModesAboveTheBound) {
   EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
 }
 
+TEST(Experts, DeepEpSendsEachTokenOnceAcrossNodesInBothModesAboveTheBound) {
+  // 16 experts, top 4, ep 16 over 2 nodes of 8: a token's 4 experts are on the other node's
+  // 8 with probability 1 - (8 x 7 x 6 x 5) / (16 x 15 x 14 x 13) = 1 - 1680 / 43680 = 0.9615,
+  // where the pairwise exchange sends it there 4 x 8 / 16 = 2 times on average: DeepEP sends
+  // 0.48 of those bytes over the network, once to the rail peer, and forwards them over
+  // NVLink. Both modes agree and beat the pairwise rounds. No two flows share a link, so the
+  // bound prices the exchange exactly: the modes meet it to SimGrid's timing precision.
+  ModelSpec model{.layers = 2,
+                  .d_model = 1024,
+                  .d_ff = 4096,
+                  .heads = 16,
+                  .seq_len = 1024,
+                  .experts = 16,
+                  .top_k = 4};
+  ExecutionSpec e{.dp = 16, .ep = 16, .global_batch = 16};
+  Modes pairwise = both_modes(moe(model, {.nodes = 2, .gpus_per_node = 8}, e));
+  e.ep_collective = "deepep";
+  Modes r = both_modes(moe(model, {.nodes = 2, .gpus_per_node = 8}, e));
+  EXPECT_NEAR(r.fast, r.fine, 0.01 * r.fine);
+  EXPECT_GE(r.fast, r.bound * (1 - 1e-6));
+  EXPECT_GE(r.fine, r.bound * (1 - 1e-6));
+  EXPECT_LT(r.fast, pairwise.fast);
+}
+
 TEST(Rings, FastModePacesARingThatMixesTiersByItsSlowestPair) {
   // DP 16 over 2 nodes of 8 on one leaf: 8 channels (rings), each with 14 pairs over NVLink
   // and 2 over the NIC (50 GB/s, alpha 4 hops x 0.5 us = 2 us), every GPU's NIC in one of
