@@ -23,15 +23,15 @@ double sort_bytes(const Dims& x) {
 
 } // namespace
 
-// The router: the logits GEMM (t x E from t x d_model, a BF16 GEMM even where the layers
-// run in FP8: Operator::wide; FP32 logits are its output's type, not its rate), the
-// fused score function and top-k, which read the logits and write the probabilities and the
-// routing map, then the permutation that copies each token once per expert it goes to, with
-// its probability (only the copies its experts keep, or as many as their capacity when padded:
-// routed_share()); under the all-gather dispatcher it picks them from the EP group's gathered
-// tokens (Dims::gathered). Backward: the permutation's gradient sums each token's k copies; the
-// top-k's gradient reads the probabilities' gradient and the saved probabilities and writes
-// the logits'; then the GEMM's two gradients and the router weight's accumulation.
+// The router: the logits GEMM (t x E from t x d_model; a BF16 GEMM even where the layers run
+// in FP8, Operator::wide; FP32 logits are its output's type, not its rate), then the fused
+// score function and top-k, which read the logits and write the probabilities and the routing
+// map, then the permutation, which copies each token once per expert it goes to, with its
+// probability. Only the copies the experts keep are written (routed_share(): as many as their
+// capacity when padded); under the all-gather dispatcher the copies come from the EP group's
+// gathered tokens (Dims::gathered). Backward: the permutation's gradient sums each token's
+// copies; the top-k's gradient reads the probabilities' gradient and the saved probabilities
+// and writes the logits'; then the GEMM's two gradients and the router weight's accumulation.
 void route(const Dims& x, BlockOperators& b) {
   double t = x.norm_tokens, lw = logit_word(x), copies = t * x.top_k * x.routed_share;
   size_t forward = b.forward.size(), backward = b.backward.size();
@@ -53,11 +53,10 @@ void route(const Dims& x, BlockOperators& b) {
 }
 
 // The combine: the experts' outputs sorted back by source rank, then unpermuted into token
-// order, each token's k outputs summed weighted by their probabilities (into the gathered
-// tokens' places under the all-gather dispatcher, zero where another rank's experts ran).
-// Backward: the
-// gradient goes to each copy x its probability, and the probabilities' gradient is each
-// copy's output dotted with it: the outputs are read again.
+// order, each token's outputs summed weighted by their probabilities (under the all-gather
+// dispatcher into the gathered tokens' places, zero where another rank's experts ran).
+// Backward: the gradient goes to each copy times its probability, and the probabilities'
+// gradient is each copy's output dotted with it, so the outputs are read again.
 void combine(const Dims& x, BlockOperators& b) {
   double t = x.norm_tokens, copies = t * x.top_k * x.routed_share, target = t * x.gathered;
   if (double sorted = sort_bytes(x); sorted > 0) {
