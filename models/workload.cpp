@@ -137,6 +137,7 @@ LayerShape layer_shape(const ModelSpec& m) {
   l.heads = m.heads;
   l.window = m.window;
   l.sinks = m.attention_sinks;
+  if (m.precision == "fp8") l.linear_input = 1.0;
   return l;
 }
 

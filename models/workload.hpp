@@ -40,6 +40,9 @@ struct LayerShape {
   bool sinks = false; ///< a learned softmax logit per head (its parameters only)
   /// The expert rows a GPU runs per routed token (routed_share()): 1 dropless.
   double routed_share = 1;
+  /// Bytes a linear layer keeps of its input for its weight gradient: 1 under FP8
+  /// (Transformer Engine keeps the quantized copy), else 0, the word (bytes_per_word).
+  double linear_input = 0;
 };
 LayerShape layer_shape(const ModelSpec& model);
 /// The model's shape with the execution's routed_share().

@@ -23,24 +23,46 @@ using namespace workload_parts;
 // attention also keeps 5 bytes per score (none under flash attention or selective
 // recomputation). An MLP block keeps its input and hidden activations. Full recomputation
 // keeps each layer's input.
+// What an expert layer keeps besides (Megatron-Core with fused permutation, the probabilities
+// applied in the experts' activation, so the unpermute keeps nothing): the routed copies the
+// experts' first GEMM took, gathered whole on every TP rank, and, for the tokens this rank
+// routed, the router's FP32 probabilities and one-byte map (E per token) and each copy's
+// probability.
+double routing_activations(const LayerShape& l, const GpuShare& g, const StageResidency& r,
+                           double linear_input) {
+  if (l.experts <= 1) return 0.0;
+  double copies = l.top_k * l.routed_share;
+  double routed_here = r.sequence_parallel ? g.tokens / g.tp() : g.tokens;
+  return g.tokens * copies * l.d_model * linear_input +
+         routed_here * (l.experts * 5.0 + copies * 4.0);
+}
+
 double activations_per_layer(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
   double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value(), tp = g.tp();
   if (r.recompute) return tokens * d * w;
   double scores = r.recompute_attention ? 0.0 : 5.0 * tokens * l.score_elements / tp;
-  double hidden = (l.gated_mlp ? 3.0 : 2.0) * (l.top_k * l.routed_share * l.d_ff + l.shared_ff);
+  double routed = l.top_k * l.routed_share * l.d_ff + l.shared_ff;
+  double hidden = (l.gated_mlp ? 3.0 : 2.0) * routed;
   if (l.kind != ModelKind::transformer) return tokens * (d + hidden) * w / tp;
-  double q = query_width(l), kv = key_width(l);
-  double whole = (2.0 * d + d + d) * w + (l.dropout ? 2.0 * d : 0.0); // norms, QKV, fc1, masks
-  double split = (q + 2.0 * kv + q) * w + hidden * w; // Q, K, V, out_proj input; MLP hidden
+  // A linear layer's input at `in` bytes (1 under FP8), the rest at the word: the MLP's hidden
+  // is the activation's input (2 f gated, f else) and fc2's input (f).
+  double in = l.linear_input > 0 ? l.linear_input : w, q = query_width(l), kv = key_width(l);
+  double mlp_input = l.experts > 1 ? d * w : d * in; // the router's BF16 input, or fc1's
+  if (l.experts > 1 && l.shared_ff > 0) mlp_input += d * in;
+  double whole = 2.0 * d * w + d * in + mlp_input + (l.dropout ? 2.0 * d : 0.0);
+  double mlp = (hidden - routed) * w + routed * in;
+  double split = (q + 2.0 * kv) * w + q * in + mlp; // Q, K, V, out_proj's input; MLP hidden
   if (l.qk_norm) split += (q + kv) * w;               // the QK norm's input
   if (l.mla.on()) {
     // Latent attention: the latents before and after their norms and the rotary key, then
     // Q and K (qk_head_dim per head), V and the output projection's input (v_head_dim).
     const LatentAttention& a = l.mla;
     whole += (2.0 * (a.q_lora_rank + a.kv_lora_rank) + a.qk_rope_head_dim) * w;
-    split = (2.0 * l.heads * a.qk_head_dim() + 2.0 * l.heads * a.v_head_dim) * w + hidden * w;
+    split = (2.0 * l.heads * a.qk_head_dim() + l.heads * a.v_head_dim) * w +
+            l.heads * a.v_head_dim * in + mlp;
   }
-  return tokens * (r.sequence_parallel ? (whole + split) / tp : whole + split / tp) + scores;
+  return tokens * (r.sequence_parallel ? (whole + split) / tp : whole + split / tp) + scores +
+         routing_activations(l, g, r, in);
 }
 
 // ZeRO shards a parameter's state over the ranks that hold the same parameter: all of DP for
