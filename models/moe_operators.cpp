@@ -5,12 +5,12 @@
 // routes the tokens it holds: its sequence shard under sequence parallelism, else all of them.
 // docs/compute-model.md lists them with their byte counts.
 #include "models/operator_parts.hpp"
+#include "models/workload.hpp"
 
 namespace trainsim::operator_parts {
 namespace {
 
-constexpr double kFloat = 4.0; // the probabilities and, in FP32, the logits
-constexpr double kFlag = 1.0;  // the routing map: one bool per token and expert
+constexpr double kFloat = 4.0; // a copy's probability and, in FP32, a logit
 
 double logit_word(const Dims& x) { return x.router_fp32 ? kFloat : x.w; }
 
@@ -41,8 +41,8 @@ void route(const Dims& x, BlockOperators& b) {
   for (size_t i = backward; i < b.backward.size(); ++i) b.backward[i].wide = true;
   accumulate("router_grad_accum", x.experts * x.d, 1.0, x, b);
   double scores = t * x.experts;
-  b.forward.push_back(memory("router_topk", scores * (lw + kFloat + kFlag)));
-  b.backward.push_back(memory("router_topk_grad", scores * (kFloat + kFloat + kFlag + lw)));
+  b.forward.push_back(memory("router_topk", scores * (lw + kRouterStateBytes)));
+  b.backward.push_back(memory("router_topk_grad", scores * (kFloat + kRouterStateBytes + lw)));
   double source = t * x.gathered; // the tokens it picks its copies from
   b.forward.push_back(memory("permute", source * x.d * x.w + copies * (x.d * x.w + kFloat)));
   b.backward.push_back(memory("permute_grad", copies * x.d * x.w + source * x.d * x.w));

@@ -219,9 +219,8 @@ private:
 
   [[nodiscard]] program_detail::BlockBytes block_bytes(Bytes input = Bytes()) const {
     const LayerCosts& costs = layer_->costs;
-    return {costs.tp_allreduce, input > Bytes() ? input : costs.tp_allreduce,
-            costs.tp_allreduce * s_.model.top_k * routed_share(s_.model, e_),
-            costs.tp2_allreduce};
+    return {costs.tp_allreduce, input > Bytes() ? input : costs.tp_allreduce, costs.ep_dispatch,
+            costs.ep_routing, costs.tp2_allreduce};
   }
 
   /// During the last backward pass: start a DP collective whenever a bucket's worth of

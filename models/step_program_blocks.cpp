@@ -63,10 +63,9 @@ std::vector<Op> block(const ExecutionSpec& e, Seconds kernel, const BlockBytes& 
 // the outputs, each rank's share of every token summed back to the token's owner. The
 // backward's gradients take the same two collectives, reduce-scatter and all-gather's.
 namespace {
-std::vector<Op> gathered_expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
+std::vector<Op> gathered_expert_block(const ExecutionSpec& e, Seconds kernel,
                                       const BlockBytes& bytes) {
-  double tokens = bytes.output.value() / (static_cast<double>(m.d_model) * m.bytes_per_word.value());
-  Bytes hidden = bytes.output * e.ep, routing(tokens * m.experts * 5.0 * e.ep);
+  Bytes hidden = bytes.output * e.ep, routing = bytes.routing * e.ep;
   return {collective(GroupKind::ep, CollectiveOp::all_gather, hidden + routing), compute(kernel),
           collective(GroupKind::ep, CollectiveOp::reduce_scatter, hidden)};
 }
@@ -80,7 +79,7 @@ std::vector<Op> gathered_expert_block(const ExecutionSpec& e, const ModelSpec& m
 // reduce-scatters its output as a dense block does. Backward has the same shape.
 std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
                              const BlockBytes& bytes, bool fwd) {
-  if (e.moe_dispatcher == MoeDispatcher::allgather) return gathered_expert_block(e, m, kernel, bytes);
+  if (e.moe_dispatcher == MoeDispatcher::allgather) return gathered_expert_block(e, kernel, bytes);
   if (e.tp <= 1 || !e.sequence_parallel) return block(e, kernel, bytes, fwd, true, false);
   Bytes whole = bytes.output, shard = bytes.routed / e.tp;
   bool shared = m.shared_experts > 0;

@@ -12,7 +12,8 @@ namespace trainsim::program_detail {
 struct BlockBytes {
   Bytes output;   ///< the block's output: its TP reduction (and, backward, its first gather)
   Bytes input;    ///< its input: what it gathers forward under sequence parallelism
-  Bytes routed;   ///< an expert block's routed tokens: output x top_k
+  Bytes routed;   ///< an expert block's routed tokens: output x top_k (LayerCosts::ep_dispatch)
+  Bytes routing;  ///< its router's probabilities and map (LayerCosts::ep_routing)
   Bytes tp2;      ///< the MLP block's hidden all-reduce under 2-D TP; 0: none
 };
 

@@ -238,6 +238,9 @@ LayerCosts layer_costs(const LayerShape& l, const GpuShare& g) {
   if (g.tp_2d > 1)
     c.tp2_allreduce = Bytes(g.tokens * (l.top_k * l.d_ff + l.shared_ff) * w / g.tp_1d);
   c.pp_activation = c.tp_allreduce;
+  if (l.experts > 1)
+    c.ep_dispatch = c.tp_allreduce * (l.top_k * l.routed_share),
+    c.ep_routing = Bytes(g.tokens * l.experts * kRouterStateBytes);
   c.params = params_on_gpu(l, g).total();
   c.active_params = (attention_params(l) +
                      mlp_matrices(l) * l.d_model * (l.d_ff * l.top_k + l.shared_ff)) /

@@ -100,6 +100,10 @@ struct KernelCost {
 
 /// Per GPU, per microbatch, per layer, forward pass. A transformer layer is
 /// [attention, TP all-reduce, MLP, TP all-reduce]; an MLP block is [MLP, TP all-reduce].
+/// What a router keeps per token and expert: an FP32 probability and a one-byte routing-map
+/// flag (Megatron-Core's probs and routing_map).
+inline constexpr double kRouterStateBytes = 4.0 + 1.0;
+
 struct LayerCosts {
   KernelCost attention; ///< zero for ModelKind::mlp
   KernelCost mlp;
@@ -117,6 +121,11 @@ struct LayerCosts {
                        ///< the activation with sequence parallelism)
   Bytes cp_kv;         ///< keys and values all-gathered over the CP group per layer and pass (the
                        ///< gathered size, every CP rank's share of this TP rank's heads); 0: no CP
+  /// An expert layer's routed tokens, what each of its all-to-alls sends per rank:
+  /// tp_allreduce x top_k x routed_share(); 0 in a dense layer.
+  Bytes ep_dispatch;
+  /// The router's state for the tokens: kRouterStateBytes per token and expert; 0 when dense.
+  Bytes ep_routing;
   double params = 0;   ///< parameters of this layer held by this GPU
   double active_params = 0; ///< parameters one token touches in this layer, per GPU
 };

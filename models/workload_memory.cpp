@@ -12,17 +12,6 @@ namespace {
 
 using namespace workload_parts;
 
-// Activations kept for backward, per layer and microbatch, term by term as Korthikanti et
-// al. 2022 (section 4.1) count them for their GPT (MHA, dropout, a 4 d_model GeLU MLP), where
-// they sum to 34 bytes per token and d_model at 2 bytes a word: per norm its input (2 words);
-// attention: the QKV GEMM's input, Q, K and V (1 + 2 kv / d_model), the output projection's
-// input; the MLP: fc1's input, the activation's input and fc2's (2 d_ff words, or 3 d_ff for
-// a gated MLP's gate, up and product), per expert a token visits; a 1-byte dropout mask after
-// each block. Without sequence parallelism the norms' inputs, the QKV and fc1 inputs and the
-// masks are whole on every TP rank, the rest split (their eq. 2: 10 + 24 / t). An unfused
-// attention also keeps 5 bytes per score (none under flash attention or selective
-// recomputation). An MLP block keeps its input and hidden activations. Full recomputation
-// keeps each layer's input.
 // What an expert layer keeps besides (Megatron-Core with fused permutation, the probabilities
 // applied in the experts' activation, so the unpermute keeps nothing): the routed copies the
 // experts' first GEMM took, gathered whole on every TP rank, and, for the tokens this rank
@@ -34,9 +23,20 @@ double routing_activations(const LayerShape& l, const GpuShare& g, const StageRe
   double copies = l.top_k * l.routed_share;
   double routed_here = r.sequence_parallel ? g.tokens / g.tp() : g.tokens;
   return g.tokens * copies * l.d_model * linear_input +
-         routed_here * (l.experts * 5.0 + copies * 4.0);
+         routed_here * (l.experts * kRouterStateBytes + copies * 4.0);
 }
 
+// Activations kept for backward, per layer and microbatch, term by term as Korthikanti et
+// al. 2022 (section 4.1) count them for their GPT (MHA, dropout, a 4 d_model GeLU MLP), where
+// they sum to 34 bytes per token and d_model at 2 bytes a word: per norm its input (2 words);
+// attention: the QKV GEMM's input, Q, K and V (1 + 2 kv / d_model), the output projection's
+// input; the MLP: fc1's input, the activation's input and fc2's (2 d_ff words, or 3 d_ff for
+// a gated MLP's gate, up and product), per expert a token visits; a 1-byte dropout mask after
+// each block. Without sequence parallelism the norms' inputs, the QKV and fc1 inputs and the
+// masks are whole on every TP rank, the rest split (their eq. 2: 10 + 24 / t). An unfused
+// attention also keeps 5 bytes per score (none under flash attention or selective
+// recomputation). An MLP block keeps its input and hidden activations. Full recomputation
+// keeps each layer's input.
 double activations_per_layer(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
   double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value(), tp = g.tp();
   if (r.recompute) return tokens * d * w;
