@@ -143,7 +143,7 @@ private:
   // `op`'s collectives at the stage's cheapest group of its kind, or its dearest.
   Split collective(const Op& op, bool in_pass, bool dearest) {
     GroupPrice g = group(op.group, in_pass);
-    if (op.collective == CollectiveOp::all_to_all && s_.execution.ep_collective == "deepep") {
+    if (op.collective == CollectiveOp::all_to_all && s_.execution.deepep()) {
       Split s = two_hop(op.bytes, g.members, f_.ep_rings, s_.model) * op.count;
       tiers_[{g.name, f_.ep.name}] += s.ep;
       return s;

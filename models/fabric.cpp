@@ -139,7 +139,7 @@ FabricSummary summarize_fabric(const ExecutionSpec& e, const PairCosts& pairs, i
     if (e.cp > 1) s.cp = over_groups(layout, GroupKind::cp, j, pairs, gpus_per_node);
     if (e.tp_2d > 1) s.tp2 = over_groups(layout, GroupKind::tp2, j, pairs, gpus_per_node);
     s.ep = over_members(layout, j, pairs);
-    if (e.moe_dispatcher == MoeDispatcher::allgather || e.ep_collective == "deepep")
+    if (e.moe_dispatcher == MoeDispatcher::allgather || e.deepep())
       s.ep_rings = over_groups(layout, GroupKind::ep, j, pairs, gpus_per_node);
     s.tp_axes_queue = tp_axes_queue(e, gpus_per_node);
     s.pp_send = pipeline_sends(layout, j, pairs);

@@ -1,4 +1,5 @@
 #include "models/section_keys.hpp"
+#include "models/moe_rules.hpp"
 
 #include <utility>
 
@@ -48,9 +49,7 @@ ModelKey head_dim() {
 ModelKey moe_part(ModelKey k) {
   Read read = std::move(k.read);
   k.read = [read, key = k.key](const Params& p, M& m) {
-    if (p.has(key) && m.experts <= 1)
-      p.fail(key, "applies to a mixture of experts only (model.experts > 1; this model has " +
-                      std::to_string(m.experts) + ")");
+    if (p.has(key) && m.experts <= 1) p.fail(key, experts_only(m.experts));
     read(p, m);
   };
   return k;

@@ -13,11 +13,6 @@ namespace {
   throw InputError(s.file, key, value, problem);
 }
 
-std::string experts_only(const ModelSpec& m) {
-  return "applies to a mixture of experts only (model.experts > 1; this model has " +
-         std::to_string(m.experts) + ")";
-}
-
 // A capacity factor bounds each expert's tokens: it needs experts, and one below 1 / experts
 // would keep fewer routed tokens over all experts than a single expert's balanced share.
 void check_capacity(const Scenario& s) {
@@ -25,7 +20,7 @@ void check_capacity(const Scenario& s) {
   const ModelSpec& m = s.model;
   double c = e.moe_capacity_factor;
   std::string value = Params::text_of(c);
-  if (c > 0 && m.experts <= 1) broken(s, "execution.moe_capacity_factor", value, experts_only(m));
+  if (c > 0 && m.experts <= 1) broken(s, "execution.moe_capacity_factor", value, experts_only(m.experts));
   if (c > 0 && c * m.experts < 1.0)
     broken(s, "execution.moe_capacity_factor", value,
            "must be at least 1 / experts (" + Params::text_of(1.0 / m.experts) + "): below it all " +
@@ -42,7 +37,7 @@ void check_dispatcher(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   if (e.moe_dispatcher == MoeDispatcher::alltoall) return;
   std::string value = to_string(e.moe_dispatcher);
-  if (s.model.experts <= 1) broken(s, "execution.moe_dispatcher", value, experts_only(s.model));
+  if (s.model.experts <= 1) broken(s, "execution.moe_dispatcher", value, experts_only(s.model.experts));
   if (e.tp > 1)
     broken(s, "execution.moe_dispatcher", value,
            "with tp > 1 gathers over the TP x EP group (Megatron-Core's tp_ep_group), which is "
@@ -54,8 +49,8 @@ void check_dispatcher(const Scenario& s) {
 // GPU (an imported fabric's is known only once built, and is let through).
 void check_deepep(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
-  if (e.ep_collective != "deepep") return;
-  if (s.model.experts <= 1) broken(s, "execution.ep_collective", "deepep", experts_only(s.model));
+  if (!e.deepep()) return;
+  if (s.model.experts <= 1) broken(s, "execution.ep_collective", "deepep", experts_only(s.model.experts));
   if (e.moe_dispatcher != MoeDispatcher::alltoall)
     broken(s, "execution.ep_collective", "deepep",
            "is an all-to-all; moe_dispatcher: " + to_string(e.moe_dispatcher) +
@@ -66,6 +61,11 @@ void check_deepep(const Scenario& s) {
 }
 
 } // namespace
+
+std::string experts_only(int experts) {
+  return "applies to a mixture of experts only (model.experts > 1; this model has " +
+         std::to_string(experts) + ")";
+}
 
 void check_moe_execution(const Scenario& s) {
   check_capacity(s);

@@ -75,7 +75,7 @@ std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name) {
 }
 
 std::unique_ptr<CollectiveAlgorithm> make_ep_collective(const Scenario& s) {
-  if (s.execution.ep_collective != "deepep") return make_collective(s.execution.ep_collective);
+  if (!s.execution.deepep()) return make_collective(s.execution.ep_collective);
   return detail::make_deepep(s.model.experts, s.model.top_k, s.execution.ep);
 }
 
