@@ -1,6 +1,7 @@
 // Exchanges among all of a group's members: the pairwise all-to-all, in rounds, and the
 // direct (one-shot) reduce-scatter, all-gather and all-reduce, all at once.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include <simgrid/s4u.hpp>
@@ -31,6 +32,22 @@ protected:
     for (int k = 1; k < g.size; ++k)
       e.rounds.push_back(&mailboxes.channel(g.channel + ".a2a" + std::to_string(k)));
     return e.rounds;
+  }
+
+  /// Sends `bytes` to each (channel, member) of `sends` and receives as much on each of those
+  /// channels, all at once: every member uses a channel for one send and one receive, the
+  /// one from the member that sends to it on that channel.
+  static void exchange(const Group& g, const std::vector<const Inboxes*>& peers,
+                       const std::vector<std::pair<int, int>>& sends, double bytes,
+                       const CollectiveEnv& env) {
+    std::vector<sg4::CommPtr> outs, ins;
+    for (auto [channel, member] : sends) {
+      const Inboxes& inboxes = *peers[static_cast<size_t>(channel)];
+      outs.push_back(send(inboxes, g.member(member), bytes, env));
+      ins.push_back(receive(inboxes, g.rank()));
+    }
+    for (const sg4::CommPtr& in : ins) wait_on(in, kReceiving);
+    for (const sg4::CommPtr& out : outs) wait_on(out, kSending);
   }
 
 private:
@@ -101,25 +118,21 @@ protected:
     const std::vector<const Inboxes*>& peers = rounds_of(g, *env.mailboxes);
     int phases = direct_phases(op) * count;
     double chunk = bytes.value() / g.size;
+    std::vector<std::pair<int, int>> sends = everyone(g);
     if (env.fidelity == Fidelity::fine) {
-      for (int i = 0; i < phases; ++i) exchange(g, peers, chunk, env);
+      for (int i = 0; i < phases; ++i) exchange(g, peers, sends, chunk, env);
       return;
     }
     sg4::this_actor::sleep_for(slowest_peer(g, env) * (phases - 1));
-    exchange(g, peers, chunk * phases, env);
+    exchange(g, peers, sends, chunk * phases, env);
   }
 
 private:
-  static void exchange(const Group& g, const std::vector<const Inboxes*>& peers, double chunk,
-                       const CollectiveEnv& env) {
-    std::vector<sg4::CommPtr> outs, ins;
-    for (int k = 1; k < g.size; ++k) {
-      const Inboxes& inboxes = *peers[static_cast<size_t>(k)];
-      outs.push_back(send(inboxes, g.member(g.me + k), chunk, env));
-      ins.push_back(receive(inboxes, g.rank()));
-    }
-    for (const sg4::CommPtr& in : ins) wait_on(in, kReceiving);
-    for (const sg4::CommPtr& out : outs) wait_on(out, kSending);
+  /// Member me + k on channel k, for every other member.
+  static std::vector<std::pair<int, int>> everyone(const Group& g) {
+    std::vector<std::pair<int, int>> sends;
+    for (int k = 1; k < g.size; ++k) sends.emplace_back(k, g.me + k);
+    return sends;
   }
   /// The longest latency between this member and a peer, either way: its ring's where
   /// the group is one node's, else looked up pair by pair.
@@ -170,20 +183,6 @@ private:
   /// channel t, and I from the member t places before me.
   static int within(const Group& g, int block, int t) {
     return g.me - g.me % block + (g.me % block + t) % block;
-  }
-  /// Sends `bytes` to each (channel, member) and receives as much on each channel, all at once:
-  /// every member uses a channel for one send and one receive.
-  static void exchange(const Group& g, const std::vector<const Inboxes*>& peers,
-                       const std::vector<std::pair<int, int>>& sends, double bytes,
-                       const CollectiveEnv& env) {
-    std::vector<sg4::CommPtr> outs, ins;
-    for (auto [channel, member] : sends) {
-      const Inboxes& inboxes = *peers[static_cast<size_t>(channel)];
-      outs.push_back(send(inboxes, g.member(member), bytes, env));
-      ins.push_back(receive(inboxes, g.rank()));
-    }
-    for (const sg4::CommPtr& in : ins) wait_on(in, kReceiving);
-    for (const sg4::CommPtr& out : outs) wait_on(out, kSending);
   }
   /// One call's latencies: the farthest peer's of each hop.
   static double latencies(const Group& g, int block, const CollectiveEnv& env) {
