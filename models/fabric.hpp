@@ -95,7 +95,9 @@ struct StageFabric {
   std::vector<GroupTiers> tp, dp, edp, cp; ///< the stage's groups of each kind, alike ones once
   std::vector<GroupTiers> tp2;             ///< 2-D TP's second axis; empty without one
   RoundsTier ep;                       ///< the most favourable EP member's all-to-all rounds
-  std::vector<GroupTiers> ep_rings; ///< the EP groups' rings (the all-gather dispatcher's); or none
+  /// The EP groups' rings and node blocks: what the all-gather dispatcher's collectives and
+  /// DeepEP's two hops cross; empty where neither runs.
+  std::vector<GroupTiers> ep_rings;
   Tier pp_send;                        ///< the most favourable send to the next or previous stage
   bool tp_axes_queue = false;          ///< models/layout.hpp: tp_axes_queue()
 };

@@ -35,19 +35,26 @@ Scenario moe(const ModelSpec& model, const topo::FatTreeParams& topology,
   return scenario(topology, execution, model, h100());
 }
 
-TEST(Experts, FineModeRunsSixteenWayExpertParallelism) {
-  // Fine mode deadlocked here: a pairwise receive took whichever round's message came first.
-  // 16 GPUs on 2 nodes: the rounds cross nodes, and the DP ring has 14 NVLink pairs and 2
-  // network ones, so ranks wait for one another differently in the two modes (within 3%).
+// 16 experts on 16 GPUs of 2 nodes of 8 (ep 16 inside dp 16), 2 layers of d_model 1024 and
+// d_ff 4096, one sequence of 1024 tokens per GPU: every exchange crosses the nodes.
+Scenario sixteen_way(int top_k, const ExecutionSpec& extra = {}) {
   ModelSpec model{.layers = 2,
                   .d_model = 1024,
                   .d_ff = 4096,
                   .heads = 16,
                   .seq_len = 1024,
                   .experts = 16,
-                  .top_k = 2};
-  Modes r = both_modes(
-      moe(model, {.nodes = 2, .gpus_per_node = 8}, {.dp = 16, .ep = 16, .global_batch = 16}));
+                  .top_k = top_k};
+  ExecutionSpec e = extra;
+  e.dp = 16, e.ep = 16, e.global_batch = 16;
+  return moe(model, {.nodes = 2, .gpus_per_node = 8}, e);
+}
+
+TEST(Experts, FineModeRunsSixteenWayExpertParallelism) {
+  // Fine mode deadlocked here: a pairwise receive took whichever round's message came first.
+  // 16 GPUs on 2 nodes: the rounds cross nodes, and the DP ring has 14 NVLink pairs and 2
+  // network ones, so ranks wait for one another differently in the two modes (within 3%).
+  Modes r = both_modes(sixteen_way(2));
   EXPECT_NEAR(r.fast, r.fine, 0.03 * r.fine);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
   EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
@@ -96,16 +103,9 @@ TEST(Experts, TheAllGatherDispatcherRunsInBothModesAboveTheBound) {
   // rail-aligned rings (14 NVLink pairs, 2 over the NIC) and reduce-scatters the outputs.
   // No ring shares a link with another, so the modes agree; the bound prices each ring at its
   // slowest pair, as the DP ring's.
-  ModelSpec model{.layers = 2,
-                  .d_model = 1024,
-                  .d_ff = 4096,
-                  .heads = 16,
-                  .seq_len = 1024,
-                  .experts = 16,
-                  .top_k = 4};
-  ExecutionSpec e{.dp = 16, .ep = 16, .global_batch = 16};
+  ExecutionSpec e;
   e.moe_dispatcher = MoeDispatcher::allgather;
-  Modes r = both_modes(moe(model, {.nodes = 2, .gpus_per_node = 8}, e));
+  Modes r = both_modes(sixteen_way(4, e));
   EXPECT_NEAR(r.fast, r.fine, 0.01 * r.fine);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
   EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
@@ -118,17 +118,10 @@ TEST(Experts, DeepEpSendsEachTokenOnceAcrossNodesInBothModesAboveTheBound) {
   // 0.48 of those bytes over the network, once to the rail peer, and forwards them over
   // NVLink. Both modes agree and beat the pairwise rounds. No two flows share a link, so the
   // bound prices the exchange exactly: the modes meet it to SimGrid's timing precision.
-  ModelSpec model{.layers = 2,
-                  .d_model = 1024,
-                  .d_ff = 4096,
-                  .heads = 16,
-                  .seq_len = 1024,
-                  .experts = 16,
-                  .top_k = 4};
-  ExecutionSpec e{.dp = 16, .ep = 16, .global_batch = 16};
-  Modes pairwise = both_modes(moe(model, {.nodes = 2, .gpus_per_node = 8}, e));
+  Modes pairwise = both_modes(sixteen_way(4));
+  ExecutionSpec e;
   e.ep_collective = "deepep";
-  Modes r = both_modes(moe(model, {.nodes = 2, .gpus_per_node = 8}, e));
+  Modes r = both_modes(sixteen_way(4, e));
   EXPECT_NEAR(r.fast, r.fine, 0.01 * r.fine);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-6));
   EXPECT_GE(r.fine, r.bound * (1 - 1e-6));
