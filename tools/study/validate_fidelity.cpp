@@ -59,27 +59,31 @@ Scenario mixtral_like() {
 std::vector<FidelityCheck> fidelity_checks(const ValidateOptions& o) {
   std::vector<FidelityCheck> checks;
   std::vector<LoadedScenario> loaded;
-  auto add = [&](std::string name, LoadedScenario l) {
+  // Each run weighed by fine mode's estimated cost (a fixed 0.1 s for loading and fast mode),
+  // so the dearest start first and the ETA is fair; the estimate also keeps a random scenario
+  // within the budget.
+  std::vector<double> weights;
+  auto fine_cost = [](const LoadedScenario& l) {
+    return estimate_fine_cost(l.scenario, l.topology.gpus_per_node()).cpu_low.value();
+  };
+  auto add = [&](std::string name, LoadedScenario l, double cost) {
     checks.push_back({std::move(name), validation::features(l.scenario),
                       l.scenario.execution.gpus()});
     loaded.push_back(std::move(l));
+    weights.push_back(0.1 + cost);
   };
-  if (!o.quick) add("mixtral-like", build_scenario(mixtral_like()));
+  if (!o.quick) {
+    LoadedScenario mixtral = build_scenario(mixtral_like());
+    double cost = fine_cost(mixtral);
+    add("mixtral-like", std::move(mixtral), cost);
+  }
   int generated = 0, rejected = 0;
   for (RandomScenario& r :
        accepted_random_scenarios(o.seed, o.quick ? 20 : o.random_scenarios, generated, rejected))
-    if (estimate_fine_cost(r.loaded.scenario, r.loaded.topology.gpus_per_node()).cpu_low.value() <=
-        kFidelityFineBudget_s)
-      add("random " + std::to_string(r.index), std::move(r.loaded));
-  // Weighed by fine mode's estimated cost (a fixed 0.1 s for loading and fast mode), so the
-  // dearest start first and the ETA is fair.
+    if (double cost = fine_cost(r.loaded); cost <= kFidelityFineBudget_s)
+      add("random " + std::to_string(r.index), std::move(r.loaded), cost);
   std::vector<std::function<std::string()>> tasks;
-  std::vector<double> weights;
-  for (const LoadedScenario& l : loaded) {
-    tasks.push_back([&l] { return measure_both_modes(l); });
-    weights.push_back(
-        0.1 + estimate_fine_cost(l.scenario, l.topology.gpus_per_node()).cpu_low.value());
-  }
+  for (const LoadedScenario& l : loaded) tasks.push_back([&l] { return measure_both_modes(l); });
   sim::Progress progress("validate: fast against fine mode",
                          std::accumulate(weights.begin(), weights.end(), 0.0),
                          "their estimated CPU time");
