@@ -11,38 +11,6 @@
 namespace trainsim::bound {
 namespace {
 
-// A pairwise all-to-all of n bytes per rank: p-1 rounds of n/p bytes.
-Split all_to_all(Bytes n, int p, const RoundsTier& t) {
-  Split s;
-  if (p <= 1) return s;
-  s.latency = t.alpha;
-  s.ep = Seconds(n.value() / p * t.seconds_per_byte);
-  return s;
-}
-
-// DeepEP's two hops (sim/collective_pairwise.cpp) on the group's cheapest ring tiers: each
-// member sends the deduplicated tokens for every other node (deepep_network_share() of the
-// block's copies) to its rail peer there, at once over its own network link, then forwards
-// each node peer's copies from every node over NVLink. Where the group does not split into
-// node blocks, the first hop goes to every member at the closest pair's bandwidth.
-Split two_hop(Bytes n, int p, const std::vector<GroupTiers>& rings, const ModelSpec& m) {
-  Split best;
-  for (const GroupTiers& t : rings) {
-    int block = t.block > 1 && p % t.block == 0 ? t.block : 1, nodes = p / block;
-    double copy = n.value() / p, share = deepep_network_share(m.experts, m.top_k, p, block);
-    const Tier& first = block > 1 ? t.across : t.closest;
-    Split s;
-    if (nodes > 1)
-      s.latency += first.alpha,
-          s.ep += Seconds((nodes - 1) * copy * block * share / first.bandwidth.value());
-    if (block > 1)
-      s.latency += t.within.alpha,
-          s.ep += Seconds((block - 1) * nodes * copy / t.within.bandwidth.value());
-    if (best.total() == Seconds() || s.total() < best.total()) best = s;
-  }
-  return best;
-}
-
 // A segment of a pass under tp_overlap takes at least its main stream and at least its TP
 // stream, which runs beside it; what the stream takes beyond the main one is TP time.
 Split beside(const Split& main, const Split& stream) {
@@ -81,7 +49,7 @@ constexpr std::array<std::string TierNames::*, 6> kNames{&TierNames::tp,   &Tier
 class Pricer {
 public:
   Pricer(const Scenario& s, int stage, const StageFabric& f)
-      : s_(s), f_(f), nvlink_(collective_efficiency(s)) {
+      : s_(s), f_(f), nvlink_(collective_efficiency(s)), routing_{s.model.experts, s.model.top_k} {
     LayerTimes t = layer_times(s);
     BlockTime embedding = embedding_time(s), head = head_time(s);
     layer_like_[1] = kernels(t.attention.forward) + kernels(t.mlp.forward);
@@ -143,14 +111,12 @@ private:
   // `op`'s collectives at the stage's cheapest group of its kind, or its dearest.
   Split collective(const Op& op, bool in_pass, bool dearest) {
     GroupPrice g = group(op.group, in_pass);
-    if (op.collective == CollectiveOp::all_to_all && s_.execution.deepep()) {
-      Split s = two_hop(op.bytes, g.members, f_.ep_rings, s_.model) * op.count;
-      tiers_[{g.name, f_.ep.name}] += s.ep;
-      return s;
-    }
     if (op.collective == CollectiveOp::all_to_all) {
-      tiers_[{g.name, f_.ep.name}] += Seconds(op.bytes.value() * f_.ep.seconds_per_byte) * op.count;
-      return all_to_all(op.bytes, g.members, f_.ep) * op.count;
+      if (g.members <= 1) return Split{};
+      const CollectiveInfo* a = find_collective(s_.execution.ep_collective);
+      CollectiveCost c = a->exchange(op.bytes, g.members, f_.ep, f_.ep_rings, routing_);
+      tiers_[{g.name, c.tier}] += c.transfer * op.count;
+      return split_of(c, &Split::ep) * op.count;
     }
     int phases = op.collective == CollectiveOp::all_reduce ? 2 : 1;
     auto price = dearest ? trainsim::dearest : trainsim::cheapest;
@@ -239,6 +205,7 @@ private:
   const Scenario& s_;
   const StageFabric& f_;
   const CollectiveEfficiency* nvlink_;
+  ExpertRouting routing_; ///< what an all-to-all's price reads of the model
   std::array<Split, 2> layer_like_, vocabulary_like_; ///< by forward: [0] backward, [1] forward
   Split optimizer_like_;
   StagePrice price_;

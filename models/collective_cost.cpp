@@ -143,6 +143,37 @@ CollectiveCost collective_price::hierarchical(int phases, Bytes n, int p, const 
          phases;
 }
 
+CollectiveCost collective_price::pairwise(Bytes n, int p, const RoundsTier& rounds,
+                                          const std::vector<GroupTiers>& /*rings*/,
+                                          const ExpertRouting& /*routing*/) {
+  return {rounds.alpha, Seconds(n.value() / p * rounds.seconds_per_byte), rounds.name};
+}
+
+CollectiveCost collective_price::deepep(Bytes n, int p, const RoundsTier& rounds,
+                                        const std::vector<GroupTiers>& rings,
+                                        const ExpertRouting& routing) {
+  CollectiveCost best{Seconds(0), Seconds(0), rounds.name};
+  bool first = true;
+  for (const GroupTiers& t : rings) {
+    int block = t.block > 1 && p % t.block == 0 ? t.block : 1, nodes = p / block;
+    double copy = n.value() / p;
+    double share = routing.experts > 0
+                       ? deepep_network_share(routing.experts, routing.top_k, p, block)
+                       : 1.0;
+    const Tier& hop = block > 1 ? t.across : t.closest;
+    CollectiveCost c{Seconds(0), Seconds(0), rounds.name};
+    if (nodes > 1)
+      c.latency += hop.alpha,
+          c.transfer += Seconds((nodes - 1) * copy * block * share / hop.bandwidth.value());
+    if (block > 1)
+      c.latency += t.within.alpha,
+          c.transfer += Seconds((block - 1) * nodes * copy / t.within.bandwidth.value());
+    if (first || c.total() < best.total()) best = c;
+    first = false;
+  }
+  return best;
+}
+
 CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, int p,
                                const GroupTiers& g, const CollectiveEfficiency* nvlink) {
   if (p <= 1) return {Seconds(0), Seconds(0), "none"};

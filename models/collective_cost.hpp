@@ -55,6 +55,14 @@ CollectiveCost collective_cost(std::string_view algorithm, int phases, Bytes n, 
 /// a group of p >= 2 members.
 namespace collective_price {
 CollectivePriceFn ring, tree, hierarchical, nccl_auto, direct, pat;
+/// The all-to-alls, on a group of p >= 2 members:
+/// - pairwise: p-1 rounds of n/p bytes at the rounds' alpha and seconds per byte;
+/// - deepep: DeepEP's two hops on the group's cheapest rings: each member sends the
+///   deduplicated tokens for every other node (deepep_network_share() of the block's copies)
+///   to its rail peer there, at once over its own network link, then forwards each node
+///   peer's copies from every node over NVLink. Where the group does not split into node
+///   blocks, the first hop goes to every member at the closest pair's bandwidth.
+ExchangePriceFn pairwise, deepep;
 } // namespace collective_price
 
 /// NCCL's fraction of the bandwidth of the tier named `tier` for ring steps of `step` bytes:

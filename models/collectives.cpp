@@ -59,15 +59,18 @@ const std::vector<CollectiveInfo>& collective_catalogue() {
        "counts, each to the member half as far as the step before's; a ring otherwise",
        {all_reduce, reduce_scatter, all_gather},
        collective_price::pat},
-      {"pairwise",
-       "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
-       {all_to_all}},
-      {"deepep",
-       "all-to-all only, DeepEP's two hops: each member sends the tokens bound for another "
+      {.name = "pairwise",
+       .description = "all-to-all only: p-1 rounds, round k sends n/p to member me+k and receives from me-k",
+       .ops = {all_to_all},
+       .exchange = collective_price::pairwise},
+      {.name = "deepep",
+       .description = "all-to-all only, DeepEP's two hops: each member sends the tokens bound for another "
        "node's experts once (not once per expert) to that node's member on its own rail, all "
        "nodes at once, then every member forwards what it received and its own node's copies "
        "to their experts' members over NVLink",
-       {all_to_all}},
+       .ops = {all_to_all},
+       .exchange = collective_price::deepep,
+       .node_hops = true},
   };
   return all;
 }

@@ -1,8 +1,9 @@
 // The collective algorithms a scenario may name: one entry each, with what it does, which
 // operations it supports, where it may run and the bound's price of it
-// (models/collective_cost.hpp). The scenario rules check names against it; sim/ binds an
-// implementation to every name (sim/collectives.hpp), which also says what one call takes
-// alone. Adding an algorithm is an entry here, its price and its implementation.
+// (models/collective_cost.hpp). The scenario rules, the fabric summary and the bound read
+// only the entry; sim/ binds an implementation to every name (sim/collectives.hpp), which
+// also says what one call takes alone. Adding an algorithm is an entry here, its price and
+// its implementation.
 // validate's oracle (tools/study/validate_collectives.cpp) prices the algorithms again on
 // purpose, independently, to check both.
 #pragma once
@@ -18,6 +19,7 @@ namespace trainsim {
 struct CollectiveCost;
 struct CollectiveEfficiency;
 struct GroupTiers;
+struct RoundsTier;
 
 /// An algorithm's price without contention: `phases` halves (reduce-scatter or all-gather: 1;
 /// an all-reduce: 2) of n bytes over the p members of a group whose tiers are `g`, ring steps
@@ -26,6 +28,22 @@ using CollectivePriceFn = CollectiveCost(int phases, Bytes n, int p, const Group
                                          const CollectiveEfficiency* nvlink);
 using CollectivePrice = CollectivePriceFn*;
 
+/// The routing of the tokens an expert all-to-all carries: an algorithm that sends each token
+/// once per node rather than once per expert (DeepEP) prices its bytes by it. experts 0: not
+/// known (a collective replayed without a model), every copy is sent.
+struct ExpertRouting {
+  int experts = 0;
+  int top_k = 0;
+};
+
+/// An all-to-all's price without contention: n bytes out of each of the p members of an EP
+/// group whose most favourable member's rounds are `rounds` and whose rings and node blocks
+/// are `rings` (filled where the entry's node_hops is set; models/fabric.hpp).
+using ExchangePriceFn = CollectiveCost(Bytes n, int p, const RoundsTier& rounds,
+                                       const std::vector<GroupTiers>& rings,
+                                       const ExpertRouting& routing);
+using ExchangePrice = ExchangePriceFn*;
+
 enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all };
 std::string to_string(CollectiveOp op);
 
@@ -33,8 +51,12 @@ struct CollectiveInfo {
   std::string name;
   std::string description;         ///< one line
   std::vector<CollectiveOp> ops;   ///< what it can do
-  CollectivePrice price = nullptr; ///< the bound's; none for all-to-all, priced by its rounds
+  CollectivePrice price = nullptr; ///< the bound's, for the reductions and gathers
   bool one_node = false;           ///< runs only inside one NVSwitch node (the scenario rules)
+  ExchangePrice exchange = nullptr; ///< the bound's, for an all-to-all
+  /// Its all-to-all splits the group into node blocks and forwards inside them over NVLink: it
+  /// needs nodes of more than one GPU (the scenario rules) and the EP rings (the fabric).
+  bool node_hops = false;
   [[nodiscard]] bool supports(CollectiveOp op) const;
 };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "models/collectives.hpp"
+
 namespace trainsim {
 namespace {
 
@@ -139,7 +141,8 @@ FabricSummary summarize_fabric(const ExecutionSpec& e, const PairCosts& pairs, i
     if (e.cp > 1) s.cp = over_groups(layout, GroupKind::cp, j, pairs, gpus_per_node);
     if (e.tp_2d > 1) s.tp2 = over_groups(layout, GroupKind::tp2, j, pairs, gpus_per_node);
     s.ep = over_members(layout, j, pairs);
-    if (e.moe_dispatcher == MoeDispatcher::allgather || e.deepep())
+    const CollectiveInfo* exchange = find_collective(e.ep_collective);
+    if (e.moe_dispatcher == MoeDispatcher::allgather || (exchange != nullptr && exchange->node_hops))
       s.ep_rings = over_groups(layout, GroupKind::ep, j, pairs, gpus_per_node);
     s.tp_axes_queue = tp_axes_queue(e, gpus_per_node);
     s.pp_send = pipeline_sends(layout, j, pairs);

@@ -95,8 +95,8 @@ struct StageFabric {
   std::vector<GroupTiers> tp, dp, edp, cp; ///< the stage's groups of each kind, alike ones once
   std::vector<GroupTiers> tp2;             ///< 2-D TP's second axis; empty without one
   RoundsTier ep;                       ///< the most favourable EP member's all-to-all rounds
-  /// The EP groups' rings and node blocks: what the all-gather dispatcher's collectives and
-  /// DeepEP's two hops cross; empty where neither runs.
+  /// The EP groups' rings and node blocks: what the all-gather dispatcher's collectives and an
+  /// all-to-all with node hops (models/collectives.hpp) cross; empty where neither runs.
   std::vector<GroupTiers> ep_rings;
   Tier pp_send;                        ///< the most favourable send to the next or previous stage
   bool tp_axes_queue = false;          ///< models/layout.hpp: tp_axes_queue()

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "models/collectives.hpp"
 #include "models/error.hpp"
 #include "models/params.hpp"
 
@@ -44,19 +45,21 @@ void check_dispatcher(const Scenario& s) {
            "not modelled: use tp 1 or moe_dispatcher: alltoall");
 }
 
-// DeepEP's all-to-all forwards over NVLink inside a node and deduplicates by the model's
-// routing: it needs experts, the all-to-all dispatcher, and an NVLink domain of more than one
-// GPU (an imported fabric's is known only once built, and is let through).
-void check_deepep(const Scenario& s) {
+// An expert all-to-all other than the default needs experts and the all-to-all dispatcher; one
+// that forwards inside nodes (DeepEP's) needs an NVLink domain of more than one GPU (an
+// imported fabric's is known only once built, and is let through).
+void check_ep_collective(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
-  if (!e.deepep()) return;
-  if (s.model.experts <= 1) broken(s, "execution.ep_collective", "deepep", experts_only(s.model.experts));
+  const std::string& name = e.ep_collective;
+  const CollectiveInfo* info = find_collective(name);
+  if (info == nullptr || name == default_collective(CollectiveOp::all_to_all)) return;
+  if (s.model.experts <= 1) broken(s, "execution.ep_collective", name, experts_only(s.model.experts));
   if (e.moe_dispatcher != MoeDispatcher::alltoall)
-    broken(s, "execution.ep_collective", "deepep",
+    broken(s, "execution.ep_collective", name,
            "is an all-to-all; moe_dispatcher: " + to_string(e.moe_dispatcher) +
                " sends no all-to-all (set moe_dispatcher: alltoall)");
-  if (s.system.topology.gpus_per_node() == 1)
-    broken(s, "execution.ep_collective", "deepep",
+  if (info->node_hops && s.system.topology.gpus_per_node() == 1)
+    broken(s, "execution.ep_collective", name,
            "forwards over NVLink inside a node, and this fabric's nodes have one GPU each");
 }
 
@@ -70,7 +73,7 @@ std::string experts_only(int experts) {
 void check_moe_execution(const Scenario& s) {
   check_capacity(s);
   check_dispatcher(s);
-  check_deepep(s);
+  check_ep_collective(s);
 }
 
 std::string to_string(MoeDispatcher d) {

@@ -368,9 +368,6 @@ struct ExecutionSpec {
   Bytes optimizer_bytes_per_param{12.0}; ///< FP32 master weights + Adam moments
 
   [[nodiscard]] int gpus() const { return dp * tp_ranks() * pp * cp; }
-  /// The expert all-to-all runs DeepEP's two hops (ep_collective: deepep), which the bound,
-  /// the fabric summary and the simulator each price apart from the pairwise rounds.
-  [[nodiscard]] bool deepep() const { return ep_collective == "deepep"; }
   /// The ranks each layer's weights are split over: both TP axes.
   [[nodiscard]] int tp_ranks() const { return tp * tp_2d; }
   /// The ranks that hold the same weights, which reduce (and with ZeRO shard) their gradients

@@ -156,16 +156,13 @@ private:
 // same volumes back. Fast mode pays the other calls' latencies and moves their bytes at once,
 // as Direct does.
 class TwoHop final : public PeerChannels {
-public:
-  TwoHop(int experts, int top_k, int ep) : experts_(experts), top_k_(top_k), ep_(ep) {}
-
 protected:
   void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count,
                  const CollectiveEnv& env) const override {
     const std::vector<const Inboxes*>& peers = rounds_of(g, *env.mailboxes);
     int block = g.size % g.ring_block == 0 ? g.ring_block : 1, nodes = g.size / block;
     double copy = bytes.value() / g.size * count;
-    double across = copy * block * share(block), forwarded = copy * nodes;
+    double across = copy * block * share(g.size, block, env.routing), forwarded = copy * nodes;
     if (count > 1) sg4::this_actor::sleep_for(latencies(g, block, env) * (count - 1));
     std::vector<std::pair<int, int>> sends; // (channel, member): n x block for a node, t in it
     for (int n = 1; n < nodes; ++n) sends.emplace_back(n * block, g.me + n * block);
@@ -176,8 +173,8 @@ protected:
   }
 
 private:
-  [[nodiscard]] double share(int block) const {
-    return ep_ > 0 ? deepep_network_share(experts_, top_k_, ep_, block) : 1.0;
+  static double share(int ep, int block, const ExpertRouting& r) {
+    return r.experts > 0 ? deepep_network_share(r.experts, r.top_k, ep, block) : 1.0;
   }
   /// My node's member t places after me, wrapping inside the node: it receives from me on
   /// channel t, and I from the member t places before me.
@@ -194,15 +191,11 @@ private:
                                 .value());
     return across + near;
   }
-  int experts_, top_k_, ep_;
 };
 
 } // namespace
 
-std::unique_ptr<CollectiveAlgorithm> make_deepep(int experts, int top_k, int ep) {
-  return std::make_unique<TwoHop>(experts, top_k, ep);
-}
-std::unique_ptr<CollectiveAlgorithm> make_deepep() { return make_deepep(0, 0, 0); }
+std::unique_ptr<CollectiveAlgorithm> make_deepep() { return std::make_unique<TwoHop>(); }
 
 int direct_phases(CollectiveOp op) { return op == CollectiveOp::all_reduce ? 2 : 1; }
 

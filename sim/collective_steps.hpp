@@ -107,6 +107,5 @@ std::unique_ptr<CollectiveAlgorithm> make_pairwise();
 std::unique_ptr<CollectiveAlgorithm> make_direct();
 /// DeepEP's two-hop all-to-all; without a model (experts 0) each token goes once per expert.
 std::unique_ptr<CollectiveAlgorithm> make_deepep();
-std::unique_ptr<CollectiveAlgorithm> make_deepep(int experts, int top_k, int ep);
 
 } // namespace trainsim::sim::detail

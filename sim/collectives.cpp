@@ -74,9 +74,4 @@ std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name) {
   TRAINSIM_CHECK(false, "no collective algorithm '" + name + "': the loader validates names");
 }
 
-std::unique_ptr<CollectiveAlgorithm> make_ep_collective(const Scenario& s) {
-  if (!s.execution.deepep()) return make_collective(s.execution.ep_collective);
-  return detail::make_deepep(s.model.experts, s.model.top_k, s.execution.ep);
-}
-
 } // namespace trainsim::sim

@@ -123,6 +123,9 @@ struct CollectiveEnv {
   /// When set, rings over NVLink move each step at NCCL's efficiency for its bytes
   /// (models/collective_cost.hpp: nvlink_fraction), as the bound prices them.
   const CollectiveEfficiency* nvlink = nullptr;
+  /// The routing of the tokens an expert all-to-all carries, for an algorithm that sends
+  /// each token once per node (DeepEP's); unknown by default: every copy is sent.
+  ExpertRouting routing{};
 };
 
 class CollectiveAlgorithm {
@@ -164,7 +167,5 @@ protected:
 
 /// The implementation of the catalogue's algorithm `name` (models/collectives.hpp).
 std::unique_ptr<CollectiveAlgorithm> make_collective(const std::string& name);
-/// The scenario's EP all-to-all (ep_collective), with what DeepEP's needs of the model.
-std::unique_ptr<CollectiveAlgorithm> make_ep_collective(const Scenario& scenario);
 
 } // namespace trainsim::sim

@@ -40,7 +40,7 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
     : scenario(s), platform(p), fidelity(f), layout(s.execution),
       tp_collective(make_collective(s.execution.tp_collective)),
       dp_collective(make_collective(s.execution.dp_collective)),
-      ep_collective(make_ep_collective(s)),
+      ep_collective(make_collective(s.execution.ep_collective)),
       ep_gather_collective(make_collective(default_collective(CollectiveOp::all_gather))),
       mailboxes(s.execution.gpus()),
       paths(topo::pair_costs(p.topology())), pp_forward(mailboxes.channel("ppf")),
@@ -96,7 +96,8 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
           .counters = &counters,
           .traffic = plan.traffic,
           .rank = rank,
-          .nvlink = collective_efficiency(plan.scenario)};
+          .nvlink = collective_efficiency(plan.scenario),
+          .routing = {plan.scenario.model.experts, plan.scenario.model.top_k}};
   const Layout& l = plan.layout;
   tp_ = group_of(l, GroupKind::tp, rank, "tp", t);
   dp_ = group_of(l, GroupKind::dp, rank, "dp", t);
