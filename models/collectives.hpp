@@ -34,6 +34,17 @@ using CollectivePrice = CollectivePriceFn*;
 struct ExpertRouting {
   int experts = 0;
   int top_k = 0;
+  /// The simulator's: each EP member's routed rows over the balanced share (expert_loads(),
+  /// models/moe_load.hpp), none when balanced; and whether the call carries tokens to their
+  /// experts (Op::to_experts). The bound prices the balanced share, a lower bound.
+  const std::vector<double>* loads = nullptr;
+  bool to_experts = false;
+  /// What member `me` sends member `to` of an all-to-all, over the balanced n / p: the
+  /// receiver's load towards the experts, the sender's back; 1 when balanced.
+  [[nodiscard]] double pair_load(int me, int to) const {
+    if (loads == nullptr || loads->empty()) return 1.0;
+    return (*loads)[static_cast<size_t>(to_experts ? to : me)];
+  }
 };
 
 /// An all-to-all's price without contention: n bytes out of each of the p members of an EP

@@ -162,6 +162,19 @@ std::vector<ExecutionKey> declare() {
                 },
                 [](const E& e) { return std::optional(flag_value(e.moe_pad_to_capacity)); },
                 [](const E& e) { return e.moe_pad_to_capacity; }},
+               // Unset: balanced; its range is a rule (models/moe_rules.cpp).
+               {"moe_imbalance",
+                [](const Params& p, E& e) {
+                  e.moe_imbalance = p.get_or("moe_imbalance", e.moe_imbalance);
+                },
+                [](const E& e) { return std::optional(number_value(e.moe_imbalance)); },
+                [](const E& e) { return e.moe_imbalance != 0; }},
+               {"moe_imbalance_seed",
+                [](const Params& p, E& e) {
+                  e.moe_imbalance_seed = p.get_or("moe_imbalance_seed", e.moe_imbalance_seed);
+                },
+                [](const E& e) { return std::optional(integer_value(e.moe_imbalance_seed)); },
+                [](const E& e) { return e.moe_imbalance_seed != 0; }},
                {"moe_dispatcher",
                 [](const Params& p, E& e) {
                   e.moe_dispatcher = choose(p, "moe_dispatcher", e.moe_dispatcher,

@@ -49,6 +49,7 @@ void route(const Dims& x, BlockOperators& b) {
   if (double sorted = sort_bytes(x); sorted > 0) {
     b.forward.push_back(memory("expert_sort", sorted));
     b.backward.push_back(memory("expert_sort_grad", sorted));
+    b.forward.back().routed = b.backward.back().routed = true;
   }
 }
 
@@ -62,6 +63,7 @@ void combine(const Dims& x, BlockOperators& b) {
   if (double sorted = sort_bytes(x); sorted > 0) {
     b.forward.push_back(memory("expert_unsort", sorted));
     b.backward.push_back(memory("expert_unsort_grad", sorted));
+    b.forward.back().routed = b.backward.back().routed = true;
   }
   b.forward.push_back(memory("unpermute", copies * (x.d * x.w + kFloat) + target * x.d * x.w));
   b.backward.push_back(

@@ -63,6 +63,29 @@ void check_ep_collective(const Scenario& s) {
            "forwards over NVLink inside a node, and this fabric's nodes have one GPU each");
 }
 
+// The imbalance is between EP ranks, whose shares run from 1 - it to 1 + it: it needs experts
+// over more than one rank and lies in [0, 1]. DeepEP's two hops deduplicate by uniform routing
+// (deepep_network_share), which an imbalance breaks: refused rather than priced wrongly.
+void check_imbalance(const Scenario& s) {
+  const ExecutionSpec& e = s.execution;
+  double v = e.moe_imbalance;
+  std::string value = Params::text_of(v);
+  if (v < 0 || v > 1)
+    broken(s, "execution.moe_imbalance", value,
+           "must be between 0 (balanced) and 1 (the busiest EP rank twice its share, the idlest "
+           "none)");
+  if (v == 0) return;
+  if (s.model.experts <= 1) broken(s, "execution.moe_imbalance", value, experts_only(s.model.experts));
+  if (e.ep <= 1)
+    broken(s, "execution.moe_imbalance", value,
+           "spreads the tokens unevenly over EP ranks, and ep is 1 (every rank holds every expert)");
+  const CollectiveInfo* a2a = find_collective(e.ep_collective);
+  if (a2a != nullptr && a2a->node_hops)
+    broken(s, "execution.moe_imbalance", value,
+           "is not modelled with ep_collective: " + e.ep_collective +
+               ", whose node hops assume uniform routing (use pairwise)");
+}
+
 } // namespace
 
 std::string experts_only(int experts) {
@@ -74,6 +97,7 @@ void check_moe_execution(const Scenario& s) {
   check_capacity(s);
   check_dispatcher(s);
   check_ep_collective(s);
+  check_imbalance(s);
 }
 
 std::string to_string(MoeDispatcher d) {

@@ -2,6 +2,7 @@
 #include "models/operator_parts.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "models/workload.hpp"
 
@@ -178,6 +179,15 @@ void mlp_gemms(const MlpNames& n, double rows, double ff, double count, const Di
   weight_linear(n.down, {per_expert, x.d, ff, batch}, count, x, b);
 }
 
+// The experts' operators from `forward` and `backward` on follow their routed tokens, but for
+// the weights' gradient accumulation (accumulate(), the only memory operator of a
+// weight_linear() backward that reads no activation).
+void mark_routed(BlockOperators& b, size_t forward, size_t backward) {
+  for (size_t i = forward; i < b.forward.size(); ++i) b.forward[i].routed = true;
+  for (size_t i = backward; i < b.backward.size(); ++i)
+    b.backward[i].routed = !std::string_view(b.backward[i].name).ends_with("_grad_accum");
+}
+
 // The routed experts, one GEMM of each per local expert (or one grouped GEMM of them all),
 // each on its share of the routed tokens, between the router's kernels and the tokens'
 // permutation (models/moe_operators.cpp); then the shared experts (models/scenario.hpp), one
@@ -188,11 +198,13 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
   if (m.experts > 1) route(x, b);
   const char* activation = m.gated_mlp ? "swiglu" : "bias_gelu";
   const char* activation_grad = m.gated_mlp ? "swiglu_grad" : "bias_gelu_grad";
+  size_t forward = b.forward.size(), backward = b.backward.size();
   mlp_gemms({{"fc1", "fc1_dgrad", "fc1_wgrad", "fc1_grad_accum", true},
              {"fc2", "fc2_dgrad", "fc2_wgrad", "fc2_grad_accum"},
              activation,
              activation_grad},
             x.routed, x.ff, x.local_experts, x, m, b);
+  if (m.experts > 1) mark_routed(b, forward, backward);
   if (m.experts > 1) combine(x, b);
   if (m.shared_experts > 0)
     mlp_gemms({{"shared_fc1", "shared_fc1_dgrad", "shared_fc1_wgrad", "shared_fc1_grad_accum"},

@@ -42,6 +42,10 @@ struct Operator {
   /// layer is a plain ColumnParallelLinear, outside Transformer Engine's FP8 autocast, unless
   /// fp8_output_proj is set), priced at GpuSpec::wide_gemm_peak.
   bool wide = false;
+  /// Its work follows the routed tokens this GPU's experts receive (their GEMMs, activation and
+  /// quantization, the sort into runs per expert), which routing imbalance makes uneven
+  /// (models/moe_load.hpp); not their weights' gradient accumulation.
+  bool routed = false;
 };
 
 using Operators = std::vector<Operator>;

@@ -281,6 +281,12 @@ struct ExecutionSpec {
   /// capacity, so its GEMMs and all-to-alls carry capacity rows whatever the routing.
   bool moe_pad_to_capacity = false;
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  /// Routing imbalance between the EP ranks: the busiest rank's routed tokens over the
+  /// balanced share, minus one (MaxVio, Wang et al. 2024, arXiv:2408.15664, taken over EP
+  /// ranks); the ranks' shares are spread evenly from 1 - it to 1 + it and placed by
+  /// moe_imbalance_seed (models/moe_load.hpp). 0: balanced, as the published benchmarks force.
+  double moe_imbalance = 0;
+  int moe_imbalance_seed = 0;
   /// Context parallelism: each sequence split over `cp` ranks, which gather one another's keys
   /// and values for the attention core (Llama 3's all-gather CP) and otherwise hold the same
   /// weights, so they reduce gradients with the DP replicas (weight_replicas()).

@@ -37,7 +37,8 @@ KernelTime roofline(const KernelCost& k, const Scenario& s) {
 // first weight's gradient is half a forward.
 BlockTime roofline_block(const KernelCost& k, const Scenario& s) {
   KernelTime forward = roofline(k, s);
-  return {forward, forward * (s.execution.recompute == Recompute::full ? 3.0 : 2.0), forward * 0.5};
+  return {forward, forward * (s.execution.recompute == Recompute::full ? 3.0 : 2.0), forward * 0.5,
+          {}, {}};
 }
 
 KernelTime priced(const Operators& ops, const Scenario& s) {
@@ -47,9 +48,13 @@ KernelTime priced(const Operators& ops, const Scenario& s) {
 }
 
 BlockTime priced(const BlockOperators& ops, const Scenario& s) {
-  BlockTime t{priced(ops.forward, s), priced(ops.backward, s), {}};
+  BlockTime t{priced(ops.forward, s), priced(ops.backward, s), {}, {}, {}};
   for (const Operator& op : ops.backward)
     if (op.beside_collective) t.beside_collective += op_time(op, s);
+  for (const Operator& op : ops.forward)
+    if (op.routed) t.routed_forward += op_time(op, s);
+  for (const Operator& op : ops.backward)
+    if (op.routed) t.routed_backward += op_time(op, s);
   return t;
 }
 
@@ -64,6 +69,8 @@ LayerTimes layer_times(const Scenario& s) {
   LayerTimes t;
   if (s.model.kind == ModelKind::transformer) t.attention = roofline_block(c.attention, s);
   t.mlp = roofline_block(c.mlp, s);
+  // The roofline's expert block is the experts' MLP alone.
+  if (s.model.experts > 1) t.mlp.routed_forward = t.mlp.forward, t.mlp.routed_backward = t.mlp.backward;
   return t;
 }
 

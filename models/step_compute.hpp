@@ -18,6 +18,10 @@ struct BlockTime {
   /// The part of `backward` that the block's TP collective need not wait for: its first
   /// weight's gradient (Operator::beside_collective).
   KernelTime beside_collective;
+  /// Of `forward` and `backward`, the kernels whose work follows the routed tokens the GPU's
+  /// experts receive (Operator::routed; the whole block for the roofline's experts): what
+  /// routing imbalance scales (models/moe_load.hpp).
+  KernelTime routed_forward, routed_backward;
 };
 
 struct LayerTimes {

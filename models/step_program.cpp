@@ -206,7 +206,8 @@ private:
                        costs().cp_kv, e_, fwd),
           beside(times.attention), e_));
     if (layer_->experts)
-      order.push_back(expert_block(e_, s_.model, pass(times.mlp), block_bytes(), fwd));
+      order.push_back(expert_block(e_, s_.model, pass(times.mlp), routed(times.mlp, fwd, less_forward),
+                                   block_bytes(), fwd));
     else
       order.push_back(overlapped(block(e_, pass(times.mlp), block_bytes(), fwd, false, true),
                                  beside(times.mlp), e_));
@@ -215,6 +216,14 @@ private:
     // all-reduce backward, so a block's collective still follows its kernels.
     if (!fwd) std::reverse(order.begin(), order.end());
     for (auto& ops : order) program_.insert(program_.end(), ops.begin(), ops.end());
+  }
+
+  // The routed kernels' part of pass(): backward without the recomputed forward where that
+  // runs on its own.
+  static Seconds routed(const BlockTime& b, bool fwd, bool less_forward) {
+    if (fwd) return b.routed_forward.total();
+    Seconds t = b.routed_backward.total();
+    return less_forward ? t - b.routed_forward.total() : t;
   }
 
   [[nodiscard]] program_detail::BlockBytes block_bytes(Bytes input = Bytes()) const {

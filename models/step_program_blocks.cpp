@@ -1,6 +1,7 @@
 #include "models/step_program_blocks.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace trainsim::program_detail {
 namespace {
@@ -77,9 +78,9 @@ std::vector<Op> gathered_expert_block(const ExecutionSpec& e, Seconds kernel,
 // (each expert is split over TP and computes on all of it) and reduce-scatters the result,
 // which goes back over EP. The shared experts' MLP gathers the whole input and
 // reduce-scatters its output as a dense block does. Backward has the same shape.
-std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
-                             const BlockBytes& bytes, bool fwd) {
-  if (e.moe_dispatcher == MoeDispatcher::allgather) return gathered_expert_block(e, kernel, bytes);
+namespace {
+std::vector<Op> dispatched_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
+                                 const BlockBytes& bytes, bool fwd) {
   if (e.tp <= 1 || !e.sequence_parallel) return block(e, kernel, bytes, fwd, true, false);
   Bytes whole = bytes.output, shard = bytes.routed / e.tp;
   bool shared = m.shared_experts > 0;
@@ -92,6 +93,24 @@ std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds
   ops.push_back(collective(GroupKind::tp, CollectiveOp::reduce_scatter, bytes.routed));
   ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, shard));
   if (shared) ops.push_back(collective(GroupKind::tp, CollectiveOp::reduce_scatter, whole));
+  return ops;
+}
+} // namespace
+
+// Forward the first all-to-all dispatches the tokens; backward it carries the combine's
+// gradient back to the experts: either way the first goes to them and the second back. Only
+// an imbalance tells the two apart (Op::to_experts).
+std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
+                             Seconds routed, const BlockBytes& bytes, bool fwd) {
+  std::vector<Op> ops = e.moe_dispatcher == MoeDispatcher::allgather
+                            ? gathered_expert_block(e, kernel, bytes)
+                            : dispatched_block(e, m, kernel, bytes, fwd);
+  bool first = e.moe_imbalance > 0; // balanced, both directions move alike and fold together
+  for (Op& op : ops) {
+    if (op.kind == OpKind::compute) op.routed = routed;
+    if (op.collective == CollectiveOp::all_to_all && op.kind == OpKind::collective)
+      op.to_experts = std::exchange(first, false);
+  }
   return ops;
 }
 

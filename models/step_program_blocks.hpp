@@ -24,9 +24,10 @@ std::vector<Op> block(const ExecutionSpec& e, Seconds kernel, const BlockBytes& 
                       bool experts, bool hidden);
 
 /// The expert block: block() without sequence parallelism (or TP), else Megatron-Core's
-/// all-to-all dispatch of each TP rank's sequence shard.
+/// all-to-all dispatch of each TP rank's sequence shard. `routed`: of `kernel`, what follows
+/// the routed tokens (Op::routed); its first all-to-all goes to the experts (Op::to_experts).
 std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
-                             const BlockBytes& bytes, bool fwd);
+                             Seconds routed, const BlockBytes& bytes, bool fwd);
 
 /// `ops` (an attention block) with context parallelism's gathers of `kv` bytes of keys and
 /// values around its kernel.

@@ -23,7 +23,7 @@ bool foldable(const Op& op) {
 
 bool same_collective(const Op& a, const Op& b) {
   return a.kind == b.kind && a.group == b.group && a.collective == b.collective &&
-         a.bytes == b.bytes;
+         a.bytes == b.bytes && a.to_experts == b.to_experts;
 }
 
 /// Adds `op` to the distinct collectives of a run (in order of first appearance), or its count
@@ -42,7 +42,8 @@ void tally(std::vector<Op>& distinct, const Op& op) {
 bool same_step(const Op& a, const Op& b) {
   return a.kind == b.kind && a.group == b.group && a.collective == b.collective &&
          a.forward == b.forward && a.count == b.count && a.duration == b.duration &&
-         a.bytes == b.bytes && a.microbatch == b.microbatch && a.chunk == b.chunk;
+         a.bytes == b.bytes && a.microbatch == b.microbatch && a.chunk == b.chunk &&
+         a.routed == b.routed && a.to_experts == b.to_experts;
 }
 
 using Block = std::pair<Program::const_iterator, Program::const_iterator>;
@@ -80,7 +81,8 @@ void emit_repeated(const std::vector<Block>& pattern, int times, Program& out) {
       if (times > 1) {
         op.layer = -1;
         if (op.kind == OpKind::compute || op.kind == OpKind::weight_gradients)
-          op.duration = op.duration * static_cast<double>(times);
+          op.duration = op.duration * static_cast<double>(times),
+          op.routed = op.routed * static_cast<double>(times);
         if (op.kind == OpKind::collective || op.kind == OpKind::start_collective)
           op.count *= times;
       }
@@ -136,7 +138,7 @@ void fold_run(Program::const_iterator begin, Program::const_iterator end, GroupK
   std::vector<Op> serial;
   for (auto it = begin; it != end; ++it) {
     if (it->kind == OpKind::compute || it->kind == OpKind::weight_gradients)
-      total.duration += it->duration;
+      total.duration += it->duration, total.routed += it->routed;
     if (it->kind == OpKind::collective) tally(serial, *it);
   }
   if (total.duration > Seconds()) out.push_back(total);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "models/moe_load.hpp"
 #include "models/stage_layout.hpp"
 #include "models/workload.hpp"
 #include "models/workload_parts.hpp"
@@ -102,6 +103,9 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   r.delayed_update = e.delayed_update;
   r.gathered_layers = e.zero3_prefetch ? 2 : 0;
   LayerShape shape = layer_shape(m, e);
+  // Under routing imbalance the busiest EP rank's experts keep the most routed rows: the check
+  // holds that rank's (its routed probabilities counted at the same share, a few bytes more).
+  shape.routed_share *= busiest_expert_load(m, e);
   GpuShare share = gpu_share(m, e);
   std::vector<MemoryUse> stages;
   LayerSpec d = layer_spec(m, e, {true, false});

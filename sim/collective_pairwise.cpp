@@ -77,10 +77,13 @@ protected:
     const std::vector<const Inboxes*>& rounds = rounds_of(g, *env.mailboxes);
     double chunk = bytes.value() / g.size;
     if (count > 1) sg4::this_actor::sleep_for(round_latencies(g, env) * (count - 1));
-    for (int k = 1; k < g.size; ++k) round(g, rounds, k, chunk * count, env);
+    for (int k = 1; k < g.size; ++k)
+      round(g, rounds, k, chunk * count * env.routing.pair_load(g.me, (g.me + k) % g.size), env);
   }
 
 private:
+  // Each sender sends its own bytes (under imbalance, as much as the pair's load says); the
+  // receive takes whatever its sender sent.
   static void round(const Group& g, const std::vector<const Inboxes*>& rounds, int k, double chunk,
                     const CollectiveEnv& env) {
     const Inboxes& inboxes = *rounds[static_cast<size_t>(k)];

@@ -5,6 +5,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "models/moe_load.hpp"
 #include "sim/collective_steps.hpp"
 #include "sim/progress.hpp"
 #include "sim/replica_fold.hpp"
@@ -44,7 +45,8 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
       ep_gather_collective(make_collective(default_collective(CollectiveOp::all_gather))),
       mailboxes(s.execution.gpus()),
       paths(topo::pair_costs(p.topology())), pp_forward(mailboxes.channel("ppf")),
-      pp_backward(mailboxes.channel("ppb")), slowdown(kernel_slowdowns(s)) {
+      pp_backward(mailboxes.channel("ppb")), slowdown(kernel_slowdowns(s)),
+      expert_loads(trainsim::expert_loads(s.model, s.execution)) {
   tp_axes_queue = trainsim::tp_axes_queue(s.execution, p.topology().gpus_per_node());
   // A million microbatches make programs of tens of millions of ops: minutes before the first
   // simulated second, which should not look like a hang.
@@ -97,7 +99,7 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
           .traffic = plan.traffic,
           .rank = rank,
           .nvlink = collective_efficiency(plan.scenario),
-          .routing = {plan.scenario.model.experts, plan.scenario.model.top_k}};
+          .routing = {plan.scenario.model.experts, plan.scenario.model.top_k, &plan.expert_loads}};
   const Layout& l = plan.layout;
   tp_ = group_of(l, GroupKind::tp, rank, "tp", t);
   dp_ = group_of(l, GroupKind::dp, rank, "dp", t);
@@ -110,6 +112,7 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
   for (const Op& op : plan.programs[static_cast<size_t>(at_.pp)])
     if (op.kind == OpKind::recv) recvs_left_[op.forward ? 0 : 1] += 1;
   if (!plan.slowdown.empty()) slowdown_ = slowest_image(plan, rank);
+  if (!plan.expert_loads.empty()) expert_load_ = plan.expert_loads[static_cast<size_t>(ep_.me)];
 }
 
 void GpuActor::operator()() {
@@ -151,8 +154,10 @@ void GpuActor::execute(const Op& op) {
     // A GPU runs one kernel at a time and nothing else executes on its host, so a kernel is
     // a wait of its duration: a sleep, exact, and cheaper than an exec, which SimGrid shares
     // out through its CPU model's max-min system.
-    timed(stats_[Category::compute],
-          [&] { sg4::this_actor::sleep_for(op.duration.value() * slowdown_); });
+    timed(stats_[Category::compute], [&] {
+      Seconds kernels = op.duration + op.routed * (expert_load_ - 1.0);
+      sg4::this_actor::sleep_for(kernels.value() * slowdown_);
+    });
     env_.counters->execs += 1;
     return record(op, TraceEvent::Kind::compute, start, now());
   case OpKind::collective:
@@ -181,6 +186,7 @@ void GpuActor::record(const Op& op, TraceEvent::Kind kind, double start, double 
 
 void GpuActor::run_collective(const Op& op) {
   if (runs_alone(op)) return sg4::this_actor::sleep_for(time_alone(op).value());
+  env_.routing.to_experts = op.to_experts;
   algorithm(op.group, op.collective).run_repeated(op.collective, group(op.group), op.bytes, op.count, env_);
 }
 

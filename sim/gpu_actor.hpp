@@ -46,6 +46,9 @@ struct StepPlan {
   /// By rank, how much longer its kernels take than the preset's figures (models/gpu_speed.hpp);
   /// empty: none does.
   std::vector<double> slowdown;
+  /// By EP member position, its routed rows over the balanced share (models/moe_load.hpp);
+  /// empty: balanced. A bundled node's GPUs share their position, so bundling stays exact.
+  std::vector<double> expert_loads;
   class Traffic* traffic = nullptr; ///< optional: bytes sent, for link statistics
 };
 
@@ -76,6 +79,7 @@ private:
   int rank_;
   Coords at_;
   double slowdown_ = 1.0; ///< its kernels' duration over the preset's (models/gpu_speed.hpp)
+  double expert_load_ = 1.0; ///< its routed kernels' duration over the program's (expert_loads)
   RankStats& stats_;
   CollectiveEnv env_;
   Group tp_, dp_, ep_, edp_, cp_, tp2_;

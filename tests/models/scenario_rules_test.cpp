@@ -259,6 +259,28 @@ TEST(ScenarioRules, DeepEpNeedsExpertsTheAllToAllAndAnNvlinkDomain) {
                         "alltoall)");
 }
 
+TEST(ScenarioRules, AnImbalanceLiesInItsRangeOverEpRanksOfThePairwiseAllToAll) {
+  Scenario s = small(); // dense, dp 2, tp 2
+  s.execution.moe_imbalance = 1.5;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.moe_imbalance = '1.5': must be between 0 "
+                        "(balanced) and 1 (the busiest EP rank twice its share, the idlest none)");
+  s.execution.moe_imbalance = -0.1;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.moe_imbalance = '-0.1': must be between 0 "
+                        "(balanced) and 1 (the busiest EP rank twice its share, the idlest none)");
+  s.execution.moe_imbalance = 0.2;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.moe_imbalance = '0.2': applies to a mixture of "
+                        "experts only (model.experts > 1; this model has 1)");
+  s.model.experts = 8, s.model.top_k = 2;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.moe_imbalance = '0.2': spreads the tokens unevenly "
+                        "over EP ranks, and ep is 1 (every rank holds every expert)");
+  s.execution.ep = 2;
+  EXPECT_EQ(refusal(s), "accepted");
+  s.execution.ep_collective = "deepep";
+  EXPECT_EQ(refusal(s), "code.yaml: execution.moe_imbalance = '0.2': is not modelled with "
+                        "ep_collective: deepep, whose node hops assume uniform routing (use "
+                        "pairwise)");
+}
+
 TEST(ScenarioRules, AnInterleavedMicrobatchGroupFollowsMegatronCoresRules) {
   // pp 2, 8 layers in 2 x 2 chunks, 10 sequences over dp 2: 5 microbatches per pipeline.
   Scenario s = small();
