@@ -47,11 +47,23 @@ double slowdown_at(double u, double spread) {
 }
 
 double slowest_gpu(const Scenario& s) {
+  if (s.faults.any()) {
+    std::vector<double> all = kernel_slowdowns(s);
+    return *std::max_element(all.begin(), all.end());
+  }
   auto n = static_cast<size_t>(s.execution.gpus());
   return uneven(s) ? slowdown_at(quantile(n - 1, n), s.system.gpu.speed_spread) : 1.0;
 }
 
 std::vector<double> kernel_slowdowns(const Scenario& s) {
+  std::vector<double> spread = spread_slowdowns(s), faults = fault_slowdowns(s);
+  if (faults.empty()) return spread;
+  if (spread.empty()) return faults;
+  for (size_t r = 0; r < faults.size(); ++r) faults[r] *= spread[r];
+  return faults;
+}
+
+std::vector<double> spread_slowdowns(const Scenario& s) {
   if (!uneven(s)) return {};
   double spread = s.system.gpu.speed_spread;
   auto n = static_cast<size_t>(s.execution.gpus());

@@ -16,9 +16,14 @@ namespace trainsim {
 /// figures (a median GPU's); a GPU above the median runs at the preset's rate. Empty when the
 /// spread is 0 or the model is not priced per operator (the paper's MLP blocks and the roofline
 /// keep their pricing).
+[[nodiscard]] std::vector<double> spread_slowdowns(const Scenario& s);
+
+/// Per rank, the factor its kernels take longer: spread_slowdowns() times the scenario's slow
+/// GPUs' (models/faults.hpp: fault_slowdowns()); empty when neither slows any.
 [[nodiscard]] std::vector<double> kernel_slowdowns(const Scenario& s);
 
-/// The largest of kernel_slowdowns(s), without drawing them all: 1 when there are none.
+/// The largest of kernel_slowdowns(s), without drawing them all where only the spread slows
+/// GPUs: 1 when there are none.
 [[nodiscard]] double slowest_gpu(const Scenario& s);
 
 /// The slowdown of the GPU at quantile `u` (0 < u < 1) of a normal distribution of rates with

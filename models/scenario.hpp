@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/faults.hpp"
 #include "models/topology_spec.hpp"
 #include "models/units.hpp"
 
@@ -404,6 +405,7 @@ struct Scenario {
   ModelSpec model;
   SystemSpec system;
   ExecutionSpec execution;
+  FaultSpec faults; ///< degraded components (models/faults.hpp); none by default
 };
 
 std::string to_string(PipelineSchedule s);

@@ -361,6 +361,7 @@ void check_scenario(const Scenario& s, std::optional<double> topology_gpus, Memo
   check_schedule(rules);
   check_sharding(rules);
   if (topology_gpus) check_gpu_total(s, *topology_gpus);
+  check_faults(s);
   check_fit(rules);
   if (std::string why = over_capacity(s); !why.empty() && memory == Memory::must_fit)
     throw InputError(s.file, "system.gpu.hbm_capacity", format(s.system.gpu.hbm_capacity), why);

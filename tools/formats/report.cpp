@@ -101,7 +101,9 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   if (sum.slowest_gpu > 1.0)
     out << "    slowest GPU: kernels x" << formatted("%.3f", sum.slowest_gpu)
         << " the preset's time (speed spread "
-        << formatted("%.2f %%", 100 * s.system.gpu.speed_spread) << "; not in the bound)\n";
+        << formatted("%.2f %%", 100 * s.system.gpu.speed_spread)
+        << (s.faults.any() ? ", and the slow GPUs below" : "") << "; not in the bound)\n";
+  for (const SlowGpus& g : s.faults.slow_gpus) out << "    fault: slow GPUs, " << describe(g) << "\n";
   out << "  simulated in " << formatted("%.2f", info.wall_s) << " s wall, " << info.activities
       << " SimGrid activities (" << info.fidelity << " mode";
   if (info.rail_bundle > 1)

@@ -98,9 +98,16 @@ std::string input_hash(std::string_view text) {
   return out;
 }
 
+// The faults as the scenario names them, one line each (models/faults.hpp: describe()).
+Json faults_json(const FaultSpec& f) {
+  Json slow = Json::array();
+  for (const SlowGpus& g : f.slow_gpus) slow.push_back(describe(g));
+  return {{"slow_gpus", slow}};
+}
+
 nlohmann::ordered_json provenance_json(const Scenario& s) {
   Json topology = topology_json(s.system.topology);
-  return {{"trainsim", version()},
+  nlohmann::ordered_json out = {{"trainsim", version()},
           {"input", {{"file", s.file}, {"hash", s.input_hash}}},
           {"gpu_preset", s.system.gpu.preset.empty() ? "none" : s.system.gpu.preset},
           {"topology", s.system.topology.generator},
@@ -108,6 +115,8 @@ nlohmann::ordered_json provenance_json(const Scenario& s) {
            {{"model", model_json(s.model)},
             {"system", {{"gpu", gpu_json(s.system.gpu)}, {"topology", topology}}},
             {"execution", execution_json(s)}}}};
+  if (s.faults.any()) out["scenario"]["faults"] = faults_json(s.faults);
+  return out;
 }
 
 std::string hardware_line(const Scenario& s) {

@@ -246,6 +246,48 @@ void require_mxfp8(const ModelSpec& m, const GpuSpec& g, const std::string& file
                        "); the " + g.preset + " has none: use tensorwise or blockwise");
 }
 
+// One entry of faults.slow_gpus: exactly one of rank, node or fraction (with its seed), and
+// the factor of the kernel rate the GPUs keep. The ranges are the scenario rules'
+// (models/faults.cpp), which code-built scenarios meet too.
+SlowGpus read_slow_gpus(const Params& p, const std::string& path) {
+  int named = static_cast<int>(p.has("rank")) + static_cast<int>(p.has("node")) +
+              static_cast<int>(p.has("fraction"));
+  if (named != 1)
+    throw InputError(p.file(), path + ": " +
+                                   (named == 0 ? "names no GPUs: give one of rank, node or fraction"
+                                               : "names GPUs more than one way: give one of rank, "
+                                                 "node or fraction"));
+  SlowGpus g;
+  if (p.has("rank")) g.which = SlowGpus::Which::rank, g.index = p.get<int>("rank");
+  if (p.has("node")) g.which = SlowGpus::Which::node, g.index = p.get<int>("node");
+  if (p.has("fraction")) {
+    g.which = SlowGpus::Which::fraction;
+    g.fraction = p.get<double>("fraction");
+    g.seed = p.get_or("seed", 0);
+  }
+  g.factor = p.get<double>("factor");
+  p.reject_unknown();
+  return g;
+}
+
+FaultSpec read_faults(const Section& top, const std::string& file) {
+  FaultSpec f;
+  auto it = top.children.find("faults");
+  if (it == top.children.end()) return f;
+  Section faults = read_section(it->second, file, "faults", {"slow_gpus"});
+  faults.values.reject_unknown({"slow_gpus"});
+  auto list = faults.children.find("slow_gpus");
+  if (list == faults.children.end()) return f;
+  if (!list->second.IsSequence())
+    throw InputError(file, "faults.slow_gpus", node_kind(list->second),
+                     "must be a list of entries, each a rank, node or fraction with its factor");
+  for (size_t i = 0; i < list->second.size(); ++i) {
+    std::string path = "faults.slow_gpus[" + std::to_string(i) + "]";
+    f.slow_gpus.push_back(read_slow_gpus(read_section(list->second[i], file, path, {}).values, path));
+  }
+  return f;
+}
+
 } // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& file) {
@@ -262,7 +304,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
 }
 
 Scenario read_scenario(const YAML::Node& root, const std::string& file) {
-  const std::vector<std::string> parts{"model", "system", "execution"};
+  const std::vector<std::string> parts{"model", "system", "execution", "faults"};
   Section top = read_section(root, file, "", parts);
   (void)top.values.get_or<std::string>("description", "");
   top.values.reject_unknown(parts);
@@ -283,6 +325,7 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   // The only reading of the section's keys: everything after takes the typed spec. After the
   // execution section, in the order the file is read; the rules across keys come after.
   s.system.topology = topo::parse_topology(topology);
+  s.faults = read_faults(top, file);
   fit_host_link(s);
   return s;
 }

@@ -103,6 +103,29 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
   out << YAML::EndMap;
 }
 
+void faults(YAML::Emitter& out, const FaultSpec& f) {
+  if (!f.any()) return;
+  out << YAML::Key << "faults" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "slow_gpus" << YAML::Value << YAML::BeginSeq;
+  for (const SlowGpus& g : f.slow_gpus) {
+    out << YAML::BeginMap;
+    switch (g.which) {
+    case SlowGpus::Which::rank:
+      out << YAML::Key << "rank" << YAML::Value << g.index;
+      break;
+    case SlowGpus::Which::node:
+      out << YAML::Key << "node" << YAML::Value << g.index;
+      break;
+    case SlowGpus::Which::fraction:
+      out << YAML::Key << "fraction" << YAML::Value << Params::text_of(g.fraction);
+      out << YAML::Key << "seed" << YAML::Value << g.seed;
+      break;
+    }
+    out << YAML::Key << "factor" << YAML::Value << Params::text_of(g.factor) << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+}
+
 } // namespace
 
 std::string scenario_yaml(const Scenario& s, const std::string& comment) {
@@ -111,6 +134,7 @@ std::string scenario_yaml(const Scenario& s, const std::string& comment) {
   model(out, s.model);
   system(out, s.system, s.model);
   execution(out, s.execution);
+  faults(out, s.faults);
   out << YAML::EndMap;
   std::ostringstream text;
   std::istringstream lines(comment);

@@ -1,0 +1,111 @@
+// A scenario's `faults:` section (models/faults.hpp): read strictly, written back, and each
+// bad entry refused in one line naming the entry, key and value.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/faults.hpp"
+#include "tests/tools/loader_fixtures.hpp"
+#include "tools/io/provenance.hpp"
+#include "tools/io/scenario_writer.hpp"
+
+namespace trainsim {
+namespace {
+
+using testing::error_of;
+
+// 32 GPUs on 4 nodes of 8.
+const std::string kJob = R"(model:
+  layers: 2
+  d_model: 1024
+  d_ff: 4096
+  heads: 8
+  seq_len: 1024
+system:
+  gpu: h100-sxm
+  topology:
+    generator: fat-tree
+    nodes: 4
+    gpus_per_node: 8
+execution:
+  dp: 32
+  global_batch: 32
+)";
+
+std::string with_faults(const std::string& entries) {
+  return kJob + "faults:\n  slow_gpus:\n" + entries;
+}
+
+TEST(FaultsLoader, ReadsEachWayOfNamingSlowGpus) {
+  Scenario s = parse_scenario(with_faults("    - rank: 3\n      factor: 0.5\n"
+                                          "    - node: 2\n      factor: 0.8\n"
+                                          "    - fraction: 0.25\n      seed: 4\n      factor: 0.9\n"),
+                              "s.yaml")
+                     .scenario;
+  ASSERT_EQ(s.faults.slow_gpus.size(), 3u);
+  EXPECT_EQ(describe(s.faults.slow_gpus[0]), "rank 3 at 0.5 of the kernel rate");
+  EXPECT_EQ(describe(s.faults.slow_gpus[1]), "node 2 at 0.8 of the kernel rate");
+  EXPECT_EQ(describe(s.faults.slow_gpus[2]), "0.25 of the ranks (seed 4) at 0.9 of the kernel rate");
+  // The writer's text reads back as the same scenario, faults included.
+  Scenario back = parse_scenario(scenario_yaml(s, ""), "s.yaml").scenario;
+  EXPECT_EQ(provenance_json(back).at("scenario"), provenance_json(s).at("scenario"));
+  EXPECT_EQ(provenance_json(s).at("scenario").at("faults").at("slow_gpus").size(), 3u);
+}
+
+TEST(FaultsLoader, SlowdownsFollowTheEntries) {
+  Scenario s = parse_scenario(with_faults("    - rank: 3\n      factor: 0.5\n"
+                                          "    - node: 0\n      factor: 0.8\n"
+                                          "    - fraction: 0.25\n      factor: 0.9\n"),
+                              "s.yaml")
+                   .scenario;
+  std::vector<double> slow = fault_slowdowns(s);
+  ASSERT_EQ(slow.size(), 32u);
+  // Node 0 is ranks 0 to 7, at 1 / 0.8 = 1.25; rank 3 also at 1 / 0.5: 2.5. The fraction takes
+  // round(0.25 x 32) = 8 ranks more at 1 / 0.9, wherever the seed puts them.
+  int taken = 0;
+  for (int r = 0; r < 32; ++r) {
+    double named = r == 3 ? 2.5 : r < 8 ? 1.25 : 1.0, got = slow[static_cast<size_t>(r)];
+    bool in_fraction = std::abs(got - named / 0.9) < 1e-12;
+    EXPECT_TRUE(in_fraction || std::abs(got - named) < 1e-12) << r;
+    taken += in_fraction ? 1 : 0;
+  }
+  EXPECT_EQ(taken, 8);
+}
+
+TEST(FaultsLoader, RefusesEachBadEntryInOneLine) {
+  EXPECT_EQ(error_of(with_faults("    - rank: 3\n      factor: 0\n")),
+            "s.yaml: faults.slow_gpus[0].factor = '0': must be above 0 and at most 1: the share "
+            "of its kernel rate a slow GPU keeps");
+  EXPECT_EQ(error_of(with_faults("    - rank: 3\n      factor: 1.2\n")),
+            "s.yaml: faults.slow_gpus[0].factor = '1.2': must be above 0 and at most 1: the share "
+            "of its kernel rate a slow GPU keeps");
+  EXPECT_EQ(error_of(with_faults("    - rank: 32\n      factor: 0.5\n")),
+            "s.yaml: faults.slow_gpus[0].rank = '32': is not a rank of this job (0 to 31)");
+  EXPECT_EQ(error_of(with_faults("    - node: 4\n      factor: 0.5\n")),
+            "s.yaml: faults.slow_gpus[0].node = '4': is not a node of this job (0 to 3, 8 GPUs "
+            "each)");
+  EXPECT_EQ(error_of(with_faults("    - fraction: 0\n      factor: 0.5\n")),
+            "s.yaml: faults.slow_gpus[0].fraction = '0': must be above 0 and at most 1");
+  EXPECT_EQ(error_of(with_faults("    - factor: 0.5\n")),
+            "s.yaml: faults.slow_gpus[0]: names no GPUs: give one of rank, node or fraction");
+  EXPECT_EQ(error_of(with_faults("    - rank: 1\n      node: 1\n      factor: 0.5\n")),
+            "s.yaml: faults.slow_gpus[0]: names GPUs more than one way: give one of rank, node "
+            "or fraction");
+  EXPECT_EQ(error_of(with_faults("    - rank: 1\n")),
+            "s.yaml: faults.slow_gpus[0].factor = '': is missing");
+  EXPECT_EQ(error_of(kJob + "faults:\n  slow_gpus: 3\n"),
+            "s.yaml: faults.slow_gpus = 'a value': must be a list of entries, each a rank, node or "
+            "fraction with its factor");
+}
+
+TEST(FaultsLoader, NamesTheKeyItDoesNotKnow) {
+  std::string e = error_of(with_faults("    - rank: 1\n      factr: 0.5\n"));
+  EXPECT_NE(e.find("faults.slow_gpus[0]"), std::string::npos) << e;
+  EXPECT_NE(e.find("factr"), std::string::npos) << e;
+  e = error_of(kJob + "faults:\n  slow_gpu: []\n");
+  EXPECT_NE(e.find("slow_gpu"), std::string::npos) << e;
+  EXPECT_NE(e.find("slow_gpus"), std::string::npos) << e; // did you mean
+}
+
+} // namespace
+} // namespace trainsim
