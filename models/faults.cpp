@@ -61,6 +61,26 @@ std::string describe(const SlowGpus& slow) {
   return what + " at " + Params::text_of(slow.factor) + " of the kernel rate";
 }
 
+std::string describe(const DegradedLinks& l) {
+  std::string what;
+  switch (l.which) {
+  case DegradedLinks::Which::nic:
+    what = "rank " + std::to_string(l.rank) + "'s NIC link";
+    break;
+  case DegradedLinks::Which::link:
+    what = "link " + l.link;
+    break;
+  case DegradedLinks::Which::tier:
+    what = "every " + l.tier + " link";
+    break;
+  }
+  std::string how;
+  if (l.factor < 1) how = " at " + Params::text_of(l.factor) + " of its bandwidth";
+  if (l.extra_latency > Seconds())
+    how += std::string(how.empty() ? " " : ", ") + format(l.extra_latency) + " more latency";
+  return what + how;
+}
+
 std::vector<double> fault_slowdowns(const Scenario& s) {
   if (!s.faults.any()) return {};
   std::vector<double> slowdown(static_cast<size_t>(s.execution.gpus()), 1.0);
@@ -92,6 +112,20 @@ void check_faults(const Scenario& s) {
                  std::to_string(per_node) + " GPUs each)");
     if (slow.which == SlowGpus::Which::fraction && !(slow.fraction > 0 && slow.fraction <= 1))
       broken("fraction", Params::text_of(slow.fraction), "must be above 0 and at most 1");
+  }
+  for (size_t i = 0; i < s.faults.degraded_links.size(); ++i) {
+    const DegradedLinks& l = s.faults.degraded_links[i];
+    std::string at = "faults.degraded_links[" + std::to_string(i) + "].";
+    if (!(l.factor > 0 && l.factor <= 1))
+      throw InputError(s.file, at + "factor", Params::text_of(l.factor),
+                       "must be above 0 and at most 1: the share of its bandwidth a link keeps "
+                       "(a failed link is removed, not degraded)");
+    if (l.extra_latency < Seconds())
+      throw InputError(s.file, at + "extra_latency", Params::text_of(l.extra_latency),
+                       "must be at least 0");
+    if (l.which == DegradedLinks::Which::nic && (l.rank < 0 || l.rank >= gpus))
+      throw InputError(s.file, at + "nic", std::to_string(l.rank),
+                       "is not a rank of this job (0 to " + std::to_string(gpus - 1) + ")");
   }
 }
 

@@ -1,11 +1,14 @@
 // Degraded components in a step (a scenario's `faults:` section, docs/faults.md): GPUs that run
-// their kernels slower than their preset. The simulator applies them; the closed form does
-// not, so it stays a lower bound of the faulty step too.
+// their kernels slower than their preset, links at a fraction of their bandwidth. The
+// simulator applies both; the closed form prices the degraded links as the fabric now has
+// them (its tiers come from the routes) but not the slow GPUs, so it stays a lower bound.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "models/units.hpp"
 
 namespace trainsim {
 
@@ -23,14 +26,32 @@ struct SlowGpus {
   double factor = 1;    ///< of the kernel rate, in (0, 1]
 };
 
+/// Network links at a fraction of their bandwidth or with extra latency (a cable renegotiated
+/// to a lower rate, another tenant's traffic): the link from one rank's NIC to its switch,
+/// one link named by its ends, or every link of a tier.
+struct DegradedLinks {
+  enum class Which : std::uint8_t { nic, link, tier };
+  Which which = Which::nic;
+  int rank = 0;            ///< Which::nic: the rank whose NIC link
+  std::string link;        ///< Which::link: its ends' names, "leaf0-spine1" (either order)
+  std::string tier;        ///< Which::tier: "leaf", "spine", ... (topologies/topology.hpp)
+  double factor = 1;       ///< of its bandwidth, in (0, 1]
+  Seconds extra_latency{}; ///< added to its latency
+};
+
 struct FaultSpec {
   std::vector<SlowGpus> slow_gpus;
-  [[nodiscard]] bool any() const { return !slow_gpus.empty(); }
+  std::vector<DegradedLinks> degraded_links;
+  [[nodiscard]] bool any() const { return !slow_gpus.empty() || !degraded_links.empty(); }
+  /// Whether any link is degraded: the fabric is then no longer symmetric, so neither rail
+  /// bundling nor replica folding applies.
+  [[nodiscard]] bool links() const { return !degraded_links.empty(); }
 };
 
 /// What one entry names, as a scenario file writes it ("rank 12", "node 3", "1% of ranks,
 /// seed 0") with its factor: for reports and provenance.
 std::string describe(const SlowGpus& slow);
+std::string describe(const DegradedLinks& links);
 
 /// By rank, how much longer its kernels take because of the faults (1 / factor, the product
 /// where several entries name it); empty without faults.

@@ -34,7 +34,7 @@ int bundle_of(const ExecutionSpec& e, int g, bool rail_symmetric) {
 // exists, the simulator after, and the router it builds must agree.
 int rail_bundle(const Scenario& s) {
   const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
-  if (clos == nullptr) return 1;
+  if (clos == nullptr || s.faults.links()) return 1; // a degraded link breaks the turn
   return bundle_of(s.execution, clos->gpus_per_node, topo::fat_tree_rail_symmetric(*clos));
 }
 

@@ -29,6 +29,8 @@ int image_in_replica0(const Layout& layout, int rank) {
 void check_foldable(const Scenario& s, const topo::Topology& topology, const SimOptions& o) {
   const ExecutionSpec& e = s.execution;
   if (o.fidelity != Fidelity::fast) refuse("fast mode only (fine mode runs every replica)");
+  if (s.faults.links())
+    refuse("needs a fabric whose replicas' links are alike; a degraded link makes one differ");
   if (e.cp > 1 || e.ep > 1)
     refuse("needs cp 1 and ep 1 (here cp " + std::to_string(e.cp) + ", ep " + std::to_string(e.ep) +
            "): their groups span the replicas");

@@ -76,6 +76,14 @@ std::pair<Vertex, Vertex> Topology::link_ends(int id) const {
   return ends_[static_cast<size_t>(id)];
 }
 
+void Topology::degrade_link(int id, double factor, Seconds extra) {
+  LinkProps& l = links_[static_cast<size_t>(id)];
+  l.bandwidth = l.bandwidth * factor;
+  l.latency = l.latency + extra;
+  for (auto e : boost::make_iterator_range(boost::edges(*graph_)))
+    if ((*graph_)[e].id == id) (*graph_)[e] = l;
+}
+
 Seconds Topology::path_latency(int src, int dst) const {
   std::vector<Hop> hops;
   route(src, dst, hops);

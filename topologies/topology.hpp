@@ -102,6 +102,8 @@ public:
   [[nodiscard]] int link_count() const { return static_cast<int>(links_.size()); }
   [[nodiscard]] const LinkProps& link(int id) const { return links_[static_cast<size_t>(id)]; }
   [[nodiscard]] std::pair<Vertex, Vertex> link_ends(int id) const;
+  /// A degraded link (a scenario's faults): `factor` of its bandwidth, `extra` more latency.
+  void degrade_link(int id, double factor, Seconds extra);
 
   void route(int src, int dst, std::vector<Hop>& out) const {
     router_->route(*this, src, dst, out);

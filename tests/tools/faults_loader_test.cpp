@@ -94,8 +94,63 @@ TEST(FaultsLoader, RefusesEachBadEntryInOneLine) {
   EXPECT_EQ(error_of(with_faults("    - rank: 1\n")),
             "s.yaml: faults.slow_gpus[0].factor = '': is missing");
   EXPECT_EQ(error_of(kJob + "faults:\n  slow_gpus: 3\n"),
-            "s.yaml: faults.slow_gpus = 'a value': must be a list of entries, each a rank, node or "
-            "fraction with its factor");
+            "s.yaml: faults.slow_gpus = 'a value': must be a list of entries "
+            "(docs/scenario-format.md, faults)");
+}
+
+// The same job on leaves of 16 ports: two leaves under spines, so every tier has links.
+std::string with_links(const std::string& entries) {
+  return testing::with(kJob, "    gpus_per_node: 8\n", "    gpus_per_node: 8\n    leaf_down_ports: 16\n") +
+         "faults:\n  degraded_links:\n" + entries;
+}
+
+TEST(FaultsLoader, ReadsDegradedLinksAndWritesThemBack) {
+  Scenario s = parse_scenario(with_links("    - nic: 5\n      factor: 0.5\n"
+                                         "    - link: leaf0-spine0\n      extra_latency: 2us\n"
+                                         "    - tier: spine\n      factor: 0.75\n"),
+                              "s.yaml")
+                   .scenario;
+  ASSERT_EQ(s.faults.degraded_links.size(), 3u);
+  EXPECT_EQ(describe(s.faults.degraded_links[0]), "rank 5's NIC link at 0.5 of its bandwidth");
+  EXPECT_EQ(describe(s.faults.degraded_links[1]),
+            "link leaf0-spine0 " + format(Seconds(2e-6)) + " more latency");
+  EXPECT_EQ(describe(s.faults.degraded_links[2]), "every spine link at 0.75 of its bandwidth");
+  Scenario back = parse_scenario(scenario_yaml(s, ""), "s.yaml").scenario;
+  EXPECT_EQ(provenance_json(back).at("scenario"), provenance_json(s).at("scenario"));
+}
+
+TEST(FaultsLoader, RefusesEachBadLinkInOneLine) {
+  EXPECT_EQ(error_of(with_links("    - nic: 5\n      factor: 0\n")),
+            "s.yaml: faults.degraded_links[0].factor = '0': must be above 0 and at most 1: the "
+            "share of its bandwidth a link keeps (a failed link is removed, not degraded)");
+  EXPECT_EQ(error_of(with_links("    - nic: 5\n      factor: 1.5\n")),
+            "s.yaml: faults.degraded_links[0].factor = '1.5': must be above 0 and at most 1: the "
+            "share of its bandwidth a link keeps (a failed link is removed, not degraded)");
+  EXPECT_EQ(error_of(with_links("    - nic: 40\n      factor: 0.5\n")),
+            "s.yaml: faults.degraded_links[0].nic = '40': is not a rank of this job (0 to 31)");
+  EXPECT_EQ(error_of(with_links("    - factor: 0.5\n")),
+            "s.yaml: faults.degraded_links[0]: names no link: give one of nic, link or tier");
+  EXPECT_EQ(error_of(with_links("    - nic: 1\n      tier: leaf\n      factor: 0.5\n")),
+            "s.yaml: faults.degraded_links[0]: names links more than one way: give one of nic, "
+            "link or tier");
+  EXPECT_EQ(error_of(with_links("    - nic: 1\n")),
+            "s.yaml: faults.degraded_links[0]: degrades nothing: give factor, extra_latency or "
+            "both");
+}
+
+TEST(FaultsLoader, RefusesALinkTheFabricDoesNotHave) {
+  // Names are checked on the built fabric.
+  EXPECT_EQ(error_of(with_links("    - tier: spin\n      factor: 0.5\n")),
+            "s.yaml: faults.degraded_links[0].tier = 'spin': is not a tier of this fabric "
+            "(did you mean 'spine'?)");
+  EXPECT_EQ(error_of(kJob + "faults:\n  degraded_links:\n    - tier: spine\n      factor: 0.5\n"),
+            "s.yaml: faults.degraded_links[0].tier = 'spine': is not a tier of this fabric");
+  std::string e = error_of(with_links("    - link: nic3-leaf9\n      factor: 0.5\n"));
+  EXPECT_EQ(e.rfind("s.yaml: faults.degraded_links[0].link = 'nic3-leaf9': is not a link of this "
+                    "fabric (its ends' names, e.g. ",
+                    0),
+            0u)
+      << e;
 }
 
 TEST(FaultsLoader, NamesTheKeyItDoesNotKnow) {

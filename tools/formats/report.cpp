@@ -104,6 +104,8 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
         << formatted("%.2f %%", 100 * s.system.gpu.speed_spread)
         << (s.faults.any() ? ", and the slow GPUs below" : "") << "; not in the bound)\n";
   for (const SlowGpus& g : s.faults.slow_gpus) out << "    fault: slow GPUs, " << describe(g) << "\n";
+  for (const DegradedLinks& l : s.faults.degraded_links)
+    out << "    fault: degraded link, " << describe(l) << "\n";
   out << "  simulated in " << formatted("%.2f", info.wall_s) << " s wall, " << info.activities
       << " SimGrid activities (" << info.fidelity << " mode";
   if (info.rail_bundle > 1)

@@ -270,21 +270,53 @@ SlowGpus read_slow_gpus(const Params& p, const std::string& path) {
   return g;
 }
 
+// One entry of faults.degraded_links: exactly one of nic (a rank), link (its ends' names) or
+// tier, and the factor of the bandwidth it keeps, with extra latency if any.
+DegradedLinks read_degraded_links(const Params& p, const std::string& path) {
+  int named = static_cast<int>(p.has("nic")) + static_cast<int>(p.has("link")) +
+              static_cast<int>(p.has("tier"));
+  if (named != 1)
+    throw InputError(p.file(), path + ": " +
+                                   (named == 0 ? "names no link: give one of nic, link or tier"
+                                               : "names links more than one way: give one of "
+                                                 "nic, link or tier"));
+  DegradedLinks l;
+  if (p.has("nic")) l.which = DegradedLinks::Which::nic, l.rank = p.get<int>("nic");
+  if (p.has("link")) l.which = DegradedLinks::Which::link, l.link = p.get<std::string>("link");
+  if (p.has("tier")) l.which = DegradedLinks::Which::tier, l.tier = p.get<std::string>("tier");
+  l.factor = p.get_or("factor", 1.0);
+  l.extra_latency = p.get_or("extra_latency", Seconds());
+  if (!p.has("factor") && !p.has("extra_latency"))
+    throw InputError(p.file(), path + ": degrades nothing: give factor, extra_latency or both");
+  p.reject_unknown();
+  return l;
+}
+
+// A list under `key` of `faults`, each entry read by `read`.
+template <class Entry, class Read>
+std::vector<Entry> read_list(const Section& faults, const std::string& key, const std::string& file,
+                             Read read) {
+  std::vector<Entry> out;
+  auto list = faults.children.find(key);
+  if (list == faults.children.end()) return out;
+  if (!list->second.IsSequence())
+    throw InputError(file, "faults." + key, node_kind(list->second),
+                     "must be a list of entries (docs/scenario-format.md, faults)");
+  for (size_t i = 0; i < list->second.size(); ++i) {
+    std::string path = "faults." + key + "[" + std::to_string(i) + "]";
+    out.push_back(read(read_section(list->second[i], file, path, {}).values, path));
+  }
+  return out;
+}
+
 FaultSpec read_faults(const Section& top, const std::string& file) {
   FaultSpec f;
   auto it = top.children.find("faults");
   if (it == top.children.end()) return f;
-  Section faults = read_section(it->second, file, "faults", {"slow_gpus"});
-  faults.values.reject_unknown({"slow_gpus"});
-  auto list = faults.children.find("slow_gpus");
-  if (list == faults.children.end()) return f;
-  if (!list->second.IsSequence())
-    throw InputError(file, "faults.slow_gpus", node_kind(list->second),
-                     "must be a list of entries, each a rank, node or fraction with its factor");
-  for (size_t i = 0; i < list->second.size(); ++i) {
-    std::string path = "faults.slow_gpus[" + std::to_string(i) + "]";
-    f.slow_gpus.push_back(read_slow_gpus(read_section(list->second[i], file, path, {}).values, path));
-  }
+  Section faults = read_section(it->second, file, "faults", {"slow_gpus", "degraded_links"});
+  faults.values.reject_unknown({"slow_gpus", "degraded_links"});
+  f.slow_gpus = read_list<SlowGpus>(faults, "slow_gpus", file, read_slow_gpus);
+  f.degraded_links = read_list<DegradedLinks>(faults, "degraded_links", file, read_degraded_links);
   return f;
 }
 

@@ -103,11 +103,9 @@ void execution(YAML::Emitter& out, const ExecutionSpec& e) {
   out << YAML::EndMap;
 }
 
-void faults(YAML::Emitter& out, const FaultSpec& f) {
-  if (!f.any()) return;
-  out << YAML::Key << "faults" << YAML::Value << YAML::BeginMap;
+void slow_gpus(YAML::Emitter& out, const std::vector<SlowGpus>& all) {
   out << YAML::Key << "slow_gpus" << YAML::Value << YAML::BeginSeq;
-  for (const SlowGpus& g : f.slow_gpus) {
+  for (const SlowGpus& g : all) {
     out << YAML::BeginMap;
     switch (g.which) {
     case SlowGpus::Which::rank:
@@ -123,7 +121,37 @@ void faults(YAML::Emitter& out, const FaultSpec& f) {
     }
     out << YAML::Key << "factor" << YAML::Value << Params::text_of(g.factor) << YAML::EndMap;
   }
-  out << YAML::EndSeq << YAML::EndMap;
+  out << YAML::EndSeq;
+}
+
+void degraded_links(YAML::Emitter& out, const std::vector<DegradedLinks>& all) {
+  out << YAML::Key << "degraded_links" << YAML::Value << YAML::BeginSeq;
+  for (const DegradedLinks& l : all) {
+    out << YAML::BeginMap;
+    switch (l.which) {
+    case DegradedLinks::Which::nic:
+      out << YAML::Key << "nic" << YAML::Value << l.rank;
+      break;
+    case DegradedLinks::Which::link:
+      out << YAML::Key << "link" << YAML::Value << l.link;
+      break;
+    case DegradedLinks::Which::tier:
+      out << YAML::Key << "tier" << YAML::Value << l.tier;
+      break;
+    }
+    out << YAML::Key << "factor" << YAML::Value << Params::text_of(l.factor);
+    out << YAML::Key << "extra_latency" << YAML::Value << Params::text_of(l.extra_latency);
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+}
+
+void faults(YAML::Emitter& out, const FaultSpec& f) {
+  if (!f.any()) return;
+  out << YAML::Key << "faults" << YAML::Value << YAML::BeginMap;
+  if (!f.slow_gpus.empty()) slow_gpus(out, f.slow_gpus);
+  if (!f.degraded_links.empty()) degraded_links(out, f.degraded_links);
+  out << YAML::EndMap;
 }
 
 } // namespace

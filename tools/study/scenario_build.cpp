@@ -9,6 +9,7 @@
 #include "models/plausibility.hpp"
 #include "models/scenario_rules.hpp"
 #include "sim/log.hpp"
+#include "tools/study/link_faults.hpp"
 #include "topologies/spec.hpp"
 
 namespace trainsim {
@@ -64,6 +65,7 @@ LoadedScenario build_unguarded(Scenario s, bool force_memory, const BeforeBuild&
   if (size && before_build) before_build(s, *size);
   topo::Topology topology = build(s, size);
   check_gpu_total(s, topology.gpu_count());
+  apply_link_faults(s, topology);
   return {std::move(s), std::move(topology)};
 }
 

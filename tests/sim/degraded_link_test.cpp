@@ -1,0 +1,75 @@
+// A degraded link (a scenario's faults, models/faults.hpp) slows every flow that crosses it:
+// at half its bandwidth a transfer over it takes twice as long, and extra latency adds once per
+// message.
+#include "tests/sim/step_fixtures.hpp"
+
+#include "models/closed_form.hpp"
+#include "sim/simulation.hpp"
+#include "tools/study/fabric_summary.hpp"
+
+namespace trainsim {
+namespace {
+
+using namespace testing;
+
+// Two single-GPU nodes on one leaf, links without latency (so a transfer is its bytes over the
+// slowest link: the NIC's 50 GB/s, below PCIe's 64), dp 2, the paper's MLP blocks: each GPU
+// runs its kernels, then the two-member ring all-reduces the gradients, two steps of n / 2
+// bytes each way: n / B.
+Scenario pair(std::vector<DegradedLinks> links = {}) {
+  topo::FatTreeParams f = fat_tree(2, 1);
+  f.nvlink_latency = f.pcie_latency = f.network_latency = Seconds(0);
+  Scenario s = scenario(f, {.dp = 2, .global_batch = 2}, mlp());
+  s.faults.degraded_links = std::move(links);
+  return s;
+}
+
+double dp_comm(const Scenario& s, int rank) {
+  return simulate(s).result.ranks[static_cast<size_t>(rank)][sim::Category::dp_comm].value();
+}
+
+TEST(DegradedLink, HalfTheBandwidthDoublesTheTransfersOverIt) {
+  // Rank 0's NIC link carries both directions of every step, so the whole all-reduce runs at
+  // 25 GB/s: 2n / B against n / B.
+  double healthy = dp_comm(pair(), 1);
+  ASSERT_GT(healthy, 0.0);
+  double slow = dp_comm(pair({{.which = DegradedLinks::Which::nic, .rank = 0, .factor = 0.5}}), 1);
+  EXPECT_NEAR(slow, 2 * healthy, 1e-6 * healthy);
+}
+
+TEST(DegradedLink, ExtraLatencyAddsOncePerMessage) {
+  // 5 us more on the leaf tier (both NIC links): each of the ring's two steps crosses two
+  // leaf links, so each step takes 10 us longer and the all-reduce 20 us.
+  double healthy = dp_comm(pair(), 0);
+  double late = dp_comm(pair({{.which = DegradedLinks::Which::tier, .tier = "leaf",
+                               .extra_latency = Seconds(5e-6)}}),
+                        0);
+  EXPECT_NEAR(late - healthy, 20e-6, 1e-9);
+}
+
+TEST(DegradedLink, TheBoundSeesTheLinkAndStaysBelow) {
+  Scenario s = pair({{.which = DegradedLinks::Which::link, .link = "nic1-leaf0", .factor = 0.25}});
+  LoadedScenario loaded = build_unguarded(s);
+  double bound =
+      closed_form_bound(loaded.scenario, fabric_summary(loaded.topology, loaded.scenario.execution))
+          .step_time.value();
+  double healthy_bound = closed_form_bound(build_unguarded(pair()).scenario,
+                                           fabric_summary(build_unguarded(pair()).topology,
+                                                          pair().execution))
+                             .step_time.value();
+  EXPECT_GT(bound, healthy_bound);
+  EXPECT_GE(simulate(s).result.step_time.value(), bound * (1 - 1e-9));
+}
+
+TEST(DegradedLink, BreaksRailBundling) {
+  // Eight-GPU nodes, tp 8: bundled while healthy, every rail on its own once a link is slow.
+  topo::FatTreeParams rails = fat_tree(2);
+  rails.rail_optimized = true;
+  Scenario s = scenario(rails, {.dp = 2, .tp = 8, .global_batch = 2}, mlp());
+  EXPECT_EQ(sim::rail_bundle(s), 8);
+  s.faults.degraded_links.push_back({.which = DegradedLinks::Which::nic, .rank = 3, .factor = 0.5});
+  EXPECT_EQ(sim::rail_bundle(s), 1);
+}
+
+} // namespace
+} // namespace trainsim

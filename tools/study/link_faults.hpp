@@ -1,0 +1,14 @@
+// A scenario's degraded links (models/faults.hpp) found on its built fabric and applied to it:
+// part of building a scenario (tools/study/scenario_build.hpp).
+#pragma once
+
+#include "models/scenario.hpp"
+#include "topologies/topology.hpp"
+
+namespace trainsim {
+
+/// Degrades every link each entry of s.faults.degraded_links names on `topology`; throws
+/// InputError naming the entry where it names no link of this fabric.
+void apply_link_faults(const Scenario& s, topo::Topology& topology);
+
+} // namespace trainsim
