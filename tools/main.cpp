@@ -13,6 +13,7 @@
 #include "tools/commands/frontier_command.hpp"
 #include "tools/commands/cli_support.hpp"
 #include "tools/commands/compare_command.hpp"
+#include "tools/commands/goodput_command.hpp"
 #include "tools/commands/report_command.hpp"
 #include "tools/commands/run_command.hpp"
 #include "tools/commands/sweep_command.hpp"
@@ -38,7 +39,8 @@ using AddCommand = void (*)(CLI::App&, Command&);
 constexpr AddCommand kCommands[] = {trainsim::add_run_command,      trainsim::add_bounds_command,
                                     trainsim::add_frontier_command, trainsim::add_topo_command,
                                     trainsim::add_validate_command, trainsim::add_report_command,
-                                    trainsim::add_compare_command,  trainsim::add_sweep_command};
+                                    trainsim::add_compare_command,  trainsim::add_sweep_command,
+                                    trainsim::add_goodput_command};
 
 void add_help(CLI::App& app, std::vector<std::string>& topic, Command& command) {
   auto* cmd = app.add_subcommand(

@@ -46,7 +46,7 @@ std::string cmake_project_version() {
              : "";
 }
 
-const std::string commands = "run, bounds, frontier, topo, validate, report, compare, sweep, help";
+const std::string commands = "run, bounds, frontier, topo, validate, report, compare, sweep, goodput, help";
 
 TEST(CliConventions, VersionIsTheProjectVersion) {
   ASSERT_FALSE(cmake_project_version().empty());
