@@ -21,9 +21,8 @@ constexpr double kLlama3InterruptionsPerGpuHour = 419.0 / (16384.0 * 54.0 * 24.0
 struct GoodputInputs {
   int gpus = 1;
   double failures_per_gpu_hour = kLlama3InterruptionsPerGpuHour;
-  Seconds checkpoint;    ///< the job's time stopped to write one checkpoint
-  Seconds restart;       ///< from a failure to training again: relaunch and restore
-  Seconds interval;      ///< useful training time between checkpoints; 0: Young-Daly's
+  Seconds checkpoint{}; ///< the job's time stopped to write one checkpoint
+  Seconds restart{};    ///< from a failure to training again: relaunch and restore
   [[nodiscard]] Seconds mtbf() const; ///< the job's: 1 / (gpus x rate)
 };
 

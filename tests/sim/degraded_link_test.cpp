@@ -24,6 +24,12 @@ Scenario pair(std::vector<DegradedLinks> links = {}) {
   return s;
 }
 
+DegradedLinks degraded(DegradedLinks::Which which, double factor, Seconds extra = Seconds()) {
+  DegradedLinks l;
+  l.which = which, l.factor = factor, l.extra_latency = extra;
+  return l;
+}
+
 double dp_comm(const Scenario& s, int rank) {
   return simulate(s).result.ranks[static_cast<size_t>(rank)][sim::Category::dp_comm].value();
 }
@@ -33,7 +39,9 @@ TEST(DegradedLink, HalfTheBandwidthDoublesTheTransfersOverIt) {
   // 25 GB/s: 2n / B against n / B.
   double healthy = dp_comm(pair(), 1);
   ASSERT_GT(healthy, 0.0);
-  double slow = dp_comm(pair({{.which = DegradedLinks::Which::nic, .rank = 0, .factor = 0.5}}), 1);
+  DegradedLinks nic0 = degraded(DegradedLinks::Which::nic, 0.5);
+  nic0.rank = 0;
+  double slow = dp_comm(pair({nic0}), 1);
   EXPECT_NEAR(slow, 2 * healthy, 1e-6 * healthy);
 }
 
@@ -41,14 +49,16 @@ TEST(DegradedLink, ExtraLatencyAddsOncePerMessage) {
   // 5 us more on the leaf tier (both NIC links): each of the ring's two steps crosses two
   // leaf links, so each step takes 10 us longer and the all-reduce 20 us.
   double healthy = dp_comm(pair(), 0);
-  double late = dp_comm(pair({{.which = DegradedLinks::Which::tier, .tier = "leaf",
-                               .extra_latency = Seconds(5e-6)}}),
-                        0);
+  DegradedLinks leaves = degraded(DegradedLinks::Which::tier, 1.0, Seconds(5e-6));
+  leaves.tier = "leaf";
+  double late = dp_comm(pair({leaves}), 0);
   EXPECT_NEAR(late - healthy, 20e-6, 1e-9);
 }
 
 TEST(DegradedLink, TheBoundSeesTheLinkAndStaysBelow) {
-  Scenario s = pair({{.which = DegradedLinks::Which::link, .link = "nic1-leaf0", .factor = 0.25}});
+  DegradedLinks one = degraded(DegradedLinks::Which::link, 0.25);
+  one.link = "nic1-leaf0";
+  Scenario s = pair({one});
   LoadedScenario loaded = build_unguarded(s);
   double bound =
       closed_form_bound(loaded.scenario, fabric_summary(loaded.topology, loaded.scenario.execution))
@@ -67,7 +77,9 @@ TEST(DegradedLink, BreaksRailBundling) {
   rails.rail_optimized = true;
   Scenario s = scenario(rails, {.dp = 2, .tp = 8, .global_batch = 2}, mlp());
   EXPECT_EQ(sim::rail_bundle(s), 8);
-  s.faults.degraded_links.push_back({.which = DegradedLinks::Which::nic, .rank = 3, .factor = 0.5});
+  DegradedLinks nic3 = degraded(DegradedLinks::Which::nic, 0.5);
+  nic3.rank = 3;
+  s.faults.degraded_links.push_back(nic3);
   EXPECT_EQ(sim::rail_bundle(s), 1);
 }
 

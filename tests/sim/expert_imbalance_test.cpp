@@ -14,20 +14,13 @@ namespace {
 
 using namespace testing;
 
-// 16 experts, top 2, on 16 GPUs of 2 nodes of 8 (ep 16 inside dp 16): every dispatch and
+// 16 experts, top 2, over ep 16 on two nodes (sixteen_way_experts): every dispatch and
 // combine crosses the nodes.
 Scenario sixteen_way(double imbalance, topo::FatTreeParams links = fabric()) {
-  ModelSpec model{.layers = 2,
-                  .d_model = 1024,
-                  .d_ff = 4096,
-                  .heads = 16,
-                  .seq_len = 1024,
-                  .experts = 16,
-                  .top_k = 2};
-  ExecutionSpec e{.dp = 16, .ep = 16, .global_batch = 16};
+  ExecutionSpec e;
   e.moe_imbalance = imbalance;
   e.moe_imbalance_seed = 7;
-  return scenario(fat_tree(2, 8, std::move(links)), e, model, h100());
+  return sixteen_way_experts(2, e, std::move(links));
 }
 
 sim::SimResult run(const Scenario& s, sim::Fidelity f) {

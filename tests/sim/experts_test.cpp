@@ -35,19 +35,8 @@ Scenario moe(const ModelSpec& model, const topo::FatTreeParams& topology,
   return scenario(topology, execution, model, h100());
 }
 
-// 16 experts on 16 GPUs of 2 nodes of 8 (ep 16 inside dp 16), 2 layers of d_model 1024 and
-// d_ff 4096, one sequence of 1024 tokens per GPU: every exchange crosses the nodes.
 Scenario sixteen_way(int top_k, const ExecutionSpec& extra = {}) {
-  ModelSpec model{.layers = 2,
-                  .d_model = 1024,
-                  .d_ff = 4096,
-                  .heads = 16,
-                  .seq_len = 1024,
-                  .experts = 16,
-                  .top_k = top_k};
-  ExecutionSpec e = extra;
-  e.dp = 16, e.ep = 16, e.global_batch = 16;
-  return moe(model, {.nodes = 2, .gpus_per_node = 8}, e);
+  return sixteen_way_experts(top_k, extra);
 }
 
 TEST(Experts, FineModeRunsSixteenWayExpertParallelism) {

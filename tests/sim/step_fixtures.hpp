@@ -97,6 +97,22 @@ inline Scenario scenario(topo::TopologySpec topology, ExecutionSpec execution,
   return s;
 }
 
+/// 16 experts on 16 GPUs of 2 nodes of 8 (ep 16 inside dp 16), 2 layers of d_model 1024 and
+/// d_ff 4096, one sequence of 1024 tokens per GPU, on the H100 preset: every exchange crosses
+/// the nodes. `extra`'s other keys are kept.
+inline Scenario sixteen_way_experts(int top_k, ExecutionSpec extra = {},
+                                    topo::FatTreeParams links = fabric()) {
+  ModelSpec model{.layers = 2,
+                  .d_model = 1024,
+                  .d_ff = 4096,
+                  .heads = 16,
+                  .seq_len = 1024,
+                  .experts = 16,
+                  .top_k = top_k};
+  extra.dp = 16, extra.ep = 16, extra.global_batch = 16;
+  return scenario(fat_tree(2, 8, std::move(links)), extra, model, h100());
+}
+
 struct Outcome {
   sim::SimResult result;
   StepSummary summary;
