@@ -274,6 +274,22 @@ TEST(HtmlReport, ResolvedValuesReadInTheirUnitsAndMemoryPerStageIsShown) {
   EXPECT_NE(html.find("overflow-wrap: anywhere"), std::string::npos);
 }
 
+TEST(HtmlReport, ListsTheScenariosFaults) {
+  nlohmann::json r = small_result();
+  r["provenance"] = {{"trainsim", "test"},
+                     {"input", {{"file", "f.yaml"}, {"hash", "abc"}}},
+                     {"scenario",
+                      {{"model", nlohmann::json::object()},
+                       {"system", {{"gpu", nlohmann::json::object()}, {"topology", nlohmann::json::object()}}},
+                       {"execution", nlohmann::json::object()},
+                       {"faults",
+                        {{"slow_gpus", {"node 1 at 0.8 of the kernel rate"}},
+                         {"degraded_links", nlohmann::json::array()}}}}}};
+  std::string html = render_report({r, std::nullopt, {}, ""});
+  EXPECT_NE(html.find("<th>faults.slow_gpus</th><td>node 1 at 0.8 of the kernel rate</td>"),
+            std::string::npos);
+}
+
 // --- link heatmap --------------------------------------------------------------------------------
 
 TEST(LinkHeatmap, ShadeRunsFromNearWhiteThroughOrangeToDarkRed) {

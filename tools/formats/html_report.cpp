@@ -132,6 +132,9 @@ std::string provenance_table(const nlohmann::json& p) {
   part("system.gpu", sc.at("system").at("gpu"));
   part("system.topology", sc.at("system").at("topology"));
   part("execution", sc.at("execution"));
+  if (sc.contains("faults"))
+    for (const auto& [kind, entries] : sc.at("faults").items())
+      for (const auto& entry : entries) t += row("faults." + kind, entry.get<std::string>());
   return t + "</table>\n";
 }
 
