@@ -8,6 +8,7 @@
 // purpose, independently, to check both.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,7 +56,7 @@ using ExchangePriceFn = CollectiveCost(Bytes n, int p, const RoundsTier& rounds,
                                        const ExpertRouting& routing);
 using ExchangePrice = ExchangePriceFn*;
 
-enum class CollectiveOp { all_reduce, reduce_scatter, all_gather, all_to_all };
+enum class CollectiveOp : std::uint8_t { all_reduce, reduce_scatter, all_gather, all_to_all };
 std::string to_string(CollectiveOp op);
 
 struct CollectiveInfo {

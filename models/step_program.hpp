@@ -42,15 +42,17 @@ struct Op {
   int microbatch = -1;
   int chunk = 0;
   int layer = -1;
-  /// Of a compute op's `duration`, the kernels whose work follows the routed tokens the GPU's
-  /// experts receive: the simulator scales it by the GPU's expert load (models/moe_load.hpp).
-  Seconds routed{};
   /// An expert all-to-all that carries tokens (or, backward, their outputs' gradients) to
   /// their experts: each member sends a peer as much as that peer's experts take; else back
   /// from them, as much as its own take. Set only under routing imbalance: balanced, both
   /// directions move the same bytes and fast mode folds them into one op.
   bool to_experts = false;
+  /// Of a compute op's `duration`, the kernels whose work follows the routed tokens the GPU's
+  /// experts receive: the simulator scales it by the GPU's expert load (models/moe_load.hpp).
+  Seconds routed{};
 };
+// Programs hold millions of ops: the two fields above sit in what was padding.
+static_assert(sizeof(Op) <= 48, "an Op grew: fine-mode programs are memory-bound");
 
 using Program = std::vector<Op>;
 
