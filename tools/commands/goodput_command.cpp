@@ -1,7 +1,6 @@
 #include "tools/commands/goodput_command.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -12,6 +11,7 @@
 #include "models/goodput.hpp"
 #include "models/params.hpp"
 #include "models/workload.hpp"
+#include "tools/formats/text.hpp"
 #include "tools/io/scenario_loader.hpp"
 #include "tools/study/evaluate.hpp"
 
@@ -65,17 +65,7 @@ Checkpoint price_checkpoint(const GoodputOptions& o, const LoadedScenario& loade
   return c;
 }
 
-std::string hours(Seconds t) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f h", t.value() / 3600);
-  return text;
-}
-
-std::string percent(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %%", 100 * x);
-  return text;
-}
+std::string hours(Seconds t) { return formatted("%.2f h", t.value() / 3600); }
 
 void print_sweeps(const GoodputInputs& in, Seconds tau) {
   std::cout << "  goodput against the checkpoint interval (first order):\n";
