@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <random>
 
 #include "models/error.hpp"
 #include "models/params.hpp"
 #include "models/scenario.hpp"
+#include "models/seeded_shuffle.hpp"
 
 namespace trainsim {
 namespace {
@@ -15,13 +15,11 @@ namespace {
 std::string entry(size_t i) { return "faults.slow_gpus[" + std::to_string(i) + "]"; }
 
 // The ranks a fraction takes: the first round(fraction x n) (at least one) of a shuffle drawn
-// from the seed, on our own mapping of the generator's words (Fisher-Yates), so the choice does
-// not depend on a standard library's shuffle.
+// from the seed.
 std::vector<int> fraction_of(int n, double fraction, int seed) {
   std::vector<int> ranks(static_cast<size_t>(n));
   std::iota(ranks.begin(), ranks.end(), 0);
-  std::mt19937_64 rng(static_cast<unsigned long long>(seed));
-  for (size_t i = ranks.size() - 1; i > 0; --i) std::swap(ranks[i], ranks[rng() % (i + 1)]);
+  seeded_shuffle(ranks, static_cast<unsigned long long>(seed));
   auto take = std::max<long>(1, std::lround(fraction * n));
   ranks.resize(static_cast<size_t>(std::min<long>(take, n)));
   return ranks;

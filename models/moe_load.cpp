@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <random>
-#include <utility>
 
+#include "models/seeded_shuffle.hpp"
 #include "models/workload.hpp"
 
 namespace trainsim {
@@ -16,10 +15,7 @@ std::vector<double> expert_shares(const ExecutionSpec& e) {
   for (size_t i = 0; i < n; ++i)
     shares[i] = 1.0 - e.moe_imbalance + 2.0 * e.moe_imbalance * static_cast<double>(i) /
                                             static_cast<double>(n - 1);
-  // Fisher-Yates on our own mapping of the generator's words, so the placement does not
-  // depend on a standard library's shuffle.
-  std::mt19937_64 rng(static_cast<unsigned long long>(e.moe_imbalance_seed));
-  for (size_t i = n - 1; i > 0; --i) std::swap(shares[i], shares[rng() % (i + 1)]);
+  seeded_shuffle(shares, static_cast<unsigned long long>(e.moe_imbalance_seed));
   return shares;
 }
 
