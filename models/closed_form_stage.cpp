@@ -11,6 +11,14 @@
 namespace trainsim::bound {
 namespace {
 
+// The bound's price of the all-to-all `name` (the scenario rules have checked the name).
+ExchangePrice exchange_price(const std::string& name) {
+  const CollectiveInfo* info = find_collective(name);
+  TRAINSIM_CHECK(info != nullptr && info->exchange != nullptr,
+                 "no all-to-all price for collective '" + name + "'");
+  return info->exchange;
+}
+
 // A segment of a pass under tp_overlap takes at least its main stream and at least its TP
 // stream, which runs beside it; what the stream takes beyond the main one is TP time.
 Split beside(const Split& main, const Split& stream) {
@@ -49,7 +57,9 @@ constexpr std::array<std::string TierNames::*, 6> kNames{&TierNames::tp,   &Tier
 class Pricer {
 public:
   Pricer(const Scenario& s, int stage, const StageFabric& f)
-      : s_(s), f_(f), nvlink_(collective_efficiency(s)), routing_{s.model.experts, s.model.top_k} {
+      : s_(s), f_(f), nvlink_(collective_efficiency(s)),
+        exchange_(exchange_price(s.execution.ep_collective)),
+        routing_{s.model.experts, s.model.top_k} {
     LayerTimes t = layer_times(s);
     BlockTime embedding = embedding_time(s), head = head_time(s);
     layer_like_[1] = kernels(t.attention.forward) + kernels(t.mlp.forward);
@@ -113,8 +123,7 @@ private:
     GroupPrice g = group(op.group, in_pass);
     if (op.collective == CollectiveOp::all_to_all) {
       if (g.members <= 1) return Split{};
-      const CollectiveInfo* a = find_collective(s_.execution.ep_collective);
-      CollectiveCost c = a->exchange(op.bytes, g.members, f_.ep, f_.ep_rings, routing_);
+      CollectiveCost c = exchange_(op.bytes, g.members, f_.ep, f_.ep_rings, routing_);
       tiers_[{g.name, c.tier}] += c.transfer * op.count;
       return split_of(c, &Split::ep) * op.count;
     }
@@ -205,6 +214,7 @@ private:
   const Scenario& s_;
   const StageFabric& f_;
   const CollectiveEfficiency* nvlink_;
+  ExchangePrice exchange_; ///< the EP all-to-all's price (ep_collective's catalogue entry)
   ExpertRouting routing_; ///< what an all-to-all's price reads of the model
   std::array<Split, 2> layer_like_, vocabulary_like_; ///< by forward: [0] backward, [1] forward
   Split optimizer_like_;
