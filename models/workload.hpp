@@ -98,11 +98,12 @@ struct KernelCost {
   Bytes hbm; ///< weight-shard reads plus activation reads and writes
 };
 
-/// Per GPU, per microbatch, per layer, forward pass. A transformer layer is
-/// [attention, TP all-reduce, MLP, TP all-reduce]; an MLP block is [MLP, TP all-reduce].
 /// What a router keeps per token and expert: an FP32 probability and a one-byte routing-map
 /// flag (Megatron-Core's probs and routing_map).
 inline constexpr double kRouterStateBytes = 4.0 + 1.0;
+
+/// Per GPU, per microbatch, per layer, forward pass. A transformer layer is
+/// [attention, TP all-reduce, MLP, TP all-reduce]; an MLP block is [MLP, TP all-reduce].
 
 struct LayerCosts {
   KernelCost attention; ///< zero for ModelKind::mlp
