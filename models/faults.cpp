@@ -79,6 +79,10 @@ std::string describe(const DegradedLinks& l) {
   return what + how;
 }
 
+std::string describe(const FailedPart& part) {
+  return (part.which == FailedPart::Which::link ? "link " : "switch ") + part.name + " failed";
+}
+
 std::vector<double> fault_slowdowns(const Scenario& s) {
   if (!s.faults.any()) return {};
   std::vector<double> slowdown(static_cast<size_t>(s.execution.gpus()), 1.0);

@@ -1,7 +1,8 @@
 // Degraded components in a step (a scenario's `faults:` section, docs/faults.md): GPUs that run
-// their kernels slower than their preset, links at a fraction of their bandwidth. The
-// simulator applies both; the closed form prices the degraded links as the fabric now has
-// them (its tiers come from the routes) but not the slow GPUs, so it stays a lower bound.
+// their kernels slower than their preset, links at a fraction of their bandwidth, links and
+// switches that have failed. The simulator applies all three; the closed form prices the
+// fabric as the faults leave it (its tiers come from the routes) but not the slow GPUs, so it
+// stays a lower bound.
 #pragma once
 
 #include <cstdint>
@@ -39,19 +40,29 @@ struct DegradedLinks {
   Seconds extra_latency{}; ///< added to its latency
 };
 
+/// A link or a switch that has failed (a dead optic, a switch that rebooted): removed from
+/// the fabric, the routes that crossed it recomputed over what is left.
+struct FailedPart {
+  enum class Which : std::uint8_t { link, network_switch };
+  Which which = Which::link;
+  std::string name; ///< "leaf0-spine1" (a link's ends, either order) or "spine3"
+};
+
 struct FaultSpec {
   std::vector<SlowGpus> slow_gpus;
   std::vector<DegradedLinks> degraded_links;
-  [[nodiscard]] bool any() const { return !slow_gpus.empty() || !degraded_links.empty(); }
-  /// Whether any link is degraded: the fabric is then no longer symmetric, so neither rail
-  /// bundling nor replica folding applies.
-  [[nodiscard]] bool links() const { return !degraded_links.empty(); }
+  std::vector<FailedPart> failed;
+  [[nodiscard]] bool any() const { return !slow_gpus.empty() || links(); }
+  /// Whether any link is degraded or has failed: the fabric is then no longer symmetric, so
+  /// neither rail bundling nor replica folding applies.
+  [[nodiscard]] bool links() const { return !degraded_links.empty() || !failed.empty(); }
 };
 
 /// What one entry names, as a scenario file writes it ("rank 12", "node 3", "1% of ranks,
 /// seed 0") with its factor: for reports and provenance.
 std::string describe(const SlowGpus& slow);
 std::string describe(const DegradedLinks& links);
+std::string describe(const FailedPart& part);
 
 /// By rank, how much longer its kernels take because of the faults (1 / factor, the product
 /// where several entries name it); empty without faults.

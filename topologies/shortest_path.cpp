@@ -10,25 +10,44 @@
 namespace trainsim::topo {
 namespace {
 
-// The links from `v` one hop closer to the source, i.e. to a neighbour at distance - 1.
+// The working links from `v` one hop closer to the source, i.e. to a neighbour at
+// distance - 1.
 template <class Visit>
-void for_each_step_back(const Graph& g, const std::vector<std::int32_t>& distance, Vertex v,
+void for_each_step_back(const Topology& t, const std::vector<std::int32_t>& distance, Vertex v,
                         Visit visit) {
+  const Graph& g = t.graph();
   for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) {
     Vertex u = boost::target(e, g);
-    if (distance[u] == distance[v] - 1) visit(u, g[e].id);
+    if (distance[u] == distance[v] - 1 && !t.link_failed(g[e].id)) visit(u, g[e].id);
   }
 }
 
+template <class Usable>
+std::vector<int> bfs(const Graph& g, Vertex from, Usable usable, bool gpus_forward = true) {
+  std::vector<int> distance(boost::num_vertices(g), -1);
+  std::deque<Vertex> queue{from};
+  distance[from] = 0;
+  while (!queue.empty()) {
+    Vertex v = queue.front();
+    queue.pop_front();
+    if (!gpus_forward && v != from && g[v].kind == VertexKind::gpu) continue;
+    for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) {
+      Vertex w = boost::target(e, g);
+      if (distance[w] < 0 && usable(g[e].id)) distance[w] = distance[v] + 1, queue.push_back(w);
+    }
+  }
+  return distance;
+}
+
 // ECMP among the links back towards the source: the `h mod count`-th of them.
-std::pair<Vertex, int> pick_step_back(const Graph& g, const std::vector<std::int32_t>& distance,
+std::pair<Vertex, int> pick_step_back(const Topology& t, const std::vector<std::int32_t>& distance,
                                       Vertex v, std::uint64_t h) {
   int count = 0;
-  for_each_step_back(g, distance, v, [&](Vertex, int) { ++count; });
-  TRAINSIM_CHECK(count > 0, "check_connected() guarantees every GPU is reachable");
+  for_each_step_back(t, distance, v, [&](Vertex, int) { ++count; });
+  TRAINSIM_CHECK(count > 0, "check_connected() and unreachable_gpu() keep every GPU reachable");
   auto pick = static_cast<int>(h % static_cast<unsigned>(count));
   std::pair<Vertex, int> chosen{v, -1};
-  for_each_step_back(g, distance, v, [&](Vertex u, int link) {
+  for_each_step_back(t, distance, v, [&](Vertex u, int link) {
     if (pick-- == 0) chosen = {u, link};
   });
   return chosen;
@@ -37,16 +56,11 @@ std::pair<Vertex, int> pick_step_back(const Graph& g, const std::vector<std::int
 } // namespace
 
 std::vector<int> hop_distances(const Graph& g, Vertex from) {
-  std::vector<int> distance(boost::num_vertices(g), -1);
-  std::deque<Vertex> queue{from};
-  distance[from] = 0;
-  while (!queue.empty()) {
-    Vertex v = queue.front();
-    queue.pop_front();
-    for (auto w : boost::make_iterator_range(boost::adjacent_vertices(v, g)))
-      if (distance[w] < 0) distance[w] = distance[v] + 1, queue.push_back(w);
-  }
-  return distance;
+  return bfs(g, from, [](int) { return true; });
+}
+
+std::vector<int> hop_distances(const Topology& t, Vertex from, bool gpus_forward) {
+  return bfs(t.graph(), from, [&](int link) { return !t.link_failed(link); }, gpus_forward);
 }
 
 const ShortestPathRouter::Tree& ShortestPathRouter::tree(const Topology& t, int src) const {
@@ -61,7 +75,7 @@ const ShortestPathRouter::Tree& ShortestPathRouter::tree(const Topology& t, int 
     by_source_.erase(lru_.back().first);
     lru_.pop_back();
   }
-  auto distance = hop_distances(t.graph(), t.gpu_vertex(src));
+  auto distance = hop_distances(t, t.gpu_vertex(src), gpus_forward_);
   lru_.emplace_front(src, Tree(distance.begin(), distance.end()));
   ++trees_built_;
   by_source_[src] = lru_.begin();
@@ -78,7 +92,7 @@ void ShortestPathRouter::route(const Topology& t, int src, int dst, std::vector<
   std::uint64_t h = flow_hash(src, dst);
   for (Vertex v = t.gpu_vertex(dst); v != root;
        h = flow_hash(static_cast<int>(h >> 32), static_cast<int>(h))) {
-    auto [prev, link] = pick_step_back(t.graph(), distance, v, h);
+    auto [prev, link] = pick_step_back(t, distance, v, h);
     out.push_back(hop(link, prev, v));
     v = prev;
   }

@@ -3,7 +3,8 @@
 // about (O(V + E)) and kept in an LRU cache bounded in bytes. A query on a cached source walks
 // back from the destination, each step to a neighbour one hop closer to the source, the flow
 // hash choosing among several (ECMP over all shortest paths): O(sum of the degrees along the
-// path). Deterministic: the same pair always takes the same path.
+// path). Deterministic: the same pair always takes the same path. Failed links
+// (Topology::fail_links) are not there: the trees and the walks step over them.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,10 @@ namespace trainsim::topo {
 class ShortestPathRouter final : public Router {
 public:
   /// `cache_bytes`: memory for cached trees (4 bytes per vertex each); at least one is kept.
-  explicit ShortestPathRouter(size_t cache_bytes) : cache_bytes_(cache_bytes) {}
+  /// `gpus_forward`: whether a path may pass through a GPU (a torus's GPUs forward; on a
+  /// switched fabric a GPU is only ever an end).
+  explicit ShortestPathRouter(size_t cache_bytes, bool gpus_forward = true)
+      : cache_bytes_(cache_bytes), gpus_forward_(gpus_forward) {}
 
   void route(const Topology& topology, int src, int dst, std::vector<Hop>& out) const override;
 
@@ -30,6 +34,7 @@ private:
   const Tree& tree(const Topology& topology, int src) const;
 
   size_t cache_bytes_;
+  bool gpus_forward_;
   mutable std::mutex mutex_; // route() is const and may be called from several threads
   mutable std::list<std::pair<int, Tree>> lru_; // most recently used first
   mutable std::unordered_map<int, std::list<std::pair<int, Tree>>::iterator> by_source_;
@@ -38,5 +43,8 @@ private:
 
 /// Hop counts from `from` to every vertex (-1 when unreachable): one BFS.
 std::vector<int> hop_distances(const Graph& graph, Vertex from);
+/// The same over the topology's links that have not failed, through GPUs other than `from`
+/// only where `gpus_forward`.
+std::vector<int> hop_distances(const Topology& topology, Vertex from, bool gpus_forward);
 
 } // namespace trainsim::topo

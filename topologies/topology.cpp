@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "models/check.hpp"
+#include "topologies/detour.hpp"
+#include "topologies/shortest_path.hpp"
 
 namespace trainsim::topo {
 
@@ -82,6 +84,27 @@ void Topology::degrade_link(int id, double factor, Seconds extra) {
   l.latency = l.latency + extra;
   for (auto e : boost::make_iterator_range(boost::edges(*graph_)))
     if ((*graph_)[e].id == id) (*graph_)[e] = l;
+}
+
+void Topology::fail_links(const std::vector<int>& ids) {
+  if (ids.empty()) return;
+  if (failed_.empty()) {
+    failed_.assign(links_.size(), false);
+    // GPUs relay where the healthy fabric already has them do so: a torus's direct links, an
+    // imported graph routed by shortest paths. Elsewhere only switches forward.
+    gpus_forward_ = dynamic_cast<const ShortestPathRouter*>(router_.get()) != nullptr ||
+                    std::any_of(links_.begin(), links_.end(),
+                                [](const LinkProps& l) { return l.tier == Tier::direct; });
+    // One tree per GPU the detours leave from, 4 bytes a vertex: 64 MiB holds about 300 of
+    // a 16k-GPU fabric's (55k vertices).
+    router_ = std::make_unique<DetourRouter>(std::move(router_), size_t{64} << 20, gpus_forward_);
+  }
+  for (int id : ids) failed_[static_cast<size_t>(id)] = true;
+}
+
+std::optional<std::pair<int, int>> Topology::cut_pair() const {
+  if (failed_.empty()) return std::nullopt;
+  return gpus_forward_ ? unreachable_from_first(*this) : unjoined_pair(*this);
 }
 
 Seconds Topology::path_latency(int src, int dst) const {

@@ -104,6 +104,15 @@ public:
   [[nodiscard]] std::pair<Vertex, Vertex> link_ends(int id) const;
   /// A degraded link (a scenario's faults): `factor` of its bandwidth, `extra` more latency.
   void degrade_link(int id, double factor, Seconds extra);
+  /// Failed links (a scenario's faults) carry nothing from now on: a route that crossed one
+  /// takes a shortest path over the links left instead, ECMP hashing among them as switches
+  /// do once a next hop drops out (topologies/detour.hpp); routes that did not keep theirs.
+  void fail_links(const std::vector<int>& ids);
+  [[nodiscard]] bool link_failed(int id) const {
+    return !failed_.empty() && failed_[static_cast<size_t>(id)];
+  }
+  /// Two GPUs that no working path joins, if failed links cut the fabric (topologies/detour.hpp).
+  [[nodiscard]] std::optional<std::pair<int, int>> cut_pair() const;
 
   void route(int src, int dst, std::vector<Hop>& out) const {
     router_->route(*this, src, dst, out);
@@ -135,6 +144,8 @@ private:
   // the graph's edge storage, and Boost 1.74's adjacency_list copies on move.
   std::vector<LinkProps> links_;
   std::vector<std::pair<Vertex, Vertex>> ends_;
+  std::vector<bool> failed_; ///< by link id; empty while none has failed
+  bool gpus_forward_ = false; ///< whether detours may relay through GPUs (fail_links)
   std::optional<FabricFacts> facts_;
   std::vector<std::string> names_; ///< empty: names are made from kind, level and index
 };

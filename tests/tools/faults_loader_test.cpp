@@ -153,6 +153,58 @@ TEST(FaultsLoader, RefusesALinkTheFabricDoesNotHave) {
       << e;
 }
 
+// The job on leaves of 16 ports with every cable built (ecmp: pair): 2 leaves, 16 spines.
+std::string with_failed(const std::string& entries, const std::string& ecmp = "pair") {
+  return testing::with(kJob, "    gpus_per_node: 8\n",
+                       "    gpus_per_node: 8\n    leaf_down_ports: 16\n    ecmp: " + ecmp + "\n") +
+         "faults:\n  failed:\n" + entries;
+}
+
+TEST(FaultsLoader, ReadsFailedPartsAndWritesThemBack) {
+  Scenario s =
+      parse_scenario(with_failed("    - switch: spine3\n    - link: leaf1-spine0\n"), "s.yaml")
+          .scenario;
+  ASSERT_EQ(s.faults.failed.size(), 2u);
+  EXPECT_EQ(describe(s.faults.failed[0]), "switch spine3 failed");
+  EXPECT_EQ(describe(s.faults.failed[1]), "link leaf1-spine0 failed");
+  Scenario back = parse_scenario(scenario_yaml(s, ""), "s.yaml").scenario;
+  EXPECT_EQ(provenance_json(back).at("scenario"), provenance_json(s).at("scenario"));
+  EXPECT_EQ(provenance_json(s).at("scenario").at("faults").at("failed").size(), 2u);
+}
+
+TEST(FaultsLoader, RefusesEachBadFailureInOneLine) {
+  EXPECT_EQ(error_of(with_failed("    - switch: spine3\n      link: leaf0-spine3\n")),
+            "s.yaml: faults.failed[0]: names a link and a switch: give one per entry");
+  EXPECT_EQ(error_of(with_failed("    - {}\n")),
+            "s.yaml: faults.failed[0]: names nothing: give link or switch");
+  EXPECT_EQ(error_of(with_failed("    - switch: spine99\n")),
+            "s.yaml: faults.failed[0].switch = 'spine99': is not a network switch of this fabric "
+            "(e.g. leaf0) (did you mean 'spine9'?)");
+  EXPECT_EQ(error_of(with_failed("    - link: leaf0-spine16\n")).rfind(
+                "s.yaml: faults.failed[0].link = 'leaf0-spine16': is not a link of this fabric", 0),
+            0u);
+}
+
+TEST(FaultsLoader, RefusesAFailureThatCutsTheFabric) {
+  // Leaf 1 has nodes 2 and 3; without it their GPUs reach nothing beyond their NVSwitch.
+  EXPECT_EQ(error_of(with_failed("    - switch: spine0\n    - switch: leaf1\n")),
+            "s.yaml: faults.failed[1].switch = 'leaf1': cuts the fabric: no working path joins "
+            "gpu16 and gpu0 any more");
+}
+
+TEST(FaultsLoader, RefusesASprayedSpine) {
+  // ecmp: spray builds a pod's 16 spines as one switch; failing it would fail all sixteen.
+  std::string e = error_of(with_failed("    - switch: spine0\n", "spray"));
+  EXPECT_EQ(e.rfind("s.yaml: faults.failed[0].switch = 'spine0': is one of the spines or spine "
+                    "links that ecmp: spray builds as one",
+                    0),
+            0u)
+      << e;
+  // A leaf is its own switch there: failing it is refused only because it cuts.
+  e = error_of(with_failed("    - switch: leaf1\n", "spray"));
+  EXPECT_NE(e.find("cuts the fabric"), std::string::npos) << e;
+}
+
 TEST(FaultsLoader, NamesTheKeyItDoesNotKnow) {
   std::string e = error_of(with_faults("    - rank: 1\n      factr: 0.5\n"));
   EXPECT_NE(e.find("faults.slow_gpus[0]"), std::string::npos) << e;

@@ -106,6 +106,7 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   for (const SlowGpus& g : s.faults.slow_gpus) out << "    fault: slow GPUs, " << describe(g) << "\n";
   for (const DegradedLinks& l : s.faults.degraded_links)
     out << "    fault: degraded link, " << describe(l) << "\n";
+  for (const FailedPart& p : s.faults.failed) out << "    fault: " << describe(p) << "\n";
   out << "  simulated in " << formatted("%.2f", info.wall_s) << " s wall, " << info.activities
       << " SimGrid activities (" << info.fidelity << " mode";
   if (info.rail_bundle > 1)

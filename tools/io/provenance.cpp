@@ -100,10 +100,11 @@ std::string input_hash(std::string_view text) {
 
 // The faults as the scenario names them, one line each (models/faults.hpp: describe()).
 Json faults_json(const FaultSpec& f) {
-  Json slow = Json::array(), links = Json::array();
+  Json slow = Json::array(), links = Json::array(), failed = Json::array();
   for (const SlowGpus& g : f.slow_gpus) slow.push_back(describe(g));
   for (const DegradedLinks& l : f.degraded_links) links.push_back(describe(l));
-  return {{"slow_gpus", slow}, {"degraded_links", links}};
+  for (const FailedPart& p : f.failed) failed.push_back(describe(p));
+  return {{"slow_gpus", slow}, {"degraded_links", links}, {"failed", failed}};
 }
 
 nlohmann::ordered_json provenance_json(const Scenario& s) {

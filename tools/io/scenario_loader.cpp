@@ -292,6 +292,20 @@ DegradedLinks read_degraded_links(const Params& p, const std::string& path) {
   return l;
 }
 
+// One entry of faults.failed: exactly one of link (its ends' names) or switch (its name).
+FailedPart read_failed(const Params& p, const std::string& path) {
+  if (p.has("link") == p.has("switch"))
+    throw InputError(p.file(), path + ": " +
+                                   (p.has("link") ? "names a link and a switch: give one per entry"
+                                                  : "names nothing: give link or switch"));
+  FailedPart f;
+  if (p.has("link")) f.which = FailedPart::Which::link, f.name = p.get<std::string>("link");
+  if (p.has("switch"))
+    f.which = FailedPart::Which::network_switch, f.name = p.get<std::string>("switch");
+  p.reject_unknown();
+  return f;
+}
+
 // A list under `key` of `faults`, each entry read by `read`.
 template <class Entry, class Read>
 std::vector<Entry> read_list(const Section& faults, const std::string& key, const std::string& file,
@@ -313,10 +327,12 @@ FaultSpec read_faults(const Section& top, const std::string& file) {
   FaultSpec f;
   auto it = top.children.find("faults");
   if (it == top.children.end()) return f;
-  Section faults = read_section(it->second, file, "faults", {"slow_gpus", "degraded_links"});
-  faults.values.reject_unknown({"slow_gpus", "degraded_links"});
+  const std::vector<std::string> lists{"slow_gpus", "degraded_links", "failed"};
+  Section faults = read_section(it->second, file, "faults", lists);
+  faults.values.reject_unknown(lists);
   f.slow_gpus = read_list<SlowGpus>(faults, "slow_gpus", file, read_slow_gpus);
   f.degraded_links = read_list<DegradedLinks>(faults, "degraded_links", file, read_degraded_links);
+  f.failed = read_list<FailedPart>(faults, "failed", file, read_failed);
   return f;
 }
 

@@ -146,11 +146,21 @@ void degraded_links(YAML::Emitter& out, const std::vector<DegradedLinks>& all) {
   out << YAML::EndSeq;
 }
 
+void failed(YAML::Emitter& out, const std::vector<FailedPart>& all) {
+  out << YAML::Key << "failed" << YAML::Value << YAML::BeginSeq;
+  for (const FailedPart& f : all)
+    out << YAML::BeginMap << YAML::Key
+        << (f.which == FailedPart::Which::link ? "link" : "switch") << YAML::Value << f.name
+        << YAML::EndMap;
+  out << YAML::EndSeq;
+}
+
 void faults(YAML::Emitter& out, const FaultSpec& f) {
   if (!f.any()) return;
   out << YAML::Key << "faults" << YAML::Value << YAML::BeginMap;
   if (!f.slow_gpus.empty()) slow_gpus(out, f.slow_gpus);
   if (!f.degraded_links.empty()) degraded_links(out, f.degraded_links);
+  if (!f.failed.empty()) failed(out, f.failed);
   out << YAML::EndMap;
 }
 

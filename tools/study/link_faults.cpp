@@ -1,10 +1,13 @@
 #include "tools/study/link_faults.hpp"
 
+#include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "models/error.hpp"
+#include "topologies/fat_tree.hpp"
 
 namespace trainsim {
 namespace {
@@ -26,15 +29,24 @@ bool nic_link(const topo::Topology& t, int id, int rank) {
   return (is_nic(a) && is_switch(b)) || (is_nic(b) && is_switch(a));
 }
 
+bool link_named(const topo::Topology& t, int id, const std::string& name) {
+  auto [a, b] = t.link_ends(id);
+  return name == t.vertex_name(a) + "-" + t.vertex_name(b) ||
+         name == t.vertex_name(b) + "-" + t.vertex_name(a);
+}
+
+std::vector<std::string> link_names(const topo::Topology& t) {
+  std::vector<std::string> names;
+  for (int id = 0; id < t.link_count(); ++id) names.push_back(ends_name(t, id));
+  return names;
+}
+
 bool named(const topo::Topology& t, int id, const DegradedLinks& l) {
   switch (l.which) {
   case DegradedLinks::Which::nic:
     return nic_link(t, id, l.rank);
-  case DegradedLinks::Which::link: {
-    auto [a, b] = t.link_ends(id);
-    return l.link == t.vertex_name(a) + "-" + t.vertex_name(b) ||
-           l.link == t.vertex_name(b) + "-" + t.vertex_name(a);
-  }
+  case DegradedLinks::Which::link:
+    return link_named(t, id, l.link);
   case DegradedLinks::Which::tier:
     break;
   }
@@ -50,8 +62,7 @@ bool named(const topo::Topology& t, int id, const DegradedLinks& l) {
                      "has no NIC link to a switch on this fabric (" +
                          s.system.topology.generator + ")");
   case DegradedLinks::Which::link: {
-    std::vector<std::string> names;
-    for (int id = 0; id < t.link_count(); ++id) names.push_back(ends_name(t, id));
+    std::vector<std::string> names = link_names(t);
     throw InputError(s.file, at + "link", l.link,
                      "is not a link of this fabric (its ends' names, e.g. " + names.front() +
                          ")" + did_you_mean(l.link, names));
@@ -66,6 +77,59 @@ bool named(const topo::Topology& t, int id, const DegradedLinks& l) {
                        did_you_mean(l.tier, std::vector<std::string>(tiers.begin(), tiers.end())));
 }
 
+std::vector<std::string> switch_names(const topo::Topology& t) {
+  std::vector<std::string> names;
+  for (auto v : boost::make_iterator_range(boost::vertices(t.graph())))
+    if (t.graph()[v].kind == topo::VertexKind::net_switch) names.push_back(t.vertex_name(v));
+  return names;
+}
+
+// A sprayed Clos builds each pod's spines (and a leaf's uplinks, a pod's core links) as one
+// switch (one link): failing it would fail them all. A leaf, and so its uplinks, is its own.
+void refuse_merged(const Scenario& s, size_t i, const topo::Topology& t, int id) {
+  const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
+  if (clos == nullptr || !topo::fat_tree_sprays(*clos)) return;
+  const FailedPart& part = s.faults.failed[i];
+  auto [a, b] = t.link_ends(id); // b, the later vertex, is the upper switch
+  bool merged = part.which == FailedPart::Which::link
+                    ? t.graph()[b].level >= 2
+                    : t.graph()[t.vertex_name(a) == part.name ? a : b].level >= 2;
+  if (!merged) return;
+  throw InputError(s.file,
+                   "faults.failed[" + std::to_string(i) + "]." +
+                       (part.which == FailedPart::Which::link ? "link" : "switch"),
+                   part.name,
+                   "is one of the spines or spine links that ecmp: spray builds as one (" +
+                       t.vertex_name(b) + " stands for a whole plane set): fail it on a fabric "
+                       "that builds every cable (ecmp: pair, rail or destination), or degrade "
+                       "its tier by the share lost instead");
+}
+
+// The links a failed part takes down: the named link, or every link of the named switch.
+std::vector<int> failed_links(const Scenario& s, size_t i, const topo::Topology& t) {
+  const FailedPart& part = s.faults.failed[i];
+  bool link = part.which == FailedPart::Which::link;
+  std::vector<int> ids;
+  for (int id = 0; id < t.link_count(); ++id) {
+    auto [a, b] = t.link_ends(id);
+    bool on_switch = t.graph()[a].kind == topo::VertexKind::net_switch && t.vertex_name(a) == part.name;
+    on_switch |= t.graph()[b].kind == topo::VertexKind::net_switch && t.vertex_name(b) == part.name;
+    if (link ? link_named(t, id, part.name) : on_switch) ids.push_back(id);
+  }
+  for (int id : ids) refuse_merged(s, i, t, id);
+  if (!ids.empty()) return ids;
+  std::string at = "faults.failed[" + std::to_string(i) + "].";
+  std::vector<std::string> names = link ? link_names(t) : switch_names(t);
+  if (names.empty())
+    throw InputError(s.file, at + "switch", part.name,
+                     "names a switch, and this fabric (" + s.system.topology.generator +
+                         ") has no network switches");
+  throw InputError(s.file, at + (link ? "link" : "switch"), part.name,
+                   std::string("is not a ") + (link ? "link" : "network switch") +
+                       " of this fabric (e.g. " + names.front() + ")" +
+                       did_you_mean(part.name, names));
+}
+
 } // namespace
 
 void apply_link_faults(const Scenario& s, topo::Topology& topology) {
@@ -76,6 +140,17 @@ void apply_link_faults(const Scenario& s, topo::Topology& topology) {
       if (named(topology, id, all[i])) ids.push_back(id);
     if (ids.empty()) names_none(s, i, all[i], topology);
     for (int id : ids) topology.degrade_link(id, all[i].factor, all[i].extra_latency);
+  }
+  // Entry by entry, so that the refusal names the one that cuts the fabric.
+  for (size_t i = 0; i < s.faults.failed.size(); ++i) {
+    topology.fail_links(failed_links(s, i, topology));
+    if (auto cut = topology.cut_pair())
+      throw InputError(s.file,
+                       "faults.failed[" + std::to_string(i) + "]." +
+                           (s.faults.failed[i].which == FailedPart::Which::link ? "link" : "switch"),
+                       s.faults.failed[i].name,
+                       "cuts the fabric: no working path joins gpu" + std::to_string(cut->first) +
+                           " and gpu" + std::to_string(cut->second) + " any more");
   }
 }
 

@@ -1,4 +1,5 @@
-// A scenario's degraded links (models/faults.hpp) found on its built fabric and applied to it:
+// A scenario's degraded and failed links (models/faults.hpp) found on its built fabric and
+// applied to it:
 // part of building a scenario (tools/study/scenario_build.hpp).
 #pragma once
 
@@ -7,8 +8,9 @@
 
 namespace trainsim {
 
-/// Degrades every link each entry of s.faults.degraded_links names on `topology`; throws
-/// InputError naming the entry where it names no link of this fabric.
+/// Degrades every link each entry of s.faults.degraded_links names on `topology` and fails
+/// those s.faults.failed names; throws InputError naming the entry where it names no link
+/// (or switch) of this fabric, or where its failure leaves a GPU cut off from the others.
 void apply_link_faults(const Scenario& s, topo::Topology& topology);
 
 } // namespace trainsim
