@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/faults.hpp"
+#include "models/reliability.hpp"
 #include "models/topology_spec.hpp"
 #include "models/units.hpp"
 
@@ -406,6 +407,9 @@ struct Scenario {
   SystemSpec system;
   ExecutionSpec execution;
   FaultSpec faults; ///< degraded components (models/faults.hpp); none by default
+  /// What stops a long run and what a restart costs (models/reliability.hpp): read by
+  /// `trainsim goodput`, not by a step.
+  ReliabilitySpec reliability;
 };
 
 std::string to_string(PipelineSchedule s);

@@ -106,11 +106,14 @@ using ExecutionKey = SectionKey<ExecutionSpec>;
 /// section's frame, read by the loader). A figure's `written` is unused: the writer states the
 /// ones that differ from the preset's.
 using GpuKey = SectionKey<GpuSpec>;
+/// The run's reliability (`reliability:`, models/reliability.hpp); `written` where given.
+using ReliabilityKey = SectionKey<ReliabilitySpec>;
 
 /// Every key of each section, in the order the loader reads them and the writer writes them.
 const std::vector<ModelKey>& model_keys();
 const std::vector<ExecutionKey>& execution_keys();
 const std::vector<GpuKey>& gpu_keys();
+const std::vector<ReliabilityKey>& reliability_keys();
 
 /// Every key of a section read and checked over `spec`'s values; the section's other keys are
 /// left to the caller.

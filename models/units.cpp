@@ -171,7 +171,11 @@ std::string human_time(double seconds, int digits) {
 } // namespace
 
 Seconds parse_seconds(std::string_view text) {
-  return Seconds(parse_with(text, {"time", {{"s", 1.0}}, "s, ms, us, ns", Prefixes::fractions}));
+  // Minutes and hours for what a run's reliability is written in (MTBFs, intervals).
+  return Seconds(parse_with(text, {"time",
+                                   {{"s", 1.0}, {"min", 60.0}, {"h", 3600.0}},
+                                   "s, ms, us, ns, min, h",
+                                   Prefixes::fractions}));
 }
 
 Bytes parse_bytes(std::string_view text) {

@@ -205,6 +205,26 @@ TEST(FaultsLoader, RefusesASprayedSpine) {
   EXPECT_NE(e.find("cuts the fabric"), std::string::npos) << e;
 }
 
+TEST(FaultsLoader, ReadsTheReliabilitySectionAndWritesItBack) {
+  Scenario s = parse_scenario(kJob + "reliability:\n  hbm_mtbf: 100000h\n  switch_mtbf: 2e5h\n"
+                                     "  storage_bandwidth: 2TB/s\n  restart: 10min\n"
+                                     "  async: true\n  seed: 3\n",
+                              "s.yaml")
+                   .scenario;
+  const ReliabilitySpec& r = s.reliability;
+  EXPECT_EQ(mtbf_of(r, Component::hbm)->value(), 1e5 * 3600);
+  EXPECT_EQ(mtbf_of(r, Component::gpu), llama3_mtbf(Component::gpu)); // not given: Llama 3's
+  EXPECT_FALSE(mtbf_of(r, Component::network).has_value()); // switches replace it
+  EXPECT_EQ(r.restart.value(), 600);
+  EXPECT_TRUE(r.async);
+  Scenario back = parse_scenario(scenario_yaml(s, ""), "s.yaml").scenario;
+  EXPECT_EQ(back.reliability, s.reliability);
+  EXPECT_EQ(provenance_json(back).at("scenario"), provenance_json(s).at("scenario"));
+  // result.json lists every MTBF in effect, the defaults included.
+  EXPECT_EQ(provenance_json(s).at("scenario").at("reliability").at("gpu_mtbf"),
+            llama3_mtbf(Component::gpu)->value());
+}
+
 TEST(FaultsLoader, NamesTheKeyItDoesNotKnow) {
   std::string e = error_of(with_faults("    - rank: 1\n      factr: 0.5\n"));
   EXPECT_NE(e.find("faults.slow_gpus[0]"), std::string::npos) << e;

@@ -2,9 +2,11 @@
 // simulated) and what it reports for a scenario shipped with the project.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "tests/tools/cli_fixtures.hpp"
+#include "tests/tools/file_fixtures.hpp"
 
 namespace trainsim {
 namespace {
@@ -13,6 +15,13 @@ using testing::CliOutput;
 using testing::run_trainsim;
 
 const std::string kScenario = std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/examples/experts.yaml";
+
+// The experts example with a `reliability:` section of `keys` (indented lines), in `dir`.
+std::string with_reliability(const testing::ScratchDir& dir, const std::string& keys) {
+  std::string file = (dir / "experts.yaml").string();
+  std::ofstream(file) << testing::read_file(kScenario) << "reliability:\n" << keys;
+  return file;
+}
 
 TEST(GoodputCommand, ReportsTheCheckpointTheIntervalAndTheGoodput) {
   CliOutput out = run_trainsim("goodput " + kScenario + " --storage-bandwidth 100GB/s --restart 600s");
@@ -26,10 +35,10 @@ TEST(GoodputCommand, ReportsTheCheckpointTheIntervalAndTheGoodput) {
 }
 
 TEST(GoodputCommand, RefusesBadOptionsInOneLine) {
-  CliOutput out = run_trainsim("goodput " + kScenario + " --storage-bandwidth 100GB/s --restart 10min");
+  CliOutput out = run_trainsim("goodput " + kScenario + " --storage-bandwidth 100GB/s --restart 10");
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_EQ(out.text, "trainsim: command line: --restart = '10min': '10min' has no valid unit "
-                      "(expected s, ms, us, ns)\n");
+  EXPECT_EQ(out.text, "trainsim: command line: --restart = '10': '10' needs a unit "
+                      "(s, ms, us, ns, min, h)\n");
   out = run_trainsim("goodput " + kScenario + " --storage-bandwidth 0GB/s --restart 60s");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_NE(out.text.find("--storage-bandwidth = '0GB/s'"), std::string::npos) << out.text;
@@ -40,8 +49,55 @@ TEST(GoodputCommand, RefusesBadOptionsInOneLine) {
                      "/scenarios/examples/fabric-torus.yaml --storage-bandwidth 1TB/s "
                      "--restart 60s --async");
   EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.text.find("--async: copies each GPU's state to host memory"), std::string::npos)
+  EXPECT_NE(out.text.find("reliability.async = 'true': copies each GPU's state to host memory"),
+            std::string::npos)
       << out.text;
+  out = run_trainsim("goodput " + kScenario + " --restart 60s");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.text.find("reliability.storage_bandwidth: not given (nor --storage-bandwidth)"),
+            std::string::npos)
+      << out.text;
+}
+
+TEST(GoodputCommand, ReadsTheReliabilitySectionAndWritesThePlot) {
+  // The experts example (32 GPUs, 8 a node) with a section that halves the GPUs' MTBF and
+  // gives the storage and restart: the command needs no option but --out.
+  testing::ScratchDir scratch("goodput_section");
+  std::string file = with_reliability(
+      scratch, "  gpu_mtbf: 54167.5h\n  storage_bandwidth: 100GB/s\n  restart: 10min\n");
+  std::string dir = (scratch / "out").string();
+  CliOutput out = run_trainsim("goodput " + file + " --out " + dir);
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("gpu: 32 units at an MTBF of 54167.50 h each"), std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find("hbm: 32 units at an MTBF of 294912.00 h each"), std::string::npos)
+      << out.text;
+  // 32.9 GB over 16 servers at 100 GB/s in all: the servers' links bound it, 329 ms.
+  EXPECT_NE(out.text.find("in 329 ms (simulated)"), std::string::npos) << out.text;
+  std::string svg = testing::read_file(dir + "/goodput.svg");
+  EXPECT_NE(svg.find("<svg id=\"goodput\""), std::string::npos);
+  EXPECT_NE(testing::read_file(dir + "/goodput.json").find("\"goodput_monte_carlo\""),
+            std::string::npos);
+}
+
+TEST(GoodputCommand, RefusesBadReliabilityInOneLine) {
+  testing::ScratchDir scratch("goodput_refusals");
+  auto refusal = [&](const std::string& section) {
+    return run_trainsim("goodput " + with_reliability(scratch, section) +
+                        " --storage-bandwidth 1TB/s --restart 60s");
+  };
+  CliOutput out = refusal("  hbm_mtbf: 0h\n");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.text.find("reliability.hbm_mtbf = '0h'"), std::string::npos) << out.text;
+  out = refusal("  storage_capacity: 10GB\n");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.text.find("reliability.storage_capacity = '10 GB': is less than one checkpoint of "
+                          "this model (32.9 GB"),
+            std::string::npos)
+      << out.text;
+  out = refusal("  gpu_mtbff: 1h\n");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.text.find("did you mean 'gpu_mtbf'"), std::string::npos) << out.text;
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tools/formats/goodput_plot.hpp"
 #include "tools/formats/html_report.hpp"
 #include "tools/formats/link_heatmap.hpp"
 #include "tools/formats/report.hpp"
@@ -92,7 +93,7 @@ TEST(ReportAxes, TimelineAndStagesHaveATimeAxisOfTheStep) {
                              {"dur", 300000},
                              {"pid", 0},
                              {"tid", 0}}}}};
-  std::string html = render_report({small_result(), trace, {}, ""});
+  std::string html = render_report({small_result(), trace, {}, "", ""});
   for (const char* id : {"timeline", "stage-breakdown"}) {
     std::string svg = chart(html, id);
     EXPECT_NE(svg.find(">time in the step (ms)</text>"), std::string::npos) << id;
@@ -113,7 +114,7 @@ nlohmann::json with_bound_terms(nlohmann::json result) {
 }
 
 TEST(BoundChart, StacksTheTermsAboveTheSimulatedBreakdown) {
-  std::string html = render_report({with_bound_terms(small_result()), std::nullopt, {}, ""});
+  std::string html = render_report({with_bound_terms(small_result()), std::nullopt, {}, "", ""});
   std::string svg = chart(html, "bound");
   // Shares of the 350 ms bound: 250 / 350 = 71.4 %, 100 / 350 = 28.6 %; the zero hbm term
   // draws nothing. Shares of the 400 ms step: 300 / 400 = 75 %, 100 / 400 = 25 %.
@@ -130,7 +131,7 @@ TEST(BoundChart, StacksTheTermsAboveTheSimulatedBreakdown) {
 }
 
 TEST(BoundChart, AnOlderResultWithoutTermsDrawsTheTotal) {
-  std::string svg = chart(render_report({small_result(), std::nullopt, {}, ""}), "bound");
+  std::string svg = chart(render_report({small_result(), std::nullopt, {}, "", ""}), "bound");
   EXPECT_NE(svg.find("<title>bound: 350 ms (100.0%)</title>"), std::string::npos) << svg;
 }
 
@@ -194,7 +195,7 @@ TEST(CategoryLegend, TextReportDefinesEachCategoryUnderItsBreakdown) {
 }
 
 TEST(CategoryLegend, HtmlReportAndDocsUseTheSameWords) {
-  std::string html = render_report({small_result(), std::nullopt, {}, ""});
+  std::string html = render_report({small_result(), std::nullopt, {}, "", ""});
   std::string docs = collapsed(read_text(TRAINSIM_SOURCE_DIR "/docs/outputs.md"));
   for (sim::Category c : sim::kCategories) {
     std::string name = sim::name(c), meaning = sim::meaning(c);
@@ -258,7 +259,7 @@ TEST(HtmlReport, ResolvedValuesReadInTheirUnitsAndMemoryPerStageIsShown) {
                     {"optimizer_bytes", 6e9},
                     {"activations_bytes", 12e9},
                     {"total_bytes", 20e9}}}}};
-  std::string html = render_report({r, std::nullopt, {}, ""});
+  std::string html = render_report({r, std::nullopt, {}, "", ""});
   for (const char* shown :
        {"<th>system.gpu.peak_flop_per_s</th><td>989 TFLOP/s</td>",
         "<th>system.gpu.hbm_efficiency</th><td>0.8657</td>",
@@ -285,8 +286,17 @@ TEST(HtmlReport, ListsTheScenariosFaults) {
                        {"faults",
                         {{"slow_gpus", {"node 1 at 0.8 of the kernel rate"}},
                          {"degraded_links", nlohmann::json::array()}}}}}};
-  std::string html = render_report({r, std::nullopt, {}, ""});
+  std::string html = render_report({r, std::nullopt, {}, "", ""});
   EXPECT_NE(html.find("<th>faults.slow_gpus</th><td>node 1 at 0.8 of the kernel rate</td>"),
+            std::string::npos);
+}
+
+TEST(HtmlReport, ShowsGoodputWhenTheRunDirectoryHasIt) {
+  GoodputCurves c{{{60, 0.8}, {600, 0.9}}, 600, {{1000, 0.99}, {1e6, 0.0}}, 16384};
+  std::string html = render_report({small_result(), std::nullopt, {}, "", goodput_svg(c)});
+  EXPECT_NE(html.find("<h2>Goodput over a run</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<svg id=\"goodput\""), std::string::npos);
+  EXPECT_EQ(render_report({small_result(), std::nullopt, {}, "", ""}).find("Goodput over a run"),
             std::string::npos);
 }
 
@@ -335,7 +345,7 @@ TEST(LinkHeatmap, ACellIsShadedByItsHottestLinkAndSaysSo) {
 
 TEST(LinkHeatmap, WithoutLinkStatisticsTheReportSaysSo) {
   ReportInputs in{
-      small_result(), std::nullopt, {}, ""}; // --no-link-stats: no link_tiers, no links.csv
+      small_result(), std::nullopt, {}, "", ""}; // --no-link-stats: no link_tiers, no links.csv
   std::string html = render_report(in);
   EXPECT_NE(html.find("link statistics were not recorded (--no-link-stats)"), std::string::npos);
   EXPECT_EQ(html.find("<svg id=\"link-heatmap\""), std::string::npos);

@@ -63,6 +63,7 @@ ReportInputs read_inputs(const fs::path& dir) {
   if (fs::exists(dir / "trace.json")) in.trace = read_json(dir / "trace.json");
   if (fs::exists(dir / "links.csv")) in.links = read_links(dir / "links.csv");
   if (fs::exists(dir / "frontier.svg")) in.frontier_svg = read_text(dir / "frontier.svg");
+  if (fs::exists(dir / "goodput.svg")) in.goodput_svg = read_text(dir / "goodput.svg");
   return in;
 }
 
@@ -85,7 +86,7 @@ void add_report_command(CLI::App& app, cli::Command& command) {
       app, command, "report", "one self-contained HTML page from a trainsim run --out directory",
       report_command);
   cmd->add_option("result_dir", r.result_dir,
-                  "directory with result.json (and trace.json, links.csv, frontier.svg)")
+                  "directory with result.json (and trace.json, links.csv, frontier.svg, goodput.svg)")
       ->required();
   cmd->add_option("-o,--out", r.out, "HTML file to write (default: RESULT_DIR/report.html)");
 }

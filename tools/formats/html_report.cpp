@@ -132,6 +132,7 @@ std::string provenance_table(const nlohmann::json& p) {
   part("system.gpu", sc.at("system").at("gpu"));
   part("system.topology", sc.at("system").at("topology"));
   part("execution", sc.at("execution"));
+  if (sc.contains("reliability")) part("reliability", sc.at("reliability"));
   if (sc.contains("faults"))
     for (const auto& [kind, entries] : sc.at("faults").items())
       for (const auto& entry : entries) t += row("faults." + kind, entry.get<std::string>());
@@ -200,6 +201,11 @@ std::string render_report(const ReportInputs& in) {
   html += links_section(in);
   if (!in.frontier_svg.empty())
     html += section("Frontier", "from trainsim frontier --out", strip_xml_prolog(in.frontier_svg));
+  if (!in.goodput_svg.empty())
+    html += section("Goodput over a run",
+                    "from trainsim goodput --out: the expected goodput (first order, Young-Daly) "
+                    "against the checkpoint interval and the cluster size (docs/faults.md)",
+                    strip_xml_prolog(in.goodput_svg));
   if (r.contains("memory"))
     html += section("Memory per GPU",
                     "what each pipeline stage's GPUs hold in HBM at their peak, against its "

@@ -18,10 +18,11 @@ struct ReportInputs {
   std::optional<nlohmann::json> trace; ///< trace.json
   std::vector<LinkUse> links;          ///< links.csv rows
   std::string frontier_svg;            ///< frontier.svg
+  std::string goodput_svg;             ///< goodput.svg (trainsim goodput --out)
 };
 
 /// The page. Every chart is an <svg id="..."> with ids stage-breakdown, bound, timeline,
-/// link-heatmap and (with a frontier) frontier.
+/// link-heatmap and (with a frontier) frontier and (with goodput.svg) goodput.
 std::string render_report(const ReportInputs& inputs);
 
 } // namespace trainsim

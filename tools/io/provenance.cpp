@@ -118,6 +118,11 @@ nlohmann::ordered_json provenance_json(const Scenario& s) {
             {"system", {{"gpu", gpu_json(s.system.gpu)}, {"topology", topology}}},
             {"execution", execution_json(s)}}}};
   if (s.faults.any()) out["scenario"]["faults"] = faults_json(s.faults);
+  if (s.reliability != ReliabilitySpec{}) {
+    Json r = Json::object();
+    add_keys(r, reliability_keys(), s.reliability);
+    out["scenario"]["reliability"] = r;
+  }
   return out;
 }
 

@@ -352,7 +352,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& file) {
 }
 
 Scenario read_scenario(const YAML::Node& root, const std::string& file) {
-  const std::vector<std::string> parts{"model", "system", "execution", "faults"};
+  const std::vector<std::string> parts{"model", "system", "execution", "faults", "reliability"};
   Section top = read_section(root, file, "", parts);
   (void)top.values.get_or<std::string>("description", "");
   top.values.reject_unknown(parts);
@@ -374,6 +374,14 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   // execution section, in the order the file is read; the rules across keys come after.
   s.system.topology = topo::parse_topology(topology);
   s.faults = read_faults(top, file);
+  if (auto it = top.children.find("reliability"); it != top.children.end()) {
+    // Its keys are optional, so the table's names, not the reads, say which ones exist.
+    Params section = read_section(it->second, file, "reliability", {}).values;
+    s.reliability = read_keys_over(reliability_keys(), section, ReliabilitySpec{});
+    std::vector<std::string> names;
+    for (const ReliabilityKey& k : reliability_keys()) names.push_back(k.key);
+    section.reject_unknown(names);
+  }
   fit_host_link(s);
   return s;
 }

@@ -164,6 +164,14 @@ void faults(YAML::Emitter& out, const FaultSpec& f) {
   out << YAML::EndMap;
 }
 
+void reliability(YAML::Emitter& out, const ReliabilitySpec& r) {
+  if (r == ReliabilitySpec{}) return;
+  out << YAML::Key << "reliability" << YAML::Value << YAML::BeginMap;
+  for (const ReliabilityKey& k : reliability_keys())
+    if (k.written(r)) out << YAML::Key << k.key << YAML::Value << k.value(r)->text;
+  out << YAML::EndMap;
+}
+
 } // namespace
 
 std::string scenario_yaml(const Scenario& s, const std::string& comment) {
@@ -173,6 +181,7 @@ std::string scenario_yaml(const Scenario& s, const std::string& comment) {
   system(out, s.system, s.model);
   execution(out, s.execution);
   faults(out, s.faults);
+  reliability(out, s.reliability);
   out << YAML::EndMap;
   std::ostringstream text;
   std::istringstream lines(comment);

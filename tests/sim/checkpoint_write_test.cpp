@@ -1,0 +1,64 @@
+// A checkpoint's write over the fabric to the storage tier (topologies/storage.hpp,
+// sim/checkpoint_write.hpp): where the servers' links are the narrowest part, the write takes
+// the state over their bandwidth; where the fabric is, the fabric sets it.
+#include "tests/sim/step_fixtures.hpp"
+
+#include "sim/checkpoint_write.hpp"
+#include "topologies/fat_tree.hpp"
+#include "topologies/storage.hpp"
+
+namespace trainsim {
+namespace {
+
+using namespace testing;
+
+// 4 nodes of 4 GPUs, one node per leaf, 4 spines, every cable built; no latency anywhere.
+topo::Topology fabric16() {
+  topo::FatTreeParams f = fat_tree(4, 4);
+  f.nvlink_latency = f.pcie_latency = f.network_latency = Seconds(0);
+  f.leaf_down_ports = 4;
+  f.ecmp = "pair";
+  return topo::build_fat_tree(f);
+}
+
+TEST(CheckpointWrite, SlowServersSetTheTime) {
+  // 2 servers at 10 GB/s each on the spines; 16 GPUs write 16 GB, 1 GB each, 8 GB to each
+  // server: 8 GB / 10 GB/s = 0.8 s (each GPU's own path, 50 GB/s NICs, is not the limit:
+  // 8 writers to one server share its 10 GB/s).
+  topo::Topology job = fabric16();
+  topo::Topology t = topo::with_storage(job, 2, BytesPerSecond(10e9), Seconds(0));
+  ASSERT_EQ(t.gpu_count(), 18);
+  sim::CheckpointWrite w = sim::simulate_checkpoint_write(t, gpu(), 16, Bytes(16e9));
+  EXPECT_DOUBLE_EQ(w.per_gpu, 1e9);
+  EXPECT_NEAR(w.time.value(), 0.8, 1e-6);
+}
+
+TEST(CheckpointWrite, TheFabricSetsTheTimeWhenTheServersAreFast) {
+  // 4 servers at 1 TB/s each, one on each spine. A leaf's 4 GPUs send 1 GB each to servers
+  // 0-3 (GPU r to server r mod 4), on the spines those servers hang off, so each of the
+  // leaf's 4 uplinks (50 GB/s) carries one GPU's 1 GB: 1 GB / 50 GB/s = 20 ms. The GPUs'
+  // NICs and PCIe (64 GB/s) are no narrower.
+  topo::Topology job = fabric16();
+  topo::Topology t = topo::with_storage(job, 4, BytesPerSecond(1e12), Seconds(0));
+  sim::CheckpointWrite w = sim::simulate_checkpoint_write(t, gpu(), 16, Bytes(16e9));
+  EXPECT_NEAR(w.time.value(), 0.02, 1e-6);
+}
+
+TEST(CheckpointWrite, RoutesToServersClimbThroughSwitchesOnly) {
+  topo::Topology job = fabric16();
+  topo::Topology t = topo::with_storage(job, 2, BytesPerSecond(10e9), Seconds(0));
+  std::vector<topo::Hop> hops;
+  t.route(5, 17, hops);
+  // GPU -> NIC -> leaf -> spine -> server: 4 hops, the last the server's own link.
+  ASSERT_EQ(hops.size(), 4u);
+  EXPECT_EQ(t.hop_name(hops.back()), "spine1->gpu17");
+  // The job's own pairs keep the job's routes.
+  std::vector<topo::Hop> inside, before;
+  t.route(0, 9, inside);
+  job.route(0, 9, before);
+  ASSERT_EQ(inside.size(), before.size());
+  for (size_t i = 0; i < inside.size(); ++i) EXPECT_EQ(inside[i].link, before[i].link);
+}
+
+} // namespace
+} // namespace trainsim

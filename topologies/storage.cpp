@@ -1,0 +1,68 @@
+#include "topologies/storage.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "topologies/build.hpp"
+#include "topologies/shortest_path.hpp"
+
+namespace trainsim::topo {
+namespace {
+
+// The job's own pairs keep the job's routes (same link ids: the storage tier's come after);
+// a pair with a storage server takes a shortest path over the switches, computed from the
+// server's end (one tree per server, however many GPUs write) and turned around.
+class StorageRouter final : public Router {
+public:
+  // One tree per server, 4 bytes a vertex: 1 GiB is a budget, not what 16 servers use.
+  explicit StorageRouter(const Topology& job) : job_(job), to_storage_(size_t{1} << 30, false) {}
+
+  void route(const Topology& t, int src, int dst, std::vector<Hop>& out) const override {
+    int gpus = job_.gpu_count();
+    if (src < gpus && dst < gpus) return job_.route(src, dst, out);
+    if (src >= gpus) return to_storage_.route(t, src, dst, out);
+    size_t first = out.size();
+    to_storage_.route(t, dst, src, out);
+    std::reverse(out.begin() + static_cast<long>(first), out.end());
+    for (size_t i = first; i < out.size(); ++i) out[i].forward = !out[i].forward;
+  }
+
+private:
+  const Topology& job_;
+  ShortestPathRouter to_storage_;
+};
+
+std::vector<Vertex> top_switches(const Graph& g) {
+  int top = 0;
+  for (auto v : boost::make_iterator_range(boost::vertices(g)))
+    if (g[v].kind == VertexKind::net_switch) top = std::max(top, g[v].level);
+  std::vector<Vertex> out;
+  for (auto v : boost::make_iterator_range(boost::vertices(g)))
+    if (g[v].kind == VertexKind::net_switch && g[v].level == top) out.push_back(v);
+  return out;
+}
+
+} // namespace
+
+Topology with_storage(const Topology& job, int nodes, BytesPerSecond per_node, Seconds latency) {
+  auto g = std::make_unique<Graph>(job.graph());
+  // The job's links as it has them (degraded ones included: the copy of the graph has them).
+  std::vector<Vertex> tops = top_switches(*g);
+  if (tops.empty())
+    throw std::invalid_argument("the fabric has no network switch to attach storage servers to");
+  Vertex first = add_vertices(*g, VertexKind::gpu, 0, nodes);
+  for (int i = 0; i < nodes; ++i) {
+    Vertex server = first + static_cast<Vertex>(i);
+    (*g)[server].index = job.gpu_count() + i;
+    // The server's link, counted as the fabric's edge tier (a NIC into a switch).
+    add_link(*g, server, tops[static_cast<size_t>(i) % tops.size()], per_node, latency, Tier::leaf);
+  }
+  Topology out(std::move(g), std::make_unique<StorageRouter>(job), job.gpus_per_node());
+  std::vector<int> failed;
+  for (int id = 0; id < job.link_count(); ++id)
+    if (job.link_failed(id)) failed.push_back(id);
+  out.fail_links(failed); // the servers' routes avoid them too
+  return out;
+}
+
+} // namespace trainsim::topo
