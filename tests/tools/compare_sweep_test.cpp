@@ -85,6 +85,23 @@ TEST(Compare, AScenarioThatDoesNotFitKeepsItsRowAndTheOthersRun) {
       << csv.text;
 }
 
+TEST(Compare, TwoScenariosSayWhatTheSecondCostsAndWhereEachEnds) {
+  // The experts example against itself with node 1 (ranks 8-15) at 0.8 of its kernel rate: the
+  // step grows, the others' wait shows in the expert all-to-alls, and the step ends with a
+  // rank of the slow node.
+  std::string dir = TRAINSIM_SOURCE_DIR "/scenarios/examples/";
+  CliOutput out = run_trainsim("compare " + dir + "experts.yaml " + dir + "slow-node.yaml");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  EXPECT_NE(out.text.find("slow-node against experts: step +"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("the phase that grew most: ep_comm"), std::string::npos) << out.text;
+  size_t ends = out.text.find("  slow-node: ends with rank ");
+  ASSERT_NE(ends, std::string::npos) << out.text;
+  int rank = std::stoi(out.text.substr(ends + std::string("  slow-node: ends with rank ").size()));
+  EXPECT_GE(rank, 8);
+  EXPECT_LE(rank, 15);
+  EXPECT_NE(out.text.find("busiest links: nic"), std::string::npos) << out.text;
+}
+
 TEST(Compare, BadScenarioFailsBeforeSimulating) {
   CliOutput out = run_trainsim("compare " + default_path() + " /nonexistent.yaml");
   EXPECT_EQ(out.exit_code, 2);

@@ -139,6 +139,41 @@ void print_comparison(std::ostream& out, const std::vector<ComparedInput>& input
     out << "  " << in.name << " (" << in.hash << "): " << in.hardware << "\n";
 }
 
+// The mean per GPU of each phase the table shows, by name.
+std::vector<std::pair<std::string, double>> phases(const VariantResult& r) {
+  return {{"tp_comm", r.tp_comm_s}, {"pp_comm", r.pp_comm_s}, {"dp_comm", r.dp_comm_s},
+          {"ep_comm", r.ep_comm_s}, {"cp_comm", r.cp_comm_s}, {"bubble", r.bubble_s}};
+}
+
+// Two scenarios, say a healthy and a faulty one: what the second costs against the first, and
+// where each step ends and which links each keeps busiest.
+void print_difference(std::ostream& out, const std::vector<ComparedInput>& inputs,
+                      const std::vector<VariantResult>& results) {
+  const VariantResult &a = results[0], &b = results[1];
+  double grew = b.step_time_s - a.step_time_s;
+  out << "\n" << inputs[1].name << " against " << inputs[0].name << ": step "
+      << (grew >= 0 ? "+" : "-") << format(Seconds(std::abs(grew))) << " ("
+      << formatted("%+.2f %%", 100 * grew / a.step_time_s) << ")";
+  std::vector<std::pair<std::string, double>> pa = phases(a), pb = phases(b);
+  size_t most = 0;
+  for (size_t i = 1; i < pa.size(); ++i)
+    if (pb[i].second - pa[i].second > pb[most].second - pa[most].second) most = i;
+  if (pb[most].second > pa[most].second)
+    out << "; the phase that grew most: " << pa[most].first << ", "
+        << format(Seconds(pa[most].second)) << " to " << format(Seconds(pb[most].second))
+        << " (mean per GPU)";
+  out << "\n";
+  for (size_t i = 0; i < 2; ++i) {
+    out << "  " << inputs[i].name << ": ends with rank";
+    for (auto [rank, finish] : results[i].last_ranks)
+      out << " " << rank << " (" << format(Seconds(finish)) << ")";
+    out << "; busiest links:";
+    for (const auto& [name, busy] : results[i].busiest_links)
+      out << " " << name << " " << format(Seconds(busy));
+    out << "\n";
+  }
+}
+
 int compare_command(const CompareOptions& o) {
   if (o.scenarios.empty())
     throw InputError("command line", "compare needs at least one scenario file");
@@ -180,6 +215,9 @@ int compare_command(const CompareOptions& o) {
   for (size_t i = 0, next = 0; i < loaded.size(); ++i)
     results.push_back(loaded[i] ? ran[next++] : refused_variant(refusals[i]));
   print_comparison(std::cout, inputs, results, o.format);
+  if (o.format == "text" && results.size() == 2 && results[0].status() == "ok" &&
+      results[1].status() == "ok")
+    print_difference(std::cout, inputs, results);
   return table_exit_code(results);
 }
 

@@ -32,13 +32,52 @@ nlohmann::json to_json(const VariantResult& r) {
           {"cp", r.cp_comm_s},      {"bubble", r.bubble_s},
           {"tier", r.busiest_tier}, {"util", r.busiest_utilization},
           {"bound", r.bound_s},     {"limiting", r.bound_limiting},
-          {"error", r.error}};
+          {"error", r.error},       {"last", r.last_ranks},
+          {"links", r.busiest_links}};
 }
 
 VariantResult from_json(const nlohmann::json& j) {
-  return {j.at("gpus"), j.at("step"), j.at("mfu"),   j.at("tokens"),   j.at("tp"),
-          j.at("pp"),   j.at("dp"),   j.at("ep"),    j.at("cp"),       j.at("bubble"),
-          j.at("tier"), j.at("util"), j.at("bound"), j.at("limiting"), j.at("error")};
+  VariantResult r{j.at("gpus"), j.at("step"), j.at("mfu"),   j.at("tokens"),   j.at("tp"),
+                  j.at("pp"),   j.at("dp"),   j.at("ep"),    j.at("cp"),       j.at("bubble"),
+                  j.at("tier"), j.at("util"), j.at("bound"), j.at("limiting"), j.at("error")};
+  j.at("last").get_to(r.last_ranks);
+  j.at("links").get_to(r.busiest_links);
+  return r;
+}
+
+// The `count` ranks that finish last, latest first (lowest rank first among equals).
+std::vector<std::pair<int, double>> last_ranks(const sim::SimResult& result, size_t count) {
+  std::vector<std::pair<int, double>> ends;
+  for (size_t r = 0; r < result.ranks.size(); ++r)
+    ends.emplace_back(static_cast<int>(r), result.ranks[r].finish.value());
+  count = std::min(count, ends.size());
+  std::partial_sort(ends.begin(), ends.begin() + static_cast<long>(count), ends.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.second != b.second ? a.second > b.second : a.first < b.first;
+                    });
+  ends.resize(count);
+  return ends;
+}
+
+// The `count` busiest link directions beyond the NVLink domains (where faults and contention
+// between nodes show), by bytes over their bandwidth.
+std::vector<std::pair<std::string, double>> busiest_links(const topo::Topology& t,
+                                                          const std::vector<double>& bytes,
+                                                          size_t count) {
+  std::vector<std::pair<int, double>> busy;
+  for (size_t c = 0; c < bytes.size(); ++c)
+    if (bytes[c] > 0 && t.link(static_cast<int>(c / 2)).tier != topo::Tier::nvlink)
+      busy.emplace_back(static_cast<int>(c),
+                        bytes[c] / t.link(static_cast<int>(c / 2)).bandwidth.value());
+  count = std::min(count, busy.size());
+  std::partial_sort(busy.begin(), busy.begin() + static_cast<long>(count), busy.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.second != b.second ? a.second > b.second : a.first < b.first;
+                    });
+  std::vector<std::pair<std::string, double>> out;
+  for (size_t i = 0; i < count; ++i)
+    out.emplace_back(t.hop_name({busy[i].first / 2, busy[i].first % 2 == 0}), busy[i].second);
+  return out;
 }
 
 } // namespace
@@ -75,6 +114,8 @@ VariantResult run_variant(const LoadedScenario& loaded) {
   }
   r.bound_s = sum.bound.value();
   r.bound_limiting = sum.bound_limiting;
+  r.last_ranks = last_ranks(e.result, 3);
+  r.busiest_links = busiest_links(loaded.topology, e.result.channel_bytes, 5);
   return r;
 }
 

@@ -24,6 +24,11 @@ struct VariantResult {
   std::string bound_limiting;
   std::string error; ///< why the variant failed or was refused; the figures are then zero
   bool refused = false; ///< the loader refused it (a rule, memory): it was not simulated
+  /// Where the step ends: the ranks that finish last (rank, finish in seconds), latest first.
+  std::vector<std::pair<int, double>> last_ranks{};
+  /// The busiest link directions outside NVLink (name, busy time = bytes / bandwidth),
+  /// busiest first.
+  std::vector<std::pair<std::string, double>> busiest_links{};
 
   /// "ok", "refused" (not simulated: `error` says why) or "failed" (its simulation stopped).
   [[nodiscard]] std::string status() const {
