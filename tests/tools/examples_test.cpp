@@ -58,6 +58,7 @@ const std::vector<Example>& examples() {
        }},
       {"degraded-link.yaml", [](const Scenario& s) { return s.faults.degraded_links.size() == 1; }},
       {"failed-spine.yaml", [](const Scenario& s) { return s.faults.failed.size() == 1; }},
+      {"reliability.yaml", [](const Scenario& s) { return s.reliability.restart > Seconds(); }},
       {"slow-node.yaml", [](const Scenario& s) { return s.faults.slow_gpus.size() == 2; }},
       {"speed-spread.yaml", [](const Scenario& s) { return s.system.gpu.speed_spread > 0; }},
       {"microbatch-groups.yaml",
