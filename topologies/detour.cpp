@@ -72,9 +72,12 @@ std::optional<std::pair<int, int>> unreachable_from_first(const Topology& t) {
 // A pair of GPUs is joined when both touch one piece. Most GPUs touch the piece that most
 // touch (the network); only the others are checked against every GPU.
 std::optional<std::pair<int, int>> unjoined_pair(const Topology& t) {
+  if (t.gpu_count() < 2) return std::nullopt;
   std::vector<int> piece = network_pieces(t);
+  int pieces = *std::max_element(piece.begin(), piece.end()) + 1;
+  if (pieces == 0) return std::pair{0, 1}; // nothing but GPUs, and they do not forward
   std::vector<std::vector<int>> sets;
-  std::vector<int> count(static_cast<size_t>(*std::max_element(piece.begin(), piece.end()) + 1));
+  std::vector<int> count(static_cast<size_t>(pieces));
   for (int rank = 0; rank < t.gpu_count(); ++rank) {
     sets.push_back(touched(t, piece, rank));
     for (int p : sets.back()) ++count[static_cast<size_t>(p)];
