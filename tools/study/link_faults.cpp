@@ -84,6 +84,12 @@ std::vector<std::string> switch_names(const topo::Topology& t) {
   return names;
 }
 
+// "faults.failed[2].switch": the entry's key, as the scenario file writes it.
+std::string failed_key(size_t i, const FailedPart& part) {
+  return "faults.failed[" + std::to_string(i) + "]." +
+         (part.which == FailedPart::Which::link ? "link" : "switch");
+}
+
 // A sprayed Clos builds each pod's spines (and a leaf's uplinks, a pod's core links) as one
 // switch (one link): failing it would fail them all. A leaf, and so its uplinks, is its own.
 void refuse_merged(const Scenario& s, size_t i, const topo::Topology& t, int id) {
@@ -95,10 +101,7 @@ void refuse_merged(const Scenario& s, size_t i, const topo::Topology& t, int id)
                     ? t.graph()[b].level >= 2
                     : t.graph()[t.vertex_name(a) == part.name ? a : b].level >= 2;
   if (!merged) return;
-  throw InputError(s.file,
-                   "faults.failed[" + std::to_string(i) + "]." +
-                       (part.which == FailedPart::Which::link ? "link" : "switch"),
-                   part.name,
+  throw InputError(s.file, failed_key(i, part), part.name,
                    "is one of the spines or spine links that ecmp: spray builds as one (" +
                        t.vertex_name(b) + " stands for a whole plane set): fail it on a fabric "
                        "that builds every cable (ecmp: pair, rail or destination), or degrade "
@@ -118,13 +121,12 @@ std::vector<int> failed_links(const Scenario& s, size_t i, const topo::Topology&
   }
   for (int id : ids) refuse_merged(s, i, t, id);
   if (!ids.empty()) return ids;
-  std::string at = "faults.failed[" + std::to_string(i) + "].";
   std::vector<std::string> names = link ? link_names(t) : switch_names(t);
   if (names.empty())
-    throw InputError(s.file, at + "switch", part.name,
+    throw InputError(s.file, failed_key(i, part), part.name,
                      "names a switch, and this fabric (" + s.system.topology.generator +
                          ") has no network switches");
-  throw InputError(s.file, at + (link ? "link" : "switch"), part.name,
+  throw InputError(s.file, failed_key(i, part), part.name,
                    std::string("is not a ") + (link ? "link" : "network switch") +
                        " of this fabric (e.g. " + names.front() + ")" +
                        did_you_mean(part.name, names));
@@ -145,10 +147,7 @@ void apply_link_faults(const Scenario& s, topo::Topology& topology) {
   for (size_t i = 0; i < s.faults.failed.size(); ++i) {
     topology.fail_links(failed_links(s, i, topology));
     if (auto cut = topology.cut_pair())
-      throw InputError(s.file,
-                       "faults.failed[" + std::to_string(i) + "]." +
-                           (s.faults.failed[i].which == FailedPart::Which::link ? "link" : "switch"),
-                       s.faults.failed[i].name,
+      throw InputError(s.file, failed_key(i, s.faults.failed[i]), s.faults.failed[i].name,
                        "cuts the fabric: no working path joins gpu" + std::to_string(cut->first) +
                            " and gpu" + std::to_string(cut->second) + " any more");
   }
