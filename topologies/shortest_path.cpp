@@ -11,14 +11,16 @@ namespace trainsim::topo {
 namespace {
 
 // The working links from `v` one hop closer to the source, i.e. to a neighbour at
-// distance - 1.
+// distance - 1 that the search went on from (not a GPU other than the source, where GPUs do
+// not forward: one can be as close without leading anywhere).
 template <class Visit>
 void for_each_step_back(const Topology& t, const std::vector<std::int32_t>& distance, Vertex v,
-                        Visit visit) {
+                        bool gpus_forward, Visit visit) {
   const Graph& g = t.graph();
   for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) {
     Vertex u = boost::target(e, g);
-    if (distance[u] == distance[v] - 1 && !t.link_failed(g[e].id)) visit(u, g[e].id);
+    bool relays = gpus_forward || distance[u] == 0 || g[u].kind != VertexKind::gpu;
+    if (distance[u] == distance[v] - 1 && relays && !t.link_failed(g[e].id)) visit(u, g[e].id);
   }
 }
 
@@ -41,13 +43,13 @@ std::vector<int> bfs(const Graph& g, Vertex from, Usable usable, bool gpus_forwa
 
 // ECMP among the links back towards the source: the `h mod count`-th of them.
 std::pair<Vertex, int> pick_step_back(const Topology& t, const std::vector<std::int32_t>& distance,
-                                      Vertex v, std::uint64_t h) {
+                                      Vertex v, bool gpus_forward, std::uint64_t h) {
   int count = 0;
-  for_each_step_back(t, distance, v, [&](Vertex, int) { ++count; });
-  TRAINSIM_CHECK(count > 0, "check_connected() and unreachable_gpu() keep every GPU reachable");
+  for_each_step_back(t, distance, v, gpus_forward, [&](Vertex, int) { ++count; });
+  TRAINSIM_CHECK(count > 0, "check_connected() and Topology::cut_pair() keep every GPU reachable");
   auto pick = static_cast<int>(h % static_cast<unsigned>(count));
   std::pair<Vertex, int> chosen{v, -1};
-  for_each_step_back(t, distance, v, [&](Vertex u, int link) {
+  for_each_step_back(t, distance, v, gpus_forward, [&](Vertex u, int link) {
     if (pick-- == 0) chosen = {u, link};
   });
   return chosen;
@@ -92,7 +94,7 @@ void ShortestPathRouter::route(const Topology& t, int src, int dst, std::vector<
   std::uint64_t h = flow_hash(src, dst);
   for (Vertex v = t.gpu_vertex(dst); v != root;
        h = flow_hash(static_cast<int>(h >> 32), static_cast<int>(h))) {
-    auto [prev, link] = pick_step_back(t, distance, v, h);
+    auto [prev, link] = pick_step_back(t, distance, v, gpus_forward_, h);
     out.push_back(hop(link, prev, v));
     v = prev;
   }
