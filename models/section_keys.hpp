@@ -123,11 +123,15 @@ Spec read_keys_over(const std::vector<SectionKey<Spec>>& keys, const Params& sec
   return spec;
 }
 
-/// A section: every key read and checked over the defaults, unknown ones rejected.
+/// A section: every key read and checked over the defaults, unknown ones rejected with a
+/// "did you mean" among the table's keys (an optional key that was not given is not among
+/// the keys the section saw read).
 template <class Spec>
 Spec read_keys(const std::vector<SectionKey<Spec>>& keys, const Params& section) {
   Spec spec = read_keys_over(keys, section, Spec{});
-  section.reject_unknown();
+  std::vector<std::string> names;
+  for (const SectionKey<Spec>& k : keys) names.push_back(k.key);
+  section.reject_unknown(names);
   return spec;
 }
 

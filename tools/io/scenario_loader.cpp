@@ -374,14 +374,9 @@ Scenario read_scenario(const YAML::Node& root, const std::string& file) {
   // execution section, in the order the file is read; the rules across keys come after.
   s.system.topology = topo::parse_topology(topology);
   s.faults = read_faults(top, file);
-  if (auto it = top.children.find("reliability"); it != top.children.end()) {
-    // Its keys are optional, so the table's names, not the reads, say which ones exist.
-    Params section = read_section(it->second, file, "reliability", {}).values;
-    s.reliability = read_keys_over(reliability_keys(), section, ReliabilitySpec{});
-    std::vector<std::string> names;
-    for (const ReliabilityKey& k : reliability_keys()) names.push_back(k.key);
-    section.reject_unknown(names);
-  }
+  if (auto it = top.children.find("reliability"); it != top.children.end())
+    s.reliability = read_keys(reliability_keys(),
+                              read_section(it->second, file, "reliability", {}).values);
   fit_host_link(s);
   return s;
 }
