@@ -17,12 +17,8 @@ namespace {
 // copy crosses; 0 where the fabric has none (a torus, an imported graph without hosts).
 BytesPerSecond host_link(const topo::Topology& t) {
   const topo::Graph& g = t.graph();
-  for (int id = 0; id < t.link_count(); ++id) {
-    auto [a, b] = t.link_ends(id);
-    bool gpu0 = (g[a].kind == topo::VertexKind::gpu && g[a].index == 0) ||
-                (g[b].kind == topo::VertexKind::gpu && g[b].index == 0);
-    if (gpu0 && t.link(id).tier == topo::Tier::host) return t.link(id).bandwidth;
-  }
+  for (auto e : boost::make_iterator_range(boost::out_edges(t.gpu_vertex(0), g)))
+    if (g[e].tier == topo::Tier::host) return t.link(g[e].id).bandwidth;
   return BytesPerSecond(0);
 }
 
