@@ -61,16 +61,21 @@ void print_components(const ReliabilitySpec& r, const Exposure& e) {
   }
 }
 
+// The first-order goodput of the same job on `gpus` GPUs (the same rate per GPU), at its own
+// Young-Daly interval; 0 where failures leave nothing.
+double goodput_at_size(const GoodputInputs& in, int gpus) {
+  GoodputInputs at = in;
+  at.gpus = gpus;
+  return std::max(0.0, first_order_goodput(at, young_daly_interval(at)));
+}
+
 GoodputCurves curves(const GoodputInputs& in, Seconds tau) {
   GoodputCurves c;
   for (double k = 1.0 / 16; k <= 16.0 + 1e-9; k *= 1.25)
     c.by_interval.push_back({tau.value() * k, std::max(0.0, first_order_goodput(in, tau * k))});
   c.chosen_interval = tau.value();
-  for (double gpus = 1000; gpus <= 1e6 * 1.0001; gpus *= 1.25) {
-    GoodputInputs at = in;
-    at.gpus = static_cast<int>(gpus);
-    c.by_size.push_back({gpus, std::max(0.0, first_order_goodput(at, young_daly_interval(at)))});
-  }
+  for (double gpus = 1000; gpus <= 1e6 * 1.0001; gpus *= 1.25)
+    c.by_size.push_back({gpus, goodput_at_size(in, static_cast<int>(gpus))});
   c.job_gpus = in.gpus;
   return c;
 }
@@ -86,7 +91,7 @@ void print_sweeps(const GoodputInputs& in, Seconds tau) {
     at.gpus = gpus;
     std::cout << "    " << gpus << " GPUs: MTBF " << hours(at.mtbf()) << ", interval "
               << format(young_daly_interval(at)) << ", goodput "
-              << percent(std::max(0.0, first_order_goodput(at, young_daly_interval(at)))) << "\n";
+              << percent(goodput_at_size(in, gpus)) << "\n";
   }
 }
 

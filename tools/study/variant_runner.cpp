@@ -45,17 +45,23 @@ VariantResult from_json(const nlohmann::json& j) {
   return r;
 }
 
+// The `count` (index, value) pairs of largest value, largest first (lowest index first among
+// equals); fewer where there are fewer.
+void keep_largest(std::vector<std::pair<int, double>>& v, size_t count) {
+  count = std::min(count, v.size());
+  std::partial_sort(v.begin(), v.begin() + static_cast<long>(count), v.end(),
+                    [](const auto& a, const auto& b) {
+                      return a.second != b.second ? a.second > b.second : a.first < b.first;
+                    });
+  v.resize(count);
+}
+
 // The `count` ranks that finish last, latest first (lowest rank first among equals).
 std::vector<std::pair<int, double>> last_ranks(const sim::SimResult& result, size_t count) {
   std::vector<std::pair<int, double>> ends;
   for (size_t r = 0; r < result.ranks.size(); ++r)
     ends.emplace_back(static_cast<int>(r), result.ranks[r].finish.value());
-  count = std::min(count, ends.size());
-  std::partial_sort(ends.begin(), ends.begin() + static_cast<long>(count), ends.end(),
-                    [](const auto& a, const auto& b) {
-                      return a.second != b.second ? a.second > b.second : a.first < b.first;
-                    });
-  ends.resize(count);
+  keep_largest(ends, count);
   return ends;
 }
 
@@ -69,13 +75,9 @@ std::vector<std::pair<std::string, double>> busiest_links(const topo::Topology& 
     if (bytes[c] > 0 && t.link(static_cast<int>(c / 2)).tier != topo::Tier::nvlink)
       busy.emplace_back(static_cast<int>(c),
                         bytes[c] / t.link(static_cast<int>(c / 2)).bandwidth.value());
-  count = std::min(count, busy.size());
-  std::partial_sort(busy.begin(), busy.begin() + static_cast<long>(count), busy.end(),
-                    [](const auto& a, const auto& b) {
-                      return a.second != b.second ? a.second > b.second : a.first < b.first;
-                    });
+  keep_largest(busy, count);
   std::vector<std::pair<std::string, double>> out;
-  for (size_t i = 0; i < count; ++i)
+  for (size_t i = 0; i < busy.size(); ++i)
     out.emplace_back(t.hop_name({busy[i].first / 2, busy[i].first % 2 == 0}), busy[i].second);
   return out;
 }
