@@ -112,12 +112,15 @@ void refuse_merged(const Scenario& s, size_t i, const topo::Topology& t, int id)
 std::vector<int> failed_links(const Scenario& s, size_t i, const topo::Topology& t) {
   const FailedPart& part = s.faults.failed[i];
   bool link = part.which == FailedPart::Which::link;
+  const topo::Graph& g = t.graph();
   std::vector<int> ids;
-  for (int id = 0; id < t.link_count(); ++id) {
-    auto [a, b] = t.link_ends(id);
-    bool on_switch = t.graph()[a].kind == topo::VertexKind::net_switch && t.vertex_name(a) == part.name;
-    on_switch |= t.graph()[b].kind == topo::VertexKind::net_switch && t.vertex_name(b) == part.name;
-    if (link ? link_named(t, id, part.name) : on_switch) ids.push_back(id);
+  if (link) {
+    for (int id = 0; id < t.link_count(); ++id)
+      if (link_named(t, id, part.name)) ids.push_back(id);
+  } else {
+    for (auto v : boost::make_iterator_range(boost::vertices(g)))
+      if (g[v].kind == topo::VertexKind::net_switch && t.vertex_name(v) == part.name)
+        for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) ids.push_back(g[e].id);
   }
   for (int id : ids) refuse_merged(s, i, t, id);
   if (!ids.empty()) return ids;
