@@ -56,7 +56,7 @@ BlockOperators unfused_core(const Dims& x, const ModelSpec& m) {
 // The attention core, flash or unfused; selective recomputation drops its activations (the
 // largest per token: the softmax and its dropout) and runs its forward again just before its
 // backward.
-void attention_core(const Dims& x, const ModelSpec& m, Recompute recompute, BlockOperators& b) {
+void attention_core(const Dims& x, const ModelSpec& m, BlockOperators& b) {
   BlockOperators core;
   if (fused(m.attention)) {
     core.forward.push_back(flash_core(x, false, m.attention));
@@ -64,9 +64,9 @@ void attention_core(const Dims& x, const ModelSpec& m, Recompute recompute, Bloc
   } else {
     core = unfused_core(x, m);
   }
+  size_t first = b.forward.size();
   b.forward.insert(b.forward.end(), core.forward.begin(), core.forward.end());
-  if (recompute == Recompute::selective)
-    b.backward.insert(b.backward.end(), core.forward.begin(), core.forward.end());
+  if (x.recomputes(RecomputeModule::core_attn)) run_again(b, first);
   b.backward.insert(b.backward.end(), core.backward.begin(), core.backward.end());
 }
 
@@ -93,10 +93,11 @@ Operator latent_flash_core(const Dims& x, bool backward, AttentionKernel kernel)
 // the heads split over TP as the QKV GEMM splits them. The rotary part of the queries (every
 // head's) and of the key (one for all heads) is rotated in place. Its up projections' weight
 // gradients run beside the block's TP collective, as the QKV GEMM's does.
-BlockOperators latent_attention_block(const Dims& x, const ModelSpec& m, Recompute recompute) {
+BlockOperators latent_attention_block(const Dims& x, const ModelSpec& m) {
   const LatentAttention& a = m.mla;
   BlockOperators b;
-  norm(x, b);
+  layer_norm(x, b);
+  bool up_again = x.recomputes(RecomputeModule::mla_up_proj);
   auto latent_norm = [&](const char* name, const char* grad, double width) {
     double latent = x.norm_tokens * width * x.w;
     b.forward.push_back(memory(name, 2.0 * latent));
@@ -106,8 +107,10 @@ BlockOperators latent_attention_block(const Dims& x, const ModelSpec& m, Recompu
     weight_linear({"q_down", "q_down_dgrad", "q_down_wgrad", "q_down_grad_accum"},
                   {x.norm_tokens, static_cast<double>(a.q_lora_rank), x.d}, 1.0, x, b);
     latent_norm("q_norm", "q_norm_grad", a.q_lora_rank);
+    size_t first = b.forward.size();
     weight_linear({"q_up", "q_up_dgrad", "q_up_wgrad", "q_up_grad_accum", true},
                   {x.tokens, x.q, static_cast<double>(a.q_lora_rank)}, 1.0, x, b);
+    if (up_again) run_again(b, first);
   } else {
     weight_linear({"q_proj", "q_proj_dgrad", "q_proj_wgrad", "q_proj_grad_accum", true},
                   {x.tokens, x.q, x.d}, 1.0, x, b);
@@ -116,6 +119,7 @@ BlockOperators latent_attention_block(const Dims& x, const ModelSpec& m, Recompu
                 {x.norm_tokens, static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim), x.d}, 1.0,
                 x, b);
   latent_norm("kv_norm", "kv_norm_grad", a.kv_lora_rank);
+  size_t first = b.forward.size();
   weight_linear({"kv_up", "kv_up_dgrad", "kv_up_wgrad", "kv_up_grad_accum", true},
                 {x.tokens, x.local_heads * (a.qk_nope_head_dim + a.v_head_dim),
                  static_cast<double>(a.kv_lora_rank)},
@@ -123,9 +127,10 @@ BlockOperators latent_attention_block(const Dims& x, const ModelSpec& m, Recompu
   double rotated = 2.0 * x.tokens * (x.local_heads + 1.0) * a.qk_rope_head_dim * x.w;
   b.forward.push_back(memory("rotary", rotated));
   b.backward.push_back(memory("rotary_grad", rotated));
+  if (up_again) run_again(b, first);
+  first = b.forward.size();
   b.forward.push_back(latent_flash_core(x, false, m.attention));
-  if (recompute == Recompute::selective)
-    b.backward.push_back(latent_flash_core(x, false, m.attention));
+  if (x.recomputes(RecomputeModule::core_attn)) run_again(b, first);
   b.backward.push_back(latent_flash_core(x, true, m.attention));
   weight_linear({"out_proj", "out_proj_dgrad", "out_proj_wgrad", "out_proj_grad_accum"},
                 {x.tokens, x.d, x.v}, 1.0, x, b);
@@ -135,10 +140,10 @@ BlockOperators latent_attention_block(const Dims& x, const ModelSpec& m, Recompu
 
 } // namespace
 
-BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute recompute) {
-  if (m.mla.on()) return latent_attention_block(x, m, recompute);
+BlockOperators attention_block(const Dims& x, const ModelSpec& m) {
+  if (m.mla.on()) return latent_attention_block(x, m);
   BlockOperators b;
-  norm(x, b);
+  layer_norm(x, b);
   weight_linear({"qkv", "qkv_dgrad", "qkv_wgrad", "qkv_grad_accum", true},
                 {x.tokens, x.q + 2.0 * x.kv, x.d}, 1.0, x, b);
   if (m.biases) b.backward.push_back(memory("qkv_bias_grad", x.tokens * (x.q + 2.0 * x.kv) * x.w));
@@ -152,7 +157,7 @@ BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute reco
     b.forward.push_back(memory("rotary", qk));
     b.backward.push_back(memory("rotary_grad", qk));
   }
-  attention_core(x, m, recompute, b);
+  attention_core(x, m, b);
   weight_linear({"out_proj", "out_proj_dgrad", "out_proj_wgrad", "out_proj_grad_accum"},
                 {x.tokens, x.d, x.q}, 1.0, x, b);
   residual(x, m, b);

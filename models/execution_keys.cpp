@@ -1,4 +1,5 @@
 #include "models/section_keys.hpp"
+#include "models/recompute_modules.hpp"
 
 #include <utility>
 
@@ -138,6 +139,7 @@ std::vector<ExecutionKey> declare() {
                recompute(),
                recomputed_layers("recompute_layers", &E::recompute_layers),
                recomputed_layers("recompute_every", &E::recompute_every, "recompute_layers"),
+               recompute_modules_key(),
                // Unset: Megatron-LM's default, which provenance gives as dp_bucket_bytes.
                {"dp_bucket",
                 [](const Params& p, E& e) {

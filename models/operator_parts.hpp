@@ -39,6 +39,10 @@ struct Dims {
   /// grad_accumulation_fusion, else the fresh gradient read (w) and the sum read and written.
   double accumulate = 0;
   bool biases = false;
+  /// What selective recomputation runs again (ExecutionSpec::recomputes_module()): none
+  /// unless `recompute: selective`.
+  RecomputeModules again = 0;
+  [[nodiscard]] bool recomputes(RecomputeModule m) const { return (again & module_bit(m)) != 0; }
 };
 
 Dims dims(const ModelSpec& m, const ExecutionSpec& e);
@@ -57,6 +61,11 @@ struct LinearNames {
 void weight_linear(const LinearNames& n, GemmShape g, double count, const Dims& x,
                    BlockOperators& b);
 void norm(const Dims& x, BlockOperators& b);
+/// A layer's norm before its attention or MLP: norm(), run again under `layernorm`.
+void layer_norm(const Dims& x, BlockOperators& b);
+/// Selective recomputation of a module: its forward kernels from `first` on run again in the
+/// backward (marked Operator::recomputed).
+void run_again(BlockOperators& b, size_t first);
 void residual(const Dims& x, const ModelSpec& m, BlockOperators& b);
 
 /// A mixture-of-experts block's own kernels (models/moe_operators.cpp), forward and backward:
@@ -66,6 +75,6 @@ void route(const Dims& x, BlockOperators& b);
 void combine(const Dims& x, BlockOperators& b);
 
 /// The attention block (models/attention_operators.cpp): standard, grouped-query or latent.
-BlockOperators attention_block(const Dims& x, const ModelSpec& m, Recompute recompute);
+BlockOperators attention_block(const Dims& x, const ModelSpec& m);
 
 } // namespace trainsim::operator_parts

@@ -65,6 +65,8 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   if (!e.grad_accumulation_fusion) x.accumulate = x.w + 2.0 * gradient_word(m, e).value();
   x.biases = m.biases;
   x.quantize = fp8_quantize_bytes(m.fp8_recipe);
+  for (RecomputeModule module : modules_of(e.recompute_modules))
+    if (e.recomputes_module(module)) x.again |= module_bit(module);
   return x;
 }
 
@@ -136,6 +138,20 @@ void norm(const Dims& x, BlockOperators& b) {
   accumulate("norm_grad_accum", x.biases ? 2.0 * x.d : x.d, x.biases ? 2.0 : 1.0, x, b);
 }
 
+void layer_norm(const Dims& x, BlockOperators& b) {
+  size_t first = b.forward.size();
+  norm(x, b);
+  if (x.recomputes(RecomputeModule::layernorm)) run_again(b, first);
+}
+
+void run_again(BlockOperators& b, size_t first) {
+  for (size_t i = first; i < b.forward.size(); ++i) {
+    Operator op = b.forward[i];
+    op.recomputed = true;
+    b.backward.push_back(op);
+  }
+}
+
 // The end of a block: the branch's bias (fused here, as Megatron's bias-dropout-add does),
 // dropout and the residual add read the branch and the residual and write the sum (and a
 // one-byte dropout mask). Backward: the dropout's gradient, the bias gradient (a sum over
@@ -163,20 +179,28 @@ struct MlpNames {
   const char *activation, *activation_grad;
 };
 
+/// What selective recomputation runs again of one MLP: nothing, its activation (`moe_act`) or
+/// all of it (`mlp`, `shared_experts`).
+enum class MlpAgain : std::uint8_t { none, activation, all };
+
 void mlp_gemms(const MlpNames& n, double rows, double ff, double count, const Dims& x,
-               const ModelSpec& m, BlockOperators& b) {
+               const ModelSpec& m, MlpAgain again, BlockOperators& b) {
   double hidden = rows * ff * x.w, per_expert = rows / count;
   double up = m.gated_mlp ? 2.0 * ff : ff;
   // Grouped: one kernel of `count` products, whose tiles fill the waves together.
   double batch = count > 1.0 && x.grouped ? count : 1.0;
   count /= batch;
+  size_t first = b.forward.size();
   weight_linear(n.up, {per_expert, up, x.d, batch}, count, x, b);
   // GeLU (with fc1's bias fused) reads its input and writes its output; backward reads the
   // input and the output gradient and writes the input gradient. SwiGLU reads gate and up
   // and writes their product; backward reads both and the gradient, writes two gradients.
+  size_t activation = b.forward.size();
   b.forward.push_back(memory(n.activation, (m.gated_mlp ? 3.0 : 2.0) * hidden));
   b.backward.push_back(memory(n.activation_grad, (m.gated_mlp ? 5.0 : 3.0) * hidden));
+  if (again == MlpAgain::activation) run_again(b, activation);
   weight_linear(n.down, {per_expert, x.d, ff, batch}, count, x, b);
+  if (again == MlpAgain::all) run_again(b, first);
 }
 
 // The experts' operators from `forward` and `backward` on follow their routed tokens, but for
@@ -188,13 +212,20 @@ void mark_routed(BlockOperators& b, size_t forward, size_t backward) {
     b.backward[i].routed = !std::string_view(b.backward[i].name).ends_with("_grad_accum");
 }
 
+// `moe_act` runs the routed experts' activation again, `mlp` a dense layer's whole MLP.
+MlpAgain routed_again(const Dims& x, const ModelSpec& m) {
+  if (m.experts > 1)
+    return x.recomputes(RecomputeModule::moe_act) ? MlpAgain::activation : MlpAgain::none;
+  return x.recomputes(RecomputeModule::mlp) ? MlpAgain::all : MlpAgain::none;
+}
+
 // The routed experts, one GEMM of each per local expert (or one grouped GEMM of them all),
 // each on its share of the routed tokens, between the router's kernels and the tokens'
 // permutation (models/moe_operators.cpp); then the shared experts (models/scenario.hpp), one
 // MLP on every token.
 BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
   BlockOperators b;
-  norm(x, b);
+  layer_norm(x, b);
   if (m.experts > 1) route(x, b);
   const char* activation = m.gated_mlp ? "swiglu" : "bias_gelu";
   const char* activation_grad = m.gated_mlp ? "swiglu_grad" : "bias_gelu_grad";
@@ -203,7 +234,7 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
              {"fc2", "fc2_dgrad", "fc2_wgrad", "fc2_grad_accum"},
              activation,
              activation_grad},
-            x.routed, x.ff, x.local_experts, x, m, b);
+            x.routed, x.ff, x.local_experts, x, m, routed_again(x, m), b);
   if (m.experts > 1) mark_routed(b, forward, backward);
   if (m.experts > 1) combine(x, b);
   if (m.shared_experts > 0)
@@ -211,7 +242,8 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
                {"shared_fc2", "shared_fc2_dgrad", "shared_fc2_wgrad", "shared_fc2_grad_accum"},
                m.gated_mlp ? "shared_swiglu" : "shared_bias_gelu",
                m.gated_mlp ? "shared_swiglu_grad" : "shared_bias_gelu_grad"},
-              x.tokens, x.ff * m.shared_experts, 1.0, x, m, b);
+              x.tokens, x.ff * m.shared_experts, 1.0, x, m,
+              x.recomputes(RecomputeModule::shared_experts) ? MlpAgain::all : MlpAgain::none, b);
   residual(x, m, b);
   return b;
 }
@@ -225,7 +257,7 @@ void recompute_forward(BlockOperators& b) {
 
 LayerOperators layer_operators(const ModelSpec& m, const ExecutionSpec& e) {
   Dims x = dims(m, e);
-  LayerOperators layer{attention_block(x, m, e.recompute), mlp_block(x, m)};
+  LayerOperators layer{attention_block(x, m), mlp_block(x, m)};
   if (e.recompute == Recompute::full) {
     recompute_forward(layer.attention);
     recompute_forward(layer.mlp);

@@ -46,6 +46,8 @@ struct Operator {
   /// quantization, the sort into runs per expert), which routing imbalance makes uneven
   /// (models/moe_load.hpp); not their weights' gradient accumulation.
   bool routed = false;
+  /// A forward kernel that recomputation runs again in the backward.
+  bool recomputed = false;
 };
 
 using Operators = std::vector<Operator>;

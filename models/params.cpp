@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <stdexcept>
 #include <vector>
@@ -88,9 +89,22 @@ bool is_positive(const T& v) {
 } // namespace
 
 Params::Params(std::string file, std::string section, std::map<std::string, std::string> values,
-               std::set<std::string> structured)
+               std::set<std::string> structured,
+               std::map<std::string, std::vector<std::string>> lists)
     : file_(std::move(file)), section_(std::move(section)), values_(std::move(values)),
-      structured_(std::move(structured)) {}
+      structured_(std::move(structured)), lists_(std::move(lists)) {}
+
+std::vector<std::string> Params::get_words(std::string_view key) const {
+  if (!has(key)) return (use_default(key, ""), std::vector<std::string>{});
+  known_.insert(std::string(key));
+  if (auto list = lists_.find(std::string(key)); list != lists_.end()) return list->second;
+  std::string text = raw(key);
+  std::replace(text.begin(), text.end(), ',', ' ');
+  std::istringstream words(text);
+  std::vector<std::string> out;
+  for (std::string word; words >> word;) out.push_back(word);
+  return out;
+}
 
 std::string Params::qualified(std::string_view key) const {
   return section_.empty() ? std::string(key) : section_ + "." + std::string(key);
@@ -155,6 +169,8 @@ std::map<std::string, std::string> Params::resolved() const {
   std::map<std::string, std::string> out = defaults_;
   for (const std::string& key : known_)
     if (auto it = values_.find(key); it != values_.end()) out[key] = it->second;
+  for (const auto& [key, items] : lists_)
+    if (known_.contains(key)) out[key] = listed(items);
   return out;
 }
 
@@ -170,7 +186,10 @@ void Params::reject_unknown(const std::vector<std::string>& also_known) const {
 
 void Params::fail(std::string_view key, std::string_view problem) const {
   auto it = values_.find(std::string(key));
-  throw InputError(file_, qualified(key), it == values_.end() ? "" : it->second, problem);
+  std::string value = it == values_.end() ? "" : it->second;
+  if (auto list = lists_.find(std::string(key)); list != lists_.end())
+    value = "[" + listed(list->second) + "]";
+  throw InputError(file_, qualified(key), value, problem);
 }
 
 template std::string Params::get<std::string>(std::string_view) const;

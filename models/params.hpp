@@ -22,8 +22,11 @@ public:
   Params() = default;
   /// `section` prefixes keys in messages ("system.topology"); may be empty. Keys in
   /// `structured` hold a mapping or list where a single value belongs; `values` has their text.
+  /// `lists` holds the items of the structured keys that are lists of plain values, which
+  /// only get_words() reads.
   Params(std::string file, std::string section, std::map<std::string, std::string> values,
-         std::set<std::string> structured = {});
+         std::set<std::string> structured = {},
+         std::map<std::string, std::vector<std::string>> lists = {});
 
   [[nodiscard]] bool has(std::string_view key) const { return values_.contains(std::string(key)); }
   [[nodiscard]] const std::string& file() const { return file_; }
@@ -44,6 +47,10 @@ public:
   [[nodiscard]] T get_positive_or(std::string_view key, T fallback) const {
     return has(key) ? get_positive<T>(key) : (use_default(key, text_of(fallback)), fallback);
   }
+
+  /// A list of words: a YAML list of plain values, or one value whose words are separated by
+  /// commas or spaces (as `--set` and the writer give it); empty when the key is absent.
+  [[nodiscard]] std::vector<std::string> get_words(std::string_view key) const;
 
   /// Throws for the first key that no get() asked for; `also_known` are keys read elsewhere
   /// (sub-sections), offered as suggestions too.
@@ -77,6 +84,7 @@ private:
   std::string section_;
   std::map<std::string, std::string> values_;
   std::set<std::string> structured_;
+  std::map<std::string, std::vector<std::string>> lists_;
   mutable std::set<std::string> known_;
   mutable std::map<std::string, std::string>
       defaults_; ///< keys absent from values_, as their defaults

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -256,8 +257,26 @@ enum class PipelineSchedule {
 enum class Recompute {
   none,
   full,      ///< keep each layer's input only, run the layer's forward again in the backward
-  selective, ///< run only the attention core again (Korthikanti et al. 2022); the rest is kept
+  selective, ///< run the recompute_modules again (by default the attention core alone,
+             ///< Korthikanti et al. 2022); the rest is kept
 };
+
+/// The parts of a layer that selective recomputation runs again, as Megatron-Core names them
+/// (TransformerConfig.recompute_modules, megatron/core/transformer/transformer_config.py):
+/// each keeps only its input and runs its forward again just before its backward.
+enum class RecomputeModule : std::uint8_t {
+  core_attn,      ///< the attention core (its scores, or flash attention's statistics)
+  layernorm,      ///< the two norms before the attention and the MLP: their outputs
+  mla_up_proj,    ///< latent attention's up projections and rotary: Q, K and V
+  moe_act,        ///< the routed experts' activation: the experts' second GEMM's input
+  mlp,            ///< a dense layer's whole MLP: its hidden activations
+  shared_experts, ///< the shared experts' MLP: their hidden activations
+};
+/// A set of modules: bit 1 << module for each.
+using RecomputeModules = std::uint8_t;
+constexpr RecomputeModules module_bit(RecomputeModule m) {
+  return static_cast<RecomputeModules>(1u << static_cast<unsigned>(m));
+}
 
 /// The default chunks a block's kernels and TP collectives are split into under tp_overlap:
 /// Transformer Engine's default num_splits for its pipelined GEMM + reduce-scatter overlap
@@ -339,6 +358,12 @@ struct ExecutionSpec {
   }
   /// A chunk layer that recomputes only if every layer does.
   [[nodiscard]] int kept_layer() const { return recompute_every > 0 ? 1 : recompute_layers; }
+  /// What `recompute: selective` runs again (Megatron-Core's default: the attention core).
+  RecomputeModules recompute_modules = module_bit(RecomputeModule::core_attn);
+  /// Whether selective recomputation runs `module` again.
+  [[nodiscard]] bool recomputes_module(RecomputeModule module) const {
+    return recompute == Recompute::selective && (recompute_modules & module_bit(module)) != 0;
+  }
   bool dp_overlap = false; ///< gradient collectives start during the last backward pass
   /// A one-step delayed update: the previous step's gradient reduction, and with ZeRO-1/2 its
   /// parameter all-gather, run alongside this step's passes, which use weights one step stale:
@@ -417,6 +442,9 @@ std::string to_string(ModelKind k);
 std::string to_string(ComputeModel c);
 std::string to_string(AttentionKernel a);
 std::string to_string(Recompute r);
+std::string to_string(RecomputeModule m);
+/// The modules of a set, in RecomputeModule's order.
+std::vector<RecomputeModule> modules_of(RecomputeModules set);
 std::string to_string(Fp8Recipe r);
 std::string to_string(MoeDispatcher d);
 

@@ -9,6 +9,7 @@
 #include "models/error.hpp"
 #include "models/layout.hpp"
 #include "models/moe_rules.hpp"
+#include "models/recompute_modules.hpp"
 #include "models/params.hpp"
 #include "models/workload.hpp"
 
@@ -101,6 +102,7 @@ void check_compute(const Rules& r) {
   if (r.s.execution.recompute == Recompute::selective && !m.per_operator())
     r.broken("execution.recompute", to_string(r.s.execution.recompute),
              "selective needs a transformer priced per operator (model.compute: operators)");
+  check_recompute_modules(r.s);
   if (g.gemm_peak > g.peak)
     r.broken("system.gpu.gemm_peak", format(g.gemm_peak),
              "exceeds the peak (" + format(g.peak) + "): it is what GEMMs achieve of it");

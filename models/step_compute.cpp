@@ -142,6 +142,22 @@ int recomputed_layers(const ModelSpec& m, const ExecutionSpec& e, LayerKind kind
   return n;
 }
 
+// The GEMMs that selective recomputation's modules other than the attention core run again
+// on one GPU (the core's count is core_forward_flop()'s, as Korthikanti et al. count it):
+// mla_up_proj's, mlp's and shared_experts', none of them routed, so each GPU's share is 1 /
+// (tp x cp) of the layer's.
+Flop module_flop(const ModelSpec& m, const ExecutionSpec& e) {
+  Flop f;
+  ExecutionSpec others = e;
+  others.recompute_modules &=
+      static_cast<RecomputeModules>(~module_bit(RecomputeModule::core_attn));
+  LayerOperators ops = layer_operators(m, others);
+  for (const Operators* pass : {&ops.attention.backward, &ops.mlp.backward})
+    for (const Operator& op : *pass)
+      if (op.recomputed && op.kind == OperatorKind::gemm) f += op.flop;
+  return f;
+}
+
 } // namespace
 
 StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
@@ -159,8 +175,11 @@ StepFlop step_flop(const ModelSpec& m, const ExecutionSpec& e) {
       recomputed +=
           (c.attention.flop + c.mlp.flop) * (k.exec.tp_ranks() * k.exec.cp * layer_passes * again);
     }
-    if (e.recompute == Recompute::selective && m.kind == ModelKind::transformer)
+    if (e.recomputes_module(RecomputeModule::core_attn) && m.kind == ModelKind::transformer)
       recomputed += core_forward_flop(k.model, e) * (layer_passes * share);
+    if (e.recompute == Recompute::selective && m.per_operator())
+      recomputed +=
+          module_flop(k.model, k.exec) * (k.exec.tp_ranks() * k.exec.cp * layer_passes * share);
   }
   return {model, model + recomputed};
 }

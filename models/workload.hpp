@@ -211,7 +211,10 @@ struct StageResidency {
   Bytes gradient_bytes_per_param{0.0}; ///< 0: the model's word
   bool sequence_parallel = true;       ///< the norms' and dropouts' activations split over TP too
   bool recompute = false;              ///< full: only each layer's input is kept
-  bool recompute_attention = false;    ///< selective: the attention core keeps no activations
+  /// Selective recomputation's modules (ExecutionSpec::recomputes_module()), which keep only
+  /// their inputs; none unless `recompute: selective`.
+  RecomputeModules again = 0;
+  [[nodiscard]] bool recomputes(RecomputeModule m) const { return (again & module_bit(m)) != 0; }
   /// A delayed update keeps the previous step's whole gradients while it reduces them.
   bool delayed_update = false;
   /// ZeRO-3: layers whose parameters are held whole while they compute (zero3_prefetch: the

@@ -27,6 +27,23 @@ double routing_activations(const LayerShape& l, const GpuShare& g, const StageRe
          routed_here * (l.experts * kRouterStateBytes + copies * 4.0);
 }
 
+// The MLP's hidden activations per token (at `in` bytes the ones a GEMM takes, 1 under FP8,
+// the rest at the word): each MLP's activation input (2 f gated, f else) and fc2's input (f),
+// for the routed experts (top_k x the routed share of d_ff) and the shared ones. `moe_act`
+// drops the routed experts' fc2 input, `mlp` a dense layer's whole hidden, `shared_experts`
+// the shared ones'.
+double mlp_hidden(const LayerShape& l, const StageResidency& r, double in) {
+  double w = l.bytes_per_word.value(), gate = l.gated_mlp ? 2.0 : 1.0;
+  double routed = l.top_k * l.routed_share * l.d_ff, shared = l.shared_ff;
+  bool expert_layer = l.experts > 1;
+  double routed_act = routed * gate * w, routed_fc2 = routed * in;
+  if (expert_layer && r.recomputes(RecomputeModule::moe_act)) routed_fc2 = 0.0;
+  if (!expert_layer && r.recomputes(RecomputeModule::mlp)) routed_act = routed_fc2 = 0.0;
+  double shared_kept = shared * (gate * w + in);
+  if (r.recomputes(RecomputeModule::shared_experts)) shared_kept = 0.0;
+  return routed_act + routed_fc2 + shared_kept;
+}
+
 // Activations kept for backward, per layer and microbatch, term by term as Korthikanti et
 // al. 2022 (section 4.1) count them for their GPT (MHA, dropout, a 4 d_model GeLU MLP), where
 // they sum to 34 bytes per token and d_model at 2 bytes a word: per norm its input (2 words);
@@ -36,22 +53,24 @@ double routing_activations(const LayerShape& l, const GpuShare& g, const StageRe
 // each block. Without sequence parallelism the norms' inputs, the QKV and fc1 inputs and the
 // masks are whole on every TP rank, the rest split (their eq. 2: 10 + 24 / t). An unfused
 // attention also keeps 5 bytes per score (none under flash attention or selective
-// recomputation). An MLP block keeps its input and hidden activations. Full recomputation
-// keeps each layer's input.
+// recomputation of the core). An MLP block keeps its input and hidden activations. Full
+// recomputation keeps each layer's input. Selective recomputation's other modules drop what
+// they would keep past their input (recomputed_mlp()): `layernorm` the norms' outputs, the
+// inputs of the GEMMs after them; `mla_up_proj` Q, K and V.
 double activations_per_layer(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
   double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value(), tp = g.tp();
   if (r.recompute) return tokens * d * w;
-  double scores = r.recompute_attention ? 0.0 : 5.0 * tokens * l.score_elements / tp;
-  double routed = l.top_k * l.routed_share * l.d_ff + l.shared_ff;
-  double hidden = (l.gated_mlp ? 3.0 : 2.0) * routed;
-  if (l.kind != ModelKind::transformer) return tokens * (d + hidden) * w / tp;
-  // A linear layer's input at `in` bytes (1 under FP8), the rest at the word: the MLP's hidden
-  // is the activation's input (2 f gated, f else) and fc2's input (f).
+  double scores =
+      r.recomputes(RecomputeModule::core_attn) ? 0.0 : 5.0 * tokens * l.score_elements / tp;
+  if (l.kind != ModelKind::transformer) return tokens * (d * w + mlp_hidden(l, r, w)) / tp;
+  // A linear layer's input at `in` bytes (1 under FP8), the rest at the word.
   double in = l.linear_input > 0 ? l.linear_input : w, q = query_width(l), kv = key_width(l);
   double mlp_input = l.experts > 1 ? d * w : d * in; // the router's BF16 input, or fc1's
   if (l.experts > 1 && l.shared_ff > 0) mlp_input += d * in;
-  double whole = 2.0 * d * w + d * in + mlp_input + (l.dropout ? 2.0 * d : 0.0);
-  double mlp = (hidden - routed) * w + routed * in;
+  double normed = d * in + mlp_input; // the two norms' outputs, as the next GEMMs' inputs
+  if (r.recomputes(RecomputeModule::layernorm)) normed = 0.0;
+  double whole = 2.0 * d * w + normed + (l.dropout ? 2.0 * d : 0.0);
+  double mlp = mlp_hidden(l, r, in);
   double split = (q + 2.0 * kv) * w + q * in + mlp; // Q, K, V, out_proj's input; MLP hidden
   if (l.qk_norm) split += (q + kv) * w;               // the QK norm's input
   if (l.mla.on()) {
@@ -59,8 +78,9 @@ double activations_per_layer(const LayerShape& l, const GpuShare& g, const Stage
     // Q and K (qk_head_dim per head), V and the output projection's input (v_head_dim).
     const LatentAttention& a = l.mla;
     whole += (2.0 * (a.q_lora_rank + a.kv_lora_rank) + a.qk_rope_head_dim) * w;
-    split = (2.0 * l.heads * a.qk_head_dim() + l.heads * a.v_head_dim) * w +
-            l.heads * a.v_head_dim * in + mlp;
+    double qkv = (2.0 * l.heads * a.qk_head_dim() + l.heads * a.v_head_dim) * w;
+    if (r.recomputes(RecomputeModule::mla_up_proj)) qkv = 0.0;
+    split = qkv + l.heads * a.v_head_dim * in + mlp;
   }
   return tokens * (r.sequence_parallel ? (whole + split) / tp : whole + split / tp) + scores +
          routing_activations(l, g, r, in);
@@ -97,7 +117,8 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   r.zero = e.zero;
   r.optimizer_bytes_per_param = e.optimizer_bytes_per_param;
   r.recompute = e.recompute == Recompute::full;
-  r.recompute_attention = e.recompute == Recompute::selective;
+  for (RecomputeModule module : modules_of(e.recompute_modules))
+    if (e.recomputes_module(module)) r.again |= module_bit(module);
   r.sequence_parallel = e.sequence_parallel || e.tp == 1;
   r.gradient_bytes_per_param = gradient_word(m, e);
   r.delayed_update = e.delayed_update;

@@ -44,6 +44,8 @@ const std::vector<Example>& examples() {
                 s.execution.moe_pad_to_capacity && s.model.router_fp32;
        }},
       {"latent-attention.yaml", [](const Scenario& s) { return s.model.mla.on(); }},
+      {"recompute-modules.yaml",
+       [](const Scenario& s) { return modules_of(s.execution.recompute_modules).size() == 5; }},
       {"context-parallel.yaml", [](const Scenario& s) { return s.execution.cp > 1; }},
       {"zero3.yaml", [](const Scenario& s) { return s.execution.zero == 3; }},
       {"delayed-update.yaml", [](const Scenario& s) { return s.execution.delayed_update; }},
