@@ -63,7 +63,9 @@ Critical critical_stage(const std::vector<StagePrice>& st, const ExecutionSpec& 
     Split passes;
     for (int c = 0; c < chunks; ++c)
       passes += st[j].forward[static_cast<size_t>(c)] + st[j].backward[static_cast<size_t>(c)];
-    passes = passes * static_cast<double>(m);
+    // The once-a-step kernels run on the stage's own GPU: its passes take them too, wherever
+    // the longest path through the pipeline runs.
+    passes = passes * static_cast<double>(m) + st[j].once;
     // What the DP stream started before the passes runs beside them: only what outlasts them
     // adds, so the stage takes at least the longer of the two.
     Split beside = st[j].beside;

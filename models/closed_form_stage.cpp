@@ -64,6 +64,7 @@ public:
     BlockTime embedding = embedding_time(s), head = head_time(s);
     layer_like_[1] = kernels(t.attention.forward) + kernels(t.mlp.forward);
     layer_like_[0] = kernels(t.attention.backward) + kernels(t.mlp.backward);
+    once_like_ = kernels(t.attention.per_step) + kernels(t.mlp.per_step);
     // The stage's own vocabulary kernels: the embedding on the first, the LM head on the last.
     bool first = stage == 0, last = stage == s.execution.pp - 1;
     for (bool forward : {false, true}) {
@@ -154,6 +155,10 @@ private:
         break;
       case OpKind::compute:
       case OpKind::weight_gradients:
+        if (op.per_step) {
+          price_.once += kernels_like(op.duration, once_like_);
+          break;
+        }
         main +=
             kernels_like(op.duration, (op.layer >= 0 ? layer_like_ : vocabulary_like_)[forward]);
         last_buckets_ = Split{};
@@ -217,6 +222,7 @@ private:
   ExchangePrice exchange_; ///< the EP all-to-all's price (ep_collective's catalogue entry)
   ExpertRouting routing_; ///< what an all-to-all's price reads of the model
   std::array<Split, 2> layer_like_, vocabulary_like_; ///< by forward: [0] backward, [1] forward
+  Split once_like_; ///< the layers' once-a-step kernels (BlockTime::per_step)
   Split optimizer_like_;
   StagePrice price_;
   std::vector<bool> priced_;

@@ -69,7 +69,8 @@ struct TierNames {
 //   those started after the stage's last kernel, and the collectives after the passes, add
 //   to the step (`after`); the buckets between overlap the passes and count nothing. These
 //   take the stage's dearest group: the step waits for all of them.
-// - The kernels after the passes are the optimizer's.
+// - The kernels after the passes are the optimizer's; kernels that run once a step inside
+//   the passes (Op::per_step) are `once`, not part of any pass.
 //
 // A kernel op carries its time only; it is split into compute, HBM and launch time in the
 // proportions of the kernels it stands for (the layers', the vocabulary's, the optimizer's:
@@ -79,6 +80,7 @@ struct StagePrice {
   Seconds transfer;                     ///< a pipeline transfer to this stage, as it arrives
   Split receive;                        ///< what completes it on this stage (scatter/gather)
   Split beside, after, optimizer;
+  Split once; ///< kernels of the passes that run once a step (Op::per_step: FP8 weight casts)
   TierNames names;
 };
 

@@ -22,6 +22,9 @@ struct Dims {
   /// FP8: HBM bytes per element to quantize a linear layer's BF16 input, weight or output
   /// gradient (fp8_quantize_bytes()); 0: the GEMMs take BF16 as they are.
   double quantize = 0;
+  /// FP8: the weights' casts run once a step (Operator::per_step), where the weights stay on
+  /// the GPU between microbatches (ZeRO below 3; ZeRO-3 gathers them again every microbatch).
+  bool weights_cast_once = false;
   double ff = 0;     ///< an expert's inner size / tp
   double w = 0;      ///< bytes per word
   double routed = 0; ///< expert inputs: T x top_k

@@ -65,6 +65,7 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   if (!e.grad_accumulation_fusion) x.accumulate = x.w + 2.0 * gradient_word(m, e).value();
   x.biases = m.biases;
   x.quantize = fp8_quantize_bytes(m.fp8_recipe);
+  x.weights_cast_once = x.quantize > 0 && e.zero < 3;
   for (RecomputeModule module : modules_of(e.recompute_modules))
     if (e.recomputes_module(module)) x.again |= module_bit(module);
   return x;
@@ -117,8 +118,9 @@ void weight_linear(const LinearNames& n, GemmShape g, double count, const Dims& 
                    BlockOperators& b) {
   double products = count * g.batch; // a grouped GEMM quantizes all its products at once
   if (x.quantize > 0) {
-    b.forward.push_back(memory("fp8_quantize", (g.m * g.k + g.k * g.n) * products * x.quantize,
-                               2.0 * count));
+    b.forward.push_back(memory("fp8_quantize", g.m * g.k * products * x.quantize, count));
+    b.forward.push_back(memory("fp8_weight_cast", g.k * g.n * products * x.quantize, count));
+    b.forward.back().per_step = x.weights_cast_once;
     b.backward.push_back(memory("fp8_quantize_grad", g.m * g.n * products * x.quantize, count));
   }
   size_t dgrad = b.backward.size();
@@ -146,6 +148,7 @@ void layer_norm(const Dims& x, BlockOperators& b) {
 
 void run_again(BlockOperators& b, size_t first) {
   for (size_t i = first; i < b.forward.size(); ++i) {
+    if (b.forward[i].per_step) continue; // the cached FP8 weight serves the recomputation too
     Operator op = b.forward[i];
     op.recomputed = true;
     b.backward.push_back(op);
@@ -204,10 +207,11 @@ void mlp_gemms(const MlpNames& n, double rows, double ff, double count, const Di
 }
 
 // The experts' operators from `forward` and `backward` on follow their routed tokens, but for
-// the weights' gradient accumulation (accumulate(), the only memory operator of a
-// weight_linear() backward that reads no activation).
+// the weights' FP8 casts and gradient accumulation (the memory operators of a weight_linear()
+// that read no activation).
 void mark_routed(BlockOperators& b, size_t forward, size_t backward) {
-  for (size_t i = forward; i < b.forward.size(); ++i) b.forward[i].routed = true;
+  for (size_t i = forward; i < b.forward.size(); ++i)
+    b.forward[i].routed = std::string_view(b.forward[i].name) != "fp8_weight_cast";
   for (size_t i = backward; i < b.backward.size(); ++i)
     b.backward[i].routed = !std::string_view(b.backward[i].name).ends_with("_grad_accum");
 }
@@ -248,9 +252,13 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
   return b;
 }
 
-// Full recomputation runs the block's forward again before its backward.
+// Full recomputation runs the block's forward again before its backward (the cached FP8
+// weights' casts excepted).
 void recompute_forward(BlockOperators& b) {
-  b.backward.insert(b.backward.begin(), b.forward.begin(), b.forward.end());
+  Operators again;
+  for (const Operator& op : b.forward)
+    if (!op.per_step) again.push_back(op);
+  b.backward.insert(b.backward.begin(), again.begin(), again.end());
 }
 
 } // namespace

@@ -48,6 +48,10 @@ struct Operator {
   bool routed = false;
   /// A forward kernel that recomputation runs again in the backward.
   bool recomputed = false;
+  /// Runs once a step, in the first forward of its model chunk, not every microbatch: an FP8
+  /// weight's cast, which Transformer Engine caches across the step's microbatches (Megatron
+  /// passes is_first_microbatch to its linear layers).
+  bool per_step = false;
 };
 
 using Operators = std::vector<Operator>;

@@ -48,7 +48,8 @@ KernelTime priced(const Operators& ops, const Scenario& s) {
 }
 
 BlockTime priced(const BlockOperators& ops, const Scenario& s) {
-  BlockTime t{priced(ops.forward, s), priced(ops.backward, s), {}, {}, {}};
+  BlockTime t{{}, priced(ops.backward, s), {}, {}, {}, {}};
+  for (const Operator& op : ops.forward) (op.per_step ? t.per_step : t.forward) += op_time(op, s);
   for (const Operator& op : ops.backward)
     if (op.beside_collective) t.beside_collective += op_time(op, s);
   for (const Operator& op : ops.forward)

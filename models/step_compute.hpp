@@ -22,6 +22,9 @@ struct BlockTime {
   /// experts receive (Operator::routed; the whole block for the roofline's experts): what
   /// routing imbalance scales (models/moe_load.hpp).
   KernelTime routed_forward, routed_backward;
+  /// Kernels that run once a step, in the chunk's first forward (Operator::per_step: FP8
+  /// weight casts), apart from `forward`.
+  KernelTime per_step;
 };
 
 struct LayerTimes {

@@ -36,6 +36,7 @@ public:
           plans_.push_back(layer_plan(s, kind, recomputed));
     for (int chunk = 0; chunk < e_.chunks(); ++chunk)
       first_layer_.push_back(chunk_first_layer(s.model, e_, stage, chunk));
+    cast_.assign(static_cast<size_t>(e_.chunks()), 0);
   }
 
   Program build() {
@@ -101,21 +102,35 @@ private:
   void extra_kernels(const KernelTime& t) {
     if (t.total() > Seconds()) program_.push_back(compute(t.total()));
   }
+  /// Kernels that run once a step (Op::per_step), when there are any.
+  void once(const KernelTime& t) {
+    if (t.total() <= Seconds()) return;
+    program_.push_back(compute(t.total()));
+    program_.back().per_step = true;
+  }
 
   // The embedding opens the first virtual stage's forward and closes its backward; the LM
   // head and the loss close the last virtual stage's forward and open its backward.
-  // With param_gather_overlap a chunk's first forward waits for each layer's parameters.
+  // With param_gather_overlap a chunk's first forward waits for each layer's parameters; it
+  // casts each layer's FP8 weights before the layer, once a step (BlockTime::per_step).
   void forward(int chunk) {
     auto c = static_cast<size_t>(chunk);
     bool gathering = e_.param_gather_overlap && !std::exchange(gathered_[c].waited, true);
+    bool casting = !cast_[c];
+    cast_[c] = true;
     auto wait_for = [&](int l) {
       if (gathering) wait_gathers(gathered_[c].before(l));
     };
     if (!first_virtual(chunk)) receive(true);
     if (first_virtual(chunk)) wait_for(0), extra_kernels(embedding_.forward);
     for (int l = 0; l < layers(chunk); ++l)
-      wait_for(l), prefetch(chunk, l, true), tagged(l, [&] { layer(plan(chunk, l), true); });
+      wait_for(l), prefetch(chunk, l, true), tagged(l, [&] {
+        if (casting)
+          once(plan(chunk, l).times.attention.per_step + plan(chunk, l).times.mlp.per_step);
+        layer(plan(chunk, l), true);
+      });
     if (last_virtual(chunk)) wait_for(layers(chunk)), extra_kernels(head_.forward);
+    if (last_virtual(chunk) && casting) once(head_.per_step);
     if (!last_virtual(chunk))
       program_.push_back(transfer(OpKind::send, true, costs().pp_activation));
   }
@@ -333,6 +348,7 @@ private:
     [[nodiscard]] int before(int layer) const { return through[static_cast<size_t>(layer)]; }
   };
   std::vector<Gathered> gathered_;
+  std::vector<char> cast_; ///< per chunk: whether its first forward, which casts, has run
   int waited_gathers_ = 0;
   int dp_started_ = 0, gathered_through_ = 0; ///< DP-stream collectives started in all, and
                                               ///< through zero3_prefetch's next gather

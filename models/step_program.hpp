@@ -47,11 +47,14 @@ struct Op {
   /// from them, as much as its own take. Set only under routing imbalance: balanced, both
   /// directions move the same bytes and fast mode folds them into one op.
   bool to_experts = false;
+  /// Kernels that run once a step, in their chunk's first forward (FP8 weight casts,
+  /// BlockTime::per_step): the bound prices them once, not with every microbatch's pass.
+  bool per_step = false;
   /// Of a compute op's `duration`, the kernels whose work follows the routed tokens the GPU's
   /// experts receive: the simulator scales it by the GPU's expert load (models/moe_load.hpp).
   Seconds routed{};
 };
-// Programs hold millions of ops: the two fields above sit in what was padding.
+// Programs hold millions of ops: the three fields above sit in what was padding.
 static_assert(sizeof(Op) <= 48, "an Op grew: fine-mode programs are memory-bound");
 
 using Program = std::vector<Op>;

@@ -309,6 +309,19 @@ TEST(ClosedForm, OperatorsPriceEveryKernelOfTheLayerAndTheOptimizerStep) {
   EXPECT_NEAR(term(b, "latency").value(), 33e-6, 1e-15);
 }
 
+TEST(ClosedForm, Fp8WeightCastsArePricedOnceAStep) {
+  // The layer above with FP8 (tensorwise: 6 B an element) linear layers. Its weights, 3e6 +
+  // 1e6 + 4e6 + 4e6 = 1.2e7 elements, are cast once a step: 7.2e7 B, 72 us of HBM. Every
+  // other HBM kernel runs once a microbatch, so with h(m) the HBM term over m microbatches,
+  // h(1) - (h(3) - h(1)) / 2 is what runs once a step: the casts and the optimizer's 504 us.
+  Scenario s = operator_scenario();
+  s.model.fp8_recipe = Fp8Recipe::tensorwise;
+  double one = term(bound(s), "hbm").value();
+  s.execution.global_batch = 3;
+  double three = term(bound(s), "hbm").value();
+  EXPECT_NEAR(one - (three - one) / 2.0, (72 + 504) * 1e-6, 1e-12);
+}
+
 TEST(ClosedForm, AVocabularyAddsEmbeddingHeadAndTheirOptimizerState) {
   // Vocabulary 1000, one stage, one microbatch. Embedding forward: rows 2e6 B read, output
   // 2e6 B written, learned positions added (6e6 B); backward 6e6 + 2e6 B: 18 us, 4 kernels.

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "models/step_compute.hpp"
 #include "models/step_program.hpp"
 
 #include "step_program_fixtures.hpp"
@@ -145,6 +146,26 @@ TEST(Program, EveryKthLayerRecomputationRecomputesLayersZeroKTwoK) {
   EXPECT_TRUE(e.recomputes(0));
   EXPECT_FALSE(e.recomputes(1));
   EXPECT_TRUE(e.recomputes(2));
+}
+
+TEST(Program, Fp8WeightCastsRunInEachChunksFirstForwardOnly) {
+  // One stage of one layer, 3 microbatches, in FP8 per operator: the first forward opens the
+  // layer with one kernel op of its weights' casts (BlockTime::per_step), which Transformer
+  // Engine then keeps for the step's other microbatches, whose forwards are the layer's alone.
+  Scenario s = scenario(ModelKind::transformer, 1, grid(1, 1, 1, 3));
+  s.model.compute = ComputeModel::operators;
+  s.model.fp8_recipe = Fp8Recipe::tensorwise;
+  LayerTimes t = layer_times(s);
+  Seconds casts = t.attention.per_step.total() + t.mlp.per_step.total();
+  ASSERT_GT(casts.value(), 0.0);
+  Seconds forward[3];
+  for (const Op& op : stage_program(s, 0, false))
+    if (op.kind == OpKind::compute && op.forward && op.layer == 0)
+      forward[op.microbatch] += op.duration;
+  Seconds layer = t.attention.forward.total() + t.mlp.forward.total();
+  EXPECT_NEAR(forward[0].value(), (casts + layer).value(), 1e-18);
+  EXPECT_NEAR(forward[1].value(), layer.value(), 1e-18);
+  EXPECT_NEAR(forward[2].value(), layer.value(), 1e-18);
 }
 
 } // namespace

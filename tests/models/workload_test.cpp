@@ -239,27 +239,48 @@ TEST(Workload, BlockRecomputationRunsItsLayersForwardAgain) {
 
 TEST(Workload, Fp8RecipesQuantizeEveryLinearLayersOperands) {
   // The tiny layer (d_model 8, 2 heads, d_ff 32, 4 tokens) in FP8. Its QKV GEMM takes 4 x 8
-  // inputs and an 8 x 24 weight: 32 + 192 = 224 elements quantized forward, and its 4 x 24
+  // inputs (32 elements quantized forward) and an 8 x 24 weight (192, cast), and its 4 x 24
   // output gradient backward, 96. Tensorwise moves 6 B an element (amax read, cast read,
-  // two one-byte copies): 1344 B and 576 B; MXFP8 2 + 1 + 1 + 2 / 32 = 4.0625 B: 910 B and
-  // 390 B.
+  // two one-byte copies): 192 B, 1152 B and 576 B; MXFP8 2 + 1 + 1 + 2 / 32 = 4.0625 B.
   ModelSpec m;
   m.layers = 1, m.d_model = 8, m.d_ff = 32, m.heads = 2, m.seq_len = 4;
   m.fp8_recipe = Fp8Recipe::tensorwise;
   LayerOperators layer = layer_operators(m, ExecutionSpec{});
-  EXPECT_DOUBLE_EQ(layer.attention.forward[1].bytes.value(), 224 * 6.0); // before the QKV GEMM
+  // Before the QKV GEMM (after the norm): its input's quantization, then its weight's cast.
   EXPECT_STREQ(layer.attention.forward[1].name, "fp8_quantize");
+  EXPECT_DOUBLE_EQ(layer.attention.forward[1].bytes.value(), 32 * 6.0);
+  EXPECT_STREQ(layer.attention.forward[2].name, "fp8_weight_cast");
+  EXPECT_DOUBLE_EQ(layer.attention.forward[2].bytes.value(), 192 * 6.0);
   EXPECT_STREQ(layer.attention.backward[1].name, "fp8_quantize_grad");
   EXPECT_DOUBLE_EQ(layer.attention.backward[1].bytes.value(), 96 * 6.0);
   m.fp8_recipe = Fp8Recipe::mxfp8;
   layer = layer_operators(m, ExecutionSpec{});
-  EXPECT_DOUBLE_EQ(layer.attention.forward[1].bytes.value(), 224 * 4.0625);
+  EXPECT_DOUBLE_EQ(layer.attention.forward[1].bytes.value(), 32 * 4.0625);
+  EXPECT_DOUBLE_EQ(layer.attention.forward[2].bytes.value(), 192 * 4.0625);
   EXPECT_DOUBLE_EQ(layer.attention.backward[1].bytes.value(), 96 * 4.0625);
   // Delayed scaling takes its scale from the amax history: one read, two one-byte copies, 4 B.
   m.fp8_recipe = Fp8Recipe::delayed;
   layer = layer_operators(m, ExecutionSpec{});
-  EXPECT_DOUBLE_EQ(layer.attention.forward[1].bytes.value(), 224 * 4.0);
+  EXPECT_DOUBLE_EQ(layer.attention.forward[1].bytes.value(), 32 * 4.0);
   EXPECT_DOUBLE_EQ(layer.attention.backward[1].bytes.value(), 96 * 4.0);
+}
+
+TEST(Workload, Fp8WeightsAreCastOnceAStepUnlessZeroThreeGathersThemAgain) {
+  // Transformer Engine caches a weight's FP8 cast across the step's microbatches: the cast is a
+  // per-step kernel, which neither full recomputation nor the forward's time repeats. Under
+  // ZeRO-3 the weights are gathered again each microbatch, and cast again with them.
+  ModelSpec m;
+  m.layers = 1, m.d_model = 8, m.d_ff = 32, m.heads = 2, m.seq_len = 4;
+  m.fp8_recipe = Fp8Recipe::tensorwise;
+  ExecutionSpec e;
+  e.recompute = Recompute::full;
+  LayerOperators layer = layer_operators(m, e);
+  EXPECT_TRUE(layer.attention.forward[2].per_step);
+  for (const Operator& op : layer.attention.backward)
+    EXPECT_STRNE(op.name, "fp8_weight_cast"); // the recomputed forward reuses the cast
+  e.zero = 3;
+  layer = layer_operators(m, e);
+  EXPECT_FALSE(layer.attention.forward[2].per_step);
 }
 
 TEST(Workload, MemoryOfAFractionalShare) {
