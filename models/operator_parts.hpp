@@ -66,8 +66,10 @@ void weight_linear(const LinearNames& n, GemmShape g, double count, const Dims& 
 void norm(const Dims& x, BlockOperators& b);
 /// A layer's norm before its attention or MLP: norm(), run again under `layernorm`.
 void layer_norm(const Dims& x, BlockOperators& b);
-/// Selective recomputation of a module: its forward kernels from `first` on run again in the
-/// backward (marked Operator::recomputed).
+/// The block's forward kernels from `first` on as recomputation runs them again (marked
+/// Operator::recomputed), but for the once-a-step FP8 weight casts, whose cache serves them.
+Operators forward_again(const BlockOperators& b, size_t first);
+/// Selective recomputation of a module: forward_again() from `first`, at the backward's end.
 void run_again(BlockOperators& b, size_t first);
 void residual(const Dims& x, const ModelSpec& m, BlockOperators& b);
 

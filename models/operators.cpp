@@ -66,8 +66,7 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   x.biases = m.biases;
   x.quantize = fp8_quantize_bytes(m.fp8_recipe);
   x.weights_cast_once = x.quantize > 0 && e.zero < 3;
-  for (RecomputeModule module : modules_of(e.recompute_modules))
-    if (e.recomputes_module(module)) x.again |= module_bit(module);
+  x.again = e.selective_modules();
   return x;
 }
 
@@ -146,13 +145,19 @@ void layer_norm(const Dims& x, BlockOperators& b) {
   if (x.recomputes(RecomputeModule::layernorm)) run_again(b, first);
 }
 
-void run_again(BlockOperators& b, size_t first) {
+Operators forward_again(const BlockOperators& b, size_t first) {
+  Operators again;
   for (size_t i = first; i < b.forward.size(); ++i) {
     if (b.forward[i].per_step) continue; // the cached FP8 weight serves the recomputation too
-    Operator op = b.forward[i];
-    op.recomputed = true;
-    b.backward.push_back(op);
+    again.push_back(b.forward[i]);
+    again.back().recomputed = true;
   }
+  return again;
+}
+
+void run_again(BlockOperators& b, size_t first) {
+  Operators again = forward_again(b, first);
+  b.backward.insert(b.backward.end(), again.begin(), again.end());
 }
 
 // The end of a block: the branch's bias (fused here, as Megatron's bias-dropout-add does),
@@ -252,12 +257,9 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
   return b;
 }
 
-// Full recomputation runs the block's forward again before its backward (the cached FP8
-// weights' casts excepted).
+// Full recomputation runs the block's forward again before its backward.
 void recompute_forward(BlockOperators& b) {
-  Operators again;
-  for (const Operator& op : b.forward)
-    if (!op.per_step) again.push_back(op);
+  Operators again = forward_again(b, 0);
   b.backward.insert(b.backward.begin(), again.begin(), again.end());
 }
 

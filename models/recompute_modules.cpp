@@ -32,7 +32,7 @@ RecomputeModules read_modules(const Params& p) {
     auto it = std::find(names.begin(), names.end(), word);
     if (it == names.end())
       p.fail(key, "'" + word + "' is not a module: " + one_of(names) + did_you_mean(word, names));
-    set |= static_cast<RecomputeModules>(1u << (it - names.begin()));
+    set |= module_bit(static_cast<RecomputeModule>(it - names.begin()));
   }
   return set;
 }

@@ -360,9 +360,13 @@ struct ExecutionSpec {
   [[nodiscard]] int kept_layer() const { return recompute_every > 0 ? 1 : recompute_layers; }
   /// What `recompute: selective` runs again (Megatron-Core's default: the attention core).
   RecomputeModules recompute_modules = module_bit(RecomputeModule::core_attn);
+  /// The modules that run again: recompute_modules under `recompute: selective`, else none.
+  [[nodiscard]] RecomputeModules selective_modules() const {
+    return recompute == Recompute::selective ? recompute_modules : RecomputeModules{0};
+  }
   /// Whether selective recomputation runs `module` again.
   [[nodiscard]] bool recomputes_module(RecomputeModule module) const {
-    return recompute == Recompute::selective && (recompute_modules & module_bit(module)) != 0;
+    return (selective_modules() & module_bit(module)) != 0;
   }
   bool dp_overlap = false; ///< gradient collectives start during the last backward pass
   /// A one-step delayed update: the previous step's gradient reduction, and with ZeRO-1/2 its

@@ -36,7 +36,7 @@ public:
           plans_.push_back(layer_plan(s, kind, recomputed));
     for (int chunk = 0; chunk < e_.chunks(); ++chunk)
       first_layer_.push_back(chunk_first_layer(s.model, e_, stage, chunk));
-    cast_.assign(static_cast<size_t>(e_.chunks()), 0);
+    forwarded_.assign(static_cast<size_t>(e_.chunks()), 0);
   }
 
   Program build() {
@@ -115,9 +115,9 @@ private:
   // casts each layer's FP8 weights before the layer, once a step (BlockTime::per_step).
   void forward(int chunk) {
     auto c = static_cast<size_t>(chunk);
-    bool gathering = e_.param_gather_overlap && !std::exchange(gathered_[c].waited, true);
-    bool casting = !cast_[c];
-    cast_[c] = true;
+    bool casting = !forwarded_[c]; // the chunk's first forward
+    forwarded_[c] = 1;
+    bool gathering = e_.param_gather_overlap && casting;
     auto wait_for = [&](int l) {
       if (gathering) wait_gathers(gathered_[c].before(l));
     };
@@ -341,14 +341,13 @@ private:
   Bytes bucket_; ///< dp_bucket_bytes(): a DP bucket's gradients (or parameters to gather)
   Bytes pending_;
   /// param_gather_overlap, per chunk: the DP-stream collectives started through the bucket of
-  /// each layer (`through[layers]`: of the LM head), and whether its first forward has run.
+  /// each layer (`through[layers]`: of the LM head).
   struct Gathered {
     std::vector<int> through;
-    bool waited = false;
     [[nodiscard]] int before(int layer) const { return through[static_cast<size_t>(layer)]; }
   };
   std::vector<Gathered> gathered_;
-  std::vector<char> cast_; ///< per chunk: whether its first forward, which casts, has run
+  std::vector<char> forwarded_; ///< per chunk: whether its first forward has run
   int waited_gathers_ = 0;
   int dp_started_ = 0, gathered_through_ = 0; ///< DP-stream collectives started in all, and
                                               ///< through zero3_prefetch's next gather

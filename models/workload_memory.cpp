@@ -55,7 +55,7 @@ double mlp_hidden(const LayerShape& l, const StageResidency& r, double in) {
 // attention also keeps 5 bytes per score (none under flash attention or selective
 // recomputation of the core). An MLP block keeps its input and hidden activations. Full
 // recomputation keeps each layer's input. Selective recomputation's other modules drop what
-// they would keep past their input (recomputed_mlp()): `layernorm` the norms' outputs, the
+// they would keep past their input (mlp_hidden()): `layernorm` the norms' outputs, the
 // inputs of the GEMMs after them; `mla_up_proj` Q, K and V.
 double activations_per_layer(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
   double tokens = g.tokens, d = l.d_model, w = l.bytes_per_word.value(), tp = g.tp();
@@ -117,8 +117,7 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   r.zero = e.zero;
   r.optimizer_bytes_per_param = e.optimizer_bytes_per_param;
   r.recompute = e.recompute == Recompute::full;
-  for (RecomputeModule module : modules_of(e.recompute_modules))
-    if (e.recomputes_module(module)) r.again |= module_bit(module);
+  r.again = e.selective_modules();
   r.sequence_parallel = e.sequence_parallel || e.tp == 1;
   r.gradient_bytes_per_param = gradient_word(m, e);
   r.delayed_update = e.delayed_update;
