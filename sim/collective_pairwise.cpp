@@ -207,8 +207,12 @@ Seconds direct_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
   if (g.size < 2) return Seconds(0);
   const RingCost& cost = env.paths->ring(g.span());
   TRAINSIM_CHECK(cost.uniform, "direct_alone() on a group whose pairs differ");
-  double per_phase = cost.max_latency.value() +
-                     bytes.value() * (g.size - 1) / g.size / cost.slowest.bandwidth.value();
+  // A member's g - 1 shares leave it at once over its one link: in turn where the link is
+  // shared, side by side at its whole bandwidth where it is a fat pipe (validate's check of
+  // the fast mode's own error), as fine mode's flows then move.
+  double flows = env.shared_links ? g.size - 1 : 1;
+  double per_phase =
+      cost.max_latency.value() + bytes.value() * flows / g.size / cost.slowest.bandwidth.value();
   return Seconds(direct_phases(op) * count * per_phase);
 }
 

@@ -123,6 +123,9 @@ struct CollectiveEnv {
   /// When set, rings over NVLink move each step at NCCL's efficiency for its bytes
   /// (models/collective_cost.hpp: nvlink_fraction), as the bound prices them.
   const CollectiveEfficiency* nvlink = nullptr;
+  /// false: every link is a fat pipe (SimOptions::shared_links), so the flows a GPU sends at
+  /// once each take its link's whole bandwidth; time_alone() prices them so.
+  bool shared_links = true;
   /// The routing of the tokens an expert all-to-all carries, for an algorithm that sends
   /// each token once per node (DeepEP's); unknown by default: every copy is sent.
   ExpertRouting routing{};

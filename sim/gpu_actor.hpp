@@ -50,6 +50,9 @@ struct StepPlan {
   /// empty: balanced. A bundled node's GPUs share their position, so bundling stays exact.
   std::vector<double> expert_loads;
   class Traffic* traffic = nullptr; ///< optional: bytes sent, for link statistics
+  /// false: every link is a fat pipe (SimOptions::shared_links), which the collectives that
+  /// run alone price as the platform runs flows.
+  bool shared_links = true;
 };
 
 class GpuActor {

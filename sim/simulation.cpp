@@ -170,6 +170,7 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
   StepPlan plan(scenario, platform, options.fidelity);
   plan.rails = by.rails;
   plan.replicas = by.replicas;
+  plan.shared_links = options.shared_links;
   Progress progress(total_ops(plan) / static_cast<std::uint64_t>(by.rails * by.replicas));
   Traffic traffic(scenario.execution.gpus());
   if (options.link_stats) plan.traffic = &traffic;

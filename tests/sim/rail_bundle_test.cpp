@@ -104,6 +104,29 @@ TEST(RailBundle, DirectTpCollectivesGiveThePerFlowResult) {
   }
 }
 
+TEST(RailBundle, DirectTpCollectivesUnderFatPipesGiveThePerFlowResult) {
+  // With every link a fat pipe (validate's measure of fast mode's own error), each of a GPU's
+  // 7 direct sends takes its NVLink's whole bandwidth, per flow and bundled alike
+  // (direct_alone() under SimOptions::shared_links false); with links shared they take turns.
+  topo::FatTreeParams fabric = fat_tree(4);
+  fabric.rail_optimized = true;
+  ModelSpec m = four_layers(ModelKind::transformer);
+  m.heads = 32;
+  ExecutionSpec e{.dp = 4, .tp = 8, .pp = 1, .global_batch = 8};
+  e.tp_collective = "direct";
+  Scenario s = scenario(fabric, e, m, h100());
+  auto step_with = [&](bool bundle, bool shared) {
+    LoadedScenario loaded = build_unguarded(s);
+    sim::SimOptions o{.fidelity = sim::Fidelity::fast};
+    o.bundle_rails = bundle, o.shared_links = shared;
+    return sim::simulate(loaded.scenario, loaded.topology, o);
+  };
+  sim::SimResult bundled = step_with(true, false), flows = step_with(false, false);
+  EXPECT_EQ(bundled.rail_bundle, 8);
+  expect_same_ranks(bundled, flows);
+  EXPECT_LT(bundled.step_time, step_with(true, true).step_time);
+}
+
 TEST(RailBundle, PatAcrossNodesGivesThePerFlowResult) {
   // 2-D TP on MLP blocks, the node one group of the second axis (tp_2d 8) and the first axis
   // (tp 4) one member on each of four nodes: bundled, the node's collectives are rings at
