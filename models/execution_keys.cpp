@@ -1,9 +1,10 @@
 #include "models/section_keys.hpp"
-#include "models/recompute_modules.hpp"
 
+#include <map>
 #include <utility>
 
 #include "models/collectives.hpp"
+#include "models/recompute_modules.hpp"
 
 namespace trainsim {
 namespace {
@@ -89,6 +90,27 @@ ExecutionKey recomputed_layers(const char* key, int ExecutionSpec::*member,
           },
           [=](const ExecutionSpec& e) { return std::optional(integer_value(e.*member)); },
           [=](const ExecutionSpec& e) { return e.*member > 0; }};
+}
+
+// What `trainsim validate`'s random scenarios draw of the options (RandomDraw): each with its
+// chance and values, where it has work to do. The layout (dp, tp, tp_2d, pp, ep, the batch and
+// the schedule) is drawn as a whole by the generator, which then draws these in table order.
+void add_draws(std::vector<ExecutionKey>& keys) {
+  using E = ExecutionSpec;
+  auto tensor_parallel = [](const E& e) { return e.tp_ranks() > 1; };
+  const std::map<std::string, RandomDraw<E>> draws{
+      {"sequence_parallel", {4, {"true"}, tensor_parallel}},
+      {"dp_overlap", {4, {"true"}}},
+      {"delayed_update", {4, {"true"}}},
+      {"tp_overlap", {4, {"true"}, tensor_parallel}},
+      {"launch_overlap", {4, {"true"}}},
+      {"zero", {3, {"1", "2", "3"}}},
+      {"recompute", {4, {"full"}}},
+      {"tp_collective", {4, {"direct"}, tensor_parallel}},
+      {"dp_collective", {4, {"pat"}}},
+  };
+  for (ExecutionKey& key : keys)
+    if (auto it = draws.find(key.key); it != draws.end()) key.draw = it->second;
 }
 
 std::vector<ExecutionKey> declare() {
@@ -189,6 +211,7 @@ std::vector<ExecutionKey> declare() {
                collective("tp_collective", &E::tp_collective),
                collective("dp_collective", &E::dp_collective),
                collective("ep_collective", &E::ep_collective)});
+  add_draws(keys);
   return keys;
 }
 

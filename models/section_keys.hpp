@@ -60,6 +60,16 @@ inline bool same_value(const KeyValue& a, const KeyValue& b) {
   return a.text == b.text;
 }
 
+/// How `trainsim validate`'s random scenarios draw a key (tools/study/random_scenarios.cpp):
+/// where `applies`, with a chance of one in `one_in`, one of `values` read as a file would give
+/// it. The loader's rules then accept or refuse the scenario, as they do a user's file.
+template <class Spec>
+struct RandomDraw {
+  int one_in = 0;
+  std::vector<std::string> values;
+  std::function<bool(const Spec&)> applies = [](const Spec&) { return true; };
+};
+
 template <class Spec>
 struct SectionKey {
   std::string key;
@@ -72,6 +82,8 @@ struct SectionKey {
   std::function<bool(const Spec& spec)> written;
   /// Its name in result.json where that differs (a quantity's with its SI unit); "" = `key`.
   std::string result_key{};
+  /// Whether and how the random scenarios draw it (none: they leave it at its default).
+  std::optional<RandomDraw<Spec>> draw{};
   [[nodiscard]] const std::string& result_name() const {
     return result_key.empty() ? key : result_key;
   }
@@ -98,6 +110,13 @@ SectionKey<Spec> switch_key(const char* key, bool Spec::*member) {
   return {key, [=](const Params& p, Spec& s) { s.*member = p.get_or(key, s.*member); },
           [=](const Spec& s) { return std::optional(flag_value(s.*member)); },
           always_written<Spec>};
+}
+
+/// `key`, drawn by the random scenarios as `draw` says.
+template <class Spec>
+SectionKey<Spec> drawn(SectionKey<Spec> key, RandomDraw<Spec> draw) {
+  key.draw = std::move(draw);
+  return key;
 }
 
 using ModelKey = SectionKey<ModelSpec>;

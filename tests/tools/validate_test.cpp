@@ -3,6 +3,8 @@
 // 1% of alpha-beta. The full suite is `trainsim validate` (docs/validation.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,7 @@
 #include "tools/io/output_file.hpp"
 #include "tools/io/provenance.hpp"
 #include "models/error.hpp"
+#include "models/section_keys.hpp"
 #include "tools/commands/validate_command.hpp"
 #include "tools/io/scenario_loader.hpp"
 #include "tools/study/validate_scenarios.hpp"
@@ -264,6 +267,15 @@ TEST(ValidateTest, RandomScenariosAreAcceptedOrRefusedByTheRules) {
   // scenarios stopped giving it a `nodes` key it does not take).
   EXPECT_EQ(generators,
             (std::set<std::string>{"dragonfly", "fat-tree", "rail-optimized", "torus"}));
+  // Every option the key table says to draw (RandomDraw) is away from its default in some
+  // accepted scenario: a key declared with a draw is exercised without another change.
+  for (const ExecutionKey& key : execution_keys()) {
+    if (!key.draw) continue;
+    KeyValue plain = *key.value(ExecutionSpec{});
+    EXPECT_TRUE(std::any_of(accepted.begin(), accepted.end(), [&](const RandomScenario& r) {
+      return !same_value(*key.value(r.loaded.scenario.execution), plain);
+    })) << key.key;
+  }
 }
 
 // The same (seed, index) gives the same scenario; another index, another one.

@@ -60,7 +60,9 @@ std::string bound_section(const ValidationReport& r) {
                     "here too) and random valid scenarios from seed " +
                     std::to_string(r.options.seed) + ": " + std::to_string(r.random_generated) +
                     " generated, " + std::to_string(r.random_rejected) +
-                    " refused by the scenario loader. Criterion: simulated >= bound x (1 - 1e-6). "
+                    " refused by the scenario loader (the generator draws their sizes, layouts "
+                    "and fabrics, and the options whose keys declare a draw in "
+                    "models/execution_keys.cpp). Criterion: simulated >= bound x (1 - 1e-6). "
                     "Where the simulation "
                     "is more than 10% above the bound, the blame column names the phase and the "
                     "busiest link.\n\n";
@@ -196,9 +198,8 @@ std::string findings_section(const ValidationReport& r) {
          "(models/fabric.hpp), hierarchical and tree collectives by their own schedules "
          "(models/collective_cost.hpp), "
          "and with dp_overlap only the last gradient bucket. Not covered by the random scenarios: "
-         "dp_overlap and tree "
-         "or hierarchical collectives (the generator draws neither; tests/models and tests/tools "
-         "cover them).\n" +
+         "tree or hierarchical collectives (the generator does not draw them; tests/models and "
+         "tests/tools cover them).\n" +
          frontier_finding(r) + "\n";
 }
 

@@ -1,12 +1,13 @@
 // The random scenarios of `trainsim validate`: a deterministic stream of small scenarios
-// (8 to 512 GPUs) over every fabric generator and most execution options, proposed to the
-// loader, which accepts or refuses each. The bound section checks them against the closed
-// form; the fidelity section runs them in both modes.
+// (8 to 512 GPUs) over every fabric generator, their layouts drawn here and their options as
+// the key table declares (RandomDraw), proposed to the loader, which accepts or refuses each. The
+// bound section checks them against the closed form; the fidelity section runs them in both modes.
 #include <optional>
 #include <random>
 #include <utility>
 
 #include "models/layout.hpp"
+#include "models/section_keys.hpp"
 #include "tools/study/validate_scenarios.hpp"
 #include "tools/study/validation.hpp"
 
@@ -88,12 +89,19 @@ ExecutionSpec random_execution(Draw& d, int gpus, bool moe) {
                : schedule == 1 ? PipelineSchedule::gpipe
                                : PipelineSchedule::interleaved;
   if (schedule == 2) e.interleave = 2;
-  if (d.chance(4)) e.recompute = Recompute::full;
-  if (tp > 1 && d.chance(4)) e.sequence_parallel = true;
-  if (tp > 1 && d.chance(4)) e.tp_overlap = true;
-  if (d.chance(3)) e.zero = 1 + d.below(3);
   if (moe) e.ep = std::min(dp, d.one_of({2, 4, 8}));
   return e;
+}
+
+// The options, from the key table: each key that declares a draw (models/execution_keys.cpp,
+// RandomDraw), in table order, read from its drawn text as a file's value is.
+void draw_options(Draw& d, ExecutionSpec& e) {
+  for (const ExecutionKey& key : execution_keys()) {
+    if (!key.draw || !key.draw->applies(e) || !d.chance(key.draw->one_in)) continue;
+    const std::vector<std::string>& values = key.draw->values;
+    std::string text = values[static_cast<size_t>(d.below(static_cast<int>(values.size())))];
+    key.read(Params("random", "execution", {{key.key, text}}), e);
+  }
 }
 
 } // namespace
@@ -107,21 +115,10 @@ Scenario random_scenario(unsigned long long seed, int index) {
   ModelSpec model = random_model(d, moe);
   topo::TopologySpec topology = random_topology(d, gpus);
   ExecutionSpec execution = random_execution(d, gpus, moe);
-  // 2-D TP on the MLP block, drawn last so that no other scenario's draws move.
+  // 2-D TP on the MLP block (its second axis is part of the layout).
   if (model.kind == ModelKind::mlp && !moe && execution.tp >= 4 && d.chance(3))
     execution.tp /= 2, execution.tp_2d = 2;
-  // The delayed update's reduction beside the passes, after that for the same reason.
-  if (execution.zero < 3 && d.chance(4)) execution.delayed_update = true;
-  // Direct TP collectives (Transformer Engine's userbuffers), drawn last for the same reason,
-  // where the rules let them run: the TP block inside one NVSwitch node.
-  const auto* nodes = std::get_if<topo::FatTreeParams>(&topology.params);
-  if (nodes != nullptr && tp_block_in_node(execution, nodes->gpus_per_node) &&
-      execution.tp_ranks() > 1 && d.chance(4))
-    execution.tp_collective = "direct";
-  if (d.chance(4)) execution.launch_overlap = true;
-  // NCCL's PAT for the gradients, after that for the same reason: across nodes with one
-  // member on each it runs its log2 p steps, elsewhere the ring.
-  if (d.chance(4)) execution.dp_collective = "pat";
+  draw_options(d, execution);
   return make_scenario("random/" + std::to_string(index), model, std::move(topology), execution);
 }
 

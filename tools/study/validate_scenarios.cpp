@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <set>
 #include <utility>
 
 #include "sim/log.hpp"
@@ -13,6 +14,7 @@
 
 #include "models/error.hpp"
 #include "models/layout.hpp"
+#include "models/section_keys.hpp"
 #include "models/hardware_presets.hpp"
 #include "models/workload.hpp"
 #include "models/input_file.hpp"
@@ -113,6 +115,15 @@ std::string features(const Scenario& sc) {
   if (e.tp_overlap) out += " tp_overlap";
   if (e.delayed_update) out += " delayed_update";
   if (e.zero > 0) out += " zero" + std::to_string(e.zero);
+  // The other options the random scenarios draw (RandomDraw), as the key table writes them.
+  static const std::set<std::string> above{"recompute", "sequence_parallel", "tp_overlap",
+                                           "delayed_update", "zero"};
+  for (const ExecutionKey& key : execution_keys()) {
+    if (!key.draw || above.contains(key.key)) continue;
+    KeyValue value = *key.value(e);
+    if (same_value(value, *key.value(ExecutionSpec{}))) continue;
+    out += " " + key.key + (value.kind == KeyValue::Kind::flag ? "" : " " + value.text);
+  }
   return out + ", " + sc.system.topology.generator;
 }
 
