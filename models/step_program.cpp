@@ -257,9 +257,10 @@ private:
   }
 
   /// Starts `ops` on the DP stream, counted in dp_started_.
-  void start(std::vector<Op> ops) {
+  void start(std::vector<Op> ops, bool in_rounds = false) {
     for (Op& op : ops) {
       op.kind = OpKind::start_collective;
+      op.in_rounds = in_rounds;
       program_.push_back(op);
     }
     dp_started_ += static_cast<int>(ops.size());
@@ -270,8 +271,8 @@ private:
   // the passes, contending for the links with them; the step waits for them at its end. The
   // optimizer kernel stays at the end: it shares the GPU with the passes wherever it runs.
   void delayed_reduction() {
-    start(dp_.stage_reduction());
-    start(dp_.parameter_gathers());
+    start(dp_.stage_reduction(), true);
+    start(dp_.parameter_gathers(), true);
   }
 
   // param_gather_overlap: the parameters the previous step's optimizer updated are gathered

@@ -23,7 +23,7 @@ bool foldable(const Op& op) {
 
 bool same_collective(const Op& a, const Op& b) {
   return a.kind == b.kind && a.group == b.group && a.collective == b.collective &&
-         a.bytes == b.bytes && a.to_experts == b.to_experts;
+         a.bytes == b.bytes && a.to_experts == b.to_experts && a.in_rounds == b.in_rounds;
 }
 
 /// Adds `op` to the distinct collectives of a run (in order of first appearance), or its count
@@ -43,7 +43,7 @@ bool same_step(const Op& a, const Op& b) {
   return a.kind == b.kind && a.group == b.group && a.collective == b.collective &&
          a.forward == b.forward && a.count == b.count && a.duration == b.duration &&
          a.bytes == b.bytes && a.microbatch == b.microbatch && a.chunk == b.chunk &&
-         a.routed == b.routed && a.to_experts == b.to_experts;
+         a.routed == b.routed && a.to_experts == b.to_experts && a.in_rounds == b.in_rounds;
 }
 
 using Block = std::pair<Program::const_iterator, Program::const_iterator>;

@@ -182,7 +182,8 @@ TEST(Program, ADelayedUpdateReducesThePreviousGradientsBesideTheStep) {
   // dp 2, ZeRO-1, 4 MLP layers of 1024 gradient bytes: the previous step's 4096 bytes are
   // reduce-scattered and their parameters all-gathered (4096 bytes at BF16) on the DP stream
   // from the step's start; the step ends by waiting for them, with no reduction after the
-  // passes. Unfolded and folded alike, the starts come before every kernel.
+  // passes. Unfolded and folded alike, the starts come before every kernel, and both run
+  // round by round in fast mode too (Op::in_rounds).
   ExecutionSpec e = grid(2, 1, 1, 1);
   e.zero = 1;
   e.delayed_update = true;
@@ -191,10 +192,15 @@ TEST(Program, ADelayedUpdateReducesThePreviousGradientsBesideTheStep) {
   EXPECT_EQ(shape(p), "start:dp.RS start:dp.AG C C C C C C C C waitS waitC");
   EXPECT_EQ(p[0].bytes, Bytes(4096.0));
   EXPECT_EQ(p[1].bytes, Bytes(4096.0));
-  EXPECT_EQ(shape(stage_program(s, 0, true)), "start:dp.RS start:dp.AG C C waitS waitC");
+  Program folded = stage_program(s, 0, true);
+  EXPECT_EQ(shape(folded), "start:dp.RS start:dp.AG C C waitS waitC");
+  EXPECT_TRUE(folded[0].in_rounds && folded[1].in_rounds);
   // Without ZeRO, one all-reduce.
   s.execution.zero = 0;
   EXPECT_EQ(shape(stage_program(s, 0, true)), "start:dp.AR C C waitS waitC");
+  // The reduction after the passes merges its rounds in fast mode, as every other collective.
+  s.execution.delayed_update = false;
+  for (const Op& op : stage_program(s, 0, true)) EXPECT_FALSE(op.in_rounds);
 }
 
 TEST(Program, EarlyParameterGathersWaitAtEachLayersFirstForward) {

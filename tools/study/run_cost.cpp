@@ -9,17 +9,6 @@
 
 namespace trainsim {
 
-RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails, int replicas) {
-  const ExecutionSpec& e = scenario.execution;
-  ProgramSize per_stage = program_size(scenario);
-  RunCost cost;
-  cost.actors = static_cast<double>(e.gpus()) / rails / replicas;
-  cost.actor_ops = cost.actors * (fine ? per_stage.fine : per_stage.folded);
-  cost.cpu_low = Seconds(cost.actor_ops * kCheapestOpSeconds);
-  cost.cpu_high = Seconds(cost.actor_ops * kDearestOpSeconds);
-  return cost;
-}
-
 namespace {
 
 // An op's rounds in fine mode (run_cost.hpp), its group taken at rank 0: a group's members
@@ -34,6 +23,23 @@ double fine_rounds(const Op& op, const Layout& layout, int gpus_per_node) {
 }
 
 } // namespace
+
+RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails, int replicas) {
+  const ExecutionSpec& e = scenario.execution;
+  // Fast mode runs the collectives the program marks in_rounds (the delayed update's) round
+  // by round, as fine mode does: each costs its rounds.
+  Layout layout(e);
+  int gpus_per_node = scenario.system.topology.gpus_per_node();
+  ProgramSize per_stage = program_size(scenario, [&](const Op& op) {
+    return !fine && op.in_rounds ? fine_rounds(op, layout, gpus_per_node) : 1.0;
+  });
+  RunCost cost;
+  cost.actors = static_cast<double>(e.gpus()) / rails / replicas;
+  cost.actor_ops = cost.actors * (fine ? per_stage.fine : per_stage.folded);
+  cost.cpu_low = Seconds(cost.actor_ops * kCheapestOpSeconds);
+  cost.cpu_high = Seconds(cost.actor_ops * kDearestOpSeconds);
+  return cost;
+}
 
 RunCost estimate_fine_cost(const Scenario& scenario, int gpus_per_node) {
   Layout layout(scenario.execution);
