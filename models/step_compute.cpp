@@ -38,7 +38,7 @@ KernelTime roofline(const KernelCost& k, const Scenario& s) {
 BlockTime roofline_block(const KernelCost& k, const Scenario& s) {
   KernelTime forward = roofline(k, s);
   return {forward, forward * (s.execution.recompute == Recompute::full ? 3.0 : 2.0), forward * 0.5,
-          {}, {}};
+          {}, {}, {}};
 }
 
 KernelTime priced(const Operators& ops, const Scenario& s) {

@@ -50,12 +50,11 @@ struct Op {
   /// Kernels that run once a step, in their chunk's first forward (FP8 weight casts,
   /// BlockTime::per_step): the bound prices them once, not with every microbatch's pass.
   bool per_step = false;
-  /// A collective that fast mode runs round by round, as fine mode does, instead of merging
-  /// its rounds into one flow per member: one that runs beside a whole step's passes (the
-  /// delayed update's), meeting traffic that comes and goes. Each of a ring's rounds waits for
-  /// its slowest member then, while merged flows each average out their own contention:
-  /// validate's random scenario 288 (MoE across nodes, delayed update) stepped 3.3% faster in
-  /// fast mode with its reduction merged, 0.01% with it round by round.
+  /// A collective whose ring fast mode runs in up to kMaxRoundsInRounds rounds instead of one
+  /// merged flow per member: one that runs beside a whole step's passes (the delayed
+  /// update's), meeting traffic that comes and goes. Each round of a ring waits for its
+  /// slowest member then, while merged flows each average out their own contention (docs/
+  /// fast-mode.md, "The delayed update's rings keep rounds").
   bool in_rounds = false;
   /// Of a compute op's `duration`, the kernels whose work follows the routed tokens the GPU's
   /// experts receive: the simulator scales it by the GPU's expert load (models/moe_load.hpp).
@@ -65,6 +64,14 @@ struct Op {
 static_assert(sizeof(Op) <= 48, "an Op grew: fine-mode programs are memory-bound");
 
 using Program = std::vector<Op>;
+
+/// The rounds fast mode keeps of an in_rounds ring (Op::in_rounds): each carries 1/32 of its
+/// rounds' bytes. Validate's random scenario 288 (an MoE MLP, ep 4 across nodes, dp 128,
+/// delayed update; its expert DP ring all-reduces in 62 rounds) steps 3.3% short of fine mode
+/// merged into one round, 1.2% in 8, 1.1% in 16, 0.5% in 32 and 0% in all 62; a 256-GPU dp
+/// ring in all its 510 rounds made fast mode cost fine mode's 171 CPU s (random 119; 2.4 s in
+/// 32 rounds, 1.1 s merged).
+inline constexpr int kMaxRoundsInRounds = 32;
 
 /// The step of pipeline stage `stage`: one op per kernel, collective and transfer. With
 /// `fold`, each run of kernels and collectives between two pipeline transfers (or bucket

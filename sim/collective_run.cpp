@@ -23,7 +23,8 @@ CollectiveOutcome simulate_collective(const topo::Topology& topology, const Coll
                       .topology = &topology,
                       .paths = &paths,
                       .counters = &counters,
-                      .nvlink = call.nvlink};
+                      .nvlink = call.nvlink,
+                      .in_rounds = call.in_rounds};
     CollectiveOutcome out;
     const GroupSpan& g = call.group;
     int callers = call.callers < 0 ? g.size : call.callers;

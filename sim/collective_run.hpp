@@ -22,6 +22,7 @@ struct CollectiveCall {
   int callers = -1;
   std::string channel = "collective"; ///< the group's mailbox channel, named in deadlock reports
   const CollectiveEfficiency* nvlink = nullptr; ///< NCCL's efficiency over NVLink (none: 1)
+  bool in_rounds = false; ///< CollectiveEnv::in_rounds (fast mode keeps some of a ring's rounds)
 };
 
 struct CollectiveOutcome {

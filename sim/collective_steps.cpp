@@ -137,9 +137,15 @@ void ring_rounds(const RingView& ring, int steps, double chunk, const Collective
   // before, a stream's reduction started later than its rounds did and met other passes' TP
   // collectives (validate's random scenario 200: +4.9% against fine mode; centred, -0.6%).
   bool uniform = cost == nullptr || cost->uniform;
-  double half_rest = (uniform ? ring.hop_latency : cost->max_latency).value() * (steps - 1) / 2;
-  if (steps > 1) sg4::this_actor::sleep_for(half_rest);
-  if (uniform) {
+  // An in_rounds ring's rounds each hold its members to the slowest one's pace at that moment,
+  // as fine mode's do (Op::in_rounds); as many as kMaxRoundsInRounds keep most of that.
+  int rounds = env.in_rounds ? std::min(steps, kMaxRoundsInRounds) : 1;
+  double half_rest =
+      (uniform ? ring.hop_latency : cost->max_latency).value() * (steps - rounds) / 2;
+  if (steps > rounds) sg4::this_actor::sleep_for(half_rest);
+  if (rounds > 1) {
+    fine_rounds(ring, rounds, chunk * steps / rounds, env, nccl);
+  } else if (uniform) {
     ring_exchange(ring, chunk * steps, env, nccl);
   } else {
     // Every member posts after the same wait, so that no flow is held up by a receiver that

@@ -126,6 +126,9 @@ struct CollectiveEnv {
   /// false: every link is a fat pipe (SimOptions::shared_links), so the flows a GPU sends at
   /// once each take its link's whole bandwidth; time_alone() prices them so.
   bool shared_links = true;
+  /// Fast mode: a ring runs its rounds merged into at most kMaxRoundsInRounds rounds rather
+  /// than one flow per member (Op::in_rounds, the delayed update's collectives).
+  bool in_rounds = false;
   /// The routing of the tokens an expert all-to-all carries, for an algorithm that sends
   /// each token once per node (DeepEP's); unknown by default: every copy is sent.
   ExpertRouting routing{};

@@ -188,14 +188,8 @@ void GpuActor::record(const Op& op, TraceEvent::Kind kind, double start, double 
 void GpuActor::run_collective(const Op& op) {
   if (runs_alone(op)) return sg4::this_actor::sleep_for(time_alone(op).value());
   env_.routing.to_experts = op.to_experts;
-  const CollectiveEnv* env = &env_;
-  CollectiveEnv in_rounds;
-  if (op.in_rounds && env_.fidelity != Fidelity::fine) {
-    in_rounds = env_;
-    in_rounds.fidelity = Fidelity::fine;
-    env = &in_rounds;
-  }
-  algorithm(op.group, op.collective).run_repeated(op.collective, group(op.group), op.bytes, op.count, *env);
+  env_.in_rounds = op.in_rounds;
+  algorithm(op.group, op.collective).run_repeated(op.collective, group(op.group), op.bytes, op.count, env_);
 }
 
 // Rail bundling: the node is a TP block (or the second axis of one), whose GPUs run their

@@ -56,6 +56,26 @@ TEST(RingTest, AcrossNodesEveryNicCarriesAChannel) {
   expect_both(fat_tree(4, 4), "ring", CollectiveOp::all_reduce, 16, 64 * MiB, 689.16e-6);
 }
 
+// 32 GPUs over IB, one per node on one leaf (32 ports), n = 64 MiB: 2(p-1) = 62 steps of
+// 2 us + 2097152 / 50e9 s = 2 + 41.943 us -> 62 x 43.943 = 2724.5 us, however they are
+// merged. Fast mode sends one flow per member merged, kMaxRoundsInRounds = 32 per member in
+// rounds (the delayed update's rings, Op::in_rounds), and fine mode every round's, 62.
+TEST(RingTest, AnInRoundsRingKeepsAtMost32RoundsAtTheSameTime) {
+  auto run = [](Fidelity f, bool in_rounds) {
+    return run_collective(fat_tree(32, 1), "ring", CollectiveOp::all_reduce, 32, 64 * MiB, f,
+                          {.in_rounds = in_rounds});
+  };
+  Outcome merged = run(Fidelity::fast, false), rounds = run(Fidelity::fast, true),
+          fine = run(Fidelity::fine, false);
+  EXPECT_EQ(merged.comms, 32);
+  EXPECT_EQ(rounds.comms, 32 * 32);
+  EXPECT_EQ(fine.comms, 32 * 62);
+  for (const Outcome& o : {merged, rounds, fine}) {
+    EXPECT_EQ(o.returned, 32);
+    EXPECT_NEAR(o.seconds, 2724.5e-6, 0.01 * 2724.5e-6);
+  }
+}
+
 // NCCL's efficiency over NVLink (the per-operator path's GPU presets): a ring's steps move at
 // its fraction of the link for their bytes. 16 MiB over 8 GPUs: 14 steps of 2 MiB = 2097152 B;
 // at 0.5 of 450 GB/s each takes 1 us + 2097152 / 225e9 s = 1 + 9.3206 us -> 144.49 us.

@@ -123,8 +123,9 @@ TEST(Experts, FastModeRunsTheDelayedUpdatesReductionRoundByRound) {
   // gradients beside the passes, meeting every layer's all-to-all across the nodes. Fine mode
   // holds each round to its slowest member; merged into one flow per member, each averaged
   // its own contention and the step came out 3.2% short of fine mode's (validate's random
-  // scenario 288, cut to 2 layers and 64 nodes). Round by round, fast mode is fine mode
-  // here; the rest of the step folds as ever.
+  // scenario 288, cut to 2 layers and 64 nodes). Fast mode keeps up to 32 of an in_rounds
+  // ring's rounds (kMaxRoundsInRounds), so all 30 here: it is fine mode here, and the rest of
+  // the step folds as ever.
   ModelSpec model{.kind = ModelKind::mlp,
                   .layers = 2,
                   .d_model = 2048,

@@ -11,27 +11,30 @@ namespace trainsim {
 
 namespace {
 
-// An op's rounds in fine mode (run_cost.hpp), its group taken at rank 0: a group's members
-// per node, where each node holds the same share, are its ring's channels (GroupSpan).
-double fine_rounds(const Op& op, const Layout& layout, int gpus_per_node) {
+// An op's rounds in fine mode (run_cost.hpp), at most `most` a call, its group taken at rank
+// 0: a group's members per node, where each node holds the same share, are its ring's
+// channels (GroupSpan).
+double fine_rounds(const Op& op, const Layout& layout, int gpus_per_node,
+                   double most = 1e300) {
   if (op.kind != OpKind::collective && op.kind != OpKind::start_collective) return 1.0;
   GroupSpan g = layout.span(op.group, 0);
   int per_node = std::clamp(gpus_per_node / std::max(g.stride, 1), 1, g.size);
   int channels = per_node > 1 && per_node < g.size && g.size % per_node == 0 ? per_node : 1;
   double steps = (op.collective == CollectiveOp::all_reduce ? 2.0 : 1.0) * (g.size - 1);
-  return op.count * std::max(1.0, steps * channels);
+  return op.count * std::max(1.0, std::min(steps, most) * channels);
 }
 
 } // namespace
 
 RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails, int replicas) {
   const ExecutionSpec& e = scenario.execution;
-  // Fast mode runs the collectives the program marks in_rounds (the delayed update's) round
-  // by round, as fine mode does: each costs its rounds.
+  // Fast mode runs the rings the program marks in_rounds (the delayed update's) in up to
+  // kMaxRoundsInRounds rounds: each costs its rounds.
   Layout layout(e);
   int gpus_per_node = scenario.system.topology.gpus_per_node();
   ProgramSize per_stage = program_size(scenario, [&](const Op& op) {
-    return !fine && op.in_rounds ? fine_rounds(op, layout, gpus_per_node) : 1.0;
+    return !fine && op.in_rounds ? fine_rounds(op, layout, gpus_per_node, kMaxRoundsInRounds)
+                                 : 1.0;
   });
   RunCost cost;
   cost.actors = static_cast<double>(e.gpus()) / rails / replicas;

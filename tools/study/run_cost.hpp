@@ -32,8 +32,8 @@ inline constexpr double kDearestOpSeconds = 15e-6;
 inline constexpr double kFineRoundSeconds = 3.3e-6;
 
 /// The cost of one step of `scenario`; `rails` and `replicas` as sim::rail_bundle() and
-/// sim::replica_fold() give them for the run; `fine`: fine mode's unfolded programs. Fast
-/// mode's collectives marked `in_rounds` count their rounds, as estimate_fine_cost's do.
+/// sim::replica_bundle() give them for the run; `fine`: fine mode's unfolded programs. Fast
+/// mode's collectives marked `in_rounds` count their rounds (kMaxRoundsInRounds at most).
 RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails = 1, int replicas = 1);
 
 /// Fine mode's cost of one step of `scenario` on nodes of `gpus_per_node` GPUs, every GPU its
