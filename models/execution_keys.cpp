@@ -153,7 +153,7 @@ std::vector<ExecutionKey> declare() {
         std::pair{"launch_overlap", &E::launch_overlap}})
     keys.push_back(switch_key<E>(key, member));
   keys.insert(keys.end(),
-              {count_key<E>("tp_overlap_chunks", &E::tp_overlap_chunks,
+              {count_key<E>("tp_overlap_splits", &E::tp_overlap_splits,
                             [](const E& e) { return e.tp_overlap; }),
                // The stage of ZeRO: its range is a scenario rule (models/scenario_rules.cpp).
                {"zero", [](const Params& p, E& e) { e.zero = p.get_or("zero", e.zero); },

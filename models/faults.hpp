@@ -54,7 +54,7 @@ struct FaultSpec {
   std::vector<FailedPart> failed;
   [[nodiscard]] bool any() const { return !slow_gpus.empty() || links(); }
   /// Whether any link is degraded or has failed: the fabric is then no longer symmetric, so
-  /// neither rail bundling nor replica folding applies.
+  /// neither rail bundling nor replica bundling applies.
   [[nodiscard]] bool links() const { return !degraded_links.empty() || !failed.empty(); }
 };
 

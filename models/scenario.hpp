@@ -278,12 +278,12 @@ constexpr RecomputeModules module_bit(RecomputeModule m) {
   return static_cast<RecomputeModules>(1u << static_cast<unsigned>(m));
 }
 
-/// The default chunks a block's kernels and TP collectives are split into under tp_overlap:
+/// How many splits a block's kernels and TP collectives are cut into under tp_overlap:
 /// Transformer Engine's default num_splits for its pipelined GEMM + reduce-scatter overlap
 /// (initialize_ub in transformer_engine/pytorch/module/base.py, 2024). Its ring-exchange
-/// all-gathers use tp chunks; one figure keeps the fast mode's folded passes short
+/// all-gathers use tp splits; one figure keeps the fast mode's folded passes short
 /// (docs/compute-model.md).
-inline constexpr int kTpOverlapChunks = 4;
+inline constexpr int kTpOverlapSplits = 4;
 
 struct ExecutionSpec {
   int dp = 1;
@@ -384,13 +384,13 @@ struct ExecutionSpec {
   /// backward, the step waiting for the last at its end (the prefetch of PyTorch FSDP2 and of
   /// Megatron-FSDP); false: each blocks the layer.
   bool zero3_prefetch = false;
-  /// Each block's TP collectives pipelined with its kernels in tp_overlap_chunks chunks, on a
+  /// Each block's TP collectives pipelined with its kernels in tp_overlap_splits splits, on a
   /// stream of their own (Megatron-LM's --tp-comm-overlap through Transformer Engine).
   bool tp_overlap = false;
-  /// The chunks of tp_overlap (Transformer Engine's num_splits, which its userbuffers config
-  /// sets per GEMM): each chunk of a collective is a call of its own and pays its latency, so
-  /// fewer chunks suit collectives whose latency binds, more those whose last chunk shows.
-  int tp_overlap_chunks = kTpOverlapChunks;
+  /// The splits of tp_overlap (Transformer Engine's num_splits, which its userbuffers config
+  /// sets per GEMM): each split of a collective is a call of its own and pays its latency, so
+  /// fewer splits suit collectives whose latency binds, more those whose last split shows.
+  int tp_overlap_splits = kTpOverlapSplits;
   /// Each kernel's launch runs while the kernels before it do (launches queued ahead, as
   /// asynchronous launch and CUDA Graphs let them): a kernel takes the longer of its work and
   /// its launch latency, not their sum, the paper's latency, a bound of its own. false: the

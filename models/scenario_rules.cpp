@@ -293,13 +293,13 @@ void check_sharding(const Rules& r) {
   if (e.tp_overlap && e.tp_ranks() == 1)
     r.broken("execution.tp_overlap", "true",
              "needs tp or tp_2d > 1: there is no TP collective to overlap");
-  if (e.tp_overlap_chunks > kMaxTpOverlapChunks)
-    r.broken("execution.tp_overlap_chunks", std::to_string(e.tp_overlap_chunks),
-             "must be at most " + std::to_string(kMaxTpOverlapChunks) +
-                 ": each chunk is a kernel and a collective of its own, each paying its launch "
+  if (e.tp_overlap_splits > kMaxTpOverlapSplits)
+    r.broken("execution.tp_overlap_splits", std::to_string(e.tp_overlap_splits),
+             "must be at most " + std::to_string(kMaxTpOverlapSplits) +
+                 ": each split is a kernel and a collective of its own, each paying its launch "
                  "and latency (Transformer Engine's pipelined overlap uses 4)");
-  if (!e.tp_overlap && e.tp_overlap_chunks != kTpOverlapChunks)
-    r.broken("execution.tp_overlap_chunks", std::to_string(e.tp_overlap_chunks),
+  if (!e.tp_overlap && e.tp_overlap_splits != kTpOverlapSplits)
+    r.broken("execution.tp_overlap_splits", std::to_string(e.tp_overlap_splits),
              "splits tp_overlap's pipelines, which is off; set tp_overlap: true or drop it");
   if (e.dp % e.ep != 0)
     r.broken("execution.ep", std::to_string(e.ep), "must divide dp (" + std::to_string(e.dp) + ")");

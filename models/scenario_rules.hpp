@@ -17,8 +17,8 @@ namespace trainsim {
 /// The most GPUs a scenario or a topology may describe.
 inline constexpr long kMaxGpus = 10'000'000;
 
-/// tp_overlap_chunks beyond this only add launches and latencies (and program ops).
-inline constexpr int kMaxTpOverlapChunks = 64;
+/// tp_overlap_splits beyond this only add launches and latencies (and program ops).
+inline constexpr int kMaxTpOverlapSplits = 64;
 
 /// The schedule and the programs count a pipeline's passes in ints and hold one entry per
 /// pass; beyond this they would overflow (2^32 sequences over dp 1) long before they fit in

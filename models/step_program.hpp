@@ -17,7 +17,7 @@ namespace trainsim {
 enum class OpKind : std::uint8_t {
   compute,          ///< kernels for `duration`
   weight_gradients, ///< kernels for `duration` that no later op of their block waits for: run
-                    ///< as compute, but after the chunks under tp_overlap (models/step_program.cpp)
+                    ///< as compute, but after the splits under tp_overlap (models/step_program.cpp)
   collective,       ///< `count` back-to-back collectives of `bytes` over `group`
   start_collective, ///< the same, started in the background: on the DP stream (gradient
                     ///< buckets) or, for `group` tp or tp2, that axis's stream (tp_overlap)
@@ -107,14 +107,14 @@ Scenario with_microbatches(const Scenario& scenario, long microbatches);
 Program fold(const Program& fine, GroupKinds in_order = 0);
 /// The ops of one block (`ops`: its collectives and kernels in order) under tp_overlap, else
 /// `ops` themselves; `beside`, the backward's first weight gradient, which runs after the
-/// chunks beside the block's last collective (models/step_program_overlap.cpp).
+/// splits beside the block's last collective (models/step_program_overlap.cpp).
 std::vector<Op> overlapped(const std::vector<Op>& ops, Seconds beside, const ExecutionSpec& e);
-/// Under tp_overlap, how many chunks of each all-gather chunk `chunk` of `chunks` of a kernel
-/// waits for, over an axis of `ranks`: the chunk's rows run to (chunk + 1) / chunks of the
-/// gathered input, of which 1 / ranks is the GPU's own shard, and each gather chunk brings
-/// 1 / chunks more, so ceil(chunk + 1 - chunks / ranks), at least 0. Transformer Engine's
-/// ring exchange has chunks = ranks: chunk j waits for j.
-int gathered_chunks_needed(int chunk, int chunks, int ranks);
+/// Under tp_overlap, how many splits of each all-gather split `split` of `splits` of a kernel
+/// waits for, over an axis of `ranks`: the split's rows run to (split + 1) / splits of the
+/// gathered input, of which 1 / ranks is the GPU's own shard, and each gather split brings
+/// 1 / splits more, so ceil(split + 1 - splits / ranks), at least 0. Transformer Engine's
+/// ring exchange has splits = ranks: split j waits for j.
+int gathered_splits_needed(int split, int splits, int ranks);
 /// Waits on `group`'s background stream (tp, or dp for the gradient buckets) until the first
 /// `count` collectives started since its last full wait have finished; 0: all of them.
 Op wait_stream(GroupKind group, int count);

@@ -1,5 +1,5 @@
-// tp_overlap's pipelines (models/step_program.hpp, program_detail::overlapped): a block's kernels in chunks
-// beside their TP collectives' chunks on each axis's stream.
+// tp_overlap's pipelines (models/step_program.hpp, program_detail::overlapped): a block's kernels in splits
+// beside their TP collectives' splits on each axis's stream.
 #include <algorithm>
 #include <array>
 #include <functional>
@@ -17,20 +17,20 @@ Op weight_gradients(Seconds t) {
 Op wait_tp(int count) { return program_detail::wait_stream(GroupKind::tp, count); }
 
 // Under tp_overlap each TP axis has a stream of its own, as each NCCL communicator and each
-// of Transformer Engine's userbuffers overlaps runs on its own CUDA stream: a kernel's chunk
+// of Transformer Engine's userbuffers overlaps runs on its own CUDA stream: a kernel's split
 // waits on each axis for its share of the collectives before it. What one axis's stream holds
 // before the kernel's inputs (`started`), how many inputs it added, whether they are all
 // gathers, and the axis's ranks: a kernel whose inputs are all gathers starts on the rows it
 // holds, as TE's ring-exchange all-gather overlap computes the local shard first while the
 // next arrives (CommOverlapP2PBase::split_overlap_ag), so it waits only for the gathers'
-// chunks that its rows need beyond its own (program_detail::gathered_chunks_needed).
+// splits that its rows need beyond its own (program_detail::gathered_splits_needed).
 struct AxisInputs {
   GroupKind group = GroupKind::tp;
   int started = 0, inputs = 0, ranks = 1;
   bool gathered = true;
 
-  [[nodiscard]] std::optional<Op> wait_before(int chunk, int chunks) const {
-    int each = gathered ? program_detail::gathered_chunks_needed(chunk, chunks, ranks) : chunk + 1;
+  [[nodiscard]] std::optional<Op> wait_before(int split, int splits) const {
+    int each = gathered ? program_detail::gathered_splits_needed(split, splits, ranks) : split + 1;
     int needed = started + inputs * each;
     if (inputs == 0 || needed == started) return std::nullopt;
     return program_detail::wait_stream(group, needed);
@@ -56,13 +56,13 @@ void count_inputs(It begin, It end, std::array<AxisInputs, 2>& axes) {
 } // namespace
 
 // tp_overlap (Transformer Engine's userbuffer overlap): each of the block's kernels in
-// chunks on the compute stream, its TP collectives in as many chunks on their axis's TP
-// stream. A chunk of a kernel waits for its chunks of the collectives before it (under 2-D TP
+// splits on the compute stream, its TP collectives in as many splits on their axis's TP
+// stream. A split of a kernel waits for its splits of the collectives before it (under 2-D TP
 // the down matmul's for the hidden all-reduce; sequence parallelism's all-gathers only the
-// chunks its rows need beyond the GPU's own shard: AxisInputs) and starts its chunks of the
+// splits its rows need beyond the GPU's own shard: AxisInputs) and starts its splits of the
 // collectives after it; the next block waits for them all. In the backward the block's first
-// weight's gradient (`beside`, part of its last kernel) is not chunked: the collective
-// carries the input gradient before it, so it runs after the chunks, beside the collective,
+// weight's gradient (`beside`, part of its last kernel) is not split: the collective
+// carries the input gradient before it, so it runs after the splits, beside the collective,
 // as Transformer Engine's bulk overlap runs that wgrad GEMM beside the reduce-scatter of
 // dgrad's output (`ub_bulk_wgrad`, which Megatron-LM's TELayerNormColumnParallelLinear turns
 // on with tp_comm_overlap). Other ops (context parallelism's) stay where they were. An expert
@@ -70,7 +70,7 @@ void count_inputs(It begin, It end, std::array<AxisInputs, 2>& axes) {
 std::vector<Op> program_detail::overlapped(const std::vector<Op>& ops, Seconds beside,
                                    const ExecutionSpec& e) {
   if (!e.tp_overlap) return ops;
-  const int k = e.tp_overlap_chunks;
+  const int k = e.tp_overlap_splits;
   auto is_kernel = [](const Op& op) { return op.kind == OpKind::compute; };
   auto is_tp = [](const Op& op) {
     return op.kind == OpKind::collective && tensor_parallel(op.group);
@@ -112,8 +112,8 @@ std::vector<Op> program_detail::overlapped(const std::vector<Op>& ops, Seconds b
   return out;
 }
 
-int program_detail::gathered_chunks_needed(int chunk, int chunks, int ranks) {
-  long beyond_own = static_cast<long>(chunk + 1) * ranks - chunks; // in 1/(chunks x ranks)
+int program_detail::gathered_splits_needed(int split, int splits, int ranks) {
+  long beyond_own = static_cast<long>(split + 1) * ranks - splits; // in 1/(splits x ranks)
   return beyond_own <= 0 ? 0 : static_cast<int>((beyond_own + ranks - 1) / ranks);
 }
 

@@ -10,6 +10,7 @@
 
 #include "models/check.hpp"
 #include "models/collective_cost.hpp"
+#include "models/step_program.hpp"
 
 #include "topologies/topology.hpp"
 
@@ -104,7 +105,7 @@ RingView ring_of(const Group& g, const Inboxes& inboxes) {
                   g.span(),
                   g.me,
                   g.span().ring_channels(),
-                  g.fold_next < 0};
+                  g.bundle_next < 0};
 }
 
 int ring_steps(CollectiveOp op, int size) {
@@ -153,7 +154,7 @@ void ring_rounds(const RingView& ring, int steps, double chunk, const Collective
     double slowest = cost->slowest.bandwidth.value();
     ring_exchange(ring, chunk * steps, env, nccl > 0 ? std::min(nccl, slowest) : slowest);
   }
-  if (steps > 1) sg4::this_actor::sleep_for(half_rest);
+  if (steps > rounds) sg4::this_actor::sleep_for(half_rest);
   // A ring step by step holds every member to the slowest flow's pace: none can send step s+1
   // before it received step s, so all finish within a step of each other. Merged, each
   // member's flows end on their own, and one whose links are less loaded would run ahead,

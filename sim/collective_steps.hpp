@@ -34,8 +34,8 @@ struct RingView {
   GroupSpan members;   ///< the whole ring, member i sending to member i + 1
   int index = 0;       ///< this rank's member index in `members` (channels > 1)
   int channels = 1;    ///< rings side by side, each carrying 1/channels of the bytes
-  /// Every member is an actor of this simulation (false under replica folding, whose rings
-  /// send to a stand-in: sim/replica_fold.hpp), so all of them meet when the ring ends.
+  /// Every member is an actor of this simulation (false under replica bundling, whose rings
+  /// send to a stand-in: sim/replica_bundle.hpp), so all of them meet when the ring ends.
   bool whole = true;
 };
 

@@ -80,14 +80,14 @@ struct Group {
   std::string channel; ///< mailbox channel of this group's messages (e.g. "tp", "dp")
   Seconds hop_latency; ///< path latency from this rank to the next on the ring (make_group)
   int ring_block = 1;  ///< members per node of the rail-aligned ring (GroupSpan::ring_next)
-  /// Replica folding (sim/replica_fold.hpp): the rank the ring sends to in place of its next
+  /// Replica bundling (sim/replica_bundle.hpp): the rank the ring sends to in place of its next
   /// member, which is not simulated; -1: the next member. The ring's size, steps and pairs'
   /// costs stay the real group's.
-  int fold_next = -1;
+  int bundle_next = -1;
 
   [[nodiscard]] GroupSpan span() const { return {base, stride, size, ring_block}; }
   [[nodiscard]] int ring_next() const {
-    return fold_next >= 0 ? fold_next : member(span().ring_next(me));
+    return bundle_next >= 0 ? bundle_next : member(span().ring_next(me));
   }
   [[nodiscard]] int member(int i) const { return span().member(i); }
   [[nodiscard]] int rank() const { return member(me); }

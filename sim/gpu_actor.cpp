@@ -8,7 +8,7 @@
 #include "models/moe_load.hpp"
 #include "sim/collective_steps.hpp"
 #include "sim/progress.hpp"
-#include "sim/replica_fold.hpp"
+#include "sim/replica_bundle.hpp"
 #include "topologies/group_paths.hpp"
 #include "sim/traffic.hpp"
 #include "sim/waits.hpp"
@@ -109,7 +109,7 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
   cp_ = group_of(l, GroupKind::cp, rank, "dp.cp", t);
   tp2_ = group_of(l, GroupKind::tp2, rank, "tp2", t);
   if (plan.replicas > 1) // ep is 1: the EDP group is the DP group
-    dp_.fold_next = edp_.fold_next = fold_partner(plan.scenario.execution, rank, t.gpus_per_node());
+    dp_.bundle_next = edp_.bundle_next = bundle_partner(plan.scenario.execution, rank, t.gpus_per_node());
   for (const Op& op : plan.programs[static_cast<size_t>(at_.pp)])
     if (op.kind == OpKind::recv) recvs_left_[op.forward ? 0 : 1] += 1;
   if (!plan.slowdown.empty()) slowdown_ = slowest_image(plan, rank);

@@ -39,7 +39,7 @@ struct StepPlan {
   Progress* progress = nullptr;     ///< optional
   /// GPUs per node that each node's rail-0 GPU runs the step for (sim/rail_bundle.hpp); 1: all.
   int rails = 1;
-  /// DP replicas that replica 0 runs the step for (sim/replica_fold.hpp); 1: every replica runs.
+  /// DP replicas that replica 0 runs the step for (sim/replica_bundle.hpp); 1: every replica runs.
   int replicas = 1;
   bool tp_axes_queue = false;       ///< models/layout.hpp: tp_axes_queue()
   std::vector<bool> traced;         ///< by rank: record its ops as trace events

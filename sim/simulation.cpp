@@ -14,7 +14,7 @@
 #include "sim/log.hpp"
 #include "sim/progress.hpp"
 #include "sim/rail_bundle.hpp"
-#include "sim/replica_fold.hpp"
+#include "sim/replica_bundle.hpp"
 #include "sim/traffic.hpp"
 #include "sim/waits.hpp"
 
@@ -114,7 +114,7 @@ std::string encode(const SimResult& r) {
   std::string out;
   append(out, r.step_time);
   append(out, r.rail_bundle);
-  append(out, r.replica_fold);
+  append(out, r.replica_bundle);
   append(out, r.counters);
   append_vector(out, r.ranks);
   append_vector(out, r.channel_bytes);
@@ -126,7 +126,7 @@ SimResult decode(std::string_view in) {
   SimResult r;
   take(in, r.step_time);
   take(in, r.rail_bundle);
-  take(in, r.replica_fold);
+  take(in, r.replica_bundle);
   take(in, r.counters);
   take_vector(in, r.ranks);
   take_vector(in, r.channel_bytes);
@@ -141,8 +141,8 @@ std::uint64_t total_ops(const StepPlan& plan) {
 }
 
 // Every GPU an actor: with rail bundling (rails > 1) each node's rail-0 GPU runs the step for
-// the node and the others wait for it to finish (sim/rail_bundle.hpp). With replica folding
-// only replica 0's GPUs are actors (sim/replica_fold.hpp).
+// the node and the others wait for it to finish (sim/rail_bundle.hpp). With replica bundling
+// only replica 0's GPUs are actors (sim/replica_bundle.hpp).
 void create_actors(const StepPlan& plan, const std::vector<bool>& traced, SimResult& result) {
   const Platform& platform = plan.platform;
   sg4::ActorPtr leader;
@@ -162,7 +162,7 @@ void create_actors(const StepPlan& plan, const std::vector<bool>& traced, SimRes
 
 struct Symmetries {
   int rails = 1;    ///< sim/rail_bundle.hpp
-  int replicas = 1; ///< sim/replica_fold.hpp
+  int replicas = 1; ///< sim/replica_bundle.hpp
 };
 
 SimResult run_step(const Scenario& scenario, const Platform& platform, const SimOptions& options,
@@ -180,13 +180,13 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
     if (r >= 0 && r < scenario.execution.gpus()) plan.traced[static_cast<size_t>(r)] = true;
   SimResult result;
   result.rail_bundle = by.rails;
-  result.replica_fold = by.replicas;
+  result.replica_bundle = by.replicas;
   result.ranks.resize(static_cast<size_t>(scenario.execution.gpus()));
   std::vector<bool> traced =
       by.replicas > 1 ? traced_in_replica0(plan.layout, plan.traced) : plan.traced;
   create_actors(plan, by.rails > 1 ? traced_leaders(by.rails, traced) : traced, result);
   auto log = logger("trainsim.sim");
-  log->debug("{} GPUs, {} program ops per pipeline, rails bundled: {}, replicas folded: {}",
+  log->debug("{} GPUs, {} program ops per pipeline, rails bundled: {}, replicas bundled: {}",
              scenario.execution.gpus(),
              total_ops(plan) / scenario.execution.gpus() * scenario.execution.pp, by.rails,
              by.replicas);
@@ -209,7 +209,7 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
 SimResult simulate(const Scenario& scenario, const topo::Topology& topology,
                    const SimOptions& options) {
   Symmetries by{rail_bundle(scenario, topology, options),
-                replica_fold(scenario, topology, options)};
+                replica_bundle(scenario, topology, options)};
   return decode(run_isolated(
       topology, scenario.system.gpu,
       [&](Platform& platform) { return encode(run_step(scenario, platform, options, by)); },

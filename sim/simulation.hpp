@@ -24,7 +24,7 @@ struct SimOptions {
   bool bundle_rails = true;
   /// Fast mode runs DP replica 0 for all the replicas (docs/fast-mode.md, "Replica
   /// folding"); simulate() throws Error(ExitCode::input) where the step does not allow it.
-  bool fold_replicas = false;
+  bool bundle_replicas = false;
   /// false: every link a fat pipe, each flow at the link's whole bandwidth, so that no flow
   /// slows another (validate's fast-vs-fine check of the folds themselves, without contention).
   bool shared_links = true;
@@ -54,10 +54,10 @@ int rail_bundle(const Scenario& scenario, const topo::Topology& topology,
                 const SimOptions& options);
 
 /// The DP replicas that replica 0's GPUs run the step for: the scenario's weight replicas when
-/// `options` ask to fold them (sim/replica_fold.hpp), 1 when they do not or there is one.
-/// Throws Error(ExitCode::input), naming `--fold-replicas` and what stops it, where the step
+/// `options` ask to fold them (sim/replica_bundle.hpp), 1 when they do not or there is one.
+/// Throws Error(ExitCode::input), naming `--bundle-replicas` and what stops it, where the step
 /// does not allow it.
-int replica_fold(const Scenario& scenario, const topo::Topology& topology,
+int replica_bundle(const Scenario& scenario, const topo::Topology& topology,
                  const SimOptions& options);
 
 /// rail_bundle()'s answer in fast mode, from the scenario alone: the one decision, which the

@@ -65,8 +65,8 @@ struct SimResult {
   /// GPUs per node that rail 0 stood for (rail bundling, sim/rail_bundle.hpp); 1: every GPU's
   /// own flows were simulated.
   int rail_bundle = 1;
-  /// DP replicas that replica 0 stood for (replica folding, sim/replica_fold.hpp); 1: all ran.
-  int replica_fold = 1;
+  /// DP replicas that replica 0 stood for (replica bundling, sim/replica_bundle.hpp); 1: all ran.
+  int replica_bundle = 1;
   std::vector<RankStats> ranks;
   Counters counters;
   /// Bytes carried by each link direction, by Hop::channel(); empty unless link statistics

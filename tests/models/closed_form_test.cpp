@@ -249,12 +249,12 @@ TEST(ClosedForm, GroupsThatCrossNodesPayTheNetwork) {
   EXPECT_NEAR(term(wide, "latency").value(), 3 * 1e-6 + 2 * (2 * 15 * 2e-6), 1e-12);
 }
 
-TEST(ClosedForm, OverlappedTpCollectivesPayEachChunkBesideTheKernelsAfterIt) {
-  // tp_overlap in 4 chunks, tp 16 over two nodes, 5-token sequences: the program runs each
-  // pass's kernel in 4 chunks and starts a quarter of the all-reduce (n = 5 x 1000 x 2 B =
+TEST(ClosedForm, OverlappedTpCollectivesPayEachSplitBesideTheKernelsAfterIt) {
+  // tp_overlap in 4 splits, tp 16 over two nodes, 5-token sequences: the program runs each
+  // pass's kernel in 4 splits and starts a quarter of the all-reduce (n = 5 x 1000 x 2 B =
   // 1e4 B) after each. Each quarter runs as 8 rings side by side (a channel per member's
   // NIC, models/layout.hpp), each at the crossing pair's pace: 2 x 15 steps of 2 us and
-  // 2 x 15 x 2.5e3 / (16 x 8 x 50e9) s, c = 60.01171875 us. The first kernel chunk runs before
+  // 2 x 15 x 2.5e3 / (16 x 8 x 50e9) s, c = 60.01171875 us. The first kernel split runs before
   // anything starts; the other three (and, backward, the weight gradient W kept whole) run
   // beside the four quarters: forward K_f / 4 + max(3 K_f / 4, 4c), backward
   // (K_b - W) / 4 + max(3 (K_b - W) / 4 + W, 4c). Here the stream is the longer both ways.
@@ -262,7 +262,7 @@ TEST(ClosedForm, OverlappedTpCollectivesPayEachChunkBesideTheKernelsAfterIt) {
   s.model.seq_len = 5;
   s.execution.tp_collective = "ring";
   s.execution.tp_overlap = true;
-  s.execution.tp_overlap_chunks = 4;
+  s.execution.tp_overlap_splits = 4;
   BlockTime mlp = layer_times(s).mlp;
   double kf = mlp.forward.total().value(), kb = mlp.backward.total().value();
   double w = mlp.beside_collective.total().value();

@@ -74,9 +74,9 @@ TEST(ScenarioRules, EachBrokenRuleNamesItsKeyAndValue) {
             "code.yaml: execution.tp_overlap = 'true': needs tp or tp_2d > 1: there is no TP "
             "collective to overlap");
   s = small();
-  s.execution.tp_overlap_chunks = 2; // without tp_overlap it would change nothing
+  s.execution.tp_overlap_splits = 2; // without tp_overlap it would change nothing
   EXPECT_EQ(refusal(s),
-            "code.yaml: execution.tp_overlap_chunks = '2': splits tp_overlap's pipelines, which "
+            "code.yaml: execution.tp_overlap_splits = '2': splits tp_overlap's pipelines, which "
             "is off; set tp_overlap: true or drop it");
 }
 

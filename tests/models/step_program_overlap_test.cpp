@@ -17,17 +17,17 @@ namespace {
 using namespace program_testing;
 
 TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
-  // tp_overlap splits a block's kernel and its all-reduce in tp_overlap_chunks k (4, TE's
-  // default, then 2): each kernel chunk starts its chunk of the collective (bytes / k) on the
+  // tp_overlap splits a block's kernel and its all-reduce in tp_overlap_splits k (4, TE's
+  // default, then 2): each kernel split starts its split of the collective (bytes / k) on the
   // TP stream, and the block ends by waiting for all of them. One MLP layer: forward, then
   // backward, one block each. The backward (two roofline kernels: input and weight gradients
   // of two equal matmuls) leaves the first matmul's weight gradient (half a kernel) out of its
-  // chunks: it follows them, beside the collective's last chunk. Folded, each pass is one
-  // pipeline of k chunks: one layer folds to its own program.
+  // splits: it follows them, beside the collective's last split. Folded, each pass is one
+  // pipeline of k splits: one layer folds to its own program.
   for (int k : {4, 2}) {
     ExecutionSpec e = grid(1, 2, 1, 1);
     e.tp_overlap = true;
-    e.tp_overlap_chunks = k;
+    e.tp_overlap_splits = k;
     Scenario s = scenario(ModelKind::mlp, 1, e);
     std::string block = "C start:tp.AR";
     for (int j = 1; j < k; ++j) block += " C start:tp.AR";
@@ -42,11 +42,11 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
     EXPECT_DOUBLE_EQ(p[weights].duration.value(), 0.5 * kernel);      // up's weight gradient
     EXPECT_EQ(shape(stage_program(s, 0, true)), shape(p));
   }
-  // Sequence parallelism over tp 4, 4 chunks (Transformer Engine's ring exchange, one chunk
-  // per shard): the all-gathers before the kernel go first; the kernel's first chunk runs on
-  // the GPU's own shard, chunk j waits for the gathers' first j chunks
-  // (gathered_chunks_needed: ceil(j + 1 - 4 / 4) = j; the backward gathers twice: 2 per
-  // chunk).
+  // Sequence parallelism over tp 4, 4 splits (Transformer Engine's ring exchange, one split
+  // per shard): the all-gathers before the kernel go first; the kernel's first split runs on
+  // the GPU's own shard, split j waits for the gathers' first j splits
+  // (gathered_splits_needed: ceil(j + 1 - 4 / 4) = j; the backward gathers twice: 2 per
+  // split).
   Scenario s = scenario(ModelKind::mlp, 1, grid(1, 4, 1, 1));
   s.execution.tp_overlap = s.execution.sequence_parallel = true;
   Program p = stage_program(s, 0, false);
@@ -56,7 +56,7 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
   ASSERT_EQ(shape(p).rfind(forward + " " + gathers + " " + gathers + " C start:tp.RS waitT:2 C", 0),
             0u)
       << shape(p);
-  // Folded, a pass of identical blocks is one block with each kernel chunk as long as all the
+  // Folded, a pass of identical blocks is one block with each kernel split as long as all the
   // blocks' and each collective repeated as often: one layer folds to its own program, two
   // layers to the same shape with every stream entry two collectives (each pass is one
   // block of the MLP layer, so its blocks repeat once per layer).
@@ -72,8 +72,8 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
   }
   EXPECT_EQ(two.size(), 2 * p.size() - 1); // both layers' blocks, one program-ending wait
   s.model.layers = 1;
-  // Over tp 2 the GPU holds half the input: chunks 0 and 1 run on it, 2 and 3 wait for the
-  // gathers' first 1 and 2 chunks (ceil(j + 1 - 4 / 2)).
+  // Over tp 2 the GPU holds half the input: splits 0 and 1 run on it, 2 and 3 wait for the
+  // gathers' first 1 and 2 splits (ceil(j + 1 - 4 / 2)).
   s = scenario(ModelKind::mlp, 1, grid(1, 2, 1, 1));
   s.execution.tp_overlap = s.execution.sequence_parallel = true;
   EXPECT_EQ(
@@ -85,16 +85,16 @@ TEST(Program, TpOverlapPipelinesEachBlocksKernelWithItsCollective) {
       0u);
 }
 
-TEST(Program, AKernelChunkWaitsForTheGatheredRowsBeyondItsOwnShard) {
-  // Chunk j of k covers the gathered input up to (j + 1) / k, the GPU holds 1 / ranks, each
-  // gather chunk brings 1 / k: ceil(j + 1 - k / ranks) chunks, at least 0.
-  using program_detail::gathered_chunks_needed;
-  EXPECT_EQ(gathered_chunks_needed(0, 1, 8), 1); // one chunk: the whole gather first
-  EXPECT_EQ(gathered_chunks_needed(0, 4, 8), 1); // ceil(1 - 0.5)
-  EXPECT_EQ(gathered_chunks_needed(3, 4, 8), 4); // ceil(4 - 0.5)
-  EXPECT_EQ(gathered_chunks_needed(2, 4, 4), 2); // ring exchange: j
-  EXPECT_EQ(gathered_chunks_needed(1, 8, 4), 0); // ceil(2 - 2): its own rows
-  EXPECT_EQ(gathered_chunks_needed(7, 8, 4), 6); // ceil(8 - 2)
+TEST(Program, AKernelSplitWaitsForTheGatheredRowsBeyondItsOwnShard) {
+  // Split j of k covers the gathered input up to (j + 1) / k, the GPU holds 1 / ranks, each
+  // gather split brings 1 / k: ceil(j + 1 - k / ranks) splits, at least 0.
+  using program_detail::gathered_splits_needed;
+  EXPECT_EQ(gathered_splits_needed(0, 1, 8), 1); // one split: the whole gather first
+  EXPECT_EQ(gathered_splits_needed(0, 4, 8), 1); // ceil(1 - 0.5)
+  EXPECT_EQ(gathered_splits_needed(3, 4, 8), 4); // ceil(4 - 0.5)
+  EXPECT_EQ(gathered_splits_needed(2, 4, 4), 2); // ring exchange: j
+  EXPECT_EQ(gathered_splits_needed(1, 8, 4), 0); // ceil(2 - 2): its own rows
+  EXPECT_EQ(gathered_splits_needed(7, 8, 4), 6); // ceil(8 - 2)
 }
 
 TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
@@ -110,10 +110,10 @@ TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
   EXPECT_DOUBLE_EQ(p[0].duration.value(), kernel_time(c.mlp, s.system.gpu).value() / 2);
   EXPECT_EQ(p[1].bytes, c.tp2_allreduce);
   EXPECT_EQ(p[3].bytes, c.tp_allreduce);
-  // Overlapped: up's chunks start their chunks of the hidden all-reduce; each chunk of down
+  // Overlapped: up's splits start their splits of the hidden all-reduce; each split of down
   // waits for its own (the first 1, 2, 3, 4 on the second axis's stream) and starts its
-  // chunk of the output's all-reduce on the first axis's; the block waits for both. Backward, up's
-  // weight gradient follows the chunks of its gradients (the last kernel), beside the output's
+  // split of the output's all-reduce on the first axis's; the block waits for both. Backward, up's
+  // weight gradient follows the splits of its gradients (the last kernel), beside the output's
   // all-reduce.
   s.execution.tp_overlap = true;
   p = stage_program(s, 0, false);
@@ -122,10 +122,10 @@ TEST(Program, TwoDimensionalTpReducesTheHiddenActivationBetweenTheMatmuls) {
       "waitT2:1 C start:tp.AR waitT2:2 C start:tp.AR waitT2:3 C start:tp.AR waitT2:4 C start:tp.AR";
   ASSERT_EQ(shape(p), first + " " + second + " waitT " + first + " " + second + " W waitT waitS");
   // Folded, a pass is one block's pipeline: the kernels that start the hidden all-reduce (up,
-  // forward; down's gradients, backward) in 4 chunks, then the rest, chunk j waiting for the
+  // forward; down's gradients, backward) in 4 splits, then the rest, split j waiting for the
   // hidden all-reduce's first j + 1 shares. One layer folds to its own program.
   EXPECT_EQ(shape(stage_program(s, 0, true)), shape(p));
-  // Two layers: the same shape, each share two collectives, each chunk two kernels' chunks.
+  // Two layers: the same shape, each share two collectives, each split two kernels' splits.
   s.model.layers = 2;
   const std::string first2 = "C start:tp2.AR*2 C start:tp2.AR*2 C start:tp2.AR*2 C start:tp2.AR*2";
   const std::string second2 = "waitT2:1 C start:tp.AR*2 waitT2:2 C start:tp.AR*2 waitT2:3 C "

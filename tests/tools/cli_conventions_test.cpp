@@ -136,6 +136,11 @@ TEST(CliConventions, UsageErrorIsOneLineWithExitCodeOne) {
   }
   EXPECT_NE(trainsim("run --fidelty fast").text.find("--fidelty (see: trainsim help run)"),
             std::string::npos);
+  // A flag renamed says its new name, in one line, before any scenario is read.
+  CliOutput renamed = trainsim("run --fold-replicas");
+  EXPECT_EQ(renamed.exit_code, 1);
+  EXPECT_EQ(renamed.text, "trainsim: --fold-replicas is now --bundle-replicas (see: trainsim "
+                          "help run)\n");
 }
 
 TEST(CliConventions, LogLevelWorksBeforeAndAfterTheCommand) {

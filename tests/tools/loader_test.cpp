@@ -58,6 +58,11 @@ TEST(Loader, UnknownKeysGetASuggestion) {
             "s.yaml: executoin = '': unknown key (did you mean 'execution'?)");
   EXPECT_EQ(error_of(with(kValid, "nodes: 2", "nodes: 2, nodez: 3")),
             "s.yaml: system.topology.nodez = '3': unknown key (did you mean 'nodes'?)");
+  // The key's name until 2026-12-06 ("chunk" now means a model chunk alone) leads to the new
+  // one: 5 letters apart, under the typo limit of 17 / 3 + 1 = 6.
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  tp_overlap: true\n  tp_overlap_chunks: 2")),
+            "s.yaml: execution.tp_overlap_chunks = '2': unknown key (did you mean "
+            "'tp_overlap_splits'?)");
 }
 
 TEST(Loader, MissingKeysAreNamed) {
@@ -81,24 +86,24 @@ TEST(Loader, ZeroAndNegativeSizesAreRejected) {
             "s.yaml: model.layers = '0': must be greater than zero");
   EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: -2")),
             "s.yaml: execution.dp = '-2': must be greater than zero");
-  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  tp_overlap_chunks: 0")),
-            "s.yaml: execution.tp_overlap_chunks = '0': must be greater than zero");
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  tp_overlap_splits: 0")),
+            "s.yaml: execution.tp_overlap_splits = '0': must be greater than zero");
   EXPECT_EQ(error_of(with(kValid, "nic_bandwidth: 400Gbps", "nic_bandwidth: 0Gbps")),
             "s.yaml: system.topology.nic_bandwidth = '0Gbps': must be greater than zero");
 }
 
 TEST(Loader, AnOptionThatSplitsAnotherIsRefusedWithoutIt) {
   // One rule for options that only shape another one: each is refused while that one is off.
-  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  tp_overlap_chunks: 2")),
-            "s.yaml: execution.tp_overlap_chunks = '2': splits tp_overlap's pipelines, which is "
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  tp_overlap_splits: 2")),
+            "s.yaml: execution.tp_overlap_splits = '2': splits tp_overlap's pipelines, which is "
             "off; set tp_overlap: true or drop it");
   EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  dp_bucket: 50MB")),
             "s.yaml: execution.dp_bucket = '50 MB': splits dp_overlap's gradient reductions (and "
             "param_gather_overlap's gathers), which are off; set dp_overlap: true or drop it");
   EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  dp_bucket: 50MB\n  dp_overlap: true")),
             "accepted");
-  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  tp_overlap: true\n  tp_overlap_chunks: 1000")),
-            "s.yaml: execution.tp_overlap_chunks = '1000': must be at most 64: each chunk is a "
+  EXPECT_EQ(error_of(with(kValid, "dp: 2", "dp: 2\n  tp_overlap: true\n  tp_overlap_splits: 1000")),
+            "s.yaml: execution.tp_overlap_splits = '1000': must be at most 64: each split is a "
             "kernel and a collective of its own, each paying its launch and latency (Transformer "
             "Engine's pipelined overlap uses 4)");
 }

@@ -149,13 +149,13 @@ TEST(Overlap, EarlyParameterGathersHideBehindTheFirstForward) {
   EXPECT_NEAR(one_bucket.result.step_time.value(), step, 1e-6 * step);
 }
 
-TEST(Overlap, TpCollectivesHideBehindTheirKernelsButTheForwardsLastChunk) {
+TEST(Overlap, TpCollectivesHideBehindTheirKernelsButTheForwardsLastSplit) {
   // TP 2 on one NVSwitch, links without latency, no launch latency: a block's MLP kernel
   // (4 x 4096 x 4096 x 16384 / 2 FLOP at 791 TFLOP/s = 0.69 ms forward) dwarfs its all-reduce
   // (2 ring steps of 4096 x 4096 x 2 B / 2 at 450 GB/s = 75 us), so under tp_overlap a
-  // forward block exposes only its last chunk: a quarter of its all-reduce (kTpOverlapChunks
+  // forward block exposes only its last split: a quarter of its all-reduce (kTpOverlapSplits
   // = 4). A backward block exposes nothing: its up matmul's weight gradient (0.35 ms) runs
-  // after the input gradient's chunks, beside the last quarter (19 us). 2 layers: tp_comm
+  // after the input gradient's splits, beside the last quarter (19 us). 2 layers: tp_comm
   // falls from 4 all-reduces to the forward's 2 quarters, and the step by the other 3.5
   // all-reduces. Fast mode's folded pipelines (one per pass) expose the same.
   topo::FatTreeParams links = fat_tree(1, 2);
@@ -178,7 +178,7 @@ TEST(Overlap, TpCollectivesHideBehindTheirKernelsButTheForwardsLastChunk) {
 TEST(Overlap, UnderSequenceParallelismAForwardBlockExposesAQuarterOfItsReduceScatter) {
   // The case above with sequence parallelism, as Megatron-LM runs its TP overlap: a block's
   // all-reduce becomes an all-gather before the kernel and a reduce-scatter after it, one
-  // ring step each over 2 GPUs (half the all-reduce's two). The kernel's first chunk runs on
+  // ring step each over 2 GPUs (half the all-reduce's two). The kernel's first split runs on
   // the GPU's own shard while the gathers move, so a forward block exposes only the last
   // quarter of its reduce-scatter: 2 layers x (1/4 x 1/2) of an all-reduce, 1/16 of the
   // serial case's 4 all-reduces (half the 1/8 without sequence parallelism). The backward

@@ -67,7 +67,7 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   e.param_gather_overlap = true;
   e.zero3_prefetch = true;
   e.tp_overlap = true;
-  e.tp_overlap_chunks = 8;
+  e.tp_overlap_splits = 8;
   e.launch_overlap = true;
   e.schedule = PipelineSchedule::interleaved;
   e.interleave = 2;
@@ -169,7 +169,7 @@ TEST(ScenarioWriter, FrontierWritesPointsThatRunReplays) {
 
 TEST(ScenarioWriter, FrontierMarksThePointsThatNeedAFlagOrAnotherMachine) {
   // 1e27 FLOP, 1-D TP: 238,032 GPUs whose TP blocks of 16 span nodes; it replays with
-  // --fold-replicas, which its file and the listing say. 1e28: 8.8M GPUs, refused by the
+  // --bundle-replicas, which its file and the listing say. 1e28: 8.8M GPUs, refused by the
   // memory guard under an address-space limit of 1 TB, so that the machine's own memory does
   // not decide it: the guard counts 1 MiB of stack per GPU actor, 8.4 TiB there and 232 GiB
   // at 1e27.
@@ -181,12 +181,12 @@ TEST(ScenarioWriter, FrontierMarksThePointsThatNeedAFlagOrAnotherMachine) {
                            (dir.path() / "f").string() + " --scenarios " + scenarios + " 2>&1");
   ASSERT_EQ(out.exit_code, 0) << out.text;
   std::filesystem::path big = dir.path() / "points" / "frontier-dense-1e+27.yaml";
-  EXPECT_NE(out.text.find("replay these with --fold-replicas:\n  dense 1e+27: trainsim run "
-                          "--fold-replicas " +
+  EXPECT_NE(out.text.find("replay these with --bundle-replicas:\n  dense 1e+27: trainsim run "
+                          "--bundle-replicas " +
                           big.string()),
             std::string::npos)
       << out.text;
-  EXPECT_NE(file_text(big).find("# Run it with `trainsim run --fold-replicas`"), std::string::npos);
+  EXPECT_NE(file_text(big).find("# Run it with `trainsim run --bundle-replicas`"), std::string::npos);
   EXPECT_NE(out.text.find("  dense 1e+28: not on this machine: frontier-dense-1e+28: needs about "),
             std::string::npos)
       << out.text;

@@ -106,14 +106,14 @@ TEST(ValidateTest, OnlyPlansWhoseTpBlockSpansNodesAreFoldedAboveTheLimit) {
   // The 1-D frontier's 1e27 plan: dp 171 x tp 16 x pp 87 = 238,032 GPUs, its TP block of 16 one
   // node of 16 (bundled to one flow per node): replayed unfolded however large.
   ParallelPlan one_d{171, 16, 1, 87};
-  EXPECT_FALSE(replays_folded(one_d, 16));
+  EXPECT_FALSE(replays_bundled(one_d, 16));
   // The 2-D frontier's 1e27 plan: dp 21 x tp 16 x 8 x pp 65 = 174,720 GPUs, its block of 128
   // GPUs 16 nodes of 8: folded.
   ParallelPlan two_d{21, 16, 8, 65};
-  EXPECT_TRUE(replays_folded(two_d, 8));
+  EXPECT_TRUE(replays_bundled(two_d, 8));
   // The same block at 1.78e26's size: dp 4 x 16 x 8 x pp 57 = 29,184 <= 32,768: unfolded.
   ParallelPlan smaller{4, 16, 8, 57};
-  EXPECT_FALSE(replays_folded(smaller, 8));
+  EXPECT_FALSE(replays_bundled(smaller, 8));
 }
 
 TEST(ValidateTest, NoScenarioIsBelowTheBound) {

@@ -62,7 +62,7 @@ std::string frontier_comment(const FrontierPoint& p, const Scenario& s, const Gp
 // not at all (the memory guard would refuse it; `why` is the guard's line).
 struct ReplayHere {
   bool fits = true;
-  std::string flag; ///< "--fold-replicas" where every replica's flows would take hours
+  std::string flag; ///< "--bundle-replicas" where every replica's flows would take hours
   std::string why;
 };
 
@@ -77,8 +77,8 @@ ReplayHere replay_here(const FrontierPoint& point, const Scenario& s, int gpus_p
     return {false, "", "its fabric cannot be built: " + std::string(e.what())};
   }
   // validate's rule: a TP block across nodes runs every GPU's flows, which past
-  // kUnfoldedReplayGpus takes hours unless replica 0 runs for all.
-  if (replays_folded(point.plan, gpus_per_node)) return {true, "--fold-replicas", ""};
+  // kReplicaBundlingGpus takes hours unless replica 0 runs for all.
+  if (replays_bundled(point.plan, gpus_per_node)) return {true, "--bundle-replicas", ""};
   return {};
 }
 
@@ -113,7 +113,7 @@ void write_scenarios(const FrontierResult& result, const std::string& dir) {
       ++written;
     }
   std::cout << "wrote " << written << " scenarios to " << dir << "/ (trainsim run replays each)\n";
-  if (!flagged.empty()) std::cout << "replay these with --fold-replicas:\n" << flagged;
+  if (!flagged.empty()) std::cout << "replay these with --bundle-replicas:\n" << flagged;
   if (!skipped.empty()) std::cout << "not replayable:\n" << skipped;
 }
 

@@ -99,10 +99,10 @@ int run_command(const RunOptions& options) {
   guard.costs.rail_bundling = options.fidelity == sim::Fidelity::fast && options.bundle_rails;
   check_resources(s, loaded.topology, guard);
   sim::SimOptions sim_options{options.fidelity, true, options.link_stats, {},
-                              options.bundle_rails, options.fold_replicas};
+                              options.bundle_rails, options.bundle_replicas};
   warn_if_long(s, estimate_run_cost(s, options.fidelity == sim::Fidelity::fine,
                                     sim::rail_bundle(s, loaded.topology, sim_options),
-                                    sim::replica_fold(s, loaded.topology, sim_options)));
+                                    sim::replica_bundle(s, loaded.topology, sim_options)));
   OutputFiles files = open_outputs(options);
   std::vector<int> traced = traced_ranks(options, loaded, files.trace_out.is_open());
   if (!traced.empty())
@@ -114,7 +114,7 @@ int run_command(const RunOptions& options) {
   const StepSummary& summary = step.summary;
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-               result.counters.activities(), result.rail_bundle, result.replica_fold};
+               result.counters.activities(), result.rail_bundle, result.replica_bundle};
   auto json = result_json(s, summary, info);
   json["stages"] = stage_breakdown_json(s, result);
   if (options.link_stats)
@@ -149,9 +149,13 @@ void add_run_command(CLI::App& app, cli::Command& command) {
       "--unbundled", [target] { target->bundle_rails = false; },
       "simulate every rail's flows, also where rail 0 could stand for all (fast mode)");
   cmd->add_flag(
-      "--fold-replicas", run.fold_replicas,
+      "--bundle-replicas", run.bundle_replicas,
       "run DP replica 0 for all replicas (fast mode, ring DP, TP blocks of two or more nodes, "
       "a non-blocking fat tree with ecmp: spray; docs/fast-mode.md)");
+  // Renamed on 2026-12-06, when "fold" came to mean fast mode's program transform alone.
+  cmd->add_flag_callback("--fold-replicas", [] {
+       throw cli::UsageError("--fold-replicas is now --bundle-replicas (see: trainsim help run)");
+     })->group("");
   cmd->add_flag("--force-memory", run.force_memory,
                 "simulate a plan that does not fit in the GPU's memory (with a warning)");
   cmd->add_option("--trace", run.trace_file, "write a Chrome trace-event / Perfetto timeline JSON");

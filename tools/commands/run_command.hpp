@@ -20,7 +20,7 @@ struct RunOptions {
       trace_ranks; ///< rank selection (tools/formats/trace_writer.hpp); empty: bounded default
   std::string links_csv; ///< when set, per-link statistics as CSV
   bool bundle_rails = true; ///< fast mode runs rail 0 for all rails where the step allows it
-  bool fold_replicas = false; ///< fast mode runs DP replica 0 for all (sim::SimOptions)
+  bool bundle_replicas = false; ///< fast mode runs DP replica 0 for all (sim::SimOptions)
   bool force_memory = false;  ///< price a plan that does not fit in the GPU's memory
 };
 

@@ -111,8 +111,8 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
       << " SimGrid activities (" << info.fidelity << " mode";
   if (info.rail_bundle > 1)
     out << "; rail bundling: each node's GPU 0 ran for its " << info.rail_bundle << " rails";
-  if (info.replica_fold > 1)
-    out << "; replica folding: DP replica 0 ran for all " << info.replica_fold
+  if (info.replica_bundle > 1)
+    out << "; replica bundling: DP replica 0 ran for all " << info.replica_bundle
         << " replicas, link statistics are its own";
   out << ")\n";
 }
@@ -171,7 +171,7 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["sim"] = {{"fidelity", info.fidelity},
               {"activities", info.activities},
               {"rail_bundle", info.rail_bundle},
-              {"replica_fold", info.replica_fold},
+              {"replica_bundle", info.replica_bundle},
               {"wall_s", info.wall_s}};
   j["provenance"] = provenance_json(s);
   return j;

@@ -19,7 +19,7 @@ struct RunInfo {
   double wall_s = 0; ///< wall-clock time of the simulation (the only non-reproducible field)
   long activities = 0;
   int rail_bundle = 1; ///< GPUs per node whose flows rail 0's stood for (1: none bundled)
-  int replica_fold = 1; ///< DP replicas that replica 0 stood for (1: none folded)
+  int replica_bundle = 1; ///< DP replicas that replica 0 stood for (1: none folded)
 };
 
 void print_report(std::ostream& out, const Scenario& scenario, const topo::Topology& topology,

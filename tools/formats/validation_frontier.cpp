@@ -48,7 +48,7 @@ std::string frontier_rows(const ValidationReport& r, bool two_d) {
     if (c.two_d == two_d)
       out += markdown_row(
           {formatted("%.3g", c.compute_flop),
-           c.folded > 1 ? c.plan + ", folded (replica 0 for " + std::to_string(c.folded) + ")"
+           c.bundled > 1 ? c.plan + ", bundled (replica 0 for " + std::to_string(c.bundled) + ")"
                         : c.plan,
            std::to_string(c.gpus), formatted("%.1f%%", 100 * c.closed_form_utilization),
            formatted("%.1f%%", 100 * c.simulated_mfu),
@@ -78,8 +78,8 @@ std::string frontier_section(const ValidationReport& r) {
       "`ecmp: spray`, which keeps large replays bundled), simulated for one step twice. "
       "First with the paper's overlap as far as the simulator runs it, the scenario's settings: "
       "TP collectives pipelined with their kernels in " +
-      std::to_string(kTpOverlapChunks) +
-      " chunks (`tp_overlap`), run where the TP block is inside a node as Transformer Engine's "
+      std::to_string(kTpOverlapSplits) +
+      " splits (`tp_overlap`), run where the TP block is inside a node as Transformer Engine's "
       "userbuffers kernels run them, each GPU "
       "exchanging with all its peers at once (`tp_collective: direct`), kernel launches "
       "queued ahead of the kernels, so that a kernel takes the longer of its work and its "
@@ -97,7 +97,7 @@ std::string frontier_section(const ValidationReport& r) {
       "paper's memory model does not count its second gradient buffer: where that does not fit "
       "in 80 GB, the plan column gives the HBM the replay's GPU got). A block's TP collectives "
       "cannot all hide: the next block needs their result, so a replay exposes the last of "
-      "their chunks (and all that outlasts the kernels), as Transformer Engine's overlap does. "
+      "their splits (and all that outlasts the kernels), as Transformer Engine's overlap does. "
       "The column \"by cause\" splits each overlapped replay's step against the closed form's "
       "into parts that add up to the difference (`gap_causes()`, tools/study/validation.hpp): "
       "`kernels`, the replay's compute beyond the closed form's kernels (launches, 4 us each, "
@@ -126,15 +126,15 @@ std::string frontier_section(const ValidationReport& r) {
            "From 1e26 the second axis is the node and the first spans 8 nodes, as the closed "
            "form's tiers put them: the first axis's collectives run as NCCL's PAT over the "
            "network (`tp_collective: pat`), each of a collective's " +
-           std::to_string(kTpOverlapChunks) +
-           " chunks a call of its own that pays its steps' latencies, which the closed form's max "
+           std::to_string(kTpOverlapSplits) +
+           " splits a call of its own that pays its steps' latencies, which the closed form's max "
            "of its terms does not add to the compute. Plans of more than " +
-           with_thousands(kUnfoldedReplayGpus) +
-           " GPUs are replayed folded (`trainsim run --fold-replicas`, docs/fast-mode.md, "
-           "\"Replica folding\"): DP replica 0 runs for all, each DP ring sending to the next "
+           with_thousands(kReplicaBundlingGpus) +
+           " GPUs are replayed bundled (`trainsim run --bundle-replicas`, docs/fast-mode.md, "
+           "\"Replica bundling\"): DP replica 0 runs for all, each DP ring sending to the next "
            "node of its own TP block, and the busiest link is replica 0's. That is an estimate: "
-           "on the 1e26 and 1.78e26 plans the folded step was 0.4% and 2.4% shorter than the "
-           "unfolded one, because SimGrid shares a link by route latency and the folded rings "
+           "on the 1e26 and 1.78e26 plans the bundled step was 0.4% and 2.4% shorter than the "
+           "unbundled one, because SimGrid shares a link by route latency and the bundled rings "
            "stay on a leaf.\n\n" +
            frontier_rows(r, true);
   if (!r.skipped.empty()) out += "\nNot replayed:\n\n";
@@ -177,7 +177,7 @@ std::string frontier_finding(const ValidationReport& r) {
          std::to_string(r.frontier.size()) +
          " points come within 5% of it. The closed form, like the paper, hides all TP "
          "communication behind compute and the pipeline's transfers, while a replay exposes the "
-         "last chunk of each block's TP collectives and waits for the transfers its schedule "
+         "last split of each block's TP collectives and waits for the transfers its schedule "
          "needs, and shares the links among the step's traffic and the reduction. "
          "Section 5 splits every difference into its causes; the largest share of the closed "
          "form's step each reaches over the points: " +
@@ -198,7 +198,7 @@ nlohmann::ordered_json frontier_json(const ValidationReport& r) {
                  {"step_sim_serial_s", c.step_sim_serial_s},
                  {"binding", c.note},
                  {"two_d", c.two_d},
-                 {"folded_replicas", c.folded},
+                 {"bundled_replicas", c.bundled},
                  {"blame", c.blame},
                  {"gap_s", gap_json(c.gap)},
                  {"simulated_breakdown", c.breakdown}});

@@ -151,18 +151,18 @@ FrontierOutcome replay(const FrontierPoint& point, const FrontierHardware& hw) {
     if (e.exit_code() == ExitCode::internal) throw; // a bug is never a skipped row
     return {{}, std::string(what) + ": the scenario loader refused it: " + e.what()};
   }
-  bool fold = replays_folded(p, loaded->topology.gpus_per_node());
-  if (fold) {
+  bool bundle = replays_bundled(p, loaded->topology.gpus_per_node());
+  if (bundle) {
     try {
       sim::SimOptions options;
-      options.fold_replicas = true;
-      sim::replica_fold(loaded->scenario, loaded->topology, options);
+      options.bundle_replicas = true;
+      sim::replica_bundle(loaded->scenario, loaded->topology, options);
     } catch (const Error& e) {
       if (e.exit_code() == ExitCode::internal) throw;
-      return {{}, std::string(what) + ": too large to replay unfolded, and " + e.what()};
+      return {{}, std::string(what) + ": too large to replay unbundled, and " + e.what()};
     }
   }
-  validation::Measured overlapped = validation::measure(*loaded, sim::Fidelity::fast, true, fold);
+  validation::Measured overlapped = validation::measure(*loaded, sim::Fidelity::fast, true, bundle);
   ExecutionSpec& e = loaded->scenario.execution;
   e.dp_overlap = e.delayed_update = e.tp_overlap = e.param_gather_overlap = false;
   e.launch_overlap = false;
@@ -170,7 +170,7 @@ FrontierOutcome replay(const FrontierPoint& point, const FrontierHardware& hw) {
   // sequence parallelism comes with the overlap (frontier_scenario()).
   e.tp_collective = "ring";
   e.sequence_parallel = false;
-  validation::Measured serial = validation::measure(*loaded, sim::Fidelity::fast, false, fold);
+  validation::Measured serial = validation::measure(*loaded, sim::Fidelity::fast, false, bundle);
   // frontier_scenario() gives the GPU the HBM the delayed update's second gradient buffer needs.
   Bytes hbm = loaded->scenario.system.gpu.hbm_capacity;
   std::string plan = plan_text(p);
@@ -181,7 +181,7 @@ FrontierOutcome replay(const FrontierPoint& point, const FrontierHardware& hw) {
                         validation::shares(overlapped.summary), serial.summary.mfu,
                         serial.result.step_time.value(), validation::blame(overlapped), p.tp_2d > 1,
                         gap_causes(overlapped.summary, point.times, p.microbatches),
-                        overlapped.result.replica_fold},
+                        overlapped.result.replica_bundle},
           ""};
 }
 
@@ -189,7 +189,7 @@ FrontierOutcome replay(const FrontierPoint& point, const FrontierHardware& hw) {
 double replay_weight(const FrontierPoint& point, const FrontierHardware& hw) {
   if (!replay_obstacle(point).empty() || point.plan.interleave > 1) return 0;
   Scenario s = frontier_scenario(point, hw);
-  int replicas = replays_folded(point.plan, hw.fabric.domain)
+  int replicas = replays_bundled(point.plan, hw.fabric.domain)
                      ? static_cast<int>(std::lround(point.plan.dp))
                      : 1;
   return 2 * estimate_run_cost(s, false, sim::rail_bundle(s), replicas).actor_ops;
@@ -197,8 +197,8 @@ double replay_weight(const FrontierPoint& point, const FrontierHardware& hw) {
 
 } // namespace
 
-bool replays_folded(const ParallelPlan& plan, int gpus_per_node) {
-  return plan.tp_1d * plan.tp_2d > gpus_per_node && plan.gpus() > kUnfoldedReplayGpus;
+bool replays_bundled(const ParallelPlan& plan, int gpus_per_node) {
+  return plan.tp_1d * plan.tp_2d > gpus_per_node && plan.gpus() > kReplicaBundlingGpus;
 }
 
 std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& closed,
@@ -232,8 +232,8 @@ std::vector<GapCause> gap_causes(const StepSummary& replay, const PlanTimes& clo
 std::vector<FrontierCheck> frontier_checks(bool quick, bool paper_scale,
                                            std::vector<std::string>& skipped) {
   // The best 1-D plans, then the closed form's own choice (2-D TP from 3e24 on) where it
-  // differs, folded above kUnfoldedReplayGpus: the 1e27 plan takes about 30 minutes folded
-  // (docs/performance.md, "Replica folding").
+  // differs, bundled above kReplicaBundlingGpus: the 1e27 plan takes about 30 minutes bundled
+  // (docs/performance.md, "Replica bundling").
   Flop last(quick ? 1e24 : paper_scale ? 1e27 : kFrontierReplayFlop);
   FrontierOptions one_d;
   one_d.max_flop = last;

@@ -65,11 +65,11 @@ ExecutionSpec grid(int dp, int tp, int pp, long global_batch) {
 }
 
 Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity, bool link_stats,
-                 bool fold_replicas) {
+                 bool bundle_replicas) {
   sim::SimOptions options;
   options.fidelity = fidelity;
   options.link_stats = link_stats; // the blame names the busiest link
-  options.fold_replicas = fold_replicas;
+  options.bundle_replicas = bundle_replicas;
   return evaluate(loaded, options, 1);
 }
 

@@ -39,9 +39,9 @@ double run_weight(const Scenario& s);
 
 /// Simulates one step; `link_stats` records the bytes per link that blame() names (it does not
 /// change the step, and costs about a third more time on a large run).
-/// `fold_replicas` runs DP replica 0 for all (sim::SimOptions).
+/// `bundle_replicas` runs DP replica 0 for all (sim::SimOptions).
 Measured measure(const LoadedScenario& loaded, sim::Fidelity fidelity = sim::Fidelity::fast,
-                 bool link_stats = true, bool fold_replicas = false);
+                 bool link_stats = true, bool bundle_replicas = false);
 
 /// What `parse` loads, or nullopt when the loader's rules reject it (an InputError: the random
 /// generator proposes, the loader decides). Anything else thrown is a bug, in the generator's

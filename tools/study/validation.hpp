@@ -142,15 +142,15 @@ struct GapCause {
 /// narrower than the node, so no rail bundling) are the slow ones (docs/performance.md,
 /// "Collective streams"); larger ones are left out.
 inline constexpr int kUnbundledReplayGpus = 4096;
-/// Larger replays whose TP block spans nodes run DP replica 0 for all (`--fold-replicas`,
-/// docs/fast-mode.md, "Replica folding"): unfolded, the 1.78e26 plan (29,312 GPUs) took
+/// Larger replays whose TP block spans nodes run DP replica 0 for all (`--bundle-replicas`,
+/// docs/fast-mode.md, "Replica bundling"): unbundled, the 1.78e26 plan (29,312 GPUs) took
 /// 452 CPU s here and 3.16e26's (52,608) 1,156; the 1e27 plan's (174,720) would take about 42
-/// hours, 30 minutes folded.
-inline constexpr int kUnfoldedReplayGpus = 32768;
-/// Whether validate replays `plan` folded: its TP block spans nodes and it has more than
-/// kUnfoldedReplayGpus GPUs. A block inside a node is bundled to one flow per node and replays
-/// unfolded at any size (the 1-D frontier to 1e27, 238,032 GPUs).
-bool replays_folded(const ParallelPlan& plan, int gpus_per_node);
+/// hours, 30 minutes bundled.
+inline constexpr int kReplicaBundlingGpus = 32768;
+/// Whether validate replays `plan` bundled: its TP block spans nodes and it has more than
+/// kReplicaBundlingGpus GPUs. A block inside a node is bundled to one flow per node and replays
+/// every replica at any size (the 1-D frontier to 1e27, 238,032 GPUs).
+bool replays_bundled(const ParallelPlan& plan, int gpus_per_node);
 
 struct FrontierCheck {
   double compute_flop = 0;
@@ -164,7 +164,7 @@ struct FrontierCheck {
   std::string blame;  ///< the largest non-compute phase and the busiest link (overlapped replay)
   bool two_d = false; ///< the plan uses 2-D TP (the closed form's own search, not --max-tp-2d 1)
   std::vector<GapCause> gap; ///< the overlapped replay's step minus the closed form's, by cause
-  int folded = 1;            ///< DP replicas that replica 0 ran for (replica folding); 1: none
+  int bundled = 1;           ///< DP replicas that replica 0 ran for (replica bundling); 1: none
 };
 
 /// One scenario simulated in both modes, with links shared (as always) and with every link a

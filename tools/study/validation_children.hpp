@@ -28,7 +28,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GapCause, cause, seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FrontierCheck, compute_flop, plan, gpus, closed_form_utilization,
                                    simulated_mfu, step_closed_s, step_sim_s, note, breakdown,
                                    simulated_mfu_serial, step_sim_serial_s, blame, two_d, gap,
-                                   folded)
+                                   bundled)
 
 /// A frontier point replayed, or why it was not.
 struct FrontierOutcome {

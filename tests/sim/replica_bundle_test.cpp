@@ -1,11 +1,11 @@
-// Replica folding (sim/replica_fold.hpp): on a non-blocking fabric that sprays every flow over
+// Replica bundling (sim/replica_bundle.hpp): on a non-blocking fabric that sprays every flow over
 // all uplinks, DP replica 0 runs the step for all replicas, its DP rings sending to the next
-// node of their own TP block, and must give the unfolded result where the folded rings' flows
-// see the links the real ones do; where the step does not allow it, --fold-replicas is refused.
+// node of their own TP block, and must give the unbundled result where the bundled rings' flows
+// see the links the real ones do; where the step does not allow it, --bundle-replicas is refused.
 #include <gtest/gtest.h>
 
 #include "models/error.hpp"
-#include "sim/replica_fold.hpp"
+#include "sim/replica_bundle.hpp"
 #include "tests/sim/step_fixtures.hpp"
 
 namespace trainsim {
@@ -14,7 +14,7 @@ namespace {
 using namespace testing;
 
 // 16 nodes of 8 GPUs, rail-optimized, non-blocking, spraying: 32 nodes a rail leaf, so every
-// flow, folded or not, crosses one leaf (NIC, leaf, NIC) and pays the same latency.
+// flow, bundled or not, crosses one leaf (NIC, leaf, NIC) and pays the same latency.
 topo::FatTreeParams one_leaf(const char* ecmp = "spray", double oversubscription = 1) {
   topo::FatTreeParams p = fat_tree(16);
   p.rail_optimized = true;
@@ -35,24 +35,24 @@ Scenario two_d(topo::FatTreeParams fabric = one_leaf()) {
   return scenario(fabric, e, mlp(4), h100());
 }
 
-sim::SimResult run(const Scenario& s, bool fold) {
+sim::SimResult run(const Scenario& s, bool bundle) {
   LoadedScenario loaded = build_unguarded(s);
   sim::SimOptions o{.trace_ranks = {0, 40}};
-  o.fold_replicas = fold;
+  o.bundle_replicas = bundle;
   return sim::simulate(loaded.scenario, loaded.topology, o);
 }
 
-TEST(ReplicaFold, PartnersAreTheSameRailOnTheNextNodeOfTheBlock) {
+TEST(ReplicaBundle, PartnersAreTheSameRailOnTheNextNodeOfTheBlock) {
   // Blocks of tp x tp_2d = 16 ranks on nodes of 8: rank 3 (block 0, node 0) -> 11 (node 1)
   // -> 3 again; rank 19 (block 1, local 3) -> 27.
   ExecutionSpec e{.dp = 4, .tp = 2};
   e.tp_2d = 8;
-  EXPECT_EQ(sim::fold_partner(e, 3, 8), 11);
-  EXPECT_EQ(sim::fold_partner(e, 11, 8), 3);
-  EXPECT_EQ(sim::fold_partner(e, 19, 8), 27);
+  EXPECT_EQ(sim::bundle_partner(e, 3, 8), 11);
+  EXPECT_EQ(sim::bundle_partner(e, 11, 8), 3);
+  EXPECT_EQ(sim::bundle_partner(e, 19, 8), 27);
 }
 
-TEST(ReplicaFold, GivesTheUnfoldedStepWhereEveryFlowCrossesOneLeaf) {
+TEST(ReplicaBundle, GivesTheUnbundledStepWhereEveryFlowCrossesOneLeaf) {
   // With the DP reduction after the last backward (its time in dp_comm) and beside the whole
   // step (delayed update): replica 0 stands for the 4 replicas, every rank's breakdown is its
   // image's, rank 40 (TP place 40 % 16 = 8 of replica 40 / 16 = 2, stage 0; its image is rank
@@ -60,23 +60,23 @@ TEST(ReplicaFold, GivesTheUnfoldedStepWhereEveryFlowCrossesOneLeaf) {
   for (bool delayed : {false, true}) {
     Scenario s = two_d();
     s.execution.delayed_update = delayed;
-    sim::SimResult folded = run(s, true), all = run(s, false);
-    EXPECT_EQ(folded.replica_fold, 4);
-    EXPECT_EQ(all.replica_fold, 1);
-    expect_same_ranks(folded, all); // link statistics are replica 0's alone
-    ASSERT_EQ(folded.trace.size(), all.trace.size());
-    EXPECT_LE(folded.counters.activities() * 4, all.counters.activities());
+    sim::SimResult bundled = run(s, true), all = run(s, false);
+    EXPECT_EQ(bundled.replica_bundle, 4);
+    EXPECT_EQ(all.replica_bundle, 1);
+    expect_same_ranks(bundled, all); // link statistics are replica 0's alone
+    ASSERT_EQ(bundled.trace.size(), all.trace.size());
+    EXPECT_LE(bundled.counters.activities() * 4, all.counters.activities());
     if (!delayed) {
       EXPECT_GT(all.ranks[0][sim::Category::dp_comm], Seconds(0));
     }
   }
 }
 
-TEST(ReplicaFold, AFoldedGpuRunsAtItsSlowestImagesPace) {
+TEST(ReplicaBundle, ABundledGpuRunsAtItsSlowestImagesPace) {
   // GPUs of unequal speed (the H100 preset's spread, on a per-operator transformer): TP 16
-  // across two nodes x DP 4 x PP 2. Unfolded, the step meets the slowest of the 128 GPUs,
-  // wherever it sits; folded, each of replica 0's GPUs runs at the slowest of its 4 images, so
-  // the folded step is at least the unfolded one, and within the spread of it (the slowest
+  // across two nodes x DP 4 x PP 2. Unbundled, the step meets the slowest of the 128 GPUs,
+  // wherever it sits; bundled, each of replica 0's GPUs runs at the slowest of its 4 images, so
+  // the bundled step is at least the unbundled one, and within the spread of it (the slowest
   // GPU's kernels take 1 / (1 - 0.0176 x 2.66) = 1.049 x the preset's time at its quantile
   // 127.5 / 128, so a whole step cannot differ by more).
   Scenario s = two_d();
@@ -86,32 +86,32 @@ TEST(ReplicaFold, AFoldedGpuRunsAtItsSlowestImagesPace) {
   s.system.gpu = h100_preset();
   s.execution.tp = 16, s.execution.tp_2d = 1, s.execution.tp_collective = "ring";
   s.execution.tp_overlap = s.execution.sequence_parallel = false;
-  sim::SimResult folded = run(s, true), all = run(s, false);
-  EXPECT_GE(folded.step_time.value(), all.step_time.value() * (1 - 1e-9));
-  EXPECT_LE(folded.step_time.value(), all.step_time.value() * 1.049);
-  // With replica 0's own speeds the folded step would be the shorter: its slowest GPU is not
+  sim::SimResult bundled = run(s, true), all = run(s, false);
+  EXPECT_GE(bundled.step_time.value(), all.step_time.value() * (1 - 1e-9));
+  EXPECT_LE(bundled.step_time.value(), all.step_time.value() * 1.049);
+  // With replica 0's own speeds the bundled step would be the shorter: its slowest GPU is not
   // the slowest of the 128 (measured by a build without the images, which fails the first
   // expectation).
 }
 
-TEST(ReplicaFold, OneReplicaHasNothingToFold) {
+TEST(ReplicaBundle, OneReplicaHasNothingToBundle) {
   Scenario s = two_d();
   s.execution.dp = 1, s.execution.global_batch = 8;
   s.system.topology.params = fat_tree(4);
   LoadedScenario loaded = build_unguarded(s);
   sim::SimOptions o;
-  o.fold_replicas = true;
-  EXPECT_EQ(sim::replica_fold(loaded.scenario, loaded.topology, o), 1);
+  o.bundle_replicas = true;
+  EXPECT_EQ(sim::replica_bundle(loaded.scenario, loaded.topology, o), 1);
 }
 
-// The first line of the refusal of `s` under --fold-replicas (fast mode unless `fine`).
+// The first line of the refusal of `s` under --bundle-replicas (fast mode unless `fine`).
 std::string refusal(const Scenario& s, bool fine = false) {
   LoadedScenario loaded = build_unguarded(s);
   sim::SimOptions o;
-  o.fold_replicas = true;
+  o.bundle_replicas = true;
   if (fine) o.fidelity = sim::Fidelity::fine;
   try {
-    sim::replica_fold(loaded.scenario, loaded.topology, o);
+    sim::replica_bundle(loaded.scenario, loaded.topology, o);
   } catch (const Error& e) {
     EXPECT_EQ(e.exit_code(), ExitCode::input);
     return e.what();
@@ -119,14 +119,14 @@ std::string refusal(const Scenario& s, bool fine = false) {
   return "accepted";
 }
 
-TEST(ReplicaFold, IsRefusedWhereOneReplicaCannotStandForAll) {
+TEST(ReplicaBundle, IsRefusedWhereOneReplicaCannotStandForAll) {
   EXPECT_EQ(refusal(two_d()), "accepted");
   EXPECT_EQ(refusal(two_d(), true),
-            "--fold-replicas: fast mode only (fine mode runs every replica)");
+            "--bundle-replicas: fast mode only (fine mode runs every replica)");
   Scenario tree = two_d();
   tree.execution.dp_collective = "tree";
   tree.execution.zero = 0; // a tree has no reduce-scatter
-  EXPECT_EQ(refusal(tree), "--fold-replicas: needs dp_collective: ring (here tree): a folded "
+  EXPECT_EQ(refusal(tree), "--bundle-replicas: needs dp_collective: ring (here tree): a bundled "
                            "group keeps only the ring's neighbours");
   Scenario cp = two_d(); // context parallelism needs attention: a 1-D TP block of two nodes
   cp.model.kind = ModelKind::transformer;
@@ -134,15 +134,15 @@ TEST(ReplicaFold, IsRefusedWhereOneReplicaCannotStandForAll) {
   cp.model.vocab = 32000;
   cp.execution.tp = 16, cp.execution.tp_2d = 1, cp.execution.tp_collective = "ring";
   cp.execution.cp = 2, cp.execution.dp = 2;
-  EXPECT_EQ(refusal(cp), "--fold-replicas: needs cp 1 and ep 1 (here cp 2, ep 1): their groups "
+  EXPECT_EQ(refusal(cp), "--bundle-replicas: needs cp 1 and ep 1 (here cp 2, ep 1): their groups "
                          "span the replicas");
   Scenario node = two_d();
   node.execution.tp = 1, node.execution.dp = 8; // a block of one node
   node.execution.tp_collective = "ring";
-  EXPECT_EQ(refusal(node), "--fold-replicas: needs a TP block of whole nodes, at least two (here "
-                           "tp x tp_2d = 8 on nodes of 8 GPUs): a DP ring's next replica folds "
+  EXPECT_EQ(refusal(node), "--bundle-replicas: needs a TP block of whole nodes, at least two (here "
+                           "tp x tp_2d = 8 on nodes of 8 GPUs): a DP ring's next replica maps "
                            "onto the next node of the block");
-  std::string fabric = "--fold-replicas: needs a non-blocking fat tree with ecmp: spray, where no "
+  std::string fabric = "--bundle-replicas: needs a non-blocking fat tree with ecmp: spray, where no "
                        "link beyond a node's own is tighter than its NICs";
   EXPECT_EQ(refusal(two_d(one_leaf("rail"))), fabric);
   EXPECT_EQ(refusal(two_d(one_leaf("spray", 2))), fabric);

@@ -1,4 +1,4 @@
-#include "sim/replica_fold.hpp"
+#include "sim/replica_bundle.hpp"
 
 #include <string>
 #include <variant>
@@ -18,7 +18,7 @@ int image_in_replica0(const Layout& layout, int rank) {
 }
 
 [[noreturn]] void refuse(const std::string& why) {
-  throw Error(ExitCode::input, "--fold-replicas: " + why);
+  throw Error(ExitCode::input, "--bundle-replicas: " + why);
 }
 
 // What makes one replica stand for all: every other replica's flows cross only its own nodes'
@@ -26,7 +26,7 @@ int image_in_replica0(const Layout& layout, int rank) {
 // switches spread each flow over every uplink), and each DP ring's next replica has an image
 // on another node of the sender's own replica, at the same place in a block whose members run
 // in step (a TP block spanning whole nodes, at least two).
-void check_foldable(const Scenario& s, const topo::Topology& topology, const SimOptions& o) {
+void check_bundleable(const Scenario& s, const topo::Topology& topology, const SimOptions& o) {
   const ExecutionSpec& e = s.execution;
   if (o.fidelity != Fidelity::fast) refuse("fast mode only (fine mode runs every replica)");
   if (s.faults.links())
@@ -36,12 +36,12 @@ void check_foldable(const Scenario& s, const topo::Topology& topology, const Sim
            "): their groups span the replicas");
   if (e.dp_collective != "ring")
     refuse("needs dp_collective: ring (here " + e.dp_collective +
-           "): a folded group keeps only the ring's neighbours");
+           "): a bundled group keeps only the ring's neighbours");
   int g = topology.gpus_per_node();
   if (g < 1 || e.tp_ranks() % g != 0 || e.tp_ranks() / g < 2)
     refuse("needs a TP block of whole nodes, at least two (here tp x tp_2d = " +
            std::to_string(e.tp_ranks()) + " on nodes of " + std::to_string(g) +
-           " GPUs): a DP ring's next replica folds onto the next node of the block");
+           " GPUs): a DP ring's next replica maps onto the next node of the block");
   const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
   if (clos == nullptr || !topo::fat_tree_sprays(*clos) || clos->oversubscription > 1.0)
     refuse("needs a non-blocking fat tree with ecmp: spray, where no link beyond a node's own "
@@ -50,13 +50,13 @@ void check_foldable(const Scenario& s, const topo::Topology& topology, const Sim
 
 } // namespace
 
-int replica_fold(const Scenario& s, const topo::Topology& topology, const SimOptions& o) {
-  if (!o.fold_replicas || s.execution.weight_replicas() < 2) return 1;
-  check_foldable(s, topology, o);
+int replica_bundle(const Scenario& s, const topo::Topology& topology, const SimOptions& o) {
+  if (!o.bundle_replicas || s.execution.weight_replicas() < 2) return 1;
+  check_bundleable(s, topology, o);
   return s.execution.weight_replicas();
 }
 
-int fold_partner(const ExecutionSpec& e, int rank, int gpus_per_node) {
+int bundle_partner(const ExecutionSpec& e, int rank, int gpus_per_node) {
   int block = e.tp_ranks();
   return rank - rank % block + (rank % block + gpus_per_node) % block;
 }
