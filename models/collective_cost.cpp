@@ -68,10 +68,10 @@ CollectiveCost pick(std::string_view algorithm, int phases, Bytes n, int p,
 
 } // namespace
 
-int tree_chunks(Bytes half) {
-  constexpr double kChunkBytes = 1024.0 * 1024.0; // NCCL pipelines ~0.5-1 MiB chunks
-  constexpr int kMaxChunks = 64;                  // caps fine mode's steps (and latency)
-  return std::clamp(static_cast<int>(std::ceil(half.value() / kChunkBytes)), 1, kMaxChunks);
+int tree_segments(Bytes half) {
+  constexpr double kSegmentBytes = 1024.0 * 1024.0; // NCCL pipelines ~0.5-1 MiB segments
+  constexpr int kMaxSegments = 64;                  // caps fine mode's steps (and latency)
+  return std::clamp(static_cast<int>(std::ceil(half.value() / kSegmentBytes)), 1, kMaxSegments);
 }
 
 int pat_steps(int p) {
@@ -95,7 +95,7 @@ bool auto_runs_tree(CollectiveOp op, Bytes n, int p, int channels, Seconds alpha
                     BytesPerSecond bandwidth) {
   if (op != CollectiveOp::all_reduce || p <= 2) return false;
   double a = alpha.value(), bytes = n.value(), b = bandwidth.value();
-  double tree = (2 * half_steps("tree", p) + tree_chunks(n / 2.0) - 1) * a + 2 * bytes / b;
+  double tree = (2 * half_steps("tree", p) + tree_segments(n / 2.0) - 1) * a + 2 * bytes / b;
   double ring = 2 * (p - 1) * (a + bytes / (p * channels * b));
   return tree < ring;
 }
@@ -157,9 +157,8 @@ CollectiveCost collective_price::deepep(Bytes n, int p, const RoundsTier& rounds
   for (const GroupTiers& t : rings) {
     int block = t.block > 1 && p % t.block == 0 ? t.block : 1, nodes = p / block;
     double copy = n.value() / p;
-    double share = routing.experts > 0
-                       ? deepep_network_share(routing.experts, routing.top_k, p, block)
-                       : 1.0;
+    double share =
+        routing.experts > 0 ? deepep_network_share(routing.experts, routing.top_k, p, block) : 1.0;
     const Tier& hop = block > 1 ? t.across : t.closest;
     CollectiveCost c{Seconds(0), Seconds(0), rounds.name};
     if (nodes > 1)

@@ -87,13 +87,13 @@ int pat_steps(int p);
 int pat_distance(int p, int step);
 int pat_blocks(int p, int step);
 
-/// The pipelined double binary tree's chunks per half of an all-reduce (about 1 MiB each, 1
+/// The pipelined double binary tree's segments per half of an all-reduce (about 1 MiB each, 1
 /// to 64: sim/collective_tree.cpp pipelines them).
-int tree_chunks(Bytes half);
+int tree_segments(Bytes half);
 
 /// What `auto` runs (NCCL's choice by size; its tuner prices each algorithm and takes the
 /// fastest): for an all-reduce of n bytes over p ranks, the double binary tree when its time
-/// without contention, (2H + C - 1) alpha + 2n/B (H = ceil(log2 p), C = tree_chunks(n/2)),
+/// without contention, (2H + C - 1) alpha + 2n/B (H = ceil(log2 p), C = tree_segments(n/2)),
 /// is below the ring's, 2(p-1)(alpha + n/(p c B)) with its c channels, both at the ring's
 /// slowest pair (alpha, B); the ring otherwise, and for the other operations.
 bool auto_runs_tree(CollectiveOp op, Bytes n, int p, int channels, Seconds alpha,

@@ -128,7 +128,7 @@ Scenario frontier_scenario(const FrontierPoint& point, const FrontierHardware& h
   s.system.gpu = hw.gpu;
   s.system.topology = frontier_topology(point.plan, hw);
   s.execution = execution_of(point);
-  // Transformer Engine's overlap moves the TP chunks with its userbuffers kernels, which read
+  // Transformer Engine's overlap moves the TP splits with its userbuffers kernels, which read
   // and write every peer's buffer at once over NVLink: direct collectives, where the TP block
   // is inside one node.
   const auto& nodes = std::get<topo::FatTreeParams>(s.system.topology.params);

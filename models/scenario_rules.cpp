@@ -129,7 +129,7 @@ void check_degrees(const Rules& r) {
 
 // Context parallelism as modelled (models/step_program.cpp): a transformer's flash attention over
 // keys and values gathered from the CP group, each rank holding 2 of the sequence's 2 cp
-// chunks (Llama 3's load balance for the causal mask).
+// pieces (Llama 3's load balance for the causal mask).
 void check_context(const Rules& r) {
   const ExecutionSpec& e = r.s.execution;
   const ModelSpec& m = r.s.model;
@@ -144,7 +144,7 @@ void check_context(const Rules& r) {
   if (m.seq_len % (2L * e.cp) != 0)
     r.broken("execution.cp", cp,
              "must split model.seq_len (" + std::to_string(m.seq_len) +
-                 ") into 2 x cp = " + std::to_string(2L * e.cp) + " equal chunks");
+                 ") into 2 x cp = " + std::to_string(2L * e.cp) + " equal pieces");
 }
 
 // 2-D tensor parallelism as modelled (models/step_program.cpp): the paper's MLP block, whose two

@@ -75,19 +75,19 @@ protected:
   void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count,
                  const CollectiveEnv& env) const override {
     const std::vector<const Inboxes*>& rounds = rounds_of(g, *env.mailboxes);
-    double chunk = bytes.value() / g.size;
+    double segment = bytes.value() / g.size;
     if (count > 1) sg4::this_actor::sleep_for(round_latencies(g, env) * (count - 1));
     for (int k = 1; k < g.size; ++k)
-      round(g, rounds, k, chunk * count * env.routing.pair_load(g.me, (g.me + k) % g.size), env);
+      round(g, rounds, k, segment * count * env.routing.pair_load(g.me, (g.me + k) % g.size), env);
   }
 
 private:
   // Each sender sends its own bytes (under imbalance, as much as the pair's load says); the
   // receive takes whatever its sender sent.
-  static void round(const Group& g, const std::vector<const Inboxes*>& rounds, int k, double chunk,
-                    const CollectiveEnv& env) {
+  static void round(const Group& g, const std::vector<const Inboxes*>& rounds, int k,
+                    double segment, const CollectiveEnv& env) {
     const Inboxes& inboxes = *rounds[static_cast<size_t>(k)];
-    sg4::CommPtr out = send(inboxes, g.member(g.me + k), chunk, env);
+    sg4::CommPtr out = send(inboxes, g.member(g.me + k), segment, env);
     wait_on(receive(inboxes, g.rank()), kReceiving);
     wait_on(out, kSending);
   }
@@ -120,14 +120,14 @@ protected:
                  const CollectiveEnv& env) const override {
     const std::vector<const Inboxes*>& peers = rounds_of(g, *env.mailboxes);
     int phases = direct_phases(op) * count;
-    double chunk = bytes.value() / g.size;
+    double segment = bytes.value() / g.size;
     std::vector<std::pair<int, int>> sends = everyone(g);
     if (env.fidelity == Fidelity::fine) {
-      for (int i = 0; i < phases; ++i) exchange(g, peers, sends, chunk, env);
+      for (int i = 0; i < phases; ++i) exchange(g, peers, sends, segment, env);
       return;
     }
     sg4::this_actor::sleep_for(slowest_peer(g, env) * (phases - 1));
-    exchange(g, peers, sends, chunk * phases, env);
+    exchange(g, peers, sends, segment * phases, env);
   }
 
 private:
@@ -188,10 +188,11 @@ private:
   static double latencies(const Group& g, int block, const CollectiveEnv& env) {
     double across = 0, near = 0;
     for (int n = 1; n < g.size / block; ++n)
-      across = std::max(across, env.topology->path_latency(g.rank(), g.member(g.me + n * block)).value());
+      across = std::max(across,
+                        env.topology->path_latency(g.rank(), g.member(g.me + n * block)).value());
     for (int t = 1; t < block; ++t)
-      near = std::max(near, env.topology->path_latency(g.rank(), g.member(within(g, block, t)))
-                                .value());
+      near = std::max(near,
+                      env.topology->path_latency(g.rank(), g.member(within(g, block, t))).value());
     return across + near;
   }
 };

@@ -67,7 +67,7 @@ void ring_exchange(const RingView& ring, double bytes, const CollectiveEnv& env,
 // has its own inboxes (Channel::lane), so a receive meets its own predecessor's message of its
 // own round: with one inbox for all channels, a rank that ran a collective ahead could have
 // its message taken by another channel's receive, and the sends left waiting formed a cycle.
-void fine_rounds(const RingView& ring, int steps, double chunk, const CollectiveEnv& env,
+void fine_rounds(const RingView& ring, int steps, double segment, const CollectiveEnv& env,
                  double rate) {
   std::vector<sg4::CommPtr> outs;
   outs.reserve(static_cast<size_t>(steps * ring.channels));
@@ -80,7 +80,7 @@ void fine_rounds(const RingView& ring, int steps, double chunk, const Collective
       for (int c = 0; c < ring.channels; ++c) wait_on(outs[waited++], kSending);
     for (int c = 0; c < ring.channels; ++c) {
       const Inboxes& lane = ring.inboxes->lane(c);
-      outs.push_back(send(lane, next_on(ring, c), chunk / ring.channels, env, rate));
+      outs.push_back(send(lane, next_on(ring, c), segment / ring.channels, env, rate));
       ins[static_cast<size_t>(c)] = receive(lane, ring.me);
     }
     for (const sg4::CommPtr& in : ins) wait_on(in, kReceiving);
@@ -124,22 +124,22 @@ int ring_steps(CollectiveOp op, int size) {
 
 namespace {
 
-// The rate NCCL moves a ring's steps of `chunk` bytes at, when it runs below the links' own
+// The rate NCCL moves a ring's steps of `segment` bytes at, when it runs below the links' own
 // bandwidth (an NVLink ring of the per-operator path); 0: no cap.
-double nccl_rate(const RingCost* cost, double chunk, const CollectiveEnv& env) {
+double nccl_rate(const RingCost* cost, double segment, const CollectiveEnv& env) {
   if (cost == nullptr) return 0;
-  double fraction = nvlink_fraction(cost->slowest.tier, Bytes(chunk), env.nvlink);
+  double fraction = nvlink_fraction(cost->slowest.tier, Bytes(segment), env.nvlink);
   return fraction < 1.0 ? fraction * cost->slowest.bandwidth.value() : 0;
 }
 
 } // namespace
 
-void ring_rounds(const RingView& ring, int steps, double chunk, const CollectiveEnv& env) {
+void ring_rounds(const RingView& ring, int steps, double segment, const CollectiveEnv& env) {
   if (steps < 1) return;
   const RingCost* cost = env.paths != nullptr ? &env.paths->ring(ring.members) : nullptr;
-  double nccl = nccl_rate(cost, chunk, env);
+  double nccl = nccl_rate(cost, segment, env);
   if (env.fidelity == Fidelity::fine) {
-    fine_rounds(ring, steps, chunk, env, nccl);
+    fine_rounds(ring, steps, segment, env, nccl);
     return;
   }
   // Fine mode pays a latency before each round's bytes, so its traffic spans the rounds'
@@ -155,14 +155,14 @@ void ring_rounds(const RingView& ring, int steps, double chunk, const Collective
       (uniform ? ring.hop_latency : cost->max_latency).value() * (steps - rounds) / 2;
   if (steps > rounds) sg4::this_actor::sleep_for(half_rest);
   if (rounds > 1) {
-    fine_rounds(ring, rounds, chunk * steps / rounds, env, nccl);
+    fine_rounds(ring, rounds, segment * steps / rounds, env, nccl);
   } else if (uniform) {
-    ring_exchange(ring, chunk * steps, env, nccl);
+    ring_exchange(ring, segment * steps, env, nccl);
   } else {
     // Every member posts after the same wait, so that no flow is held up by a receiver that
     // posts late; each then pays its own pair's latency once.
     double slowest = cost->slowest.bandwidth.value();
-    ring_exchange(ring, chunk * steps, env, nccl > 0 ? std::min(nccl, slowest) : slowest);
+    ring_exchange(ring, segment * steps, env, nccl > 0 ? std::min(nccl, slowest) : slowest);
   }
   if (steps > rounds) sg4::this_actor::sleep_for(half_rest);
   // A ring step by step holds every member to the slowest flow's pace: none can send step s+1
@@ -179,10 +179,10 @@ Seconds ring_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
   const RingCost& cost = env.paths->ring(g.span());
   TRAINSIM_CHECK(cost.uniform && g.span().ring_channels() == 1,
                  "ring_alone() on a ring whose pairs differ");
-  double chunk = bytes.value() / g.size, steps = ring_steps(op, g.size) * count;
-  double nccl = nccl_rate(&cost, chunk, env);
+  double segment = bytes.value() / g.size, steps = ring_steps(op, g.size) * count;
+  double nccl = nccl_rate(&cost, segment, env);
   double rate = nccl > 0 ? nccl : cost.slowest.bandwidth.value();
-  return Seconds(steps * (cost.max_latency.value() + chunk / rate));
+  return Seconds(steps * (cost.max_latency.value() + segment / rate));
 }
 
 namespace {
@@ -191,7 +191,7 @@ namespace {
 // both, 2(p-1) rounds: t = 2(p-1) (alpha + n / (p B)).
 class Ring final : public CollectiveAlgorithm {
 protected:
-  // count rings back to back are count x steps rounds of the same chunk size.
+  // count rings back to back are count x steps rounds of the same segment size.
   void run_calls(CollectiveOp op, const Group& g, Bytes bytes, int count,
                  const CollectiveEnv& env) const override {
     ring_rounds(ring_of(g, env.mailboxes->channel(g.channel)), ring_steps(op, g.size) * count,

@@ -45,20 +45,20 @@ RingView ring_of(const Group& g, const Inboxes& inboxes);
 /// Ring rounds of an op over `size` members: 2(p-1) for an all-reduce, p-1 otherwise.
 int ring_steps(CollectiveOp op, int size);
 
-/// `steps` rounds in which every rank passes `chunk` bytes to the next one (chunk / channels
+/// `steps` rounds in which every rank passes `segment` bytes to the next one (segment / channels
 /// on each channel's ring). Fine mode's rounds
 /// run in lockstep, each as long as the slowest neighbour pair's. Fast mode sends the rounds'
 /// bytes as one flow and pays the other rounds' latency as a wait, half before the flow and
 /// half after; when the ring's pairs
 /// differ (some over NVLink, some over the network) every flow is capped at the slowest
 /// pair's bandwidth and waits out the slowest pair's latency, so that a rank on a fast pair
-/// does not finish early: without contention both modes take steps x (latency + chunk /
+/// does not finish early: without contention both modes take steps x (latency + segment /
 /// bandwidth) of the slowest pair.
-void ring_rounds(const RingView& ring, int steps, double chunk, const CollectiveEnv& env);
+void ring_rounds(const RingView& ring, int steps, double segment, const CollectiveEnv& env);
 
 /// What `count` back-to-back ring collectives of `bytes` take on `g`'s own ring when nothing
 /// else uses its links: ring_rounds()'s time for them without contention, steps x (latency +
-/// chunk / rate), the rate being the slowest pair's bandwidth or NCCL's efficiency over NVLink.
+/// segment / rate), the rate being the slowest pair's bandwidth or NCCL's efficiency over NVLink.
 /// The group's ring must have one latency and bandwidth for every pair.
 Seconds ring_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
                    const CollectiveEnv& env);

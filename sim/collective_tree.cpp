@@ -7,15 +7,15 @@
 // every member is a leaf of one tree and an inner node of at most the other. Each tree reduces
 // half of the data up to its root and broadcasts it back down.
 //
-// Pipelining (fine mode): each half is cut into C chunks (one per MiB, 1 <= C <= 64). In step
-// s, a node of height h sends chunk s-h to its parent (having received it from its children
-// in earlier steps), the root of height H turns chunk k around in step H+k, and a node at depth
-// d forwards chunk s-H-d to its children. All streams are on for C consecutive steps, and the
-// last chunk reaches the deepest leaf in step 2H+C-2, so a rank waits for its own step's
+// Pipelining (fine mode): each half is cut into C segments (one per MiB, 1 <= C <= 64). In step
+// s, a node of height h sends segment s-h to its parent (having received it from its children
+// in earlier steps), the root of height H turns segment k around in step H+k, and a node at depth
+// d forwards segment s-H-d to its children. All streams are on for C consecutive steps, and the
+// last segment reaches the deepest leaf in step 2H+C-2, so a rank waits for its own step's
 // sends and receives, step after step, S = 2H + C - 1 times, H = ceil(log2 p):
 //   t = S alpha + (sum over steps of k_s) c / B,   c = n / (2C),
-// k_s being the most chunks any rank sends or receives in step s (so they share its link).
-// In the steady state an inner node sends 4 chunks per step (one up and two down in its
+// k_s being the most segments any rank sends or receives in step s (so they share its link).
+// In the steady state an inner node sends 4 segments per step (one up and two down in its
 // inner tree, one up in its leaf tree) and receives 4, so sum k_s = 4C + O(H): for large C,
 // t -> (2H + C) alpha + 2n/B, the pipelined double-tree bound (each rank sends and receives
 // 2n in all, like a ring's 2n(p-1)/p).
@@ -42,7 +42,7 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
-int chunks(double half) { return tree_chunks(Bytes(half)); }
+int segments(double half) { return tree_segments(Bytes(half)); }
 
 // ---- The binary tree on positions 0..p-1 (NCCL's ncclGetBtree) ----
 
@@ -132,14 +132,14 @@ std::vector<Stream> streams_of(int me, int p) {
 
 /// What fast mode needs to reproduce fine mode's pipeline on the busiest link.
 struct Shape {
-  double sum_busiest = 0; ///< sum over steps of the most chunks a rank sends or receives then
+  double sum_busiest = 0; ///< sum over steps of the most segments a rank sends or receives then
   int most_streams = 0;   ///< the most streams on one rank's link in one direction
 };
 
 Shape shape_of(int p, int c) {
   int steps = 2 * height_of(0, p) + c - 1;
   std::vector<int> busiest(static_cast<size_t>(steps), 0);
-  std::vector<int> load[2] = {busiest, busiest}; // this rank's chunks per step: received, sent
+  std::vector<int> load[2] = {busiest, busiest}; // this rank's segments per step: received, sent
   Shape shape;
   for (int me = 0; me < p; ++me) {
     int streams[2] = {0, 0};
@@ -172,7 +172,7 @@ protected:
     auto inboxes = channels_.get(g.channel, *env.mailboxes);
     std::vector<Stream> streams = streams_of(g.me, g.size);
     double half = bytes.value() / 2;
-    int c = chunks(half);
+    int c = segments(half);
     if (env.fidelity == Fidelity::fine) return pipeline(g, streams, inboxes, c, half / c, env);
     const Shape& shape = shape_cached(g.size, c);
     // The flows pay one latency themselves (about the slowest edge's).
@@ -208,16 +208,16 @@ private:
   }
 
   static void pipeline(const Group& g, const std::vector<Stream>& streams, const Channels& all,
-                       int c, double chunk, const CollectiveEnv& env) {
+                       int c, double segment, const CollectiveEnv& env) {
     int steps = 2 * height_of(0, g.size) + c - 1;
     for (int step = 0; step < steps; ++step)
       post_all(
           g, streams, all, [&](const Stream& s) { return s.start <= step && step < s.start + c; },
-          chunk, env);
+          segment, env);
   }
 
-  /// Fine mode's latency for this rank: its chunks climb to the root and come back, one
-  /// step per edge (2 x the path's latencies), and the other C-1 chunks follow one step each,
+  /// Fine mode's latency for this rank: its segments climb to the root and come back, one
+  /// step per edge (2 x the path's latencies), and the other C-1 segments follow one step each,
   /// at the slowest edge's latency. The larger of the two trees; the deepest leaves wait longest.
   static Latency path_latency(const Group& g, int c, const topo::Topology& topology) {
     Latency worst;
@@ -244,7 +244,7 @@ private:
   }
 
   SubChannels<6> channels_{{"t0u0", "t0u1", "t0d", "t1u0", "t1u1", "t1d"}};
-  // O(p S) to compute, so once per (group size, chunk count); single-threaded like SimGrid.
+  // O(p S) to compute, so once per (group size, segment count); single-threaded like SimGrid.
   mutable std::map<std::pair<int, int>, Shape> shapes_;
 };
 

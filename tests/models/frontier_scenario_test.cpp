@@ -56,7 +56,7 @@ TEST(FrontierScenario, APointIsAnMlpScenarioOnItsPlan) {
   EXPECT_EQ(t.gpus_per_node, 8);
   EXPECT_DOUBLE_EQ(t.nvlink_bandwidth.value(), 450e9);
   EXPECT_DOUBLE_EQ(t.nic_bandwidth.value(), 50e9);
-  // The TP block (2 GPUs) is inside a node: its overlapped chunks run as Transformer Engine's
+  // The TP block (2 GPUs) is inside a node: its overlapped splits run as Transformer Engine's
   // userbuffers kernels do, directly among the peers.
   EXPECT_TRUE(s.execution.tp_overlap);
   EXPECT_TRUE(s.execution.sequence_parallel); // Megatron-LM's overlap needs it

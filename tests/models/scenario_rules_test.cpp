@@ -151,7 +151,7 @@ TEST(ScenarioRules, TwoDimensionalTpNamesWhatItNeeds) {
 
 TEST(ScenarioRules, ContextParallelismNamesWhatItNeeds) {
   // cp 2 over small()'s 8 GPUs: dp 1 x tp 2 x pp 2 x cp 2; a sequence of 512 tokens splits
-  // into 2 x cp = 4 chunks of 128.
+  // into 2 x cp = 4 pieces of 128.
   Scenario s = small();
   s.execution.dp = 1;
   s.execution.cp = 2;
@@ -162,9 +162,9 @@ TEST(ScenarioRules, ContextParallelismNamesWhatItNeeds) {
   bad.execution.cp = 0;
   EXPECT_EQ(refusal(bad), "code.yaml: execution.cp = '0': must be greater than zero");
   bad = s;
-  bad.model.seq_len = 510; // not 4 equal chunks
+  bad.model.seq_len = 510; // not 4 equal pieces
   EXPECT_EQ(refusal(bad), "code.yaml: execution.cp = '2': must split model.seq_len (510) into 2 x "
-                          "cp = 4 equal chunks");
+                          "cp = 4 equal pieces");
   bad = s;
   bad.model.kind = ModelKind::mlp;
   EXPECT_EQ(refusal(bad), "code.yaml: execution.cp = '2': needs a transformer (the MLP-block "

@@ -95,8 +95,8 @@ TEST(RingTest, NvlinkRingsRunAtNcclsEfficiencyForTheirStepSize) {
 
 // ---- tree ----
 //
-// n = 32 MiB: each tree carries 16 MiB in C = 16 chunks of c = 1 MiB = 1048576 B.
-// p = 8 (H = 3): S = 2H + C - 1 = 21 steps. Most chunks a rank moves per step (k_s): steps
+// n = 32 MiB: each tree carries 16 MiB in C = 16 segments of c = 1 MiB = 1048576 B.
+// p = 8 (H = 3): S = 2H + C - 1 = 21 steps. Most segments a rank moves per step (k_s): steps
 // 0-2 are the fill, where leaves send up and inner nodes receive from their two children (2);
 // step 3 adds the root's first broadcast reaching height 2 (3); steps 4-16 are the steady
 // state, 4 per inner node each way; steps 17-20 mirror the fill (3, 2, 2, 2).
@@ -113,7 +113,7 @@ TEST(TreeTest, AllReduceOverIbTakes2Log2PPlusCSteps) {
   expect_both(fat_tree(4, 1), "tree", CollectiveOp::all_reduce, 4, 32 * MiB, 1422.12e-6);
 }
 
-// A small message is one chunk: p = 8, n = 64 KiB, c = 32 KiB = 32768 B, S = 2H = 6 steps,
+// A small message is one segment: p = 8, n = 64 KiB, c = 32 KiB = 32768 B, S = 2H = 6 steps,
 // k_s = 2, 2, 1, 1, 2, 2 (sum 10): t = 6 x 1 us + 10 x 32768 / 450e9 s = 6 + 0.728 = 6.728 us,
 // against 14 steps (14.5 us) for a ring: the tree's latency is 2 log2 p steps.
 TEST(TreeTest, SmallAllReduceIsLatencyBound) {
@@ -339,8 +339,7 @@ TEST(CollectivesTest, FastModeIssuesFewerComms) {
 
 TEST(CollectivesTest, RegistryNamesAndDefaults) {
   EXPECT_EQ(collective_names(), (std::vector<std::string>{"ring", "tree", "hierarchical", "auto",
-                                                          "direct", "pat", "pairwise",
-                                                          "deepep"}));
+                                                          "direct", "pat", "pairwise", "deepep"}));
   for (const auto& info : collective_catalogue()) {
     EXPECT_NE(make_collective(info.name), nullptr) << info.name; // every name has an implementation
     EXPECT_FALSE(info.description.empty()) << info.name;

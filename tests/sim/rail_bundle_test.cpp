@@ -78,7 +78,7 @@ TEST(RailBundle, DestinationRoutingBundlesToo) {
 }
 
 TEST(RailBundle, TheOverlappedTpStreamGivesThePerFlowResult) {
-  // tp_overlap: bundled, the TP stream's chunks take their time alone one after another; per
+  // tp_overlap: bundled, the TP stream's splits take their time alone one after another; per
   // flow, helper actors run their rings over the node's NVLink, which nothing else uses. The
   // same step and breakdowns, and the same trace events.
   Scenario s = step();

@@ -46,7 +46,7 @@ TEST(TwoDimensionalTp, EachGpuMovesThePapersBytes) {
   // Per layer 83,886,080 words x 2 B = 167,772,160 B; 2 layers 335,544,320 B per GPU.
   Scenario s = one_node(2, 2);
   EXPECT_DOUBLE_EQ(sent_per_gpu(s, simulate(s)), 335544320.0);
-  // Overlapped, the same collectives go in 4 chunks: the same bytes.
+  // Overlapped, the same collectives go in 4 splits: the same bytes.
   s.execution.tp_overlap = true;
   EXPECT_DOUBLE_EQ(sent_per_gpu(s, simulate(s)), 335544320.0);
   // tp 4 x tp_2d 2: per GPU 2[I d (4-1) + I f (2-1)] / 8 per matmul, twice per layer:
@@ -57,8 +57,8 @@ TEST(TwoDimensionalTp, EachGpuMovesThePapersBytes) {
 
 TEST(TwoDimensionalTp, TheClosedFormAgreesWhereNothingContends) {
   // One node: every ring has its own NVLink links, so the simulated step is the closed form's
-  // sum of kernels and collectives (models/step_program.cpp and models/closed_form.cpp price the same
-  // ops), fast and fine, and with TP overlap the simulator cannot beat the bound.
+  // sum of kernels and collectives (models/step_program.cpp and models/closed_form.cpp price the
+  // same ops), fast and fine, and with TP overlap the simulator cannot beat the bound.
   for (auto [tp, tp_2d] : {std::pair{2, 2}, std::pair{4, 2}, std::pair{1, 4}}) {
     Scenario s = one_node(tp, tp_2d);
     for (auto fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
@@ -76,12 +76,12 @@ TEST(TwoDimensionalTp, TheClosedFormAgreesWhereNothingContends) {
 TEST(TwoDimensionalTp, AcrossNodesEachAxisOverlapsOnAStreamOfItsOwn) {
   // tp 2 x tp_2d 2 on 2 nodes of 2 GPUs: the second axis inside each node (NVLink 450 GB/s),
   // the first across them (the NIC's 50 GB/s), links without latency, kernels of no
-  // measurable time (1e30 FLOP/s, 1e30 B/s), one MLP layer, tp_overlap. Per chunk (a quarter):
+  // measurable time (1e30 FLOP/s, 1e30 B/s), one MLP layer, tp_overlap. Per split (a quarter):
   //   hidden all-reduce over tp_2d, n = kHiddenBytes; over 2 GPUs each sends n:
   //     a = n / 4 / 450e9 = 37.28 us;
   //   output all-reduce over tp, n = kOutputBytes: b = n / 4 / 50e9 = 83.89 us.
-  // Fine mode, each pass (forward; backward the same shape): down's chunk j waits for hidden
-  // chunk j, then starts output chunk j on the first axis's stream, which runs behind the
+  // Fine mode, each pass (forward; backward the same shape): down's split j waits for hidden
+  // split j, then starts output split j on the first axis's stream, which runs behind the
   // previous one: the pass ends at a + 4b, both streams side by side. (Queued on one stream,
   // as inside one node, it would be 4a + 4b.) Fast mode folds the pass into one block's
   // pipeline, the same a + 4b. Both are at least the bound's longer axis, 4b a pass.
@@ -104,16 +104,16 @@ TEST(TwoDimensionalTp, AcrossNodesEachAxisOverlapsOnAStreamOfItsOwn) {
 TEST(TwoDimensionalTp, FastModeLeavesOnlyTheOutputsReductionAfterThePipeline) {
   // The setting above with kernels of some time: a GPU of a tenth of the H100's peak, whose
   // MLP block takes k = 2 x 4096 x 4096 x 16384 x 2 / 4 FLOP / (98.9 TFLOP/s x 0.8) = 3.47 ms,
-  // up and down half each; a chunk u = k / 8 = 434 us. NVLink 100 GB/s makes a chunk of the
+  // up and down half each; a split u = k / 8 = 434 us. NVLink 100 GB/s makes a split of the
   // hidden all-reduce a = kHiddenBytes / 4 / 100e9 = 168 us, longer than one of the output's,
-  // b = 83.9 us; both are shorter than u, so each hides behind a kernel chunk but the last.
-  // Fine mode, forward: up's chunks end at 4u; down's chunk j waits for hidden chunk j, which
-  // ended at (j+1)u + a <= (4+j)u; output chunk j starts after down's, at (5+j)u: the pass
-  // ends at 8u + b. Backward: down's gradients in chunks of 2u, up's input gradient in chunks
+  // b = 83.9 us; both are shorter than u, so each hides behind a kernel split but the last.
+  // Fine mode, forward: up's splits end at 4u; down's split j waits for hidden split j, which
+  // ended at (j+1)u + a <= (4+j)u; output split j starts after down's, at (5+j)u: the pass
+  // ends at 8u + b. Backward: down's gradients in splits of 2u, up's input gradient in splits
   // of u (up's weight gradient, 4u, follows beside the collectives): 8u + 4u + 4u = 16u, the
-  // last output chunk long done. Step: 24u + b + the optimizer step. Fast mode folds each
+  // last output split long done. Step: 24u + b + the optimizer step. Fast mode folds each
   // pass into one block's pipeline, the same; before commit 53c8814 it ended the forward at
-  // 8u + a, the hidden chunk after the last.
+  // 8u + a, the hidden split after the last.
   topo::FatTreeParams links = fat_tree(2, 2);
   links.nvlink_latency = links.pcie_latency = links.network_latency = Seconds(0);
   links.nvlink_bandwidth = BytesPerSecond(100e9);
@@ -163,7 +163,7 @@ TEST(TwoDimensionalTp, RailBundlingGivesThePerFlowResultWithABlockPerNode) {
 TEST(TwoDimensionalTp, RailBundlingGivesThePerFlowResultWithTheFirstAxisAcrossNodes) {
   // tp 2 x tp_2d 8 on nodes of 8: the second axis is the node, the first pairs GPU k of two
   // nodes, as a DP ring does; DP 2 over 4 nodes. Bundled, the second axis runs alone and the
-  // first as flows among rail-0 GPUs; overlapped, a chunk of the first axis queues on the TP
+  // first as flows among rail-0 GPUs; overlapped, a split of the first axis queues on the TP
   // stream behind the second axis's, and the folded pass interleaves the two.
   ExecutionSpec e{.dp = 2, .tp = 2, .tp_2d = 8, .global_batch = 4};
   for (bool overlap : {false, true}) {

@@ -70,16 +70,16 @@ struct Formula {
   bool exact = true;
 };
 
-// The tree pipelines C chunks (one per MiB of each half, 1..64, as sim/collective_tree.cpp)
+// The tree pipelines C segments (one per MiB of each half, 1..64, as sim/collective_tree.cpp)
 // through two binary trees of height H: 2H + C - 1 steps, and each inner node moves 2n bytes
-// in all. Fill and drain steps carry fewer chunks than the steady state, which this textbook
+// in all. Fill and drain steps carry fewer segments than the steady state, which this textbook
 // formula does not count, so it is an approximation (within a few percent; see the report).
 Formula tree_allreduce(double n, int p, AlphaBeta t) {
   int h = static_cast<int>(std::ceil(std::log2(p)));
-  int chunks = std::clamp(static_cast<int>(std::ceil(n / 2 / kMiB)), 1, 64);
+  int segments = std::clamp(static_cast<int>(std::ceil(n / 2 / kMiB)), 1, 64);
   // With two ranks each tree is one edge: every byte crosses it once, up or down.
   double bandwidth_term = (p == 2 ? 1 : 2) * n / t.bandwidth;
-  return {(2 * h + chunks - 1) * t.alpha + bandwidth_term, false};
+  return {(2 * h + segments - 1) * t.alpha + bandwidth_term, false};
 }
 
 Formula formula(const std::string& algorithm, CollectiveOp op, double n,
