@@ -29,6 +29,21 @@ TEST(RunCost, CountsTheActorsOpsFromTheScenarioShape) {
   EXPECT_DOUBLE_EQ(cost.cpu_high.value(), cost.actor_ops * kDearestOpSeconds);
 }
 
+TEST(RunCost, FastModeCountsTheDelayedUpdatesRoundsOnTheBuiltGraphsNodes) {
+  // tp 1 x dp 32 on nodes of 8: the delayed update's DP all-reduce is a ring over 32 members,
+  // 8 per node, so fast mode runs min(2 x 31, 32) = 32 rounds on each of 8 channels (256
+  // flows a member). An imported topology's spec may leave its node size 0 (inferred when the
+  // graph is built); counted from the spec, that ring would have 1 channel (32 flows). Given
+  // the built graph's 8, the estimate is the generated fabric's again.
+  Scenario s =
+      load_scenario(TRAINSIM_SOURCE_DIR "/scenarios/examples/delayed-update.yaml").scenario;
+  s.execution.tp = 1, s.execution.dp = 32;
+  RunCost generated = estimate_run_cost(s, false, 1, 1);
+  s.system.topology.params = topo::ImportParams{"fabric.graphml", "auto", 0};
+  EXPECT_LT(estimate_run_cost(s, false, 1, 1).actor_ops, generated.actor_ops);
+  EXPECT_DOUBLE_EQ(estimate_run_cost(s, false, 1, 1, 8).actor_ops, generated.actor_ops);
+}
+
 TEST(RunCost, AMillionMicrobatchesWarnBeforeTheRunAndTheDefaultDoesNot) {
   Scenario s = default_scenario();
   {

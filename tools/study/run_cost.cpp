@@ -14,8 +14,7 @@ namespace {
 // An op's rounds in fine mode (run_cost.hpp), at most `most` a call, its group taken at rank
 // 0: a group's members per node, where each node holds the same share, are its ring's
 // channels (GroupSpan).
-double fine_rounds(const Op& op, const Layout& layout, int gpus_per_node,
-                   double most = 1e300) {
+double fine_rounds(const Op& op, const Layout& layout, int gpus_per_node, double most = 1e300) {
   if (op.kind != OpKind::collective && op.kind != OpKind::start_collective) return 1.0;
   GroupSpan g = layout.span(op.group, 0);
   int per_node = std::clamp(gpus_per_node / std::max(g.stride, 1), 1, g.size);
@@ -26,15 +25,15 @@ double fine_rounds(const Op& op, const Layout& layout, int gpus_per_node,
 
 } // namespace
 
-RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails, int replicas) {
+RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails, int replicas,
+                          std::optional<int> gpus_per_node) {
   const ExecutionSpec& e = scenario.execution;
   // Fast mode runs the rings the program marks in_rounds (the delayed update's) in up to
   // kMaxRoundsInRounds rounds: each costs its rounds.
   Layout layout(e);
-  int gpus_per_node = scenario.system.topology.gpus_per_node();
+  int node = gpus_per_node.value_or(scenario.system.topology.gpus_per_node());
   ProgramSize per_stage = program_size(scenario, [&](const Op& op) {
-    return !fine && op.in_rounds ? fine_rounds(op, layout, gpus_per_node, kMaxRoundsInRounds)
-                                 : 1.0;
+    return !fine && op.in_rounds ? fine_rounds(op, layout, node, kMaxRoundsInRounds) : 1.0;
   });
   RunCost cost;
   cost.actors = static_cast<double>(e.gpus()) / rails / replicas;
@@ -46,8 +45,8 @@ RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails, int re
 
 RunCost estimate_fine_cost(const Scenario& scenario, int gpus_per_node) {
   Layout layout(scenario.execution);
-  ProgramSize rounds = program_size(
-      scenario, [&](const Op& op) { return fine_rounds(op, layout, gpus_per_node); });
+  ProgramSize rounds =
+      program_size(scenario, [&](const Op& op) { return fine_rounds(op, layout, gpus_per_node); });
   RunCost cost;
   cost.actors = scenario.execution.gpus();
   cost.actor_ops = cost.actors * rounds.fine;

@@ -4,6 +4,8 @@
 // minutes; validation weighs its progress by it, so a section of unequal runs has a fair ETA.
 #pragma once
 
+#include <optional>
+
 #include "models/scenario.hpp"
 #include "models/units.hpp"
 
@@ -33,8 +35,11 @@ inline constexpr double kFineRoundSeconds = 3.3e-6;
 
 /// The cost of one step of `scenario`; `rails` and `replicas` as sim::rail_bundle() and
 /// sim::replica_bundle() give them for the run; `fine`: fine mode's unfolded programs. Fast
-/// mode's collectives marked `in_rounds` count their rounds (kMaxRoundsInRounds at most).
-RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails = 1, int replicas = 1);
+/// mode's collectives marked `in_rounds` count their rounds (kMaxRoundsInRounds at most), their
+/// channels from `gpus_per_node`: the built graph's where it is at hand, else the topology
+/// spec's (which an imported topology leaves 0).
+RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails = 1, int replicas = 1,
+                          std::optional<int> gpus_per_node = std::nullopt);
 
 /// Fine mode's cost of one step of `scenario` on nodes of `gpus_per_node` GPUs, every GPU its
 /// own actor. Fine mode runs each round of a ring collective as its own transfers on each of
