@@ -82,12 +82,17 @@ inline constexpr int kMaxRoundsInRounds = 32;
 Program stage_program(const Scenario& scenario, int stage, bool fold, GroupKinds in_order = 0);
 
 /// The group kinds whose runs fast mode keeps in order (stage_program's `in_order`): those
-/// whose groups span nodes (kinds_across_nodes), where traffic from outside a run can meet
-/// its collectives: pipeline transfers (pp > 1), the DP stream beside the passes (dp_overlap,
-/// delayed_update, param_gather_overlap) or GPUs of unequal speed. Without any, every rank
-/// runs the same program at the same pace, each collective meets its own kind's traffic
-/// wherever it starts, and the folded run takes the fine run's time: none.
-GroupKinds kinds_kept_in_order(const Scenario& scenario, int gpus_per_node);
+/// whose groups span nodes (kinds_across_nodes), where a stage's `fine` program meets traffic
+/// from outside a run: pipeline transfers, collectives started on a stream other than a TP
+/// axis's (the DP stream's buckets and gathers, the delayed update's reduction), or GPUs of
+/// unequal speed. Read off the program, not the options that put those ops there. Without
+/// any, every rank runs the same program at the same pace, each collective meets its own
+/// kind's traffic wherever it starts, and the folded run takes the fine run's time: none.
+GroupKinds kinds_kept_in_order(const Scenario& scenario, const Program& fine, int gpus_per_node);
+
+/// Fast mode's program of a stage: its `fine` program folded, keeping in order the runs
+/// kinds_kept_in_order() names from it.
+Program fast_program(const Scenario& scenario, const Program& fine, int gpus_per_node);
 
 /// How many ops stage_program builds for the stage that holds the most: `fine` unfolded,
 /// `folded` with `fold` on the scenario's nodes (models/step_program_size.cpp), or with `weight`

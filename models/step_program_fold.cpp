@@ -177,11 +177,28 @@ Program fold(const Program& fine, GroupKinds in_order) {
 
 namespace trainsim {
 
-GroupKinds kinds_kept_in_order(const Scenario& s, int gpus_per_node) {
-  const ExecutionSpec& e = s.execution;
-  bool met = e.pp > 1 || e.dp_overlap || e.delayed_update || e.param_gather_overlap ||
-             e.zero3_prefetch || slowest_gpu(s) > 1.0;
-  return met ? kinds_across_nodes(e, gpus_per_node) : GroupKinds{0};
+namespace {
+
+// A TP axis's stream (tp_overlap) stays inside its block, whose fold keeps its splits
+// (fold_overlapped); any other background stream runs beside the passes.
+bool meets_outside_traffic(const Program& fine) {
+  return std::any_of(fine.begin(), fine.end(), [](const Op& op) {
+    bool transfer = op.kind == OpKind::send || op.kind == OpKind::recv;
+    bool beside = op.kind == OpKind::start_collective && op.group != GroupKind::tp &&
+                  op.group != GroupKind::tp2;
+    return transfer || beside;
+  });
+}
+
+} // namespace
+
+GroupKinds kinds_kept_in_order(const Scenario& s, const Program& fine, int gpus_per_node) {
+  bool met = meets_outside_traffic(fine) || slowest_gpu(s) > 1.0;
+  return met ? kinds_across_nodes(s.execution, gpus_per_node) : GroupKinds{0};
+}
+
+Program fast_program(const Scenario& s, const Program& fine, int gpus_per_node) {
+  return program_detail::fold(fine, kinds_kept_in_order(s, fine, gpus_per_node));
 }
 
 } // namespace trainsim

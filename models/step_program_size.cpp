@@ -13,7 +13,7 @@ namespace {
 // The largest stage's programs at the scenario's own microbatches. Stages differ only in
 // their layers and in the ends' embedding, head and missing transfers, so the first, the last
 // and the interior stage with the most layers hold the most ops between them.
-ProgramSize largest_stage(const Scenario& s, GroupKinds in_order, const OpWeight& weight) {
+ProgramSize largest_stage(const Scenario& s, const OpWeight& weight) {
   const ExecutionSpec& e = s.execution;
   int interior = 0;
   for (int stage = 1; stage + 1 < e.pp; ++stage)
@@ -26,11 +26,14 @@ ProgramSize largest_stage(const Scenario& s, GroupKinds in_order, const OpWeight
     for (const Op& op : program) sum += weight(op);
     return sum;
   };
+  // The simulator takes the nodes from the built graph; an imported one that does not say
+  // has 0 here, and every run kept in order is the most ops the fold can leave.
+  int gpus_per_node = s.system.topology.gpus_per_node();
   ProgramSize size;
   for (int stage : std::array{0, e.pp - 1, interior}) {
     Program fine = stage_program(s, stage, false);
     size.fine = std::max(size.fine, total(fine));
-    size.folded = std::max(size.folded, total(program_detail::fold(fine, in_order)));
+    size.folded = std::max(size.folded, total(fast_program(s, fine, gpus_per_node)));
   }
   return size;
 }
@@ -45,19 +48,16 @@ Scenario program_detail::with_microbatches(const Scenario& scenario, long microb
 }
 
 ProgramSize program_size(const Scenario& scenario, const OpWeight& weight) {
-  // The simulator takes the nodes from the built graph; an imported one that does not say
-  // has 0 here, and every run kept in order is the most ops the fold can leave.
-  GroupKinds in_order = kinds_kept_in_order(scenario, scenario.system.topology.gpus_per_node());
   // Every pass of a stage holds the same ops whatever the schedule's order, and the fold cuts
   // its runs at every pass, so both counts are affine in the microbatches from a group of
   // them on (the interleaved schedule's group, else one per stage).
   long m = scenario.execution.microbatches();
   long m1 = std::max(scenario.execution.group(), scenario.execution.pp), m2 = 2 * m1;
-  if (m <= m2) return largest_stage(scenario, in_order, weight);
+  if (m <= m2) return largest_stage(scenario, weight);
   ProgramSize at1 =
-      largest_stage(program_detail::with_microbatches(scenario, m1), in_order, weight);
+      largest_stage(program_detail::with_microbatches(scenario, m1), weight);
   ProgramSize at2 =
-      largest_stage(program_detail::with_microbatches(scenario, m2), in_order, weight);
+      largest_stage(program_detail::with_microbatches(scenario, m2), weight);
   double more = static_cast<double>(m - m1) / static_cast<double>(m2 - m1);
   return {at1.fine + more * (at2.fine - at1.fine), at1.folded + more * (at2.folded - at1.folded)};
 }

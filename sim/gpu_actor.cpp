@@ -52,10 +52,11 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
   // simulated second, which should not look like a hang.
   Progress built("building the programs", s.execution.pp, "pipeline stages",
                  Progress::Show::count);
-  // Fast mode keeps the order of the passes whose collectives leave the node (stage_program).
-  GroupKinds in_order = kinds_kept_in_order(s, p.topology().gpus_per_node());
+  // Fast mode keeps the order of the passes whose collectives leave the node (fast_program).
   for (int stage = 0; stage < s.execution.pp; ++stage) {
-    programs.push_back(stage_program(s, stage, f == Fidelity::fast, in_order));
+    Program fine = stage_program(s, stage, false);
+    programs.push_back(f == Fidelity::fast ? fast_program(s, fine, p.topology().gpus_per_node())
+                                           : std::move(fine));
     built.add();
   }
   built.finish();

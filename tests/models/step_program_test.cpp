@@ -309,20 +309,32 @@ TEST(Program, RunsKeepTheirOrderOnlyWhereOutsideTrafficCanMeetThem) {
   GroupKinds across = kinds_across_nodes(s.execution, 2);
   ASSERT_EQ(across,
             kinds_bit(GroupKind::tp) | kinds_bit(GroupKind::dp) | kinds_bit(GroupKind::edp));
-  EXPECT_EQ(kinds_kept_in_order(s, 2), 0);
+  auto kept = [](const Scenario& x, int gpus_per_node) {
+    return kinds_kept_in_order(x, stage_program(x, 0, false), gpus_per_node);
+  };
+  EXPECT_EQ(kept(s, 2), 0);
   // Pipeline transfers, a stream beside the passes or unequal GPUs each bring outside traffic.
   Scenario piped = scenario(ModelKind::mlp, 2, grid(1, 4, 2, 2));
-  EXPECT_EQ(kinds_kept_in_order(piped, 2), kinds_across_nodes(piped.execution, 2));
+  EXPECT_EQ(kept(piped, 2), kinds_across_nodes(piped.execution, 2));
   Scenario stream = s;
   stream.execution.delayed_update = true;
-  EXPECT_EQ(kinds_kept_in_order(stream, 2), across);
+  EXPECT_EQ(kept(stream, 2), across);
   Scenario uneven = s;
   uneven.model.kind = ModelKind::transformer;
   uneven.model.compute = ComputeModel::operators;
   uneven.system.gpu.speed_spread = 0.02;
-  EXPECT_EQ(kinds_kept_in_order(uneven, 2), across);
+  EXPECT_EQ(kept(uneven, 2), across);
   // Inside nodes of 8 no group spans two: nothing to keep.
-  EXPECT_EQ(kinds_kept_in_order(stream, 8), 0);
+  EXPECT_EQ(kept(stream, 8), 0);
+  // The program decides, not the option's name: with dp 1 an overlapped gradient reduction
+  // starts nothing beside the passes (there is nothing to reduce), so its runs fold. A TP
+  // axis's overlap stream stays inside its block and brings nothing from outside either.
+  Scenario alone = scenario(ModelKind::mlp, 2, grid(1, 4, 1, 2));
+  alone.execution.dp_overlap = true;
+  EXPECT_EQ(kept(alone, 2), 0);
+  Scenario overlapped = s;
+  overlapped.execution.tp_overlap = true;
+  EXPECT_EQ(kept(overlapped, 2), 0);
 }
 
 TEST(Program, OperatorsAddEmbeddingHeadAndTheOptimizerStep) {

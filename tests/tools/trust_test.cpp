@@ -416,10 +416,10 @@ TEST(Trust, ProgramSizeCountsTheBuiltPrograms) {
     change(s);
     LoadedScenario l = build_scenario(std::move(s));
     size_t fine = 0, folded = 0;
-    GroupKinds in_order = kinds_kept_in_order(l.scenario, l.topology.gpus_per_node()); // as sim's
-    for (int stage = 0; stage < l.scenario.execution.pp; ++stage) {
-      fine = std::max(fine, stage_program(l.scenario, stage, false).size());
-      folded = std::max(folded, stage_program(l.scenario, stage, true, in_order).size());
+    for (int stage = 0; stage < l.scenario.execution.pp; ++stage) { // as the simulator's
+      Program p = stage_program(l.scenario, stage, false);
+      fine = std::max(fine, p.size());
+      folded = std::max(folded, fast_program(l.scenario, p, l.topology.gpus_per_node()).size());
     }
     ProgramSize size = program_size(l.scenario);
     EXPECT_EQ(size.fine, static_cast<double>(fine)) << what;
