@@ -1,5 +1,6 @@
 // cuDNN's fused attention (what Transformer Engine runs on Hopper and Blackwell) as two papers
-// measured it beside their own kernels. Each point is a causal forward + backward rate in
+// measured it beside their own kernels, and Blackwell Ultra's gain as cuDNN's own benchmark
+// measured it. Each point is a causal forward + backward rate in
 // FlashAttention's count (forward 4 s^2 d_head per head and sequence, halved by the mask;
 // backward 2.5 x forward), combined from the forward rate F and backward rate B as
 // 3.5 / (1 / F + 2.5 / B). The figures are the bars' printed labels.
@@ -59,6 +60,35 @@ Table blackwell() {
   return t;
 }
 
+// Blackwell Ultra (GB300) doubles the special-function units' exponentials per clock, which
+// bound attention's forward on Blackwell (FlashAttention-4, above: "bottlenecked by
+// exponential" in its forward, shared memory in its backward). cuDNN's own prefill sweep
+// measured the forward on both NVL72 GPUs with one cuDNN, 9.27.0 (NVIDIA/cudnn-frontend,
+// benchmark/attention_inference/results/prefill_sweep/, gb200/prefill_sweep_20260928_124103.csv
+// at d6d35d69 and gb300/prefill_sweep_20260928_183101.csv at bd77903d; the "cudnn" rows of the
+// llama3.1 preset, 64 query and 8 key/value heads of 128, batch 1, squares of 2k ... 16k
+// tokens). GB300's rate over GB200's at each length:
+constexpr std::array<double, 4> kUltraOverGb200Forward{1249.309 / 955.765, 1688.564 / 1229.461,
+                                                       1875.932 / 1438.125, 1986.330 / 1562.874};
+
+// The B200's table with the forward at GB300's measured gain; sequence 1k and 512 take 2k's
+// gain, and the backward keeps the B200's rate (no Blackwell Ultra backward was measured).
+Table blackwell_ultra() {
+  const Table& h = cudnn_hopper();
+  Table t;
+  for (size_t i = 1; i < t.d128.size(); ++i) {
+    double gain = kUltraOverGb200Forward[i < 2 ? 0 : i - 2];
+    t.d128[i] =
+        1e12 * combined(kBlackwellForward128[i - 1] * gain, kBlackwellBackward128[i - 1]);
+  }
+  t.d128[0] = t.d128[1] * h.d128[0] / h.d128[1];
+  for (size_t i = 0; i < t.d64.size(); ++i) t.d64[i] = t.d128[i] * h.d64[i] / h.d128[i];
+  t.estimate = "cuDNN attention: the B200's table with the forward x GB300 / GB200 as cuDNN "
+               "9.27's prefill sweep measured it (1.27 to 1.37), 1k taking 2k's; the backward "
+               "as the B200's (no Blackwell Ultra backward was read)";
+  return t;
+}
+
 } // namespace
 
 const Table& cudnn_hopper() {
@@ -68,6 +98,11 @@ const Table& cudnn_hopper() {
 
 const Table& cudnn_blackwell() {
   static const Table t = blackwell();
+  return t;
+}
+
+const Table& cudnn_blackwell_ultra() {
+  static const Table t = blackwell_ultra();
   return t;
 }
 

@@ -16,7 +16,9 @@ struct Table {
 
 /// Hopper (H100, H200: the same GH100 compute).
 const Table& cudnn_hopper();
-/// Blackwell (B200; GB200 and GB300 take it, as they take the B200's flash attention table).
+/// Blackwell (B200; GB200 takes it, as it takes the B200's flash attention table).
 const Table& cudnn_blackwell();
+/// Blackwell Ultra (GB300): the B200's, its forward at GB300's measured gain over GB200.
+const Table& cudnn_blackwell_ultra();
 
 } // namespace trainsim::attention_tables

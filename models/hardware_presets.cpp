@@ -174,13 +174,17 @@ Efficiency b200() {
 // 7bc7c30); its sustained rate is estimated at the B200's ratio of sustained to burst,
 // 1456.3 / 1770.9. GB300 (Blackwell Ultra) has no measurement: the B300's burst rate (MAMF
 // 1769.0, the HGX bin of 2.25 PFLOP/s) scaled to the NVL72 bin's 2.5 and by the same ratio.
-// Attention, HBM and the NCCL curve as the B200's (b200()).
-Efficiency grace_blackwell(double gemm_peak, std::string matmul_estimate, bool measured_sms) {
+// Flash attention, HBM and the NCCL curve as the B200's (b200()); cuDNN attention too, but on
+// Blackwell Ultra, whose forward the B200's table times GB300's measured gain
+// (attention_tables::cudnn_blackwell_ultra).
+Efficiency grace_blackwell(double gemm_peak, std::string matmul_estimate, bool ultra) {
   Efficiency e = b200();
   e.gemm_peak = gemm_peak;
   e.estimates.push_back(std::move(matmul_estimate));
-  if (!measured_sms)
+  if (ultra) {
     e.estimates.push_back("sms: the B200's 148 (no Blackwell Ultra count was read)");
+    e.cudnn = &attention_tables::cudnn_blackwell_ultra();
+  }
   return e;
 }
 
@@ -273,7 +277,7 @@ const std::vector<GpuPreset>& gpu_registry() {
                                        "gemm_peak: GB200's burst MAMF 1822 TFLOP/s x the B200's "
                                        "sustained / burst 1456.3 / 1770.9 (no sustained GB200 "
                                        "figure was read)",
-                                       true)),
+                                       false)),
                    3615.6e12, "GB200's")),
       // NVIDIA GB300 NVL72 specifications, per GPU: BF16 2.5 PFLOPS dense, FP8 5 (the table
       // above, note 24); 288 GB HBM3e (20 TB over 72) at 8 TB/s (576 TB/s over 72); a
@@ -287,7 +291,7 @@ const std::vector<GpuPreset>& gpu_registry() {
                               "gemm_peak: B300's burst MAMF 1769 TFLOP/s x 2.5 / 2.25 (the "
                               "NVL72 bin) x the B200's sustained / burst 1456.3 / 1770.9 "
                               "(no GB300 matmul figure was read)",
-                              false)),
+                              true)),
           3353.3e12 * 5.0 / 4.5, "B300's (x 5 / 4.5, the NVL72 bin)")),
   };
   return presets;

@@ -121,6 +121,24 @@ TEST(GpuPresets, MxScaledGemmsRunAtTheMeasuredFractionOfTensorwise) {
   EXPECT_DOUBLE_EQ(find_gpu_preset("h100-sxm")->mxfp8_over_tensorwise, 1.0);
 }
 
+TEST(GpuPresets, BlackwellUltraRunsCudnnAttentionsForwardAtItsMeasuredGain) {
+  // cuDNN attention at 8k tokens, d_head 128 (models/attention_tables.cpp): the B200's
+  // FlashAttention-4 bars, forward F = 1168 and backward B = 1008 TFLOP/s, combined as
+  // 3.5 / (1/F + 2.5/B) = 1049.1 TFLOP/s on B200 and GB200. GB300's forward is F x
+  // 1875.932 / 1438.125 (cuDNN 9.27's prefill sweep, GB300 over GB200) = 1523.6, its backward
+  // the same: 3.5 / (1/1523.6 + 2.5/1008) = 1115.9 TFLOP/s, 6.4% faster.
+  auto at_8k = [](const char* name) {
+    return find_gpu_preset(name)->gpu.cudnn_attention.d128[4].value() / 1e12;
+  };
+  double forward = 1168 * 1875.932 / 1438.125;
+  EXPECT_NEAR(at_8k("b200"), 3.5 / (1 / 1168.0 + 2.5 / 1008), 1e-6);
+  EXPECT_NEAR(at_8k("gb200"), at_8k("b200"), 1e-6);
+  EXPECT_NEAR(at_8k("gb300"), 3.5 / (1 / forward + 2.5 / 1008), 1e-6);
+  EXPECT_NEAR(at_8k("gb300"), 1115.9, 0.1);
+  EXPECT_NE(find_gpu_preset("gb300")->gpu.cudnn_attention.estimate.find("GB300 / GB200"),
+            std::string::npos);
+}
+
 TEST(GpuPresets, TheFrontierNamesAreAliasesWithTheSameFigures) {
   // `trainsim frontier --gpu h100|a100|b200` must keep its outputs: the same figures.
   for (const char* alias : {"h100", "a100", "b200"}) {
