@@ -98,8 +98,9 @@ ExecutionKey recomputed_layers(const char* key, int ExecutionSpec::*member,
 void add_draws(std::vector<ExecutionKey>& keys) {
   using E = ExecutionSpec;
   auto tensor_parallel = [](const E& e) { return e.tp_ranks() > 1; };
+  auto first_axis = [](const E& e) { return e.tp > 1; };
   const std::map<std::string, RandomDraw<E>> draws{
-      {"sequence_parallel", {4, {"true"}, tensor_parallel}},
+      {"sequence_parallel", {4, {"true"}, first_axis}},
       {"dp_overlap", {4, {"true"}}},
       {"delayed_update", {4, {"true"}}},
       {"tp_overlap", {4, {"true"}, tensor_parallel}},

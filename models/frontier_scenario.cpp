@@ -70,8 +70,9 @@ ExecutionSpec execution_of(const FrontierPoint& point) {
   e.delayed_update = true;
   e.tp_overlap = e.tp_ranks() > 1;
   // Megatron-LM refuses --tp-comm-overlap without --sequence-parallel (arguments.py): the
-  // overlap pipelines all-gathers and reduce-scatters, which move an all-reduce's bytes.
-  e.sequence_parallel = e.tp_overlap;
+  // overlap pipelines all-gathers and reduce-scatters, which move an all-reduce's bytes. It
+  // splits over the first TP axis: a plan of tp_2d alone has none to split over.
+  e.sequence_parallel = e.tp_overlap && e.tp > 1;
   e.launch_overlap = true; // the paper counts launches only in its latency bound
   e.optimizer_bytes_per_param = point.shape.optimizer_bytes_per_param;
   return e;

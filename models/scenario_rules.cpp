@@ -290,6 +290,10 @@ void check_sharding(const Rules& r) {
     r.broken("execution.param_gather_overlap", "true",
              "conflicts with delayed_update, which already gathers the parameters alongside the "
              "next step; set one of the two");
+  if (e.sequence_parallel && e.tp == 1)
+    r.broken("execution.sequence_parallel", "true",
+             "needs tp > 1: it splits the layer norms' tokens over the first TP axis, which "
+             "has one rank here");
   if (e.tp_overlap && e.tp_ranks() == 1)
     r.broken("execution.tp_overlap", "true",
              "needs tp or tp_2d > 1: there is no TP collective to overlap");

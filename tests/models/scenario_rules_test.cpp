@@ -74,6 +74,13 @@ TEST(ScenarioRules, EachBrokenRuleNamesItsKeyAndValue) {
             "code.yaml: execution.tp_overlap = 'true': needs tp or tp_2d > 1: there is no TP "
             "collective to overlap");
   s = small();
+  s.execution.sequence_parallel = true; // with one TP rank it would change nothing
+  s.execution.tp = 1;
+  s.execution.dp = 4;
+  EXPECT_EQ(refusal(s),
+            "code.yaml: execution.sequence_parallel = 'true': needs tp > 1: it splits the layer "
+            "norms' tokens over the first TP axis, which has one rank here");
+  s = small();
   s.execution.tp_overlap_splits = 2; // without tp_overlap it would change nothing
   EXPECT_EQ(refusal(s),
             "code.yaml: execution.tp_overlap_splits = '2': splits tp_overlap's pipelines, which "

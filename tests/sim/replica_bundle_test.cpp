@@ -139,6 +139,7 @@ TEST(ReplicaBundle, IsRefusedWhereOneReplicaCannotStandForAll) {
   Scenario node = two_d();
   node.execution.tp = 1, node.execution.dp = 8; // a block of one node
   node.execution.tp_collective = "ring";
+  node.execution.sequence_parallel = false; // it splits over tp, here 1
   EXPECT_EQ(refusal(node), "--bundle-replicas: needs a TP block of whole nodes, at least two (here "
                            "tp x tp_2d = 8 on nodes of 8 GPUs): a DP ring's next replica maps "
                            "onto the next node of the block");
