@@ -150,7 +150,8 @@ std::vector<ExecutionKey> declare() {
         std::pair{"grad_accumulation_fusion", &E::grad_accumulation_fusion},
         std::pair{"dp_overlap", &E::dp_overlap}, std::pair{"delayed_update", &E::delayed_update},
         std::pair{"param_gather_overlap", &E::param_gather_overlap},
-        std::pair{"zero3_prefetch", &E::zero3_prefetch}, std::pair{"tp_overlap", &E::tp_overlap},
+        std::pair{"zero3_prefetch", &E::zero3_prefetch},
+        std::pair{"fp8_param_gather", &E::fp8_param_gather}, std::pair{"tp_overlap", &E::tp_overlap},
         std::pair{"launch_overlap", &E::launch_overlap}})
     keys.push_back(switch_key<E>(key, member));
   keys.insert(keys.end(),

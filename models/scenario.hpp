@@ -384,6 +384,11 @@ struct ExecutionSpec {
   /// backward, the step waiting for the last at its end (the prefetch of PyTorch FSDP2 and of
   /// Megatron-FSDP); false: each blocks the layer.
   bool zero3_prefetch = false;
+  /// ZeRO's parameter all-gathers move FP8 copies of the layers' weights (Megatron-LM's
+  /// --fp8-param-gather, which Megatron-Bridge's FP8 precision configs turn on): a byte per
+  /// parameter plus the recipe's scales (gathered_parameter_word(), models/workload.hpp). The
+  /// embedding and LM head, which stay BF16, are gathered at the model's word.
+  bool fp8_param_gather = false;
   /// Each block's TP collectives pipelined with its kernels in tp_overlap_splits splits, on a
   /// stream of their own (Megatron-LM's --tp-comm-overlap through Transformer Engine).
   bool tp_overlap = false;

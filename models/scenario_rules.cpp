@@ -283,6 +283,12 @@ void check_sharding(const Rules& r) {
   if (e.param_gather_overlap && e.zero != 1 && e.zero != 2)
     r.broken("execution.param_gather_overlap", "true",
              "needs zero 1 or 2: only they gather the updated parameters after the step");
+  if (e.fp8_param_gather && r.s.model.precision != "fp8")
+    r.broken("execution.fp8_param_gather", "true",
+             "needs model.precision: fp8: only FP8 training keeps FP8 copies of the weights");
+  if (e.fp8_param_gather && e.zero == 0)
+    r.broken("execution.fp8_param_gather", "true",
+             "needs zero 1, 2 or 3: without ZeRO no parameters are gathered");
   if (e.zero3_prefetch && e.zero != 3)
     r.broken("execution.zero3_prefetch", "true",
              "needs zero 3: only it gathers each layer's parameters during the passes");

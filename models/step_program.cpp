@@ -83,7 +83,7 @@ private:
     return gradient_word(s_.model, e_) * p.costs.params;
   }
   [[nodiscard]] Bytes layer_parameters(const LayerPlan& p) const {
-    return s_.model.bytes_per_word * p.costs.params;
+    return gathered_parameter_word(s_.model, e_) * p.costs.params;
   }
   /// This stage's embedding and LM head gradients (none without a vocabulary).
   [[nodiscard]] Bytes vocabulary_gradients() const {

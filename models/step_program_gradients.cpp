@@ -1,9 +1,11 @@
 #include "models/step_program_gradients.hpp"
 
+#include "models/workload_parts.hpp"
+
 namespace trainsim::program_detail {
 
 GradientCollectives::GradientCollectives(const Scenario& s, int stage)
-    : s_(s), stage_(gradient_bytes(s, stage)) {
+    : s_(s), stage_index_(stage), stage_(gradient_bytes(s, stage)) {
   if (s.execution.ep > 1) expert_share_ = stage_.experts / (stage_.dense + stage_.experts);
 }
 
@@ -27,9 +29,27 @@ std::vector<Op> GradientCollectives::stage_reduction() const {
 }
 
 std::vector<Op> GradientCollectives::parameter_gathers() const {
-  if (s_.execution.zero != 1 && s_.execution.zero != 2) return {};
-  double parameter_bytes = s_.model.bytes_per_word / gradient_word(s_.model, s_.execution);
-  return gathers_of((stage_.dense + stage_.experts) * parameter_bytes);
+  const ExecutionSpec& e = s_.execution;
+  if (e.zero != 1 && e.zero != 2) return {};
+  Bytes gradient = gradient_word(s_.model, e);
+  if (!e.fp8_param_gather)
+    return gathers_of((stage_.dense + stage_.experts) * (s_.model.bytes_per_word / gradient));
+  // The layers' weights in FP8; the embedding and LM head (dense) at the model's word.
+  double vocabulary = workload_parts::vocabulary_params(s_.model, e, stage_index_);
+  double layers = stage_.dense / gradient - vocabulary, experts = stage_.experts / gradient;
+  Bytes word = gathered_parameter_word(s_.model, e);
+  return gathers(word * layers + s_.model.bytes_per_word * vocabulary, word * experts);
+}
+
+std::vector<Op> GradientCollectives::gathers(Bytes dense, Bytes experts) const {
+  const ExecutionSpec& e = s_.execution;
+  auto over = [](GroupKind group, Bytes b) {
+    return Op{OpKind::collective, group, CollectiveOp::all_gather, true, 1, Seconds(), b};
+  };
+  std::vector<Op> ops;
+  if (e.weight_replicas() > 1 && dense > Bytes()) ops.push_back(over(GroupKind::dp, dense));
+  if (e.dp / e.ep > 1 && experts > Bytes()) ops.push_back(over(GroupKind::edp, experts));
+  return ops;
 }
 
 std::vector<Op> GradientCollectives::gathers_of(Bytes parameters) const {

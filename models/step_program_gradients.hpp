@@ -19,14 +19,18 @@ public:
   /// The reduction of all of this stage's gradients.
   [[nodiscard]] std::vector<Op> stage_reduction() const;
   /// ZeRO-1/2's all-gathers of the updated parameter shards, at the model's precision, where
-  /// the gradients may be FP32.
+  /// the gradients may be FP32; with fp8_param_gather the layers' weights in FP8.
   [[nodiscard]] std::vector<Op> parameter_gathers() const;
   /// The all-gathers of `parameters` bytes of this GPU's parameters, over the groups that
   /// reduce their gradients.
   [[nodiscard]] std::vector<Op> gathers_of(Bytes parameters) const;
 
 private:
+  /// The all-gathers of `dense` and `experts` bytes of parameters, each over its group.
+  [[nodiscard]] std::vector<Op> gathers(Bytes dense, Bytes experts) const;
+
   const Scenario& s_;
+  int stage_index_;
   GradientBytes stage_; ///< this stage's gradients, dense and the experts'
   double expert_share_ = 0; ///< of them, the experts' (reduced over EDP, not DP)
 };

@@ -284,6 +284,21 @@ Bytes gradient_word(const ModelSpec& m, const ExecutionSpec& e) {
   return e.fp32_gradients ? Bytes(4.0) : m.bytes_per_word;
 }
 
+Bytes gathered_parameter_word(const ModelSpec& m, const ExecutionSpec& e) {
+  if (!e.fp8_param_gather) return m.bytes_per_word;
+  switch (m.fp8_recipe) {
+  case Fp8Recipe::blockwise:
+    return Bytes(1.0 + 4.0 / (128.0 * 128.0));
+  case Fp8Recipe::mxfp8:
+    return Bytes(1.0 + 1.0 / 32.0);
+  case Fp8Recipe::tensorwise:
+  case Fp8Recipe::delayed:
+  case Fp8Recipe::none:
+    break;
+  }
+  return Bytes(1.0);
+}
+
 double default_bucket_parameters(const ExecutionSpec& e) {
   return std::max(40e6, 1e6 * e.weight_replicas());
 }

@@ -161,6 +161,11 @@ struct GradientBytes {
 GradientBytes gradient_bytes(const Scenario& scenario, int stage);
 /// Bytes per gradient: 4 with fp32_gradients, else the model's word.
 Bytes gradient_word(const ModelSpec& model, const ExecutionSpec& exec);
+/// A layer weight's bytes in ZeRO's parameter all-gathers: the model's word, or with
+/// fp8_param_gather one FP8 byte plus its recipe's scales: per tensor (tensorwise, delayed:
+/// none to count), a 4-byte scale per 128 x 128 block (blockwise, DeepSeek-V3's weights), an
+/// E8M0 byte per 32 elements (mxfp8, the OCP MX format).
+Bytes gathered_parameter_word(const ModelSpec& model, const ExecutionSpec& exec);
 /// Megatron-LM's default bucket: max(40M, 1M x DP size) parameters
 /// (megatron/core/distributed/distributed_data_parallel_config.py, `bucket_size`: "larger DP
 /// sizes need larger buckets to ensure collectives do not become latency-bound").

@@ -74,6 +74,15 @@ TEST(ScenarioRules, EachBrokenRuleNamesItsKeyAndValue) {
             "code.yaml: execution.tp_overlap = 'true': needs tp or tp_2d > 1: there is no TP "
             "collective to overlap");
   s = small();
+  s.execution.fp8_param_gather = true; // BF16 weights have no FP8 copies to gather
+  EXPECT_EQ(refusal(s), "code.yaml: execution.fp8_param_gather = 'true': needs "
+                        "model.precision: fp8: only FP8 training keeps FP8 copies of the weights");
+  s.model.precision = "fp8";
+  s.model.fp8_recipe = Fp8Recipe::tensorwise;
+  s.execution.zero = 0;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.fp8_param_gather = 'true': needs zero 1, 2 or 3: "
+                        "without ZeRO no parameters are gathered");
+  s = small();
   s.execution.sequence_parallel = true; // with one TP rank it would change nothing
   s.execution.tp = 1;
   s.execution.dp = 4;

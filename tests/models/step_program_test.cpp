@@ -394,5 +394,31 @@ TEST(Program, TheLastGradientBucketTakesTheVocabulary) {
   EXPECT_EQ(p[8].bytes, Bytes(2112.0));
 }
 
+TEST(Program, Fp8ParameterGathersMoveTheLayersWeightsInFp8) {
+  // dp 2, ZeRO-1, FP8 training: after the optimizer step the parameters are all-gathered.
+  // The layer holds 768 parameters, the embedding 160 and the head 128 (above). At the
+  // model's word (2 B, FP8 training keeps BF16 weights): (768 + 160 + 128) x 2 = 2112 B. With
+  // fp8_param_gather the layer's weights go as FP8, the embedding and head as BF16:
+  // tensorwise 768 x 1 + 288 x 2 = 1344 B; MXFP8 adds an E8M0 scale per 32 elements,
+  // 768 x (1 + 1/32) + 576 = 1368 B.
+  Scenario s = scenario(ModelKind::transformer, 1, grid(2, 1, 1, 1));
+  s.model.compute = ComputeModel::operators;
+  s.model.vocab = 16;
+  s.model.precision = "fp8";
+  s.model.fp8_recipe = Fp8Recipe::tensorwise;
+  s.execution.zero = 1;
+  auto gathered = [&] {
+    Bytes b;
+    for (const Op& op : stage_program(s, 0, false))
+      if (op.kind == OpKind::collective && op.collective == CollectiveOp::all_gather) b += op.bytes;
+    return b.value();
+  };
+  EXPECT_DOUBLE_EQ(gathered(), 2112.0);
+  s.execution.fp8_param_gather = true;
+  EXPECT_DOUBLE_EQ(gathered(), 1344.0);
+  s.model.fp8_recipe = Fp8Recipe::mxfp8;
+  EXPECT_DOUBLE_EQ(gathered(), 1368.0);
+}
+
 } // namespace
 } // namespace trainsim
