@@ -184,6 +184,13 @@ TEST(ValidateTest, QuickPrintsItsVerdictsAndWritesWhereOutSays) {
   EXPECT_EQ(report["megatron_bridge"][0]["published_tokens_per_s_per_gpu"], 30624.0);
   EXPECT_GT(report["megatron_bridge"][0]["predicted_tokens_per_s_per_gpu"].get<double>(), 0.0);
   EXPECT_TRUE(std::filesystem::exists(dir / "validation.md"));
+  // Each fast-against-fine check keeps its fine run's CPU time beside estimate_fine_cost's
+  // figure for it, to recalibrate the estimate from one run.
+  ASSERT_FALSE(report["fidelity"].empty());
+  for (const auto& check : report["fidelity"]) {
+    EXPECT_GT(check["fine_cpu_s"].get<double>(), 0.0) << check["scenario"];
+    EXPECT_GT(check["fine_estimate_s"].get<double>(), 0.0) << check["scenario"];
+  }
   // Each section's wall time, in the order they ran.
   ASSERT_EQ(report["sections"].size(), 6u);
   EXPECT_EQ(report["sections"][0]["name"], "exact cases");

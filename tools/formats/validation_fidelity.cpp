@@ -56,7 +56,9 @@ nlohmann::ordered_json fidelity_json(const ValidationReport& r) {
                    {"fast_s", c.fast_s},
                    {"fine_s", c.fine_s},
                    {"fast_unshared_s", c.fast_unshared_s},
-                   {"fine_unshared_s", c.fine_unshared_s}});
+                   {"fine_unshared_s", c.fine_unshared_s},
+                   {"fine_cpu_s", c.fine_cpu_s},
+                   {"fine_estimate_s", c.fine_estimate_s}});
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <nlohmann/json.hpp>
+#include <sys/resource.h>
 
 #include "sim/child_process.hpp"
 #include "sim/progress.hpp"
@@ -27,10 +28,28 @@ double step_of(const LoadedScenario& loaded, sim::Fidelity fidelity, bool shared
   return sim::simulate(loaded.scenario, loaded.topology, options).step_time.value();
 }
 
-// The four steps of one check, across the pipe as JSON.
+// CPU seconds used by this process and its reaped children: sim::simulate runs each
+// simulation in a child process of its own (sim/child_process.hpp).
+double cpu_seconds() {
+  double seconds = 0;
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage used{};
+    ::getrusage(who, &used);
+    for (const timeval& t : {used.ru_utime, used.ru_stime})
+      seconds += static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  }
+  return seconds;
+}
+
+// The four steps of one check, across the pipe as JSON, and the CPU time of the fine run with
+// links shared (what estimate_fine_cost predicts: validation.json keeps both to recalibrate it).
 std::string measure_both_modes(const LoadedScenario& loaded) {
+  double started = cpu_seconds();
+  double fine = step_of(loaded, sim::Fidelity::fine, true);
+  double fine_cpu = cpu_seconds() - started;
   nlohmann::json j = {{"fast", step_of(loaded, sim::Fidelity::fast, true)},
-                      {"fine", step_of(loaded, sim::Fidelity::fine, true)},
+                      {"fine", fine},
+                      {"fine_cpu", fine_cpu},
                       {"fast_unshared", step_of(loaded, sim::Fidelity::fast, false)},
                       {"fine_unshared", step_of(loaded, sim::Fidelity::fine, false)}};
   return j.dump();
@@ -69,6 +88,7 @@ std::vector<FidelityCheck> fidelity_checks(const ValidateOptions& o) {
   auto add = [&](std::string name, LoadedScenario l, double cost) {
     checks.push_back({std::move(name), validation::features(l.scenario),
                       l.scenario.execution.gpus()});
+    checks.back().fine_estimate_s = cost;
     loaded.push_back(std::move(l));
     weights.push_back(0.1 + cost);
   };
@@ -96,6 +116,7 @@ std::vector<FidelityCheck> fidelity_checks(const ValidateOptions& o) {
     nlohmann::json j = nlohmann::json::parse(*results[i].value);
     checks[i].fast_s = j.at("fast"), checks[i].fine_s = j.at("fine");
     checks[i].fast_unshared_s = j.at("fast_unshared");
+    checks[i].fine_cpu_s = j.at("fine_cpu");
     checks[i].fine_unshared_s = j.at("fine_unshared");
   }
   return checks;

@@ -174,6 +174,9 @@ struct FidelityCheck {
   int gpus = 0;
   double fast_s = 0, fine_s = 0;                   ///< links shared
   double fast_unshared_s = 0, fine_unshared_s = 0; ///< every link a fat pipe
+  /// The fine run's CPU time (links shared) and estimate_fine_cost's for it: validation.json
+  /// only, as machine-dependent measurements do not belong in docs/validation.md.
+  double fine_cpu_s = 0, fine_estimate_s = 0;
   [[nodiscard]] double error() const { return fast_s / fine_s - 1.0; }
   [[nodiscard]] double error_unshared() const { return fast_unshared_s / fine_unshared_s - 1.0; }
 };
