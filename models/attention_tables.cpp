@@ -6,6 +6,8 @@
 // 3.5 / (1 / F + 2.5 / B). The figures are the bars' printed labels.
 #include "models/attention_tables.hpp"
 
+#include <utility>
+
 namespace trainsim::attention_tables {
 namespace {
 
@@ -48,16 +50,25 @@ Table hopper() {
   return t;
 }
 
-Table blackwell() {
+// The B200's bars, each forward at `forward_gain` x its rate (1 on the B200 itself), combined
+// at 1k-16k; sequence 512 and d_head 64 scaled by the Hopper table's ratios.
+Table blackwell_bars(const std::array<double, 5>& forward_gain, std::string estimate) {
   const Table& h = cudnn_hopper();
   Table t;
   for (size_t i = 1; i < t.d128.size(); ++i)
-    t.d128[i] = 1e12 * combined(kBlackwellForward128[i - 1], kBlackwellBackward128[i - 1]);
+    t.d128[i] = 1e12 * combined(kBlackwellForward128[i - 1] * forward_gain[i - 1],
+                                kBlackwellBackward128[i - 1]);
   t.d128[0] = t.d128[1] * h.d128[0] / h.d128[1];
   for (size_t i = 0; i < t.d64.size(); ++i) t.d64[i] = t.d128[i] * h.d64[i] / h.d128[i];
-  t.estimate = "cuDNN attention: FlashAttention-4's B200 cuDNN 9.13.0 bars at d_head 128, "
-               "1k-16k; sequence 512 and d_head 64 scaled by the Hopper table's ratios";
+  t.estimate = std::move(estimate);
   return t;
+}
+
+Table blackwell() {
+  return blackwell_bars({1, 1, 1, 1, 1},
+                        "cuDNN attention: FlashAttention-4's B200 cuDNN 9.13.0 bars at d_head "
+                        "128, 1k-16k; sequence 512 and d_head 64 scaled by the Hopper table's "
+                        "ratios");
 }
 
 // Blackwell Ultra (GB300) doubles the special-function units' exponentials per clock, which
@@ -68,25 +79,16 @@ Table blackwell() {
 // at d6d35d69 and gb300/prefill_sweep_20260928_183101.csv at bd77903d; the "cudnn" rows of the
 // llama3.1 preset, 64 query and 8 key/value heads of 128, batch 1, squares of 2k ... 16k
 // tokens). GB300's rate over GB200's at each length:
-constexpr std::array<double, 4> kUltraOverGb200Forward{1249.309 / 955.765, 1688.564 / 1229.461,
-                                                       1875.932 / 1438.125, 1986.330 / 1562.874};
+constexpr double kUltra2k = 1249.309 / 955.765, kUltra4k = 1688.564 / 1229.461,
+                 kUltra8k = 1875.932 / 1438.125, kUltra16k = 1986.330 / 1562.874;
 
-// The B200's table with the forward at GB300's measured gain; sequence 1k and 512 take 2k's
-// gain, and the backward keeps the B200's rate (no Blackwell Ultra backward was measured).
+// The B200's table with the forward at GB300's measured gain (1k and 512 taking 2k's); the
+// backward keeps the B200's rate (no Blackwell Ultra backward was measured).
 Table blackwell_ultra() {
-  const Table& h = cudnn_hopper();
-  Table t;
-  for (size_t i = 1; i < t.d128.size(); ++i) {
-    double gain = kUltraOverGb200Forward[i < 2 ? 0 : i - 2];
-    t.d128[i] =
-        1e12 * combined(kBlackwellForward128[i - 1] * gain, kBlackwellBackward128[i - 1]);
-  }
-  t.d128[0] = t.d128[1] * h.d128[0] / h.d128[1];
-  for (size_t i = 0; i < t.d64.size(); ++i) t.d64[i] = t.d128[i] * h.d64[i] / h.d128[i];
-  t.estimate = "cuDNN attention: the B200's table with the forward x GB300 / GB200 as cuDNN "
-               "9.27's prefill sweep measured it (1.27 to 1.37), 1k taking 2k's; the backward "
-               "as the B200's (no Blackwell Ultra backward was read)";
-  return t;
+  return blackwell_bars({kUltra2k, kUltra2k, kUltra4k, kUltra8k, kUltra16k},
+                        "cuDNN attention: the B200's table with the forward x GB300 / GB200 as "
+                        "cuDNN 9.27's prefill sweep measured it (1.27 to 1.37), 1k taking 2k's; "
+                        "the backward as the B200's (no Blackwell Ultra backward was read)");
 }
 
 } // namespace

@@ -13,14 +13,18 @@ std::vector<Op> GradientCollectives::reduction(Bytes bytes) const {
   const ExecutionSpec& e = s_.execution;
   if (e.zero >= 3) return {};
   CollectiveOp op = e.zero >= 1 ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce;
-  auto over = [&](GroupKind group, Bytes b) {
+  return over_groups(op, bytes * (1.0 - expert_share_), bytes * expert_share_);
+}
+
+std::vector<Op> GradientCollectives::over_groups(CollectiveOp op, Bytes dense,
+                                                 Bytes experts) const {
+  const ExecutionSpec& e = s_.execution;
+  auto over = [op](GroupKind group, Bytes b) {
     return Op{OpKind::collective, group, op, true, 1, Seconds(), b};
   };
   std::vector<Op> ops;
-  if (e.weight_replicas() > 1 && expert_share_ < 1.0)
-    ops.push_back(over(GroupKind::dp, bytes * (1.0 - expert_share_)));
-  if (e.dp / e.ep > 1 && expert_share_ > 0.0)
-    ops.push_back(over(GroupKind::edp, bytes * expert_share_));
+  if (e.weight_replicas() > 1 && expert_share_ < 1.0) ops.push_back(over(GroupKind::dp, dense));
+  if (e.dp / e.ep > 1 && expert_share_ > 0.0) ops.push_back(over(GroupKind::edp, experts));
   return ops;
 }
 
@@ -38,18 +42,8 @@ std::vector<Op> GradientCollectives::parameter_gathers() const {
   double vocabulary = workload_parts::vocabulary_params(s_.model, e, stage_index_);
   double layers = stage_.dense / gradient - vocabulary, experts = stage_.experts / gradient;
   Bytes word = gathered_parameter_word(s_.model, e);
-  return gathers(word * layers + s_.model.bytes_per_word * vocabulary, word * experts);
-}
-
-std::vector<Op> GradientCollectives::gathers(Bytes dense, Bytes experts) const {
-  const ExecutionSpec& e = s_.execution;
-  auto over = [](GroupKind group, Bytes b) {
-    return Op{OpKind::collective, group, CollectiveOp::all_gather, true, 1, Seconds(), b};
-  };
-  std::vector<Op> ops;
-  if (e.weight_replicas() > 1 && dense > Bytes()) ops.push_back(over(GroupKind::dp, dense));
-  if (e.dp / e.ep > 1 && experts > Bytes()) ops.push_back(over(GroupKind::edp, experts));
-  return ops;
+  return over_groups(CollectiveOp::all_gather, word * layers + s_.model.bytes_per_word * vocabulary,
+                     word * experts);
 }
 
 std::vector<Op> GradientCollectives::gathers_of(Bytes parameters) const {

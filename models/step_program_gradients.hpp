@@ -26,12 +26,13 @@ public:
   [[nodiscard]] std::vector<Op> gathers_of(Bytes parameters) const;
 
 private:
-  /// The all-gathers of `dense` and `experts` bytes of parameters, each over its group.
-  [[nodiscard]] std::vector<Op> gathers(Bytes dense, Bytes experts) const;
+  /// `op` on `dense` bytes over DP and `experts` bytes over EDP, where the stage has such
+  /// parameters and the group more than one member.
+  [[nodiscard]] std::vector<Op> over_groups(CollectiveOp op, Bytes dense, Bytes experts) const;
 
   const Scenario& s_;
   int stage_index_;
-  GradientBytes stage_; ///< this stage's gradients, dense and the experts'
+  GradientBytes stage_;     ///< this stage's gradients, dense and the experts'
   double expert_share_ = 0; ///< of them, the experts' (reduced over EDP, not DP)
 };
 
