@@ -143,7 +143,7 @@ Scenario frontier_scenario(const FrontierPoint& point, const FrontierHardware& h
   // The delayed update keeps the previous step's gradients while it reduces them, a second
   // buffer the paper's memory model, and so the frontier's plan, does not count: where it does
   // not fit, the GPU gets the HBM it needs (whole GB), so that the point replays as priced.
-  Bytes need = memory_per_gpu(s.model, s.execution).total();
+  Bytes need = memory_per_gpu(s.model, s.execution, s.system.gpu).total();
   if (need > s.system.gpu.hbm_capacity)
     s.system.gpu.hbm_capacity = Bytes(std::ceil(need.value() / 1e9) * 1e9);
   return s;

@@ -220,6 +220,7 @@ GpuPreset with_fp8(GpuPreset g, double burst, std::string what) {
 constexpr double kMxfp8OverTensorwise = 6.812 / 7.161;
 GpuPreset blackwell(GpuPreset g) {
   g.mxfp8 = true;
+  g.gpu.fp8_any_layout = true;
   g.mxfp8_over_tensorwise = kMxfp8OverTensorwise;
   return g;
 }

@@ -232,6 +232,11 @@ struct GpuSpec {
   /// Relative standard deviation of the sustained kernel rate across GPUs of this SKU (the
   /// per-operator model only; models/gpu_speed.hpp); 0: every GPU at the figures above.
   double speed_spread = 0;
+  /// Whether its FP8 GEMMs take their operands in every layout, so that an FP8 weight needs no
+  /// transposed copy for the backward (Blackwell data-center GPUs: Transformer Engine's
+  /// is_non_tn_fp8_gemm_supported(), compute capability 10.x; Hopper's take only TN). A
+  /// preset's property, as its MXFP8 support is (models/hardware_presets.cpp).
+  bool fp8_any_layout = false;
   /// The preset the figures start from (models/hardware_presets.hpp), before any override;
   /// "custom" when a scenario gives every figure itself, "" when built in code.
   std::string preset;

@@ -355,11 +355,12 @@ void check_gpu_total(const Scenario& s, double topology_gpus) {
 
 std::string over_capacity(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
-  MemoryUse use = memory_per_gpu(s.model, e);
+  MemoryUse use = memory_per_gpu(s.model, e, s.system.gpu);
   if (use.total() <= s.system.gpu.hbm_capacity) return "";
   return "too small: " + grid_keys(e) + " = " + grid_of(e) + " needs " + format(use.total()) +
          " per GPU (weights " + format(use.weights) + ", gradients " + format(use.gradients) +
-         ", optimizer " + format(use.optimizer) + ", activations " + format(use.activations) + ")";
+         ", optimizer " + format(use.optimizer) + ", activations " + format(use.activations) +
+         (use.fp8_copies > Bytes(0) ? ", FP8 weight copies " + format(use.fp8_copies) : "") + ")";
 }
 
 void check_scenario(const Scenario& s, std::optional<double> topology_gpus, Memory memory) {

@@ -299,6 +299,25 @@ Bytes gathered_parameter_word(const ModelSpec& m, const ExecutionSpec& e) {
   return Bytes(1.0);
 }
 
+Bytes fp8_weight_bytes(const ModelSpec& m, const GpuSpec& gpu) {
+  // Transformer Engine at d0067d0d (2026-08-22), module/base.py: a linear layer caches its
+  // FP8 weight in _fp8_workspaces, which "persists beyond a single forward pass", and
+  // _is_weight_workspace_valid() asks a Float8Tensor for its transpose only where
+  // is_non_tn_fp8_gemm_supported() is false; an MXFP8 one for its row- and column-wise data.
+  switch (m.fp8_recipe) {
+  case Fp8Recipe::blockwise:
+    return Bytes(2.0 * (1.0 + 4.0 / (128.0 * 128.0)));
+  case Fp8Recipe::mxfp8:
+    return Bytes(2.0 * (1.0 + 1.0 / 32.0));
+  case Fp8Recipe::tensorwise:
+  case Fp8Recipe::delayed:
+    return Bytes(gpu.fp8_any_layout ? 1.0 : 2.0);
+  case Fp8Recipe::none:
+    break;
+  }
+  return Bytes(0.0);
+}
+
 double default_bucket_parameters(const ExecutionSpec& e) {
   return std::max(40e6, 1e6 * e.weight_replicas());
 }

@@ -166,6 +166,13 @@ Bytes gradient_word(const ModelSpec& model, const ExecutionSpec& exec);
 /// none to count), a 4-byte scale per 128 x 128 block (blockwise, DeepSeek-V3's weights), an
 /// E8M0 byte per 32 elements (mxfp8, the OCP MX format).
 Bytes gathered_parameter_word(const ModelSpec& model, const ExecutionSpec& exec);
+/// A layer weight's bytes in HBM as Transformer Engine keeps it in FP8 for a step, one copy
+/// for the forward's GEMMs (row-wise) and one for the input gradient's (column-wise): under
+/// tensorwise or delayed scaling a byte and its transpose's byte, but one byte on a GPU whose
+/// FP8 GEMMs take every layout (Blackwell: TE's is_non_tn_fp8_gemm_supported(), compute
+/// capability 10.x, needs no transpose); blockwise and mxfp8 keep both copies with their
+/// scales. 0 when the model is not FP8.
+Bytes fp8_weight_bytes(const ModelSpec& model, const GpuSpec& gpu);
 /// Megatron-LM's default bucket: max(40M, 1M x DP size) parameters
 /// (megatron/core/distributed/distributed_data_parallel_config.py, `bucket_size`: "larger DP
 /// sizes need larger buckets to ensure collectives do not become latency-bound").
@@ -200,7 +207,10 @@ Seconds hbm_time(Bytes bytes, const GpuSpec& gpu);
 
 struct MemoryUse {
   Bytes weights, gradients, optimizer, activations;
-  [[nodiscard]] Bytes total() const { return weights + gradients + optimizer + activations; }
+  Bytes fp8_copies; ///< Transformer Engine's cached FP8 weights beside BF16 ones (not saved)
+  [[nodiscard]] Bytes total() const {
+    return weights + gradients + optimizer + activations + fp8_copies;
+  }
 };
 
 /// What one GPU keeps besides its share of each layer: its stage's layers, the microbatches
@@ -225,14 +235,21 @@ struct StageResidency {
   /// ZeRO-3: layers whose parameters are held whole while they compute (zero3_prefetch: the
   /// layer computing and the next, whose gather runs beside it).
   int gathered_layers = 0;
+  /// What a layer parameter takes (the embedding and LM head take the model's word): held
+  /// whole, and as ZeRO-3's shard (0: the model's word either way); and beside a weight held
+  /// whole, Transformer Engine's cached FP8 copy (0: none). memory_per_stage() sets them from
+  /// the FP8 recipe (fp8_weight_bytes()).
+  Bytes whole_weight{0.0}, shard_weight{0.0}, fp8_copy{0.0};
 };
 MemoryUse memory_use(const LayerShape& layer, const GpuShare& share,
                      const StageResidency& residency);
 
 /// HBM needed on a GPU of each pipeline stage: its layers, vocabulary and peak of activations
 /// held under the schedule (models/stage_layout.hpp), by part.
-std::vector<MemoryUse> memory_per_stage(const ModelSpec& model, const ExecutionSpec& exec);
+/// The GPU decides how FP8 weights are kept (fp8_weight_bytes()).
+std::vector<MemoryUse> memory_per_stage(const ModelSpec& model, const ExecutionSpec& exec,
+                                        const GpuSpec& gpu);
 /// HBM needed on the most loaded GPU: of memory_per_stage(), the largest.
-MemoryUse memory_per_gpu(const ModelSpec& model, const ExecutionSpec& exec);
+MemoryUse memory_per_gpu(const ModelSpec& model, const ExecutionSpec& exec, const GpuSpec& gpu);
 
 } // namespace trainsim

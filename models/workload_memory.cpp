@@ -96,13 +96,24 @@ Bytes state(Bytes per_param, const GpuParams& p, bool sharded, const StageReside
 } // namespace
 
 MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidency& r) {
-  GpuParams params = params_on_gpu(l, g, r.layers);
+  GpuParams layers = params_on_gpu(l, g, r.layers);
+  GpuParams params = layers;
   params.dense += r.vocabulary_params;
   Bytes word = l.bytes_per_word;
+  auto or_word = [word](Bytes b) { return b > Bytes(0) ? b : word; };
+  bool sharded = r.zero >= 3;
   MemoryUse use;
-  use.weights = state(word, params, r.zero >= 3, r, g.ep);
-  if (r.gathered_layers > 0)
-    use.weights += word * (params_on_gpu(l, g, 1).total() * r.gathered_layers);
+  // Every layer parameter is counted as a linear layer's: the norms' and router's, kept at
+  // the word, are a few thousandths of a layer.
+  use.weights = state(word, {r.vocabulary_params, 0.0}, sharded, r, g.ep) +
+                state(sharded ? or_word(r.shard_weight) : or_word(r.whole_weight), layers,
+                      sharded, r, g.ep);
+  if (!sharded) use.fp8_copies = r.fp8_copy * layers.total();
+  if (r.gathered_layers > 0) {
+    double gathered = params_on_gpu(l, g, 1).total() * r.gathered_layers;
+    use.weights += or_word(r.whole_weight) * gathered;
+    use.fp8_copies += r.fp8_copy * gathered;
+  }
   Bytes gradient = r.gradient_bytes_per_param > Bytes(0) ? r.gradient_bytes_per_param : word;
   use.gradients = state(gradient, params, r.zero >= 2, r, g.ep);
   if (r.delayed_update) use.gradients += state(gradient, params, false, r, g.ep);
@@ -111,7 +122,26 @@ MemoryUse memory_use(const LayerShape& l, const GpuShare& g, const StageResidenc
   return use;
 }
 
-std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec& e) {
+namespace {
+
+// FP8 weights (docs/compute-model.md, "FP8 weights in memory"): with fp8_param_gather the
+// layers' weights are FP8 themselves (Megatron-Core builds them under TE's fp8_model_init), as
+// Transformer Engine keeps them for a step, and ZeRO-3 shards them at their gathered word; else
+// they stay at the model's word and TE caches an FP8 copy beside each weight held whole.
+void keep_fp8_weights(const ModelSpec& m, const ExecutionSpec& e, const GpuSpec& gpu,
+                      StageResidency& r) {
+  Bytes fp8 = fp8_weight_bytes(m, gpu);
+  if (fp8 <= Bytes(0)) return;
+  if (e.fp8_param_gather)
+    r.whole_weight = fp8, r.shard_weight = gathered_parameter_word(m, e);
+  else
+    r.fp8_copy = fp8;
+}
+
+} // namespace
+
+std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec& e,
+                                        const GpuSpec& gpu) {
   StageResidency r;
   r.dp = e.weight_replicas();
   r.zero = e.zero;
@@ -122,6 +152,7 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   r.gradient_bytes_per_param = gradient_word(m, e);
   r.delayed_update = e.delayed_update;
   r.gathered_layers = e.zero3_prefetch ? 2 : 0;
+  keep_fp8_weights(m, e, gpu, r);
   LayerShape shape = layer_shape(m, e);
   // Under routing imbalance the busiest EP rank's experts keep the most routed rows: the check
   // holds that rank's (its routed probabilities counted at the same share, a few bytes more).
@@ -157,6 +188,7 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
             dense ? memory_use(dense_shape, dense_share, group) : memory_use(shape, share, group);
         use.weights += more.weights, use.gradients += more.gradients;
         use.optimizer += more.optimizer, use.activations += more.activations;
+        use.fp8_copies += more.fp8_copies;
         first_group = false;
       }
     stages.push_back(use);
@@ -164,8 +196,8 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   return stages;
 }
 
-MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e) {
-  std::vector<MemoryUse> stages = memory_per_stage(m, e);
+MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e, const GpuSpec& gpu) {
+  std::vector<MemoryUse> stages = memory_per_stage(m, e, gpu);
   return *std::max_element(stages.begin(), stages.end(),
                            [](const auto& a, const auto& b) { return a.total() < b.total(); });
 }

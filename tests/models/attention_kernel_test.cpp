@@ -64,12 +64,12 @@ TEST(UnfusedAttention, KeepsFiveBytesPerScoreUnlessSelectiveRecomputationDropsTh
   // Korthikanti et al. eq. 1: 34 s b h + 5 a s^2 b bytes per layer (tp 1). Here s b = 4
   // tokens, h 8, a 2, s 4: 34 x 4 x 8 = 1088 B, plus 5 x 2 x 16 = 160 B of scores.
   ExecutionSpec e;
-  EXPECT_EQ(memory_per_gpu(tiny(), e).activations.value(), 1088 + 160);
+  EXPECT_EQ(memory_per_gpu(tiny(), e, GpuSpec{}).activations.value(), 1088 + 160);
   ModelSpec flash = tiny();
   flash.attention = AttentionKernel::flash;
-  EXPECT_EQ(memory_per_gpu(flash, e).activations.value(), 1088);
+  EXPECT_EQ(memory_per_gpu(flash, e, GpuSpec{}).activations.value(), 1088);
   e.recompute = Recompute::selective;
-  EXPECT_EQ(memory_per_gpu(tiny(), e).activations.value(), 1088);
+  EXPECT_EQ(memory_per_gpu(tiny(), e, GpuSpec{}).activations.value(), 1088);
 }
 
 TEST(UnfusedAttention, BatchedProductsShareTheWavesOfOneKernel) {

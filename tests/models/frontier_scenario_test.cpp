@@ -74,7 +74,7 @@ TEST(FrontierScenario, TheDelayedUpdatesSecondGradientBufferGetsTheHbmItNeeds) {
   EXPECT_EQ(frontier_scenario(hand_point(), hw).system.gpu.hbm_capacity, hw.gpu.hbm_capacity);
   hw.gpu.hbm_capacity = Bytes(5e7);
   Scenario s = frontier_scenario(hand_point(), hw);
-  EXPECT_GT(memory_per_gpu(s.model, s.execution).total(), Bytes(7.2e7));
+  EXPECT_GT(memory_per_gpu(s.model, s.execution, s.system.gpu).total(), Bytes(7.2e7));
   EXPECT_EQ(s.system.gpu.hbm_capacity, Bytes(1e9));
 }
 

@@ -96,10 +96,10 @@ TEST(ExpertLoad, TheMemoryCheckHoldsTheBusiestRanksRoutedRows) {
   padded.moe_capacity_factor = 1.5;
   padded.moe_pad_to_capacity = true;
   ASSERT_DOUBLE_EQ(routed_share(experts(), padded), 1.5);
-  Bytes a = memory_per_stage(experts(), uneven)[0].activations;
-  Bytes b = memory_per_stage(experts(), padded)[0].activations;
+  Bytes a = memory_per_stage(experts(), uneven, GpuSpec{})[0].activations;
+  Bytes b = memory_per_stage(experts(), padded, GpuSpec{})[0].activations;
   EXPECT_DOUBLE_EQ(a.value(), b.value());
-  EXPECT_GT(a.value(), memory_per_stage(experts(), ep4(0))[0].activations.value());
+  EXPECT_GT(a.value(), memory_per_stage(experts(), ep4(0), GpuSpec{})[0].activations.value());
 }
 
 } // namespace

@@ -19,7 +19,7 @@ ModelSpec tiny_moe() {
 }
 
 double activations(const ModelSpec& m) {
-  return memory_per_stage(m, ExecutionSpec{})[0].activations.value();
+  return memory_per_stage(m, ExecutionSpec{}, GpuSpec{})[0].activations.value();
 }
 
 TEST(MoeMemory, AnExpertLayerKeepsItsRoutedCopiesAndTheRoutersProbabilities) {
@@ -47,7 +47,7 @@ TEST(MoeMemory, DroppedTokensAreNotKept) {
   // probabilities to 4 B a token (4 x (20 + 4) = 96): 1184 B.
   ExecutionSpec e;
   e.moe_capacity_factor = 0.5;
-  EXPECT_DOUBLE_EQ(memory_per_stage(tiny_moe(), e)[0].activations.value(), 1184.0);
+  EXPECT_DOUBLE_EQ(memory_per_stage(tiny_moe(), e, GpuSpec{})[0].activations.value(), 1184.0);
 }
 
 } // namespace

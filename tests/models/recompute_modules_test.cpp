@@ -61,7 +61,7 @@ Again again(const Operators& backward) {
 }
 
 double activations(const ModelSpec& m, const ExecutionSpec& e) {
-  return memory_per_stage(m, e)[0].activations.value();
+  return memory_per_stage(m, e, GpuSpec{})[0].activations.value();
 }
 
 TEST(RecomputeModules, SelectiveRunsTheAttentionCoreAgainByDefault) {

@@ -135,7 +135,7 @@ TEST(StageLayout, MemoryIsTheWorstStages) {
   // transformer layer keeps 34 bytes per token and d_model: 4 tokens x 8 x 34 = 1088.
   Scenario s = split(12, 2, 1, 2);
   s.execution.first_stage_layers = 2;
-  MemoryUse use = memory_per_gpu(s.model, s.execution);
+  MemoryUse use = memory_per_gpu(s.model, s.execution, s.system.gpu);
   EXPECT_DOUBLE_EQ(use.activations.value(), 10 * 4 * 8 * 34.0);
 }
 
@@ -145,11 +145,11 @@ TEST(StageLayout, ActivationsFollowTheArchitecture) {
   Scenario s = split(1, 1, 1, 1);
   s.execution.tp = 2;
   s.execution.sequence_parallel = true;
-  EXPECT_DOUBLE_EQ(memory_per_gpu(s.model, s.execution).activations.value(), 4 * 8 * 34.0 / 2);
+  EXPECT_DOUBLE_EQ(memory_per_gpu(s.model, s.execution, s.system.gpu).activations.value(), 4 * 8 * 34.0 / 2);
   // Without it the norms' inputs, the QKV and fc1 inputs and the masks are whole (Korthikanti
   // et al. 2022, eq. 2: 10 + 24 / t): 4 x 8 x (10 + 12).
   s.execution.sequence_parallel = false;
-  EXPECT_DOUBLE_EQ(memory_per_gpu(s.model, s.execution).activations.value(), 4 * 8 * 22.0);
+  EXPECT_DOUBLE_EQ(memory_per_gpu(s.model, s.execution, s.system.gpu).activations.value(), 4 * 8 * 22.0);
   // Llama-like: no dropout, 1 of 2 heads for keys and values (kv width 4), SwiGLU of d_ff 26
   // (3.25 d_model). Whole: norms 2 x 8 + QKV 8 + fc1 8 words = 32 words; split: Q 8 + K, V
   // 2 x 4 + out_proj 8 + 3 x 26 hidden = 102 words. 4 tokens x 2 B x (32 + 102) / 2.
@@ -158,11 +158,11 @@ TEST(StageLayout, ActivationsFollowTheArchitecture) {
   s.model.kv_heads = 1;
   s.model.gated_mlp = true;
   s.model.d_ff = 26;
-  EXPECT_DOUBLE_EQ(memory_per_gpu(s.model, s.execution).activations.value(),
+  EXPECT_DOUBLE_EQ(memory_per_gpu(s.model, s.execution, s.system.gpu).activations.value(),
                    4 * 2.0 * (32 + 102) / 2);
   // A QK norm keeps its input, q and k before it: 8 + 4 words more, split.
   s.model.qk_norm = true;
-  EXPECT_DOUBLE_EQ(memory_per_gpu(s.model, s.execution).activations.value(),
+  EXPECT_DOUBLE_EQ(memory_per_gpu(s.model, s.execution, s.system.gpu).activations.value(),
                    4 * 2.0 * (32 + 102 + 12) / 2);
 }
 

@@ -205,9 +205,9 @@ TEST(Workload, BlockRecomputationKeepsOnlyItsLayersInputs) {
   ModelSpec m = four_mlp_blocks();
   ExecutionSpec e;
   e.recompute = Recompute::full;
-  EXPECT_DOUBLE_EQ(memory_per_stage(m, e)[0].activations.value(), 8e4);
+  EXPECT_DOUBLE_EQ(memory_per_stage(m, e, GpuSpec{})[0].activations.value(), 8e4);
   e.recompute_layers = 1;
-  EXPECT_DOUBLE_EQ(memory_per_stage(m, e)[0].activations.value(), 5.6e5);
+  EXPECT_DOUBLE_EQ(memory_per_stage(m, e, GpuSpec{})[0].activations.value(), 5.6e5);
 }
 
 TEST(Workload, EveryKthLayerRecomputationKeepsTheOthersActivations) {
@@ -218,7 +218,7 @@ TEST(Workload, EveryKthLayerRecomputationKeepsTheOthersActivations) {
   ExecutionSpec e;
   e.recompute = Recompute::full;
   e.recompute_every = 3;
-  EXPECT_DOUBLE_EQ(memory_per_stage(m, e)[0].activations.value(), 4e5);
+  EXPECT_DOUBLE_EQ(memory_per_stage(m, e, GpuSpec{})[0].activations.value(), 4e5);
   StepFlop f = step_flop(m, e);
   EXPECT_DOUBLE_EQ((f.hardware - f.model).value(), 3.2e8);
 }
@@ -334,9 +334,9 @@ TEST(Workload, ContextParallelismSplitsActivationsAndShardsOverItsRanks) {
   m.layers = 1, m.d_model = 1024, m.d_ff = 4096, m.heads = 16, m.seq_len = 4096;
   ExecutionSpec e;
   e.global_batch = 2, e.zero = 1;
-  MemoryUse whole = memory_per_gpu(m, e);
+  MemoryUse whole = memory_per_gpu(m, e, GpuSpec{});
   e.cp = 2;
-  MemoryUse split = memory_per_gpu(m, e);
+  MemoryUse split = memory_per_gpu(m, e, GpuSpec{});
   EXPECT_DOUBLE_EQ(split.activations.value(), whole.activations.value() / 2);
   EXPECT_DOUBLE_EQ(split.optimizer.value(), whole.optimizer.value() / 2);
   EXPECT_DOUBLE_EQ(split.weights.value(), whole.weights.value());

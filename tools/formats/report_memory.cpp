@@ -11,20 +11,22 @@ namespace trainsim {
 namespace {
 
 void print_stage(std::ostream& out, int stage, const MemoryUse& use, Bytes capacity) {
-  char line[256];
+  char line[320];
+  std::string copies =
+      use.fp8_copies > Bytes(0) ? ", FP8 weight copies " + format(use.fp8_copies) : "";
   std::snprintf(line, sizeof line,
                 "    stage %-4d %10s  %6s   weights %s, gradients %s, optimizer %s, "
-                "activations %s\n",
+                "activations %s%s\n",
                 stage, format(use.total()).c_str(), percent(use.total() / capacity).c_str(),
                 format(use.weights).c_str(), format(use.gradients).c_str(),
-                format(use.optimizer).c_str(), format(use.activations).c_str());
+                format(use.optimizer).c_str(), format(use.activations).c_str(), copies.c_str());
   out << line;
 }
 
 } // namespace
 
 void print_memory(std::ostream& out, const Scenario& s) {
-  std::vector<MemoryUse> stages = memory_per_stage(s.model, s.execution);
+  std::vector<MemoryUse> stages = memory_per_stage(s.model, s.execution, s.system.gpu);
   Bytes capacity = s.system.gpu.hbm_capacity;
   out << "  memory        per GPU, of " << format(capacity)
       << " HBM (the plan's state and peak activations)\n";
@@ -44,12 +46,13 @@ void print_memory(std::ostream& out, const Scenario& s) {
 nlohmann::ordered_json memory_json(const Scenario& s) {
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();
   int i = 0;
-  for (const MemoryUse& use : memory_per_stage(s.model, s.execution))
+  for (const MemoryUse& use : memory_per_stage(s.model, s.execution, s.system.gpu))
     stages.push_back({{"stage", i++},
                       {"weights_bytes", use.weights.value()},
                       {"gradients_bytes", use.gradients.value()},
                       {"optimizer_bytes", use.optimizer.value()},
                       {"activations_bytes", use.activations.value()},
+                      {"fp8_weight_copies_bytes", use.fp8_copies.value()},
                       {"total_bytes", use.total().value()}});
   return {{"capacity_bytes", s.system.gpu.hbm_capacity.value()}, {"stages", stages}};
 }

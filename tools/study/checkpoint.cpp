@@ -43,7 +43,7 @@ CheckpointPrice price_checkpoint(const LoadedScenario& loaded, const Reliability
   double word = layer_shape(s.model).bytes_per_word.value();
   c.whole = Bytes(model_parameters(s.model).total *
                   (word + s.execution.optimizer_bytes_per_param.value()));
-  for (const MemoryUse& m : memory_per_stage(s.model, s.execution))
+  for (const MemoryUse& m : memory_per_stage(s.model, s.execution, s.system.gpu))
     c.per_gpu = std::max(c.per_gpu, m.weights + m.optimizer);
   if (r.storage_capacity > Bytes() && c.whole > r.storage_capacity)
     throw InputError(s.file, "reliability.storage_capacity", format(r.storage_capacity),
