@@ -78,8 +78,8 @@ void add_validate_command(CLI::App& app, cli::Command& command) {
       cmd->add_flag("--quick", v.quick, "the CTest-sized subset, with the cheapest published run");
   cmd->add_flag("--paper-scale", v.paper_scale,
                 "also the paper-scale replays: the frontier from 1.78e26 to 1e27 FLOP (2-D plans "
-                "from 1e26) and the scenario files of more than 20,000 GPUs (hours, and 18 GB "
-                "for the 1M-GPU step)")
+                "from 1e26), the scenario files of more than 20,000 GPUs and DeepSeek-V3's own "
+                "2,048-GPU run (hours, and 18 GB for the 1M-GPU step)")
       ->excludes(quick);
   cmd->add_option("--scenarios", v.scenarios_dir,
                   "the scenarios folder to check (default: $TRAINSIM_DATA_DIR/scenarios, else "

@@ -27,7 +27,11 @@ std::string bridge_section(const ValidationReport& r) {
       "TFLOP/s count FLOP their own way). Every GPU is priced by its preset's constants, none "
       "fitted to a row. Where trainsim finds the plan over the GPU's memory (the runs offload "
       "activations to the host, which is not modelled) the row is replayed as published and the "
-      "memory column says so. The verdict judges the dense rows; the MoE rows are reported.\n\n" +
+      "memory column says so. The verdict judges the dense rows; the MoE rows are reported. "
+      "The row of release \"report\" is not Megatron-Bridge's: DeepSeek-V3's own pre-training "
+      "(DeepSeek-AI, arXiv:2412.19437, Table 1: 180K H800 GPU hours per trillion tokens), "
+      "replayed without the DualPipe schedule that hid its all-to-alls (its file says why), and "
+      "only by `trainsim validate --paper-scale`.\n\n" +
       markdown_header({"scenario", "release", "system", "workload", "GPUs", "published",
                        "simulated", "error", "step (s)", "simulated breakdown", "memory"});
   for (const BridgeCheck& c : r.bridge)
