@@ -1,5 +1,7 @@
 #include "models/section_keys.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <utility>
 
@@ -44,9 +46,23 @@ ExecutionKey shared_collective() {
           [](const ExecutionSpec&) { return false; }};
 }
 
+// DeepSeek's DualPipe (and its V-shaped variant) pairs one microbatch's forward chunk with
+// another's backward so that each hides the other's all-to-alls and sends (DeepSeek-V3's
+// report, section 3.2.1). trainsim does not build it; a file that names it is told so rather
+// than offered the closest schedule it has.
+bool names_dualpipe(const Params& p) {
+  std::string name = p.get_or<std::string>("schedule", "");
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name == "dualpipe" || name == "dualpipev";
+}
+
 ExecutionKey schedule() {
   return {"schedule",
           [](const Params& p, ExecutionSpec& e) {
+            if (names_dualpipe(p))
+              p.fail("schedule", "DualPipe is not built: replay 1f1b or interleaved, whose "
+                                 "all-to-alls and sends stay exposed (docs/moe.md)");
             e.schedule = choose(p, "schedule", e.schedule,
                                 {{"1f1b", PipelineSchedule::one_f_one_b},
                                  {"gpipe", PipelineSchedule::gpipe},

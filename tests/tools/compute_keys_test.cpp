@@ -104,6 +104,16 @@ TEST(ComputeKeys, RecomputeEveryNeedsFullRecomputationAndNotRecomputeLayers) {
             "recompute; give one");
 }
 
+TEST(ComputeKeys, DualPipeIsRefusedAsNotBuilt) {
+  // Named outright, not offered the closest schedule trainsim has ('interleaved').
+  EXPECT_EQ(error_of(with(kValid, "execution:\n", "execution:\n  schedule: DualPipe\n")),
+            "s.yaml: execution.schedule = 'DualPipe': DualPipe is not built: replay 1f1b or "
+            "interleaved, whose all-to-alls and sends stay exposed (docs/moe.md)");
+  EXPECT_NE(error_of(with(kValid, "execution:\n", "execution:\n  schedule: dualpipev\n"))
+                .find("DualPipe is not built"),
+            std::string::npos);
+}
+
 TEST(ComputeKeys, RecomputeLayersNeedsFullRecomputation) {
   EXPECT_EQ(parse_scenario(with(kValid, "execution:\n",
                                 "execution:\n  recompute: full\n"
