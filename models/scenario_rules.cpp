@@ -358,9 +358,7 @@ std::string over_capacity(const Scenario& s) {
   MemoryUse use = memory_per_gpu(s.model, e, s.system.gpu);
   if (use.total() <= s.system.gpu.hbm_capacity) return "";
   return "too small: " + grid_keys(e) + " = " + grid_of(e) + " needs " + format(use.total()) +
-         " per GPU (weights " + format(use.weights) + ", gradients " + format(use.gradients) +
-         ", optimizer " + format(use.optimizer) + ", activations " + format(use.activations) +
-         (use.fp8_copies > Bytes(0) ? ", FP8 weight copies " + format(use.fp8_copies) : "") + ")";
+         " per GPU (" + memory_parts(use) + ")";
 }
 
 void check_scenario(const Scenario& s, std::optional<double> topology_gpus, Memory memory) {

@@ -249,6 +249,9 @@ MemoryUse memory_use(const LayerShape& layer, const GpuShare& share,
 /// The GPU decides how FP8 weights are kept (fp8_weight_bytes()).
 std::vector<MemoryUse> memory_per_stage(const ModelSpec& model, const ExecutionSpec& exec,
                                         const GpuSpec& gpu);
+/// "weights 4.8 GB, gradients 9.61 GB, optimizer 14.4 GB, activations 42.6 GB" and the FP8
+/// weight copies where there are any: the parts the report and the memory refusal list.
+std::string memory_parts(const MemoryUse& use);
 /// HBM needed on the most loaded GPU: of memory_per_stage(), the largest.
 MemoryUse memory_per_gpu(const ModelSpec& model, const ExecutionSpec& exec, const GpuSpec& gpu);
 

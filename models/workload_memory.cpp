@@ -2,6 +2,7 @@
 // and weights, gradients and optimizer state as ZeRO shards them, per pipeline stage.
 #include <algorithm>
 #include <array>
+#include <string>
 
 #include "models/moe_load.hpp"
 #include "models/stage_layout.hpp"
@@ -194,6 +195,14 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
     stages.push_back(use);
   }
   return stages;
+}
+
+std::string memory_parts(const MemoryUse& use) {
+  std::string parts = "weights " + format(use.weights) + ", gradients " +
+                      format(use.gradients) + ", optimizer " + format(use.optimizer) +
+                      ", activations " + format(use.activations);
+  if (use.fp8_copies > Bytes(0)) parts += ", FP8 weight copies " + format(use.fp8_copies);
+  return parts;
 }
 
 MemoryUse memory_per_gpu(const ModelSpec& m, const ExecutionSpec& e, const GpuSpec& gpu) {

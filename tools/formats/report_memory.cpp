@@ -11,16 +11,10 @@ namespace trainsim {
 namespace {
 
 void print_stage(std::ostream& out, int stage, const MemoryUse& use, Bytes capacity) {
-  char line[320];
-  std::string copies =
-      use.fp8_copies > Bytes(0) ? ", FP8 weight copies " + format(use.fp8_copies) : "";
-  std::snprintf(line, sizeof line,
-                "    stage %-4d %10s  %6s   weights %s, gradients %s, optimizer %s, "
-                "activations %s%s\n",
-                stage, format(use.total()).c_str(), percent(use.total() / capacity).c_str(),
-                format(use.weights).c_str(), format(use.gradients).c_str(),
-                format(use.optimizer).c_str(), format(use.activations).c_str(), copies.c_str());
-  out << line;
+  char line[64];
+  std::snprintf(line, sizeof line, "    stage %-4d %10s  %6s   ", stage,
+                format(use.total()).c_str(), percent(use.total() / capacity).c_str());
+  out << line << memory_parts(use) << "\n";
 }
 
 } // namespace
