@@ -180,6 +180,13 @@ std::vector<ExecutionKey> declare() {
                recomputed_layers("recompute_layers", &E::recompute_layers),
                recomputed_layers("recompute_every", &E::recompute_every, "recompute_layers"),
                recompute_modules_key(),
+               // Its bounds against the model and the plan: models/scenario_rules.cpp.
+               {"offload_layers",
+                [](const Params& p, E& e) {
+                  if (p.has("offload_layers")) e.offload_layers = p.get_positive<int>("offload_layers");
+                },
+                [](const E& e) { return std::optional(integer_value(e.offload_layers)); },
+                [](const E& e) { return e.offload_layers > 0; }},
                // Unset: Megatron-LM's default, which provenance gives as dp_bucket_bytes.
                {"dp_bucket",
                 [](const Params& p, E& e) {

@@ -137,7 +137,9 @@ std::vector<GpuKey> declare() {
           optional_figure("gemm_peak", &G::gemm_peak, "gemm_peak_flop_per_s"),
           attention_table("flash_attention", &G::flash_attention, "flash_attention_flop_per_s"),
           attention_table("cudnn_attention", &G::cudnn_attention, "cudnn_attention_flop_per_s"),
-          fraction("hbm_efficiency", &G::hbm_efficiency, "hbm_bandwidth"), speed_spread()};
+          fraction("hbm_efficiency", &G::hbm_efficiency, "hbm_bandwidth"), speed_spread(),
+          figure("host_memory_bandwidth", &G::host_memory_bandwidth,
+                 "host_memory_bandwidth_bytes_per_s")};
 }
 
 } // namespace

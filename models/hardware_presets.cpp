@@ -65,6 +65,7 @@ GpuPreset gpu(std::string name, std::string alias, std::string source, Precision
   spec.matmul_efficiency = kMatmulEfficiency;
   spec.hbm_bandwidth = BytesPerSecond(hbm_bandwidth);
   spec.hbm_capacity = Bytes(hbm_capacity);
+  spec.host_memory_bandwidth = BytesPerSecond(host.bandwidth);
   spec.kernel_latency = Seconds(kKernelLatency);
   spec.sms = eff.sms;
   spec.gemm_peak = FlopPerSecond(eff.gemm_peak);
@@ -227,6 +228,19 @@ GpuPreset blackwell(GpuPreset g) {
 
 constexpr double kBlackwellSustained = 1456.3 / 1770.9;
 
+// Between a GPU's memory and its host's, per direction (activation offloading's copies). On an
+// HGX board, the GPU's PCIe link unless the host's is slower: a DGX B200's two Intel Xeon
+// Platinum 8570 (NVIDIA DGX B200 datasheet) are PCIe 5.0 parts (Intel's product page), so 64
+// GB/s. A Grace-Blackwell GPU reaches the Grace CPU's memory over NVLink-C2C, "900 GB/s
+// bidirectional per link" (Transformer Engine, docs/features/other_optimizations/
+// cpu_offloading/cpu_offloading.rst at d0067d0d), 450 per direction. Not modelled: two GPUs of
+// a superchip share one Grace's LPDDR5X.
+GpuPreset with_host_memory(GpuPreset g, double per_direction) {
+  g.gpu.host_memory_bandwidth = BytesPerSecond(per_direction);
+  return g;
+}
+constexpr double kNvlinkC2c = 900e9 / 2;
+
 // Peaks are dense BF16 Tensor Core rates: the datasheets quote "with sparsity" figures, twice
 // these. Capacities and bandwidths are decimal (GB = 1e9 B, TB/s = 1e12 B/s), as quoted.
 const std::vector<GpuPreset>& gpu_registry() {
@@ -260,17 +274,17 @@ const std::vector<GpuPreset>& gpu_registry() {
       // FP32 75 TFLOPS, FP8 9 PFLOPS with sparsity, per GPU; the B200's host interface is
       // PCIe Gen6 (NVIDIA Blackwell architecture; a B200 node's NICs may sit on Gen5 switches,
       // which a scenario says with pcie_bandwidth).
-      blackwell(
+      with_host_memory(blackwell(
           with_fp8(gpu("b200", "b200",
                        "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s",
                        {75e12, 2.25e15, 2.25e15, 4.5e15}, kPcie6, 7.7e12, 180e9, b200()),
-                   2795.7e12)),
+                   2795.7e12)), kPcie5.bandwidth),
       // NVIDIA GB200 NVL72 specifications, per GPU (the rack's 72): FP16/BF16 5 PFLOPS with
       // sparsity (2.5 dense), FP8 10 (5 dense), FP32 80 TFLOPS (stas00/ml-engineering's table
       // "w/o sparsity", note 23, from NVIDIA's page); 186 GB HBM3e at 8 TB/s (the superchip's
       // 372 GB and 16 TB/s; MLCommons system descriptions say 186 GB). Its NICs, ConnectX-7,
       // are PCIe Gen5 devices.
-      blackwell(
+      with_host_memory(blackwell(
           with_fp8(gpu("gb200", "gb200",
                        "NVIDIA GB200 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 186 GB HBM3e, 8 TB/s",
                        {80e12, 2.5e15, 2.5e15, 5e15}, kPcie5, 8e12, 186e9,
@@ -279,12 +293,12 @@ const std::vector<GpuPreset>& gpu_registry() {
                                        "sustained / burst 1456.3 / 1770.9 (no sustained GB200 "
                                        "figure was read)",
                                        false)),
-                   3615.6e12, "GB200's")),
+                   3615.6e12, "GB200's")), kNvlinkC2c),
       // NVIDIA GB300 NVL72 specifications, per GPU: BF16 2.5 PFLOPS dense, FP8 5 (the table
       // above, note 24); 288 GB HBM3e (20 TB over 72) at 8 TB/s (576 TB/s over 72); a
       // ConnectX-8 800 Gb/s NIC per GPU on PCIe Gen6 (NVIDIA's NVL72 AI Factory reference
       // architecture: "through their respective ConnectX-8 NICs").
-      blackwell(with_fp8(
+      with_host_memory(blackwell(with_fp8(
           gpu("gb300", "gb300",
               "NVIDIA GB300 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 288 GB HBM3e, 8 TB/s",
               {80e12, 2.5e15, 2.5e15, 5e15}, kPcie6, 8e12, 288e9,
@@ -293,7 +307,7 @@ const std::vector<GpuPreset>& gpu_registry() {
                               "NVL72 bin) x the B200's sustained / burst 1456.3 / 1770.9 "
                               "(no GB300 matmul figure was read)",
                               true)),
-          3353.3e12 * 5.0 / 4.5, "B300's (x 5 / 4.5, the NVL72 bin)")),
+          3353.3e12 * 5.0 / 4.5, "B300's (x 5 / 4.5, the NVL72 bin)")), kNvlinkC2c),
   };
   return presets;
 }

@@ -237,6 +237,10 @@ struct GpuSpec {
   /// is_non_tn_fp8_gemm_supported(), compute capability 10.x; Hopper's take only TN). A
   /// preset's property, as its MXFP8 support is (models/hardware_presets.cpp).
   bool fp8_any_layout = false;
+  /// Between this GPU's memory and its host CPU's, per direction: what activation offloading
+  /// (ExecutionSpec::offload_layers) copies at. PCIe 5 x16 unless a preset says otherwise
+  /// (models/hardware_presets.cpp).
+  BytesPerSecond host_memory_bandwidth{64e9};
   /// The preset the figures start from (models/hardware_presets.hpp), before any override;
   /// "custom" when a scenario gives every figure itself, "" when built in code.
   std::string preset;
@@ -361,6 +365,12 @@ struct ExecutionSpec {
     if (recompute_every > 0) return chunk_layer % recompute_every == 0;
     return recompute_layers == 0 || chunk_layer < recompute_layers;
   }
+  /// Activation offloading: the first this-many layers of the model send the activations
+  /// they keep for the backward to the host CPU's memory during the forward and fetch them back
+  /// for the backward, on copy streams beside the kernels (Megatron-Core's
+  /// --cpu-offloading-num-layers, activations only, through Transformer Engine's CPU offload
+  /// context); 0: none.
+  int offload_layers = 0;
   /// A chunk layer that recomputes only if every layer does.
   [[nodiscard]] int kept_layer() const { return recompute_every > 0 ? 1 : recompute_layers; }
   /// What `recompute: selective` runs again (Megatron-Core's default: the attention core).

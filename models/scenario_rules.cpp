@@ -217,6 +217,26 @@ void check_schedule(const Rules& r) {
                  " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
 }
 
+// Activation offloading as Megatron-Core's TransformerConfig allows it: fewer layers than the
+// model's (the last keeps its activations), and neither pipeline parallelism nor
+// recomputation beside it (both refused there).
+void check_offload(const Rules& r) {
+  const ExecutionSpec& e = r.s.execution;
+  if (e.offload_layers == 0) return;
+  const std::string n = std::to_string(e.offload_layers);
+  if (e.offload_layers >= r.s.model.layers)
+    r.broken("execution.offload_layers", n,
+             "must be below the model's layers (" + std::to_string(r.s.model.layers) +
+                 "): the last layer's activations stay on the GPU");
+  if (e.pp > 1)
+    r.broken("execution.offload_layers", n,
+             "needs pp 1 (pp is " + std::to_string(e.pp) +
+                 "): Megatron-Core offloads no activations under pipeline parallelism");
+  if (e.recompute != Recompute::none)
+    r.broken("execution.offload_layers", n,
+             "needs recompute: none (Megatron-Core offloads no activations beside recomputation)");
+}
+
 void check_collective(const Rules& r, const char* key, const std::string& name,
                       const std::vector<CollectiveOp>& ops) {
   const CollectiveInfo* algorithm = find_collective(name);
@@ -370,6 +390,7 @@ void check_scenario(const Scenario& s, std::optional<double> topology_gpus, Memo
   check_two_d(rules);
   check_batch(rules);
   check_schedule(rules);
+  check_offload(rules);
   check_sharding(rules);
   if (topology_gpus) check_gpu_total(s, *topology_gpus);
   check_faults(s);

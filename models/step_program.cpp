@@ -127,7 +127,9 @@ private:
       wait_for(l), prefetch(chunk, l, true), tagged(l, [&] {
         if (casting)
           once(plan(chunk, l).times.attention.per_step + plan(chunk, l).times.mlp.per_step);
+        make_room(chunk, l, true);
         layer(plan(chunk, l), true);
+        copy_after(chunk, l, true);
       });
     if (last_virtual(chunk)) wait_for(layers(chunk)), extra_kernels(head_.forward);
     if (last_virtual(chunk) && casting) once(head_.per_step);
@@ -144,7 +146,11 @@ private:
     for (int l = 0; l < n; ++l) {
       const LayerPlan& p = plan(chunk, n - 1 - l);
       prefetch(chunk, n - 1 - l, false);
-      tagged(n - 1 - l, [&] { layer(p, false); });
+      tagged(n - 1 - l, [&] {
+        make_room(chunk, n - 1 - l, false);
+        layer(p, false);
+        copy_after(chunk, n - 1 - l, false);
+      });
       if (l + 1 < n && last && e_.dp_overlap) bucket(layer_gradients(p), false);
     }
     if (first_virtual(chunk)) extra_kernels(embedding_.backward);
@@ -160,6 +166,32 @@ private:
     program_.push_back(transfer(OpKind::recv, forward, costs().pp_activation));
     if (e_.gathers_pp_receives())
       program_.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs().tp_allreduce));
+  }
+
+  // offload_layers (pp 1), as Transformer Engine's default offload schedule runs it: of L
+  // layers, each of the first N sends the activations it keeps to the host after its forward,
+  // and the GPU holds at most L - N layers' at once, so layer j's forward first waits for
+  // layer j - (L - N)'s copy out (the last layer's, for all of them). In the backward each
+  // layer done frees room for one reload: layer j's backward starts layer j - (L - N)'s, and
+  // layer i's backward waits for its own. A direction's copies run in order on its stream.
+  [[nodiscard]] int offloaded_before(int chunk, int l) const {
+    return first_layer_[static_cast<size_t>(chunk)] + l - (s_.model.layers - e_.offload_layers);
+  }
+  void make_room(int chunk, int l, bool fwd) {
+    int n = e_.offload_layers, j = first_layer_[static_cast<size_t>(chunk)] + l;
+    int copies = fwd ? offloaded_before(chunk, l) + 1 : n - j; // the first of the pass's copies
+    if (n == 0 || copies <= 0 || copies > n) return;
+    program_.push_back(
+        {OpKind::wait_copies, GroupKind::tp, CollectiveOp::all_reduce, fwd, copies == n ? 0 : copies,
+         Seconds(), Bytes()});
+  }
+  void copy_after(int chunk, int l, bool fwd) {
+    int n = e_.offload_layers;
+    int j = fwd ? first_layer_[static_cast<size_t>(chunk)] + l : offloaded_before(chunk, l);
+    if (j < 0 || j >= n) return;
+    Bytes b = layer_activations(s_.model, e_, j);
+    program_.push_back({OpKind::start_copy, GroupKind::tp, CollectiveOp::all_reduce, fwd, 1,
+                        b / s_.system.gpu.host_memory_bandwidth, b});
   }
 
   /// Runs `body` and marks the ops it added as belonging to layer `l` of the chunk.

@@ -27,6 +27,9 @@ enum class OpKind : std::uint8_t {
   recv,             ///< receive a pipeline message (activation if `forward`, else gradient)
   send,             ///< send one, without waiting
   wait_sends,       ///< wait until every pipeline send has been delivered
+  start_copy,       ///< activation offloading: copy `bytes` for `duration` on the copy stream
+                    ///< of its direction (`forward`: to the host's memory, else back)
+  wait_copies,      ///< wait on a direction's copy stream, as wait_collectives on a group's
 };
 
 struct Op {

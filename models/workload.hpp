@@ -249,6 +249,9 @@ MemoryUse memory_use(const LayerShape& layer, const GpuShare& share,
 /// The GPU decides how FP8 weights are kept (fp8_weight_bytes()).
 std::vector<MemoryUse> memory_per_stage(const ModelSpec& model, const ExecutionSpec& exec,
                                         const GpuSpec& gpu);
+/// The activations model layer `layer` keeps for its backward, per microbatch, on its GPU:
+/// what activation offloading (ExecutionSpec::offload_layers) copies out and back.
+Bytes layer_activations(const ModelSpec& model, const ExecutionSpec& exec, int layer);
 /// "weights 4.8 GB, gradients 9.61 GB, optimizer 14.4 GB, activations 42.6 GB" and the FP8
 /// weight copies where there are any: the parts the report and the memory refusal list.
 std::string memory_parts(const MemoryUse& use);

@@ -141,8 +141,9 @@ void keep_fp8_weights(const ModelSpec& m, const ExecutionSpec& e, const GpuSpec&
 
 } // namespace
 
-std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec& e,
-                                        const GpuSpec& gpu) {
+namespace {
+
+StageResidency residency(const ModelSpec& m, const ExecutionSpec& e, const GpuSpec& gpu) {
   StageResidency r;
   r.dp = e.weight_replicas();
   r.zero = e.zero;
@@ -154,10 +155,33 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
   r.delayed_update = e.delayed_update;
   r.gathered_layers = e.zero3_prefetch ? 2 : 0;
   keep_fp8_weights(m, e, gpu, r);
+  return r;
+}
+
+// The expert layers' shape, as the memory check holds it: under routing imbalance the busiest
+// EP rank's experts keep the most routed rows (its routed probabilities counted at the same
+// share, a few bytes more).
+LayerShape busiest_shape(const ModelSpec& m, const ExecutionSpec& e) {
   LayerShape shape = layer_shape(m, e);
-  // Under routing imbalance the busiest EP rank's experts keep the most routed rows: the check
-  // holds that rank's (its routed probabilities counted at the same share, a few bytes more).
   shape.routed_share *= busiest_expert_load(m, e);
+  return shape;
+}
+
+} // namespace
+
+Bytes layer_activations(const ModelSpec& m, const ExecutionSpec& e, int layer) {
+  StageResidency r = residency(m, e, GpuSpec{});
+  r.recompute = e.recomputes(layer);
+  if (layer >= m.dense_layers)
+    return Bytes(activations_per_layer(busiest_shape(m, e), gpu_share(m, e), r));
+  LayerSpec d = layer_spec(m, e, {true, false});
+  return Bytes(activations_per_layer(layer_shape(d.model), gpu_share(d.model, d.exec), r));
+}
+
+std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec& e,
+                                        const GpuSpec& gpu) {
+  StageResidency r = residency(m, e, gpu);
+  LayerShape shape = busiest_shape(m, e);
   GpuShare share = gpu_share(m, e);
   std::vector<MemoryUse> stages;
   LayerSpec d = layer_spec(m, e, {true, false});
@@ -170,11 +194,16 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
     // stage's layers below is held as often as the others.
     r.in_flight = layers > 0 ? peak_held_layers(m, e, stage) / layers : 0.0;
     // The stage's layers by what they hold: a dense or an experts' MLP (dense_layers), their
-    // activations or only their input (recompute_layers).
-    std::array<std::array<double, 2>, 2> count{}; // [dense][recomputed]
+    // activations or only their input (recompute_layers); `held`, of them, those whose
+    // activations stay on the GPU: under offload_layers (pp 1) the last layers, which the
+    // forward's end holds together, as many as Transformer Engine's offloading allows at once.
+    std::array<std::array<double, 2>, 2> count{}, held{}; // [dense][recomputed]
     for (int c = 0; c < e.chunks(); ++c) {
       int first = chunk_first_layer(m, e, stage, c), n = chunk_layers(m, e, stage, c);
-      for (int l = 0; l < n; ++l) count[first + l < m.dense_layers][e.recomputes(l)] += 1;
+      for (int l = 0; l < n; ++l) {
+        count[first + l < m.dense_layers][e.recomputes(l)] += 1;
+        held[first + l < m.dense_layers][e.recomputes(l)] += first + l >= e.offload_layers ? 1.0 : 0.0;
+      }
     }
     MemoryUse use;
     bool first_group = true; // holds the vocabulary, whatever its layers
@@ -187,6 +216,7 @@ std::vector<MemoryUse> memory_per_stage(const ModelSpec& m, const ExecutionSpec&
         group.vocabulary_params = first_group ? vocabulary_params(m, e, stage) : 0.0;
         MemoryUse more =
             dense ? memory_use(dense_shape, dense_share, group) : memory_use(shape, share, group);
+        if (n > 0) more.activations = more.activations * (held[dense][recomputed] / n);
         use.weights += more.weights, use.gradients += more.gradients;
         use.optimizer += more.optimizer, use.activations += more.activations;
         use.fp8_copies += more.fp8_copies;

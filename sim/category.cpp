@@ -16,6 +16,8 @@ const char* name(Category c) {
     return "ep_comm";
   case Category::cp_comm:
     return "cp_comm";
+  case Category::offload:
+    return "offload";
   case Category::bubble:
     return "bubble";
   case Category::idle:
@@ -53,6 +55,10 @@ const char* meaning(Category c) {
     return "blocked in context-parallel collectives: each layer's all-gather of the keys and "
            "values over the CP group before its attention core, forward and backward, and the "
            "reduce-scatter of their gradients after the backward.";
+  case Category::offload:
+    return "blocked on activation offloading (offload_layers): a layer's forward waiting for "
+           "earlier layers' activations to reach the host's memory, or its backward for its own "
+           "to come back.";
   case Category::bubble:
     return "blocked on a pipeline receive before its data started moving: the neighbouring stage "
            "had not sent it yet.";

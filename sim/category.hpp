@@ -16,13 +16,14 @@ enum class Category : std::uint8_t {
   dp_comm,
   ep_comm,
   cp_comm,
+  offload,
   bubble,
   idle
 };
 
-inline constexpr std::array<Category, 8> kCategories{
-    Category::compute, Category::tp_comm, Category::pp_comm, Category::dp_comm,
-    Category::ep_comm, Category::cp_comm, Category::bubble,  Category::idle};
+inline constexpr std::array<Category, 9> kCategories{
+    Category::compute, Category::tp_comm, Category::pp_comm, Category::dp_comm, Category::ep_comm,
+    Category::cp_comm, Category::offload, Category::bubble,  Category::idle};
 
 constexpr std::size_t index(Category c) { return static_cast<std::size_t>(c); }
 

@@ -177,6 +177,16 @@ void GpuActor::execute(const Op& op) {
   case OpKind::wait_sends:
     timed(stats_[Category::pp_comm], [&] { wait_sends(); });
     return record(op, TraceEvent::Kind::pp_send_wait, start, now());
+  case OpKind::start_copy: {
+    auto [from, to] = copies_.start(op.forward, start, op.duration.value());
+    return record(op, TraceEvent::Kind::host_copy, from, to);
+  }
+  case OpKind::wait_copies:
+    timed(stats_[Category::offload], [&] {
+      if (double until = copies_.end_of(op.forward, op.count); until > now())
+        sg4::this_actor::sleep_until(until);
+    });
+    return record(op, TraceEvent::Kind::offload_wait, start, now());
   }
 }
 

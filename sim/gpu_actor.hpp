@@ -14,6 +14,7 @@
 #include "sim/platform.hpp"
 #include "models/step_program.hpp"
 #include "sim/stats.hpp"
+#include "sim/host_copies.hpp"
 #include "sim/stream_worker.hpp"
 
 namespace trainsim::sim {
@@ -104,6 +105,7 @@ private:
     std::shared_ptr<StreamWorker> worker; // shared: the actor object is copied before it runs
   };
   Stream dp_stream_, tp_stream_, tp2_stream_;
+  HostCopies copies_; ///< activation offloading's copy streams
   /// Each TP axis has its stream; the DP and EDP gradient buckets share the DP stream.
   Stream& stream_of(GroupKind group) {
     if (group == GroupKind::tp2) return tp2_stream_;

@@ -47,7 +47,9 @@ struct TraceEvent {
     bubble,
     pp_send_wait,
     dp_background,
-    tp_background ///< a TP collective overlapped with the kernels (tp_overlap)
+    tp_background, ///< a TP collective overlapped with the kernels (tp_overlap)
+    host_copy,     ///< activations copied to or from the host (offload_layers), beside the kernels
+    offload_wait   ///< blocked until such copies end
   };
   Kind kind = Kind::compute;
   bool forward = true;

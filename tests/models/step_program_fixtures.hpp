@@ -4,7 +4,8 @@
 // activation (F) or a gradient (B), waitS wait_sends, waitC wait_collectives (waitT on the TP
 // streams, waitT:N for the first N on the first axis's, waitT2:N on the second's), and
 // collectives as GROUP.OP (tp.AR, tp2.AR, dp.RS, dp.AG, ep.A2A, edp.AR, cp.AG), "start:" for a
-// background one, "*N" for a count N > 1.
+// background one, "*N" for a count N > 1; activation offloading's copyOut/copyIn and
+// waitOut/waitIn (":N" for the first N).
 #pragma once
 
 #include <string>
@@ -49,6 +50,11 @@ inline std::string token(const Op& op) {
     return op.forward ? "sendF" : "sendB";
   case OpKind::wait_sends:
     return "waitS";
+  case OpKind::start_copy:
+    return op.forward ? "copyOut" : "copyIn";
+  case OpKind::wait_copies:
+    return std::string(op.forward ? "waitOut" : "waitIn") +
+           (op.count == 0 ? "" : ":" + std::to_string(op.count));
   }
   return "?";
 }

@@ -119,6 +119,7 @@ std::string colour(const std::string& key) {
       {"compute", "#4e79a7"},      {"tp", "#f28e2b"},      {"pp", "#e15759"},
       {"pp_send_wait", "#ff9d9a"}, {"dp", "#76b7b2"},      {"ep", "#59a14f"},
       {"cp", "#d37295"},           {"bubble", "#edc948"},  {"idle", "#d4d4d4"},
+      {"offload", "#b6992d"},
       {"hbm", "#9c755f"},          {"latency", "#b07aa1"}, {"network", "#79706e"},
       {"bound", "#bab0ac"}};
   auto it = by_phase.find(phase_of(key));

@@ -173,6 +173,10 @@ const char* category(Kind kind) {
     return "dp_background";
   case Kind::tp_background:
     return "tp_background";
+  case Kind::host_copy:
+    return "host_copy";
+  case Kind::offload_wait:
+    return "offload_wait";
   }
   return "other";
 }
@@ -180,7 +184,8 @@ const char* category(Kind kind) {
 // Main track: tid 2R; background collectives: tid 2R + 1 (they overlap the main track; the
 // TP stream's and the DP stream's overlap each other only in the last backward pass).
 int track(const sim::TraceEvent& ev) {
-  bool background = ev.kind == Kind::dp_background || ev.kind == Kind::tp_background;
+  bool background = ev.kind == Kind::dp_background || ev.kind == Kind::tp_background ||
+                    ev.kind == Kind::host_copy;
   return 2 * ev.rank + (background ? 1 : 0);
 }
 
@@ -314,6 +319,11 @@ std::string trace_event_name(const sim::TraceEvent& ev, const Scenario& s) {
   case Kind::pp_send_wait:
     return in_pass ? pass_prefix(ev, s) + " send (waiting for the previous one)"
                    : "waiting for the last sends";
+  case Kind::host_copy:
+    return pass_prefix(ev, s) + " L" + std::to_string(ev.layer) +
+           (ev.forward ? " activations to the host" : " activations back from the host");
+  case Kind::offload_wait:
+    return pass_prefix(ev, s) + " L" + std::to_string(ev.layer) + " waiting for activation copies";
   }
   return "event";
 }
