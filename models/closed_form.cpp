@@ -57,7 +57,8 @@ Critical critical_stage(const std::vector<StagePrice>& st, const ExecutionSpec& 
       pass.forward.push_back(stage.forward[static_cast<size_t>(c)].total());
       pass.backward.push_back(stage.backward[static_cast<size_t>(c)].total());
     }
-  std::vector<Seconds> finish = pipeline_finish(e.schedule, m, chunks, pass, send, e.group());
+  std::vector<Seconds> finish =
+      pipeline_finish(e.schedule, m, chunks, pass, send, e.group(), e.ep_overlap ? 1 : 0);
   Critical worst;
   for (size_t j = 0; j < st.size(); ++j) {
     Split passes;

@@ -123,7 +123,8 @@ private:
   Split collective(const Op& op, bool in_pass, bool dearest) {
     GroupPrice g = group(op.group, in_pass);
     if (op.collective == CollectiveOp::all_to_all) {
-      if (g.members <= 1) return Split{};
+      // Under ep_overlap a pass's all-to-alls may all hide behind the paired pass's kernels.
+      if (g.members <= 1 || s_.execution.ep_overlap) return Split{};
       CollectiveCost c = exchange_(op.bytes, g.members, f_.ep, f_.ep_rings, routing_);
       tiers_[{g.name, c.tier}] += c.transfer * op.count;
       return split_of(c, &Split::ep) * op.count;
@@ -242,8 +243,11 @@ StagePrice price_stage(const Scenario& s, int stage, const StageFabric& f) {
   // on how many there are: a short step's program prices the stage.
   const ExecutionSpec& e = s.execution;
   long m = std::min(e.microbatches(), static_cast<long>(std::max(e.group(), e.pp)));
-  Program program = stage_program(program_detail::with_microbatches(s, m), stage, false);
-  return Pricer(s, stage, f).run(program);
+  // Under ep_overlap the passes are priced one at a time, as without it (their all-to-alls
+  // left out), in the order it runs them (pipeline_finish's extra warm-up forward).
+  Scenario priced = program_detail::with_microbatches(s, m);
+  priced.execution.ep_overlap = false;
+  return Pricer(s, stage, f).run(stage_program(priced, stage, false));
 }
 
 } // namespace trainsim::bound

@@ -61,8 +61,9 @@ ExecutionKey schedule() {
   return {"schedule",
           [](const Params& p, ExecutionSpec& e) {
             if (names_dualpipe(p))
-              p.fail("schedule", "DualPipe is not built: replay 1f1b or interleaved, whose "
-                                 "all-to-alls and sends stay exposed (docs/moe.md)");
+              p.fail("schedule", "DualPipe is not built: replay 1f1b or interleaved with "
+                                 "ep_overlap (Megatron-Core's combined 1F1B), which hides the "
+                                 "all-to-alls but not the sends (docs/moe.md)");
             e.schedule = choose(p, "schedule", e.schedule,
                                 {{"1f1b", PipelineSchedule::one_f_one_b},
                                  {"gpipe", PipelineSchedule::gpipe},
@@ -168,6 +169,7 @@ std::vector<ExecutionKey> declare() {
         std::pair{"param_gather_overlap", &E::param_gather_overlap},
         std::pair{"zero3_prefetch", &E::zero3_prefetch},
         std::pair{"fp8_param_gather", &E::fp8_param_gather}, std::pair{"tp_overlap", &E::tp_overlap},
+        std::pair{"ep_overlap", &E::ep_overlap},
         std::pair{"launch_overlap", &E::launch_overlap}})
     keys.push_back(switch_key<E>(key, member));
   keys.insert(keys.end(),

@@ -86,6 +86,30 @@ void check_imbalance(const Scenario& s) {
                ", whose node hops assume uniform routing (use pairwise)");
 }
 
+// Megatron-Core's combined 1F1B: EP all-to-alls to overlap (ep > 1, the all-to-all
+// dispatcher: the all-gather one has no dispatch and combine nodes), and under pipeline
+// parallelism virtual stages (its multi-stage form extends the interleaved schedule), as its
+// startup checks require. Not built beside full recomputation (the backward's recomputed
+// forward has all-to-alls of its own) or activation offloading.
+void check_ep_overlap(const Scenario& s) {
+  const ExecutionSpec& e = s.execution;
+  if (!e.ep_overlap) return;
+  auto refuse = [&](const std::string& why) { broken(s, "execution.ep_overlap", "true", why); };
+  if (s.model.experts <= 1) refuse(experts_only(s.model.experts));
+  if (e.ep <= 1) refuse("overlaps expert-parallel all-to-alls, and ep is 1 (there are none)");
+  if (e.moe_dispatcher != MoeDispatcher::alltoall)
+    refuse("needs moe_dispatcher: alltoall (Megatron-Core's all-gather dispatcher has no "
+           "dispatch and combine to overlap)");
+  if (e.schedule == PipelineSchedule::gpipe)
+    refuse("needs schedule 1f1b or interleaved: it pairs each steady-state forward with a "
+           "backward");
+  if (e.pp > 1 && e.chunks() <= 1)
+    refuse("with pp > 1 needs schedule: interleaved with interleave > 1 (Megatron-Core's "
+           "combined 1F1B extends the interleaved schedule)");
+  if (e.recompute == Recompute::full) refuse("is not built with recompute: full");
+  if (e.offload_layers > 0) refuse("is not built with offload_layers");
+}
+
 } // namespace
 
 std::string experts_only(int experts) {
@@ -98,6 +122,7 @@ void check_moe_execution(const Scenario& s) {
   check_dispatcher(s);
   check_ep_collective(s);
   check_imbalance(s);
+  check_ep_overlap(s);
 }
 
 std::string to_string(MoeDispatcher d) {

@@ -24,14 +24,15 @@ struct PassEnds {
 
 class Walk {
 public:
-  Walk(PipelineSchedule schedule, int microbatches, int chunks, int group, const PassTimes& pass,
-       Seconds send)
+  Walk(PipelineSchedule schedule, int microbatches, int chunks, int group, int extra_warmup,
+       const PassTimes& pass, Seconds send)
       : stages_(static_cast<int>(pass.forward.size()) / chunks), chunks_(chunks), pass_(pass),
         send_(send.value()), ends_(stages_ * chunks, microbatches),
         free_at_(static_cast<size_t>(stages_), 0.0), done_at_(static_cast<size_t>(stages_), 0.0),
         next_(static_cast<size_t>(stages_), 0) {
     for (int j = 0; j < stages_; ++j)
-      order_.push_back(pipeline_order(schedule, j, stages_, microbatches, chunks, group));
+      order_.push_back(
+          pipeline_order(schedule, j, stages_, microbatches, chunks, group, extra_warmup));
   }
 
   std::vector<Seconds> run() {
@@ -92,8 +93,9 @@ private:
 } // namespace
 
 std::vector<Seconds> pipeline_finish(PipelineSchedule schedule, int microbatches, int chunks,
-                                     const PassTimes& pass, Seconds send, int group) {
-  return Walk(schedule, microbatches, chunks, group, pass, send).run();
+                                     const PassTimes& pass, Seconds send, int group,
+                                     int extra_warmup) {
+  return Walk(schedule, microbatches, chunks, group, extra_warmup, pass, send).run();
 }
 
 } // namespace trainsim

@@ -34,7 +34,8 @@ struct PassTimes {
 /// 1F1B's steady state this path alternates between neighbouring stages and picks up one
 /// send per microbatch, which a fill-and-drain formula misses.
 std::vector<Seconds> pipeline_finish(PipelineSchedule schedule, int microbatches, int chunks,
-                                     const PassTimes& pass, Seconds send, int group = 0);
+                                     const PassTimes& pass, Seconds send, int group = 0,
+                                     int extra_warmup = 0);
 
 /// Stage times per step when every pass takes the same time and sends are free: m + (stages -
 /// 1) / chunks, so that pipeline_finish() of such passes is this many times one microbatch's

@@ -317,6 +317,11 @@ struct ExecutionSpec {
   /// moe_imbalance_seed (models/moe_load.hpp). 0: balanced, as the published benchmarks force.
   double moe_imbalance = 0;
   int moe_imbalance_seed = 0;
+  /// Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): one more warm-up
+  /// forward, then each steady-state step runs a forward and a backward of two microbatches
+  /// together, layer by layer, each one's all-to-alls on an EP stream beside the other's
+  /// kernels (models/step_program_pairs.cpp).
+  bool ep_overlap = false;
   /// Context parallelism: each sequence split over `cp` ranks, which gather one another's keys
   /// and values for the attention core (Llama 3's all-gather CP) and otherwise hold the same
   /// weights, so they reduce gradients with the DP replicas (weight_replicas()).

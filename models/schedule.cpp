@@ -28,6 +28,7 @@ std::vector<PipelineOp> one_f_one_b(int warmup, int passes, auto&& pass) {
   while (forwards < passes) {
     order.push_back(pass(forwards++, true));
     order.push_back(pass(backwards++, false));
+    order[order.size() - 2].steady = order.back().steady = true;
   }
   while (backwards < passes) order.push_back(pass(backwards++, false));
   return order;
@@ -36,18 +37,20 @@ std::vector<PipelineOp> one_f_one_b(int warmup, int passes, auto&& pass) {
 } // namespace
 
 std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int stages,
-                                       int microbatches, int chunks, int group) {
+                                       int microbatches, int chunks, int group,
+                                       int extra_warmup) {
   auto plain = [](int k, bool forward) { return PipelineOp{forward, k, 0}; };
   switch (schedule) {
   case PipelineSchedule::gpipe:
     return one_f_one_b(microbatches, microbatches, plain);
   case PipelineSchedule::one_f_one_b:
-    return one_f_one_b(std::min(stages - stage - 1, microbatches), microbatches, plain);
+    return one_f_one_b(std::min(stages - stage - 1 + extra_warmup, microbatches), microbatches,
+                       plain);
   case PipelineSchedule::interleaved: {
     if (group <= 0) group = stages;
     std::vector<PipelineOp> table = interleaved_table(microbatches, chunks, group);
     int passes = microbatches * chunks;
-    int warmup = std::min((stages - stage - 1) * 2 + (chunks - 1) * group, passes);
+    int warmup = std::min((stages - stage - 1) * 2 + (chunks - 1) * group + extra_warmup, passes);
     return one_f_one_b(warmup, passes, [&](int k, bool forward) {
       PipelineOp op = table[static_cast<size_t>(k)];
       return PipelineOp{forward, op.microbatch, forward ? op.chunk : chunks - 1 - op.chunk};

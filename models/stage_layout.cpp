@@ -139,7 +139,7 @@ double peak_held_layers(const ModelSpec& m, const ExecutionSpec& e, int stage) {
   int walked = static_cast<int>(whole_groups ? std::min(microbatches, 3 * group) : microbatches);
   double held = 0, peak = 0;
   for (const PipelineOp& op :
-       pipeline_order(e.schedule, stage, e.pp, walked, e.chunks(), e.group())) {
+       pipeline_order(e.schedule, stage, e.pp, walked, e.chunks(), e.group(), e.ep_overlap)) {
     double layers = chunk_layers(m, e, stage, op.chunk);
     held += op.forward ? layers : -layers;
     peak = std::max(peak, held);

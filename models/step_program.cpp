@@ -42,13 +42,13 @@ public:
   Program build() {
     int chunks = e_.chunks();
     auto order = pipeline_order(e_.schedule, stage_, e_.pp, static_cast<int>(e_.microbatches()),
-                                chunks, e_.group());
+                                chunks, e_.group(), e_.ep_overlap);
     std::vector<int> backwards_left(static_cast<size_t>(chunks),
                                     static_cast<int>(e_.microbatches()));
     long passes_left = e_.microbatches() * chunks;
     if (e_.delayed_update) delayed_reduction();
     if (e_.param_gather_overlap) early_gathers();
-    for (const PipelineOp& pass : order) {
+    auto run = [&](const PipelineOp& pass) {
       bool last_backward = !pass.forward && --backwards_left[static_cast<size_t>(pass.chunk)] == 0;
       bool final_pass = !pass.forward && --passes_left == 0;
       size_t first = program_.size();
@@ -59,6 +59,17 @@ public:
         if (program_[i].kind == OpKind::recv || program_[i].kind == OpKind::send) continue;
         program_[i].forward = pass.forward;
       }
+      return first;
+    };
+    auto at = [&](size_t i) { return program_.begin() + static_cast<std::ptrdiff_t>(i); };
+    for (size_t k = 0; k < order.size(); ++k) {
+      size_t first = run(order[k]);
+      // ep_overlap: a steady-state forward runs with the backward after it.
+      if (!e_.ep_overlap || !order[k].steady || !order[k].forward) continue;
+      size_t second = run(order[++k]);
+      std::vector<Op> merged = program_detail::paired({at(first), at(second)}, {at(second), program_.end()});
+      program_.resize(first);
+      program_.insert(program_.end(), merged.begin(), merged.end());
     }
     program_.push_back(transfer(OpKind::wait_sends, true, Bytes()));
     gradient_sync();
@@ -168,30 +179,14 @@ private:
       program_.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, costs().tp_allreduce));
   }
 
-  // offload_layers (pp 1), as Transformer Engine's default offload schedule runs it: of L
-  // layers, each of the first N sends the activations it keeps to the host after its forward,
-  // and the GPU holds at most L - N layers' at once, so layer j's forward first waits for
-  // layer j - (L - N)'s copy out (the last layer's, for all of them). In the backward each
-  // layer done frees room for one reload: layer j's backward starts layer j - (L - N)'s, and
-  // layer i's backward waits for its own. A direction's copies run in order on its stream.
-  [[nodiscard]] int offloaded_before(int chunk, int l) const {
-    return first_layer_[static_cast<size_t>(chunk)] + l - (s_.model.layers - e_.offload_layers);
-  }
+  // Activation offloading's wait before layer `l` of the chunk and copy after it.
   void make_room(int chunk, int l, bool fwd) {
-    int n = e_.offload_layers, j = first_layer_[static_cast<size_t>(chunk)] + l;
-    int copies = fwd ? offloaded_before(chunk, l) + 1 : n - j; // the first of the pass's copies
-    if (n == 0 || copies <= 0 || copies > n) return;
-    program_.push_back(
-        {OpKind::wait_copies, GroupKind::tp, CollectiveOp::all_reduce, fwd, copies == n ? 0 : copies,
-         Seconds(), Bytes()});
+    if (auto op = program_detail::offload_wait(s_, first_layer_[static_cast<size_t>(chunk)] + l, fwd))
+      program_.push_back(*op);
   }
   void copy_after(int chunk, int l, bool fwd) {
-    int n = e_.offload_layers;
-    int j = fwd ? first_layer_[static_cast<size_t>(chunk)] + l : offloaded_before(chunk, l);
-    if (j < 0 || j >= n) return;
-    Bytes b = layer_activations(s_.model, e_, j);
-    program_.push_back({OpKind::start_copy, GroupKind::tp, CollectiveOp::all_reduce, fwd, 1,
-                        b / s_.system.gpu.host_memory_bandwidth, b});
+    if (auto op = program_detail::offload_copy(s_, first_layer_[static_cast<size_t>(chunk)] + l, fwd))
+      program_.push_back(*op);
   }
 
   /// Runs `body` and marks the ops it added as belonging to layer `l` of the chunk.

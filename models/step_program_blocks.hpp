@@ -2,6 +2,7 @@
 // (models/step_program.cpp). Internal to models/.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "models/step_program.hpp"
@@ -28,6 +29,17 @@ std::vector<Op> block(const ExecutionSpec& e, Seconds kernel, const BlockBytes& 
 /// the routed tokens (Op::routed); its first all-to-all goes to the experts (Op::to_experts).
 std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
                              Seconds routed, const BlockBytes& bytes, bool fwd);
+
+/// A steady-state forward pass's ops and the backward's after it as ep_overlap runs them
+/// together, layer by layer (models/step_program_pairs.cpp). Each op keeps its own pass's
+/// microbatch, chunk and direction.
+std::vector<Op> paired(const std::vector<Op>& forward, const std::vector<Op>& backward);
+
+/// Activation offloading (offload_layers; models/step_program_offload.cpp) around the model's
+/// layer `layer`: the wait its forward (`forward`) or backward opens with, and the copy its
+/// kernels end with; none where the schedule has none.
+std::optional<Op> offload_wait(const Scenario& s, int layer, bool forward);
+std::optional<Op> offload_copy(const Scenario& s, int layer, bool forward);
 
 /// `ops` (an attention block) with context parallelism's gathers of `kv` bytes of keys and
 /// values around its kernel.

@@ -229,8 +229,9 @@ void GpuActor::start_collective(const Op& op) {
   bool behind_job = last != nullptr && last->worker != nullptr;
   if (runs_alone(op) && !behind_job) return start_alone(op, stream, last);
   double after = last != nullptr && !behind_job ? last->end : 0.0;
-  auto kind =
-      tensor_parallel(op.group) ? TraceEvent::Kind::tp_background : TraceEvent::Kind::dp_background;
+  auto kind = tensor_parallel(op.group)    ? TraceEvent::Kind::tp_background
+              : op.group == GroupKind::ep ? TraceEvent::Kind::ep_background
+                                          : TraceEvent::Kind::dp_background;
   StreamWorker& worker = worker_of(op.group);
   long job = worker.post([this, op, after, kind] {
     if (after > now()) sg4::this_actor::sleep_until(after);
@@ -250,7 +251,7 @@ StreamWorker& GpuActor::worker_of(GroupKind group) {
 }
 
 void GpuActor::stop_workers() {
-  for (Stream* stream : {&dp_stream_, &tp_stream_, &tp2_stream_})
+  for (Stream* stream : {&dp_stream_, &tp_stream_, &tp2_stream_, &ep_stream_})
     if (stream->worker) stream->worker->stop();
 }
 

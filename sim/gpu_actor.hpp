@@ -104,11 +104,14 @@ private:
     size_t joined = 0;
     std::shared_ptr<StreamWorker> worker; // shared: the actor object is copied before it runs
   };
-  Stream dp_stream_, tp_stream_, tp2_stream_;
+  Stream dp_stream_, tp_stream_, tp2_stream_, ep_stream_;
   HostCopies copies_; ///< activation offloading's copy streams
-  /// Each TP axis has its stream; the DP and EDP gradient buckets share the DP stream.
+  /// Each TP axis has its stream, and the expert all-to-alls under ep_overlap theirs (Megatron-
+  /// Core's combined 1F1B runs them on a communication stream of their own); the DP and EDP
+  /// gradient buckets share the DP stream.
   Stream& stream_of(GroupKind group) {
     if (group == GroupKind::tp2) return tp2_stream_;
+    if (group == GroupKind::ep) return ep_stream_;
     return group == GroupKind::tp ? tp_stream_ : dp_stream_;
   }
   void join_stream(Stream& stream, int count);

@@ -48,6 +48,7 @@ struct TraceEvent {
     pp_send_wait,
     dp_background,
     tp_background, ///< a TP collective overlapped with the kernels (tp_overlap)
+    ep_background, ///< an expert all-to-all beside another pass's kernels (ep_overlap)
     host_copy,     ///< activations copied to or from the host (offload_layers), beside the kernels
     offload_wait   ///< blocked until such copies end
   };

@@ -108,7 +108,8 @@ TEST(ComputeKeys, DualPipeIsRefusedAsNotBuilt) {
   // Named outright, not offered the closest schedule trainsim has ('interleaved').
   EXPECT_EQ(error_of(with(kValid, "execution:\n", "execution:\n  schedule: DualPipe\n")),
             "s.yaml: execution.schedule = 'DualPipe': DualPipe is not built: replay 1f1b or "
-            "interleaved, whose all-to-alls and sends stay exposed (docs/moe.md)");
+            "interleaved with ep_overlap (Megatron-Core's combined 1F1B), which hides the "
+            "all-to-alls but not the sends (docs/moe.md)");
   EXPECT_NE(error_of(with(kValid, "execution:\n", "execution:\n  schedule: dualpipev\n"))
                 .find("DualPipe is not built"),
             std::string::npos);

@@ -112,6 +112,7 @@ std::string group_name(Kind kind, const ExecutionSpec& e) {
     return e.sequence_parallel ? "tp overlapped all-gather/reduce-scatter"
                                : "tp overlapped all-reduce";
   case Kind::ep:
+  case Kind::ep_background:
     return "ep all-to-all";
   case Kind::cp:
     return "cp all-gather/reduce-scatter";
@@ -173,6 +174,8 @@ const char* category(Kind kind) {
     return "dp_background";
   case Kind::tp_background:
     return "tp_background";
+  case Kind::ep_background:
+    return "ep_background";
   case Kind::host_copy:
     return "host_copy";
   case Kind::offload_wait:
@@ -185,7 +188,7 @@ const char* category(Kind kind) {
 // TP stream's and the DP stream's overlap each other only in the last backward pass).
 int track(const sim::TraceEvent& ev) {
   bool background = ev.kind == Kind::dp_background || ev.kind == Kind::tp_background ||
-                    ev.kind == Kind::host_copy;
+                    ev.kind == Kind::ep_background || ev.kind == Kind::host_copy;
   return 2 * ev.rank + (background ? 1 : 0);
 }
 
@@ -306,6 +309,7 @@ std::string trace_event_name(const sim::TraceEvent& ev, const Scenario& s) {
   case Kind::tp_background:
   case Kind::dp:
   case Kind::ep:
+  case Kind::ep_background:
   case Kind::cp:
     return collective_name(ev, s);
   case Kind::dp_background:
