@@ -4,8 +4,6 @@
 #include "tests/sim/step_fixtures.hpp"
 
 #include "models/closed_form.hpp"
-#include "models/error.hpp"
-#include "models/scenario_rules.hpp"
 #include "tools/study/fabric_summary.hpp"
 
 namespace trainsim {
@@ -82,15 +80,6 @@ TEST(EpOverlap, RunsOnAnInterleavedPipeline) {
   EXPECT_NEAR(simulate(overlapped, sim::Fidelity::fine).result.step_time.value(), step,
               0.03 * step);
   EXPECT_GT(step, 0.0);
-}
-
-std::string refusal(const Scenario& s) {
-  try {
-    check_scenario(s, std::nullopt);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "accepted";
 }
 
 TEST(EpOverlap, RefusesWhatItCannotOverlap) {

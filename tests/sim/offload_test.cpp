@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "models/error.hpp"
-#include "models/scenario_rules.hpp"
 #include "models/step_program.hpp"
 #include "models/workload.hpp"
 
@@ -23,15 +21,6 @@ Scenario one_gpu(int layers, int offload, BytesPerSecond host = BytesPerSecond(6
   Scenario s = scenario(fat_tree(1, 1), {.dp = 1, .global_batch = 1}, mlp(layers), chip);
   s.execution.offload_layers = offload;
   return s;
-}
-
-std::string refusal(const Scenario& s) {
-  try {
-    check_scenario(s, std::nullopt);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "accepted";
 }
 
 TEST(Offload, RefusesWhatMegatronCoreRefuses) {

@@ -6,7 +6,9 @@
 #include <string>
 #include <utility>
 
+#include "models/error.hpp"
 #include "models/hardware_presets.hpp"
+#include "models/scenario_rules.hpp"
 #include "models/scenario.hpp"
 #include "models/topology_spec.hpp"
 #include "sim/simulation.hpp"
@@ -150,6 +152,16 @@ inline void expect_same_step(const sim::SimResult& bundled, const sim::SimResult
   ASSERT_EQ(bundled.channel_bytes.size(), flows.channel_bytes.size());
   for (size_t c = 0; c < flows.channel_bytes.size(); ++c)
     ASSERT_NEAR(bundled.channel_bytes[c], flows.channel_bytes[c], 1e-6 * flows.channel_bytes[c]);
+}
+
+/// The one line the scenario rules refuse `s` with, or "accepted".
+inline std::string refusal(const Scenario& s) {
+  try {
+    check_scenario(s, std::nullopt);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
 }
 
 inline double category(const StepSummary& s, const std::string& name) {
