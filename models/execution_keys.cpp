@@ -84,6 +84,25 @@ Recompute read_recompute(const Params& p) {
   return Recompute::none;
 }
 
+// Adam's two moments in FP32 (12 bytes of optimizer state a parameter, with the FP32 master
+// weights) or in BF16 (8): Megatron-Core's precision-aware optimizer with --exp-avg-dtype and
+// --exp-avg-sq-dtype bf16, as DeepSeek-V3 trained ("the first and second moments of AdamW
+// in BF16", its report's section 3.3.3) and Megatron-Bridge's DeepSeek-V3 recipe sets.
+constexpr double kFp32Moments = 12.0, kBf16Moments = 8.0;
+ExecutionKey optimizer_moments() {
+  return {"optimizer_moments",
+          [](const Params& p, ExecutionSpec& e) {
+            double bytes = choose(p, "optimizer_moments", e.optimizer_bytes_per_param.value(),
+                                  {{"fp32", kFp32Moments}, {"bf16", kBf16Moments}});
+            e.optimizer_bytes_per_param = Bytes(bytes);
+          },
+          [](const ExecutionSpec& e) {
+            return std::optional(
+                text_value(e.optimizer_bytes_per_param.value() == kBf16Moments ? "bf16" : "fp32"));
+          },
+          [](const ExecutionSpec& e) { return e.optimizer_bytes_per_param.value() == kBf16Moments; }};
+}
+
 ExecutionKey recompute() {
   return {"recompute", [](const Params& p, ExecutionSpec& e) { e.recompute = read_recompute(p); },
           [](const ExecutionSpec& e) { return std::optional(text_value(to_string(e.recompute))); },
@@ -234,7 +253,7 @@ std::vector<ExecutionKey> declare() {
                 },
                 [](const E& e) { return std::optional(text_value(to_string(e.moe_dispatcher))); },
                 [](const E& e) { return e.moe_dispatcher != MoeDispatcher::alltoall; }},
-               shared_collective(),
+               optimizer_moments(), shared_collective(),
                collective("tp_collective", &E::tp_collective),
                collective("dp_collective", &E::dp_collective),
                collective("ep_collective", &E::ep_collective)});

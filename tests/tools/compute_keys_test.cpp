@@ -10,6 +10,7 @@
 #include "models/step_compute.hpp"
 #include "tools/io/provenance.hpp"
 #include "tools/io/scenario_loader.hpp"
+#include "tools/io/scenario_writer.hpp"
 #include "tests/tools/compute_keys_fixtures.hpp"
 
 namespace trainsim {
@@ -113,6 +114,22 @@ TEST(ComputeKeys, DualPipeIsRefusedAsNotBuilt) {
   EXPECT_NE(error_of(with(kValid, "execution:\n", "execution:\n  schedule: dualpipev\n"))
                 .find("DualPipe is not built"),
             std::string::npos);
+}
+
+TEST(ComputeKeys, OptimizerMomentsInBf16TakeEightBytesAParameter) {
+  // FP32 master weights (4 B) and Adam's two moments: 4 + 4 + 4 = 12 B in FP32, 4 + 2 + 2 = 8
+  // in BF16; the writer gives the key back.
+  EXPECT_EQ(parse_scenario(kValid, "s.yaml").scenario.execution.optimizer_bytes_per_param,
+            Bytes(12.0));
+  Scenario bf16 =
+      parse_scenario(execution_with("  optimizer_moments: bf16\n"), "s.yaml").scenario;
+  EXPECT_EQ(bf16.execution.optimizer_bytes_per_param, Bytes(8.0));
+  EXPECT_EQ(parse_scenario(scenario_yaml(bf16, ""), "s.yaml").scenario.execution
+                .optimizer_bytes_per_param,
+            Bytes(8.0));
+  EXPECT_EQ(error_of(execution_with("  optimizer_moments: bf61\n")),
+            "s.yaml: execution.optimizer_moments = 'bf61': must be one of fp32, bf16 (did you "
+            "mean 'bf16'?)");
 }
 
 TEST(ComputeKeys, RecomputeLayersNeedsFullRecomputation) {

@@ -95,8 +95,9 @@ void system(YAML::Emitter& out, const SystemSpec& s, const ModelSpec& m) {
 }
 
 void execution(YAML::Emitter& out, const ExecutionSpec& e) {
-  TRAINSIM_CHECK(e.optimizer_bytes_per_param == ExecutionSpec{}.optimizer_bytes_per_param,
-                 "optimizer_bytes_per_param has no scenario key");
+  TRAINSIM_CHECK(e.optimizer_bytes_per_param.value() == 12.0 ||
+                     e.optimizer_bytes_per_param.value() == 8.0,
+                 "optimizer state other than FP32 or BF16 moments has no scenario key");
   out << YAML::Key << "execution" << YAML::Value << YAML::BeginMap;
   for (const ExecutionKey& k : execution_keys())
     if (k.written(e)) out << YAML::Key << k.key << YAML::Value << k.value(e)->text;
