@@ -103,6 +103,23 @@ ExecutionKey optimizer_moments() {
           [](const ExecutionSpec& e) { return e.optimizer_bytes_per_param.value() == kBf16Moments; }};
 }
 
+// Expert tensor parallelism apart from the attention's (Megatron-Core's
+// --expert-tensor-parallel-size) is not built: each expert is split over tp, as the attention
+// is. A file may say so (etp equal to tp); any other value is refused, not replayed as tp.
+ExecutionKey expert_tensor_parallel() {
+  return {"etp",
+          [](const Params& p, ExecutionSpec& e) {
+            if (!p.has("etp")) return;
+            int etp = p.get_positive<int>("etp");
+            if (etp != e.tp)
+              p.fail("etp", "is not built apart from tp (" + std::to_string(e.tp) +
+                                "): each expert is split over tp as the attention is; replay "
+                                "etp = tp (docs/moe.md)");
+          },
+          [](const ExecutionSpec& e) { return std::optional(integer_value(e.tp)); },
+          [](const ExecutionSpec&) { return false; }};
+}
+
 ExecutionKey recompute() {
   return {"recompute", [](const Params& p, ExecutionSpec& e) { e.recompute = read_recompute(p); },
           [](const ExecutionSpec& e) { return std::optional(text_value(to_string(e.recompute))); },
@@ -253,7 +270,7 @@ std::vector<ExecutionKey> declare() {
                 },
                 [](const E& e) { return std::optional(text_value(to_string(e.moe_dispatcher))); },
                 [](const E& e) { return e.moe_dispatcher != MoeDispatcher::alltoall; }},
-               optimizer_moments(), shared_collective(),
+               expert_tensor_parallel(), optimizer_moments(), shared_collective(),
                collective("tp_collective", &E::tp_collective),
                collective("dp_collective", &E::dp_collective),
                collective("ep_collective", &E::ep_collective)});

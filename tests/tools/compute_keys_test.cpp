@@ -132,6 +132,15 @@ TEST(ComputeKeys, OptimizerMomentsInBf16TakeEightBytesAParameter) {
             "mean 'bf16'?)");
 }
 
+TEST(ComputeKeys, ExpertTensorParallelismApartFromTpIsRefusedAsNotBuilt) {
+  // kValid has tp 8: etp 8 says what trainsim runs, etp 1 (Megatron-Bridge's Qwen3 recipes)
+  // asks for what it does not.
+  EXPECT_NO_THROW(parse_scenario(execution_with("  etp: 8\n"), "s.yaml"));
+  EXPECT_EQ(error_of(execution_with("  etp: 1\n")),
+            "s.yaml: execution.etp = '1': is not built apart from tp (8): each expert is split "
+            "over tp as the attention is; replay etp = tp (docs/moe.md)");
+}
+
 TEST(ComputeKeys, RecomputeLayersNeedsFullRecomputation) {
   EXPECT_EQ(parse_scenario(with(kValid, "execution:\n",
                                 "execution:\n  recompute: full\n"
