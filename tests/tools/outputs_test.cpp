@@ -143,7 +143,7 @@ TEST(Trace, InterleavedWithOverlappedGradientsKeepsBackgroundOnItsOwnTrack) {
   // ZeRO-1 reduce-scatters the gradient buckets, on the rank's second track (tid 2R + 1).
   EXPECT_NE(json.find("\"name\":\"dp gradient bucket reduce-scatter\",\"cat\":\"dp_background\""),
             std::string::npos);
-  EXPECT_NE(json.find("\"gpu 0 (tp 0, dp 0, pp 0) dp background\""), std::string::npos);
+  EXPECT_NE(json.find("\"gpu 0 (tp 0, dp 0, pp 0) background\""), std::string::npos);
 }
 
 TEST(Trace, FineModeNamesLayersAndIsByteIdenticalAcrossRuns) {

@@ -184,8 +184,9 @@ const char* category(Kind kind) {
   return "other";
 }
 
-// Main track: tid 2R; background collectives: tid 2R + 1 (they overlap the main track; the
-// TP stream's and the DP stream's overlap each other only in the last backward pass).
+// Main track: tid 2R; what runs beside the kernels: tid 2R + 1. Its streams overlap the main
+// track, and each other where two run at once (the DP stream's buckets in the last backward
+// beside the TP or EP stream's collectives, or beside activation copies).
 int track(const sim::TraceEvent& ev) {
   bool background = ev.kind == Kind::dp_background || ev.kind == Kind::tp_background ||
                     ev.kind == Kind::ep_background || ev.kind == Kind::host_copy;
@@ -253,7 +254,7 @@ std::vector<std::string> track_names(const Scenario& s,
     Coords at = layout.coords(rank);
     std::string name = "gpu " + std::to_string(rank) + " (tp " + std::to_string(at.tp) + ", dp " +
                        std::to_string(at.dp) + ", pp " + std::to_string(at.pp) + ")";
-    if (t % 2 == 1) name += " dp background";
+    if (t % 2 == 1) name += " background";
     out.push_back(metadata("thread", at.pp, t, name, t));
   }
   return out;
