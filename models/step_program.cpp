@@ -29,7 +29,8 @@ class Builder {
 public:
   Builder(const Scenario& s, int stage)
       : s_(s), e_(s.execution), stage_(stage), dp_(s, stage), embedding_(embedding_time(s)),
-        head_(head_time(s)), bucket_(dp_bucket_bytes(s.model, s.execution)) {
+        head_(head_time(s)), bucket_(dp_bucket_bytes(s.model, s.execution)),
+        offloaded_(program_detail::offloaded_activations(s)) {
     for (const auto& [kind, count] : layer_kinds(s.model))
       for (bool recomputed : {e_.recomputes(0), e_.recomputes(e_.kept_layer())})
         if (plans_.empty() || plans_.back().kind != kind || plans_.back().recomputed != recomputed)
@@ -185,8 +186,8 @@ private:
       program_.push_back(*op);
   }
   void copy_after(int chunk, int l, bool fwd) {
-    if (auto op = program_detail::offload_copy(s_, first_layer_[static_cast<size_t>(chunk)] + l, fwd))
-      program_.push_back(*op);
+    int layer = first_layer_[static_cast<size_t>(chunk)] + l;
+    if (auto op = program_detail::offload_copy(s_, offloaded_, layer, fwd)) program_.push_back(*op);
   }
 
   /// Runs `body` and marks the ops it added as belonging to layer `l` of the chunk.
@@ -367,6 +368,7 @@ private:
   const LayerPlan* layer_ = nullptr; ///< the layer being built
   BlockTime embedding_, head_;
   Bytes bucket_; ///< dp_bucket_bytes(): a DP bucket's gradients (or parameters to gather)
+  std::vector<Bytes> offloaded_; ///< offload_layers: what each offloaded layer copies, per pass
   Bytes pending_;
   /// param_gather_overlap, per chunk: the DP-stream collectives started through the bucket of
   /// each layer (`through[layers]`: of the LM head).

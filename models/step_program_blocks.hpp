@@ -37,9 +37,12 @@ std::vector<Op> paired(const std::vector<Op>& forward, const std::vector<Op>& ba
 
 /// Activation offloading (offload_layers; models/step_program_offload.cpp) around the model's
 /// layer `layer`: the wait its forward (`forward`) or backward opens with, and the copy its
-/// kernels end with; none where the schedule has none.
+/// kernels end with, of `offloaded` (offloaded_activations(), once a program: every pass
+/// copies the same bytes); none where the schedule has none.
 std::optional<Op> offload_wait(const Scenario& s, int layer, bool forward);
-std::optional<Op> offload_copy(const Scenario& s, int layer, bool forward);
+std::vector<Bytes> offloaded_activations(const Scenario& s);
+std::optional<Op> offload_copy(const Scenario& s, const std::vector<Bytes>& offloaded, int layer,
+                               bool forward);
 
 /// `ops` (an attention block) with context parallelism's gathers of `kv` bytes of keys and
 /// values around its kernel.

@@ -19,11 +19,19 @@ std::optional<Op> offload_wait(const Scenario& s, int layer, bool forward) {
             copies == n ? 0 : copies, Seconds(), Bytes()};
 }
 
-std::optional<Op> offload_copy(const Scenario& s, int layer, bool forward) {
+std::vector<Bytes> offloaded_activations(const Scenario& s) {
+  std::vector<Bytes> out;
+  for (int layer = 0; layer < s.execution.offload_layers; ++layer)
+    out.push_back(layer_activations(s.model, s.execution, layer));
+  return out;
+}
+
+std::optional<Op> offload_copy(const Scenario& s, const std::vector<Bytes>& offloaded, int layer,
+                               bool forward) {
   int n = s.execution.offload_layers;
   int copied = forward ? layer : layer - (s.model.layers - n);
   if (n == 0 || copied < 0 || copied >= n) return std::nullopt;
-  Bytes b = layer_activations(s.model, s.execution, copied);
+  Bytes b = offloaded[static_cast<size_t>(copied)];
   return Op{OpKind::start_copy, GroupKind::tp, CollectiveOp::all_reduce, forward, 1,
             b / s.system.gpu.host_memory_bandwidth, b};
 }

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -24,12 +23,12 @@ public:
   }
 
   /// When the first `count` copies started on the stream since its last full wait end (0: all
-  /// of them, and the stream forgets them: a full wait).
+  /// of them, and the stream forgets them: a full wait). A stream's copies end in order.
   double end_of(bool to_host, int count) {
     std::vector<double>& ends = ends_[to_host ? 0 : 1];
     if (ends.empty()) return 0.0;
     size_t n = count == 0 ? ends.size() : std::min(static_cast<size_t>(count), ends.size());
-    double end = *std::max_element(ends.begin(), ends.begin() + static_cast<std::ptrdiff_t>(n));
+    double end = ends[n - 1];
     if (count == 0) ends.clear();
     return end;
   }
