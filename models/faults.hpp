@@ -54,7 +54,8 @@ struct FaultSpec {
   std::vector<FailedPart> failed;
   [[nodiscard]] bool any() const { return !slow_gpus.empty() || links(); }
   /// Whether any link is degraded or has failed: the fabric is then no longer symmetric, so
-  /// neither rail bundling nor replica bundling applies.
+  /// replica bundling does not apply, and rail bundling only to the rails a degraded link
+  /// leaves alike (sim/rail_bundle.hpp).
   [[nodiscard]] bool links() const { return !degraded_links.empty() || !failed.empty(); }
 };
 

@@ -71,13 +71,18 @@ Group group_of(const Layout& layout, GroupKind kind, int rank, std::string chann
                     std::move(channel), t);
 }
 
-// A bundled node is one TP block, synchronised after every block's kernels: it runs at its
-// slowest GPU's pace. A folded GPU runs at its slowest image's across the replicas, so that the
-// step still meets the slowest GPU of all, as the unfolded one does where the replicas run side
-// by side (the replica made of each place's slowest image is the slowest there can be).
+// A bundled node is one TP block, synchronised after every block's kernels: its leader runs at
+// the pace of the slowest GPU it stands for, an own-rail GPU at its own. A folded GPU runs at
+// its slowest image's across the replicas, so that the step still meets the slowest GPU of
+// all, as the unfolded one does where the replicas run side by side (the replica made of each
+// place's slowest image is the slowest there can be).
 double slowest_image(const StepPlan& plan, int rank) {
   double slowest = 1.0;
-  for (int r = rank; r < rank + plan.rails; ++r) {
+  const RailBundle& b = plan.bundle;
+  bool own = b.runs_own(rank);
+  int first = own ? rank : rank - b.rail(rank), last_rank = own ? rank + 1 : first + b.rails;
+  for (int r = first; r < last_rank; ++r) {
+    if (!own && b.runs_own(r)) continue;
     Coords at = plan.layout.coords(r);
     int last = plan.replicas > 1 ? plan.replicas - 1 : at.dp;
     for (at.dp = plan.replicas > 1 ? 0 : at.dp; at.dp <= last; ++at.dp)
@@ -128,26 +133,6 @@ void GpuActor::operator()() {
   stop_workers();
 }
 
-namespace {
-
-TraceEvent::Kind trace_kind(GroupKind group) {
-  switch (group) {
-  case GroupKind::tp:
-  case GroupKind::tp2:
-    return TraceEvent::Kind::tp;
-  case GroupKind::ep:
-    return TraceEvent::Kind::ep;
-  case GroupKind::cp:
-    return TraceEvent::Kind::cp;
-  case GroupKind::dp:
-  case GroupKind::edp:
-    return TraceEvent::Kind::dp;
-  }
-  return TraceEvent::Kind::dp;
-}
-
-} // namespace
-
 void GpuActor::execute(const Op& op) {
   double start = now();
   switch (op.kind) {
@@ -163,7 +148,7 @@ void GpuActor::execute(const Op& op) {
     env_.counters->execs += 1;
     return record(op, TraceEvent::Kind::compute, start, now());
   case OpKind::collective:
-    timed(category(op.group), [&] { run_collective(op); });
+    timed(category(op.group), [&] { run_collective(op, meeting_of(op)); });
     return record(op, trace_kind(op.group), start, now());
   case OpKind::start_collective:
     return start_collective(op);
@@ -196,8 +181,11 @@ void GpuActor::record(const Op& op, TraceEvent::Kind kind, double start, double 
                      op.layer, op.count, start, end, op.bytes.value()});
 }
 
-void GpuActor::run_collective(const Op& op) {
-  if (runs_alone(op)) return sg4::this_actor::sleep_for(time_alone(op).value());
+void GpuActor::run_collective(const Op& op, std::int64_t meeting) {
+  if (runs_alone(op)) {
+    if (plan_.meetings != nullptr) plan_.meetings->meet(rank_ / plan_.bundle.rails, meeting);
+    return sg4::this_actor::sleep_for(time_alone(op).value());
+  }
   env_.routing.to_experts = op.to_experts;
   env_.in_rounds = op.in_rounds;
   algorithm(op.group, op.collective).run_repeated(op.collective, group(op.group), op.bytes, op.count, env_);
@@ -205,12 +193,16 @@ void GpuActor::run_collective(const Op& op) {
 
 // Rail bundling: the node is a TP block (or the second axis of one), whose GPUs run their
 // rings in step, each on its own NVLink links that nothing else uses. A TP axis across nodes
-// runs as flows among the nodes' rail-0 GPUs.
+// runs as flows among the nodes' leader GPUs.
 bool GpuActor::runs_alone(const Op& op) const {
-  if (plan_.rails <= 1) return false;
+  int rails = plan_.bundle.rails;
+  if (rails <= 1) return false;
   if (op.group == GroupKind::tp2) return true;
-  return op.group == GroupKind::tp && plan_.scenario.execution.tp_ranks() == plan_.rails;
+  return op.group == GroupKind::tp && plan_.scenario.execution.tp_ranks() == rails;
 }
+
+// The k-th collective that runs alone of every GPU of a node is the same program op.
+std::int64_t GpuActor::meeting_of(const Op& op) { return runs_alone(op) ? meetings_++ : -1; }
 
 // Its algorithm's time alone, this GPU's sends standing for every member's (turned when the
 // traffic is mirrored).
@@ -227,16 +219,19 @@ void GpuActor::start_collective(const Op& op) {
   const Stream::Entry* last = queue_tail(op.group);
   if (tensor_parallel(op.group)) last_tp_ = &stream;
   bool behind_job = last != nullptr && last->worker != nullptr;
-  if (runs_alone(op) && !behind_job) return start_alone(op, stream, last);
+  std::int64_t meeting = meeting_of(op);
+  // Where the node's GPUs meet, its end is the last arrival's: a job, not a known time.
+  if (runs_alone(op) && !behind_job && plan_.meetings == nullptr)
+    return start_alone(op, stream, last);
   double after = last != nullptr && !behind_job ? last->end : 0.0;
   auto kind = tensor_parallel(op.group)    ? TraceEvent::Kind::tp_background
               : op.group == GroupKind::ep ? TraceEvent::Kind::ep_background
                                           : TraceEvent::Kind::dp_background;
   StreamWorker& worker = worker_of(op.group);
-  long job = worker.post([this, op, after, kind] {
+  long job = worker.post([this, op, after, kind, meeting] {
     if (after > now()) sg4::this_actor::sleep_until(after);
     double start = now();
-    run_collective(op);
+    run_collective(op, meeting);
     record(op, kind, start, now());
   });
   stream.entries.push_back({&worker, job, 0.0});
@@ -293,55 +288,6 @@ void GpuActor::join_stream(Stream& stream, int count) {
   if (count != 0) return;
   stream.entries.clear();
   stream.joined = 0;
-}
-
-const Group& GpuActor::group(GroupKind kind) const {
-  switch (kind) {
-  case GroupKind::tp:
-    return tp_;
-  case GroupKind::dp:
-    return dp_;
-  case GroupKind::ep:
-    return ep_;
-  case GroupKind::edp:
-    return edp_;
-  case GroupKind::cp:
-    return cp_;
-  case GroupKind::tp2:
-    return tp2_;
-  }
-  return tp_;
-}
-
-const CollectiveAlgorithm& GpuActor::algorithm(GroupKind kind, CollectiveOp op) const {
-  switch (kind) {
-  case GroupKind::tp:
-  case GroupKind::tp2:
-    return *plan_.tp_collective;
-  case GroupKind::ep:
-    return op == CollectiveOp::all_to_all ? *plan_.ep_collective : *plan_.ep_gather_collective;
-  case GroupKind::dp:
-  case GroupKind::edp:
-  case GroupKind::cp: // a CP group spans nodes, as DP's does
-    return *plan_.dp_collective;
-  }
-  return *plan_.tp_collective;
-}
-
-Seconds& GpuActor::category(GroupKind kind) {
-  switch (kind) {
-  case GroupKind::tp:
-  case GroupKind::tp2:
-    return stats_[Category::tp_comm];
-  case GroupKind::ep:
-    return stats_[Category::ep_comm];
-  case GroupKind::cp:
-    return stats_[Category::cp_comm];
-  case GroupKind::dp:
-  case GroupKind::edp:
-    return stats_[Category::dp_comm];
-  }
-  return stats_[Category::dp_comm];
 }
 
 // A receive is posted as soon as the previous one of its direction completed, as Megatron

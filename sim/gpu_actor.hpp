@@ -15,6 +15,8 @@
 #include "models/step_program.hpp"
 #include "sim/stats.hpp"
 #include "sim/host_copies.hpp"
+#include "sim/node_meetings.hpp"
+#include "sim/rail_bundle.hpp"
 #include "sim/stream_worker.hpp"
 
 namespace trainsim::sim {
@@ -38,8 +40,10 @@ struct StepPlan {
   const Channel& pp_forward;
   const Channel& pp_backward;
   Progress* progress = nullptr;     ///< optional
-  /// GPUs per node that each node's rail-0 GPU runs the step for (sim/rail_bundle.hpp); 1: all.
-  int rails = 1;
+  /// Which GPUs of a node run the step, and for which (sim/rail_bundle.hpp).
+  RailBundle bundle;
+  /// Where a node's leader and own-rail GPUs meet at its TP collectives; null without own rails.
+  NodeMeetings* meetings = nullptr;
   /// DP replicas that replica 0 runs the step for (sim/replica_bundle.hpp); 1: every replica runs.
   int replicas = 1;
   bool tp_axes_queue = false;       ///< models/layout.hpp: tp_axes_queue()
@@ -65,7 +69,10 @@ public:
 
 private:
   void execute(const Op& op);
-  void run_collective(const Op& op);
+  /// `meeting`: the op's index among this GPU's collectives that run alone, -1 for others.
+  void run_collective(const Op& op, std::int64_t meeting = -1);
+  [[nodiscard]] std::int64_t meeting_of(const Op& op);
+  [[nodiscard]] static TraceEvent::Kind trace_kind(GroupKind group);
   [[nodiscard]] bool runs_alone(const Op& op) const;
   [[nodiscard]] Seconds time_alone(const Op& op) const;
   void start_collective(const Op& op);
@@ -84,6 +91,7 @@ private:
   Coords at_;
   double slowdown_ = 1.0; ///< its kernels' duration over the preset's (models/gpu_speed.hpp)
   double expert_load_ = 1.0; ///< its routed kernels' duration over the program's (expert_loads)
+  std::int64_t meetings_ = 0; ///< collectives that ran alone so far (NodeMeetings)
   RankStats& stats_;
   CollectiveEnv env_;
   Group tp_, dp_, ep_, edp_, cp_, tp2_;

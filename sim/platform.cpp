@@ -5,11 +5,13 @@
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <malloc.h>
 #include <xbt/log.h>
 
 #include "models/check.hpp"
+#include "sim/rail_bundle.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -25,10 +27,17 @@ constexpr double kNominalLatency = 1.0;
 // (hosts are created in rank order and are the zone's only components).
 class GraphZone final : public routing::NetZoneImpl {
 public:
-  GraphZone(const topo::Topology& topology, bool rail_quotient)
-      : NetZoneImpl("cluster"), topology_(topology), rail_quotient_(rail_quotient) {}
+  GraphZone(const topo::Topology& topology, RailBundle bundle)
+      : NetZoneImpl("cluster"), topology_(topology), bundle_(std::move(bundle)) {}
 
-  void add_channel_links(std::vector<sg4::Link*> links) { channels_ = std::move(links); }
+  /// By channel: every link, or the rail quotient's; with own rails, their own links and for
+  /// each its copy of the quotient's links that the rails share.
+  void add_channel_links(std::vector<sg4::Link*> links, std::vector<sg4::Link*> own,
+                         std::vector<std::vector<sg4::Link*>> shared) {
+    channels_ = std::move(links);
+    own_ = std::move(own);
+    shared_ = std::move(shared);
+  }
 
   // Every route reports the same nominal latency to SimGrid and the real one through the
   // latency factor (latency_factor()): CM02 takes a flow's sharing penalty from the reported
@@ -40,10 +49,11 @@ public:
     hops_.clear();
     last_ = {static_cast<int>(src->id()), static_cast<int>(dst->id()), 0.0};
     topology_.route(last_.src, last_.dst, hops_);
+    int own_rail = bundle_.runs_own(last_.src) ? bundle_.rail(last_.src) : -1;
+    TRAINSIM_CHECK(bundle_.runs_own(last_.dst) == (own_rail >= 0),
+                   "a flow between an own rail and the rails its leader stands for");
     for (auto hop : hops_) {
-      topo::Hop on = hop;
-      if (rail_quotient_) on.link = topology_.router().rail_link(hop.link);
-      into->link_list_.push_back(channels_[static_cast<size_t>(on.channel())]->get_impl());
+      add_links(hop, own_rail, into->link_list_);
       // Latency stays on our side: SimGrid's link implementation header is not installed.
       last_.latency += topology_.link(hop.link).latency.value();
     }
@@ -66,9 +76,34 @@ public:
                  std::map<std::string, xbt_edge_t, std::less<>>*) override {}
 
 private:
+  // Rail bundling (sim/rail_bundle.hpp): the leader's routes go over the links that stand for
+  // their orbits, an own rail's over its own links and, where the rails share a link, over
+  // its own copy of the orbit's link: there it meets its own flows as the leader meets the
+  // healthy rails' (as if every rail ran as it does), and neither slows the other. Measured
+  // against every rail's own flows in tests/sim/rail_bundle_test.cpp (PartialRailBundle).
+  void add_links(topo::Hop hop, int own_rail,
+                 std::vector<simgrid::kernel::resource::StandardLinkImpl*>& into) const {
+    auto push = [&into](const std::vector<sg4::Link*>& links, topo::Hop on) {
+      into.push_back(links[static_cast<size_t>(on.channel())]->get_impl());
+    };
+    if (bundle_.rails <= 1) return push(channels_, hop);
+    const topo::Router& router = topology_.router();
+    topo::Hop orbit{router.rail_link(hop.link), hop.forward};
+    if (own_rail < 0) return push(channels_, orbit);
+    int rail = router.rail_of_link(hop.link);
+    if (rail < 0) {
+      auto slot = std::lower_bound(bundle_.own.begin(), bundle_.own.end(), own_rail) -
+                  bundle_.own.begin();
+      return push(shared_[static_cast<size_t>(slot)], orbit);
+    }
+    TRAINSIM_CHECK(rail == own_rail, "an own rail's route crosses another rail's link");
+    push(own_, hop);
+  }
+
   const topo::Topology& topology_;
-  bool rail_quotient_;
-  std::vector<sg4::Link*> channels_;
+  RailBundle bundle_;
+  std::vector<sg4::Link*> channels_, own_;
+  std::vector<std::vector<sg4::Link*>> shared_;
   std::vector<topo::Hop> hops_;
   struct {
     int src = -1, dst = -1;
@@ -107,30 +142,68 @@ void configure_engine() {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }
 
-Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail_quotient,
+namespace {
+
+sg4::Link* make_link(sg4::NetZone* zone, const std::string& name, double bandwidth,
+                     bool shared_links) {
+  sg4::Link* link = zone->create_link(name, bandwidth);
+  if (!shared_links) link->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
+  return link->seal();
+}
+
+// The bandwidth of each orbit's healthy links, on its standing link: a degraded link (faults
+// take bandwidth away) must not slow the healthy rails the quotient stands for.
+std::vector<double> orbit_bandwidths(const topo::Topology& t) {
+  std::vector<double> best(static_cast<size_t>(t.link_count()), 0.0);
+  for (int id = 0; id < t.link_count(); ++id) {
+    auto orbit = static_cast<size_t>(t.router().rail_link(id));
+    best[orbit] = std::max(best[orbit], t.link(id).bandwidth.value());
+  }
+  return best;
+}
+
+} // namespace
+
+Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, const RailBundle* bundle,
                    bool shared_links)
     : topology_(topology), speed_((gpu.peak * gpu.matmul_efficiency).value()) {
-  TRAINSIM_CHECK(!rail_quotient || topology.router().rail_symmetric(),
+  RailBundle rails = bundle != nullptr ? *bundle : RailBundle{};
+  bool quotient = rails.rails > 1;
+  const topo::Router& router = topology.router();
+  TRAINSIM_CHECK(!quotient || router.rail_symmetric(),
                  "a rail quotient of a fabric without rail symmetry");
-  auto* zone = new GraphZone(topology, rail_quotient); // owned by the engine once created
+  auto* zone = new GraphZone(topology, rails); // owned by the engine once created
   sg4::NetZone* iface = zone->get_iface();
   hosts_.reserve(static_cast<size_t>(topology.gpu_count()));
   for (int r = 0; r < topology.gpu_count(); ++r)
     hosts_.push_back(iface->create_host("gpu" + std::to_string(r), speed_));
-  // The rail quotient needs only the links that stand for their orbits: an eighth of them.
-  std::vector<sg4::Link*> channels(2 * static_cast<size_t>(topology.link_count()), nullptr);
+  // The rail quotient needs only the links that stand for their orbits: an eighth of them; and
+  // for each own rail its own links and a copy of the orbit links that the rails share.
+  auto channels_count = 2 * static_cast<size_t>(topology.link_count());
+  bool partial = !rails.own.empty();
+  std::vector<sg4::Link*> channels(channels_count, nullptr), own;
+  std::vector<std::vector<sg4::Link*>> shared(rails.own.size());
+  std::vector<double> healthy = partial ? orbit_bandwidths(topology) : std::vector<double>{};
+  if (partial) own.assign(channels_count, nullptr);
+  for (auto& copy : shared) copy.assign(channels_count, nullptr);
   for (int id = 0; id < topology.link_count(); ++id) {
-    if (rail_quotient && topology.router().rail_link(id) != id) continue;
+    bool stands = !quotient || router.rail_link(id) == id;
+    int rail = partial ? router.rail_of_link(id) : 0;
     double bandwidth = topology.link(id).bandwidth.value();
+    double orbit = partial ? healthy[static_cast<size_t>(id)] : bandwidth;
     for (int direction : {0, 1}) {
-      sg4::Link* link = iface->create_link(
-          std::string("l").append(std::to_string(id)).append(direction ? "r" : "f"), bandwidth);
-      if (!shared_links) link->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
-      channels[2 * static_cast<size_t>(id) + static_cast<size_t>(direction)] = link->seal();
+      std::string name = std::to_string(id).append(direction ? "r" : "f");
+      auto channel = 2 * static_cast<size_t>(id) + static_cast<size_t>(direction);
+      if (stands) channels[channel] = make_link(iface, "l" + name, orbit, shared_links);
+      if (rail >= 0 && partial && rails.runs_own(rail))
+        own[channel] = make_link(iface, "o" + name, bandwidth, shared_links);
+      for (size_t k = 0; stands && rail < 0 && k < shared.size(); ++k)
+        shared[k][channel] =
+            make_link(iface, "s" + std::to_string(k) + "." + name, orbit, shared_links);
     }
   }
   channels_ = channels;
-  zone->add_channel_links(std::move(channels));
+  zone->add_channel_links(std::move(channels), std::move(own), std::move(shared));
   iface->get_network_model()->set_lat_factor_cb(
       [zone](double, const sg4::Host* src, const sg4::Host* dst, const std::vector<sg4::Link*>&,
              const std::unordered_set<sg4::NetZone*>&) { return zone->latency_factor(src, dst); });

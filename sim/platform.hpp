@@ -16,26 +16,30 @@ class Link;
 
 namespace trainsim::sim {
 
+struct RailBundle;
+
 /// Must run once per process, before the platform exists: settings that make SimGrid a
 /// correct and scalable model of a GPU fabric (docs/architecture.md explains each).
 void configure_engine();
 
 class Platform {
 public:
-  /// With `rail_quotient` (the topology must be rail-symmetric), every route goes over the
-  /// links that stand for its links' orbits (Router::rail_link): the platform of rail bundling,
-  /// where rail 0's flows alone stand for every rail's (docs/fast-mode.md).
+  /// With a `bundle` of rails (sim/rail_bundle.hpp; the topology must be rail-symmetric),
+  /// every route of a GPU the leader stands for goes over the links that stand for its links'
+  /// orbits (Router::rail_link), at the bandwidth of the orbit's healthy links: the platform
+  /// of rail bundling, where the leader's flows alone stand for every healthy rail's
+  /// (docs/fast-mode.md). An own rail's routes go over its own links.
   /// With `shared_links` false every link is a fat pipe: each flow gets the link's whole
   /// bandwidth however many cross it (validate's fast-vs-fine check without contention).
-  Platform(const topo::Topology& topology, const GpuSpec& gpu, bool rail_quotient = false,
-           bool shared_links = true);
+  Platform(const topo::Topology& topology, const GpuSpec& gpu,
+           const RailBundle* bundle = nullptr, bool shared_links = true);
 
   [[nodiscard]] simgrid::s4u::Host* host(int rank) const {
     return hosts_[static_cast<size_t>(rank)];
   }
   [[nodiscard]] const topo::Topology& topology() const { return topology_; }
   /// The SimGrid link of each direction of each graph link, by Hop::channel(); null, in a
-  /// rail quotient, for the links that others stand for.
+  /// rail quotient, for the links that others stand for (an own rail's are not listed).
   [[nodiscard]] const std::vector<simgrid::s4u::Link*>& channels() const { return channels_; }
 
 private:

@@ -1,6 +1,8 @@
 #include "sim/rail_bundle.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <variant>
 
 #include "models/check.hpp"
@@ -28,43 +30,95 @@ int bundle_of(const ExecutionSpec& e, int g, bool rail_symmetric) {
              : 1;
 }
 
+// The rails with a degraded link: a link slower or later than the best of its orbit (faults
+// only take bandwidth away and add latency). None where a degraded link is one the rails share
+// (a spine-core link) or a GPU's NVLink, which every TP collective of its node crosses.
+std::optional<std::vector<int>> degraded_rails(const topo::Topology& t) {
+  const topo::Router& router = t.router();
+  auto n = static_cast<size_t>(t.link_count());
+  std::vector<double> bandwidth(n, 0.0), latency(n, std::numeric_limits<double>::infinity());
+  for (int id = 0; id < t.link_count(); ++id) {
+    auto rep = static_cast<size_t>(router.rail_link(id));
+    bandwidth[rep] = std::max(bandwidth[rep], t.link(id).bandwidth.value());
+    latency[rep] = std::min(latency[rep], t.link(id).latency.value());
+  }
+  std::vector<int> rails;
+  for (int id = 0; id < t.link_count(); ++id) {
+    auto rep = static_cast<size_t>(router.rail_link(id));
+    const topo::LinkProps& l = t.link(id);
+    if (l.bandwidth.value() == bandwidth[rep] && l.latency.value() == latency[rep]) continue;
+    int rail = router.rail_of_link(id);
+    if (rail < 0 || l.tier == topo::Tier::nvlink) return std::nullopt;
+    if (std::find(rails.begin(), rails.end(), rail) == rails.end()) rails.push_back(rail);
+  }
+  std::sort(rails.begin(), rails.end());
+  return rails;
+}
+
 } // namespace
 
+bool RailBundle::runs_own(int rank) const {
+  return rails > 1 && std::binary_search(own.begin(), own.end(), rail(rank));
+}
+
 // The one decision, from the scenario: the memory guard and validate ask it before the graph
-// exists, the simulator after, and the router it builds must agree.
+// exists, the simulator after, and the router it builds must agree. A failed link reroutes
+// flows around it, which no turn maps onto the other rails' routes.
 int rail_bundle(const Scenario& s) {
   const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
-  if (clos == nullptr || s.faults.links()) return 1; // a degraded link breaks the turn
+  if (clos == nullptr || !s.faults.failed.empty()) return 1;
   return bundle_of(s.execution, clos->gpus_per_node, topo::fat_tree_rail_symmetric(*clos));
 }
 
 int rail_bundle(const Scenario& s, const topo::Topology& topology, const SimOptions& options) {
-  if (!options.bundle_rails || options.fidelity != Fidelity::fast) return 1;
-  int rails = rail_bundle(s);
-  TRAINSIM_CHECK(rails == 1 ||
-                     (topology.router().rail_symmetric() && topology.gpus_per_node() == rails),
-                 "the scenario bundles rails its built fabric does not turn onto each other");
-  return rails;
+  return rail_bundle_of(s, topology, options).rails;
 }
 
-std::vector<bool> traced_leaders(int rails, const std::vector<bool>& traced) {
+RailBundle rail_bundle_of(const Scenario& s, const topo::Topology& topology,
+                          const SimOptions& options) {
+  RailBundle bundle;
+  if (!options.bundle_rails || options.fidelity != Fidelity::fast) return bundle;
+  bundle.rails = rail_bundle(s);
+  TRAINSIM_CHECK(bundle.rails == 1 || (topology.router().rail_symmetric() &&
+                                       topology.gpus_per_node() == bundle.rails),
+                 "the scenario bundles rails its built fabric does not turn onto each other");
+  if (bundle.rails == 1 || s.faults.degraded_links.empty()) return bundle;
+  std::optional<std::vector<int>> own = degraded_rails(topology);
+  if (!own || static_cast<int>(own->size()) == bundle.rails) return RailBundle{};
+  bundle.own = std::move(*own);
+  while (std::binary_search(bundle.own.begin(), bundle.own.end(), bundle.leader))
+    bundle.leader += 1;
+  return bundle;
+}
+
+std::vector<bool> traced_leaders(const RailBundle& bundle, const std::vector<bool>& traced) {
   std::vector<bool> leaders(traced.size(), false);
-  for (size_t r = 0; r < traced.size(); ++r)
-    if (traced[r]) leaders[r - r % static_cast<size_t>(rails)] = true;
+  for (size_t r = 0; r < traced.size(); ++r) {
+    if (!traced[r]) continue;
+    int rank = static_cast<int>(r);
+    leaders[static_cast<size_t>(bundle.runs_own(rank) ? rank : bundle.leader_of(rank))] = true;
+  }
   return leaders;
 }
 
-void mirror_rails(int rails, const std::vector<bool>& traced, SimResult& result) {
-  auto step = static_cast<size_t>(rails);
-  for (size_t r = 0; r < result.ranks.size(); ++r)
-    if (r % step != 0) result.ranks[r] = result.ranks[r - r % step];
+void mirror_rails(const RailBundle& bundle, const std::vector<bool>& traced, SimResult& result) {
+  auto stands_for = [&](int rank) { return !bundle.runs_own(rank); };
+  for (size_t r = 0; r < result.ranks.size(); ++r) {
+    int rank = static_cast<int>(r);
+    if (stands_for(rank) && !bundle.leads(rank))
+      result.ranks[r] = result.ranks[static_cast<size_t>(bundle.leader_of(rank))];
+  }
   std::vector<TraceEvent> events;
   for (const TraceEvent& e : result.trace) {
-    auto leader = static_cast<size_t>(e.rank);
-    for (size_t k = 0; k < step && leader + k < traced.size(); ++k) {
-      if (!traced[leader + k]) continue;
+    if (bundle.runs_own(e.rank)) {
+      if (traced[static_cast<size_t>(e.rank)]) events.push_back(e);
+      continue;
+    }
+    int first = e.rank - bundle.rail(e.rank);
+    for (int k = 0; k < bundle.rails && static_cast<size_t>(first + k) < traced.size(); ++k) {
+      if (!traced[static_cast<size_t>(first + k)] || !stands_for(first + k)) continue;
       TraceEvent turned = e;
-      turned.rank = static_cast<std::int32_t>(leader + k);
+      turned.rank = static_cast<std::int32_t>(first + k);
       events.push_back(turned);
     }
   }

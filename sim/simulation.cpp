@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include <simgrid/s4u.hpp>
@@ -67,8 +68,8 @@ private:
 } // namespace
 
 std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
-                         const std::function<std::string(Platform&)>& body, bool rail_quotient,
-                         bool shared_links) {
+                         const std::function<std::string(Platform&)>& body,
+                         const RailBundle* bundle, bool shared_links) {
   return run_in_child<std::string>([&] {
     int argc = 1;
     char name[] = "trainsim";
@@ -76,7 +77,7 @@ std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
     sg4::Engine engine(&argc, argv);
     configure_engine();
     DeadlockWatch deadlock; // throws out of the body's Engine::run() on a deadlock
-    Platform platform(topology, gpu, rail_quotient, shared_links);
+    Platform platform(topology, gpu, bundle, shared_links);
     return body(platform);
   });
 }
@@ -114,6 +115,8 @@ std::string encode(const SimResult& r) {
   std::string out;
   append(out, r.step_time);
   append(out, r.rail_bundle);
+  append(out, r.rail_leader);
+  append_vector(out, r.own_rails);
   append(out, r.replica_bundle);
   append(out, r.counters);
   append_vector(out, r.ranks);
@@ -126,6 +129,8 @@ SimResult decode(std::string_view in) {
   SimResult r;
   take(in, r.step_time);
   take(in, r.rail_bundle);
+  take(in, r.rail_leader);
+  take_vector(in, r.own_rails);
   take(in, r.replica_bundle);
   take(in, r.counters);
   take_vector(in, r.ranks);
@@ -140,38 +145,44 @@ std::uint64_t total_ops(const StepPlan& plan) {
   return per_pipeline * static_cast<std::uint64_t>(plan.layout.ranks_per_stage());
 }
 
-// Every GPU an actor: with rail bundling (rails > 1) each node's rail-0 GPU runs the step for
-// the node and the others wait for it to finish (sim/rail_bundle.hpp). With replica bundling
-// only replica 0's GPUs are actors (sim/replica_bundle.hpp).
+// Every GPU an actor: with rail bundling (rails > 1) each node's leader GPU runs the step for
+// the healthy rails, the others wait for it to finish, and the own rails' GPUs run their own
+// (sim/rail_bundle.hpp). With replica bundling only replica 0's GPUs are actors
+// (sim/replica_bundle.hpp).
 void create_actors(const StepPlan& plan, const std::vector<bool>& traced, SimResult& result) {
   const Platform& platform = plan.platform;
-  sg4::ActorPtr leader;
+  const RailBundle& bundle = plan.bundle;
+  std::vector<sg4::ActorPtr> leaders(static_cast<size_t>(plan.scenario.execution.gpus()));
+  auto in_run = [&](int r) { return plan.replicas == 1 || plan.layout.coords(r).dp == 0; };
   for (int r = 0; r < plan.scenario.execution.gpus(); ++r) {
-    if (plan.replicas > 1 && plan.layout.coords(r).dp != 0) continue;
-    auto name = "gpu" + std::to_string(r);
-    if (r % plan.rails != 0) {
-      sg4::Actor::create(name, platform.host(r), [leader] { leader->join(); });
-      continue;
-    }
-    leader =
-        sg4::Actor::create(name, platform.host(r),
-                           GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters,
-                                    traced[static_cast<size_t>(r)] ? &result.trace : nullptr));
+    if (!in_run(r) || (bundle.rails > 1 && !bundle.leads(r) && !bundle.runs_own(r))) continue;
+    leaders[static_cast<size_t>(r)] = sg4::Actor::create(
+        "gpu" + std::to_string(r), platform.host(r),
+        GpuActor(plan, r, result.ranks[static_cast<size_t>(r)], result.counters,
+                 traced[static_cast<size_t>(r)] ? &result.trace : nullptr));
+  }
+  for (int r = 0; r < plan.scenario.execution.gpus() && bundle.rails > 1; ++r) {
+    if (!in_run(r) || leaders[static_cast<size_t>(r)]) continue;
+    sg4::ActorPtr leader = leaders[static_cast<size_t>(bundle.leader_of(r))];
+    sg4::Actor::create("gpu" + std::to_string(r), platform.host(r), [leader] { leader->join(); });
   }
 }
 
 struct Symmetries {
-  int rails = 1;    ///< sim/rail_bundle.hpp
+  RailBundle rails; ///< sim/rail_bundle.hpp
   int replicas = 1; ///< sim/replica_bundle.hpp
 };
 
 SimResult run_step(const Scenario& scenario, const Platform& platform, const SimOptions& options,
                    Symmetries by) {
   StepPlan plan(scenario, platform, options.fidelity);
-  plan.rails = by.rails;
+  plan.bundle = by.rails;
   plan.replicas = by.replicas;
+  std::optional<NodeMeetings> meetings;
+  if (!by.rails.own.empty()) plan.meetings = &meetings.emplace(by.rails.actors_per_node());
   plan.shared_links = options.shared_links;
-  Progress progress(total_ops(plan) / static_cast<std::uint64_t>(by.rails * by.replicas));
+  Progress progress(total_ops(plan) * static_cast<std::uint64_t>(by.rails.actors_per_node()) /
+                    static_cast<std::uint64_t>(by.rails.rails * by.replicas));
   Traffic traffic(scenario.execution.gpus());
   if (options.link_stats) plan.traffic = &traffic;
   if (options.progress) plan.progress = &progress;
@@ -179,22 +190,24 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
   for (int r : options.trace_ranks)
     if (r >= 0 && r < scenario.execution.gpus()) plan.traced[static_cast<size_t>(r)] = true;
   SimResult result;
-  result.rail_bundle = by.rails;
+  result.rail_bundle = by.rails.rails;
+  result.rail_leader = by.rails.leader;
+  result.own_rails = by.rails.own;
   result.replica_bundle = by.replicas;
   result.ranks.resize(static_cast<size_t>(scenario.execution.gpus()));
   std::vector<bool> traced =
       by.replicas > 1 ? traced_in_replica0(plan.layout, plan.traced) : plan.traced;
-  create_actors(plan, by.rails > 1 ? traced_leaders(by.rails, traced) : traced, result);
+  create_actors(plan, by.rails.rails > 1 ? traced_leaders(by.rails, traced) : traced, result);
   auto log = logger("trainsim.sim");
   log->debug("{} GPUs, {} program ops per pipeline, rails bundled: {}, replicas bundled: {}",
              scenario.execution.gpus(),
-             total_ops(plan) / scenario.execution.gpus() * scenario.execution.pp, by.rails,
+             total_ops(plan) / scenario.execution.gpus() * scenario.execution.pp, by.rails.rails,
              by.replicas);
   sg4::Engine::get_instance()->run();
   progress.finish();
   log->debug("engine done at {} s simulated: {} execs, {} comms", sg4::Engine::get_clock(),
              result.counters.execs, result.counters.comms);
-  if (by.rails > 1) {
+  if (by.rails.rails > 1) {
     mirror_rails(by.rails, traced, result);
     traffic.mirror_rails(by.rails);
   }
@@ -208,12 +221,12 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
 
 SimResult simulate(const Scenario& scenario, const topo::Topology& topology,
                    const SimOptions& options) {
-  Symmetries by{rail_bundle(scenario, topology, options),
+  Symmetries by{rail_bundle_of(scenario, topology, options),
                 replica_bundle(scenario, topology, options)};
   return decode(run_isolated(
       topology, scenario.system.gpu,
       [&](Platform& platform) { return encode(run_step(scenario, platform, options, by)); },
-      by.rails > 1, options.shared_links));
+      &by.rails, options.shared_links));
 }
 
 } // namespace trainsim::sim

@@ -19,7 +19,7 @@ struct SimOptions {
   bool progress = false;          ///< a progress line with an ETA on stderr after a few seconds
   bool link_stats = true;         ///< record the bytes each link direction carries
   std::vector<int> trace_ranks{}; ///< ranks whose every op is recorded as a TraceEvent
-  /// Fast mode on a rail-symmetric fabric with one TP group per node runs rail 0 for all the
+  /// Fast mode on a rail-symmetric fabric with one TP group per node runs one rail for all the
   /// rails (docs/fast-mode.md, "Rail bundling"); false simulates every rail's flows.
   bool bundle_rails = true;
   /// Fast mode runs DP replica 0 for all the replicas (docs/fast-mode.md, "Replica
@@ -37,6 +37,7 @@ SimResult simulate(const Scenario& scenario, const topo::Topology& topology,
                    const SimOptions& options = {});
 
 class Platform;
+struct RailBundle;
 
 /// Runs `body` in a child process that owns a fresh SimGrid engine, configured as for a
 /// simulation, with `topology` as its platform; returns the bytes `body` returned. `body`
@@ -44,12 +45,14 @@ class Platform;
 /// thrown in the child is rethrown here; a child that dies becomes an Error(simulation).
 std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
                          const std::function<std::string(Platform&)>& body,
-                         bool rail_quotient = false, bool shared_links = true);
+                         const RailBundle* bundle = nullptr, bool shared_links = true);
 
-/// The GPUs of a node whose traffic rail 0's stands for: the GPUs per node when `options`
-/// allow it and the step is symmetric under turning each node's GPUs (a rail-symmetric fabric,
-/// one TP block per node or a node that is one group of 2-D TP's second axis, ring TP
-/// collectives, fast mode); 1 otherwise.
+/// The GPUs of a node that turn onto one another, a leader's traffic standing for theirs: the
+/// GPUs per node when `options` allow it and the step is symmetric under turning each node's
+/// GPUs (a rail-symmetric fabric, one TP block per node or a node that is one group of 2-D
+/// TP's second axis, ring TP collectives, fast mode, no failed link); 1 otherwise, and where a
+/// degraded link breaks the turn for every rail. A degraded link of one rail leaves the others
+/// bundled: its rail runs its own flows (sim/rail_bundle.hpp: RailBundle).
 int rail_bundle(const Scenario& scenario, const topo::Topology& topology,
                 const SimOptions& options);
 

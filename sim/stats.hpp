@@ -65,9 +65,11 @@ struct TraceEvent {
 
 struct SimResult {
   Seconds step_time;
-  /// GPUs per node that rail 0 stood for (rail bundling, sim/rail_bundle.hpp); 1: every GPU's
-  /// own flows were simulated.
+  /// GPUs per node that turn onto one another (rail bundling, sim/rail_bundle.hpp); 1: every
+  /// GPU's own flows were simulated.
   int rail_bundle = 1;
+  int rail_leader = 0;        ///< the rail whose GPU ran for the healthy rails
+  std::vector<int> own_rails; ///< rails whose GPUs ran on their own (a degraded link of theirs)
   /// DP replicas that replica 0 stood for (replica bundling, sim/replica_bundle.hpp); 1: all ran.
   int replica_bundle = 1;
   std::vector<RankStats> ranks;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/rail_bundle.hpp"
+
 namespace trainsim::sim {
 
 void Traffic::add(int from, int to, double bytes) {
@@ -13,12 +15,18 @@ void Traffic::add(int from, int to, double bytes) {
     it->second += bytes;
 }
 
-void Traffic::mirror_rails(int rails) {
+void Traffic::mirror_rails(const RailBundle& bundle) {
+  int rails = bundle.rails;
   auto turn = [rails](int rank, int k) { return rank - rank % rails + (rank % rails + k) % rails; };
-  for (size_t leader = 0; leader < sent_.size(); leader += static_cast<size_t>(rails))
-    for (int k = 1; k < rails && leader + static_cast<size_t>(k) < sent_.size(); ++k)
-      for (const auto& [to, bytes] : sent_[leader])
-        add(static_cast<int>(leader) + k, turn(to, k), bytes);
+  for (size_t r = 0; r < sent_.size(); ++r) {
+    int leader = static_cast<int>(r);
+    if (!bundle.leads(leader)) continue;
+    for (int k = 1; k < rails; ++k) {
+      int rank = turn(leader, k);
+      if (bundle.runs_own(rank)) continue;
+      for (const auto& [to, bytes] : sent_[r]) add(rank, turn(to, k), bytes);
+    }
+  }
 }
 
 std::vector<double> Traffic::channel_bytes(const topo::Topology& topology) const {

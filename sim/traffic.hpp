@@ -11,14 +11,16 @@
 
 namespace trainsim::sim {
 
+struct RailBundle;
+
 class Traffic {
 public:
   explicit Traffic(int ranks) : sent_(static_cast<size_t>(ranks)) {}
   /// A rank talks to a handful of peers, so a short list per rank beats a hash map.
   void add(int from, int to, double bytes);
-  /// Rail bundling: what each node's rail-0 GPU sent, every other GPU k of the node sent to
-  /// the peer turned by k (the peer's local index plus k, modulo `rails`).
-  void mirror_rails(int rails);
+  /// Rail bundling: what each node's leader GPU sent, every GPU it stands for (k rails after
+  /// it) sent to the peer turned by k (the peer's local index plus k, modulo the rails).
+  void mirror_rails(const RailBundle& bundle);
   /// Bytes per link direction (Hop::channel()), each pair's bytes following its route.
   [[nodiscard]] std::vector<double> channel_bytes(const topo::Topology& topology) const;
 

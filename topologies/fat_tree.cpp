@@ -83,6 +83,15 @@ public:
     int plane = spine % l_.up;
     return core_link(spine - plane + plane % per_rail, core);
   }
+  // A rail leaf's links (its NICs' and its uplinks) and a GPU's own are its rail's alone.
+  [[nodiscard]] int rail_of_link(int link) const override {
+    if (!rail_symmetric()) return -1;
+    int g = l_.gpus_per_node;
+    if (link < l_.first_leaf_link) return link / 2 % g; // links 2r and 2r + 1 of GPU r
+    if (link < l_.first_spine_link) return (link - l_.first_leaf_link) % g;
+    if (link < l_.first_core_link) return (link - l_.first_spine_link) / l_.up % g;
+    return -1;
+  }
 
 private:
   // The equal-cost choice of a flow: its spine plane and, across pods, the core in that plane.

@@ -75,6 +75,10 @@ public:
   /// spine-core links), so that rail 0's flows alone meet, on the orbit's link, the flows the
   /// other rails put on its images. The rail quotient of the platform is these links alone.
   [[nodiscard]] virtual int rail_link(int link) const { return link; }
+  /// With rail symmetry: the rail (local GPU index) whose routes alone cross `link` (a GPU's
+  /// own links, a rail leaf's), or -1 where the rails' routes share it (a Clos's spine-core
+  /// links). A fault on a link of one rail breaks the turn for that rail alone.
+  [[nodiscard]] virtual int rail_of_link(int /*link*/) const { return -1; }
 };
 
 /// What a generator knows about its fabric from the structure, so reports need no search.

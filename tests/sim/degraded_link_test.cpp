@@ -71,8 +71,10 @@ TEST(DegradedLink, TheBoundSeesTheLinkAndStaysBelow) {
   EXPECT_GE(simulate(s).result.step_time.value(), bound * (1 - 1e-9));
 }
 
-TEST(DegradedLink, BreaksRailBundling) {
-  // Eight-GPU nodes, tp 8: bundled while healthy, every rail on its own once a link is slow.
+TEST(DegradedLink, KeepsRailBundlingButFailuresBreakIt) {
+  // Eight-GPU nodes, tp 8: a degraded link leaves the scenario's rails bundled (the built
+  // fabric then says which rails run on their own: tests/sim/rail_bundle_test.cpp); a failed
+  // link reroutes flows around it, which no turn maps onto the other rails' routes.
   topo::FatTreeParams rails = fat_tree(2);
   rails.rail_optimized = true;
   Scenario s = scenario(rails, {.dp = 2, .tp = 8, .global_batch = 2}, mlp());
@@ -80,6 +82,11 @@ TEST(DegradedLink, BreaksRailBundling) {
   DegradedLinks nic3 = degraded(DegradedLinks::Which::nic, 0.5);
   nic3.rank = 3;
   s.faults.degraded_links.push_back(nic3);
+  EXPECT_EQ(sim::rail_bundle(s), 8);
+  FailedPart leaf;
+  leaf.which = FailedPart::Which::network_switch;
+  leaf.name = "leaf0";
+  s.faults.failed.push_back(leaf);
   EXPECT_EQ(sim::rail_bundle(s), 1);
 }
 

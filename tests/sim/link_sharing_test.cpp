@@ -48,7 +48,7 @@ Arrivals two_flows_into_one_nic(double bytes, bool shared = true) {
       });
     sg4::Engine::get_instance()->run();
     return std::string(reinterpret_cast<const char*>(&out), sizeof out);
-  }, false, shared);
+  }, nullptr, shared);
   Arrivals out;
   std::memcpy(&out, raw.data(), sizeof out);
   return out;

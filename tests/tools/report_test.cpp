@@ -291,6 +291,24 @@ TEST(HtmlReport, ListsTheScenariosFaults) {
             std::string::npos);
 }
 
+TEST(TextReport, SaysWhichRailsRanOnTheirOwn) {
+  // degraded-link.yaml halves rank 3's NIC link: rail 3 runs its own flows, GPU 0 of each
+  // node runs for the other 7 (sim/rail_bundle.hpp), and result.json says which.
+  std::string file = TRAINSIM_SOURCE_DIR "/scenarios/examples/degraded-link.yaml";
+  auto text = run_trainsim("run " + file, Streams::stdout_only);
+  ASSERT_EQ(text.exit_code, 0) << text.text;
+  EXPECT_NE(collapsed(text.text).find("rail bundling: each node's GPU 0 ran for its 7 healthy "
+                                      "rails, GPU 3 (on a degraded link) for its own"),
+            std::string::npos)
+      << text.text;
+  auto json = run_trainsim("run " + file + " --json", Streams::stdout_only);
+  ASSERT_EQ(json.exit_code, 0) << json.text;
+  auto sim = nlohmann::json::parse(json.text).at("sim");
+  EXPECT_EQ(sim.at("rail_bundle"), 8);
+  EXPECT_EQ(sim.at("rail_leader"), 0);
+  EXPECT_EQ(sim.at("own_rails"), nlohmann::json::array({3}));
+}
+
 TEST(HtmlReport, ShowsGoodputWhenTheRunDirectoryHasIt) {
   GoodputCurves c{{{60, 0.8}, {600, 0.9}}, 600, {{1000, 0.99}, {1e6, 0.0}}, 16384};
   std::string html = render_report({small_result(), std::nullopt, {}, "", goodput_svg(c)});

@@ -178,6 +178,29 @@ TEST(RailEcmp, EveryLinkOfARouteStandsWithItsImageOnRail0) {
   }
 }
 
+TEST(RailEcmp, ARailsOwnLinksAreItsAloneAndTheSpineCoreLinksEveryRails) {
+  // rail_of_link(): every link of a route between two GPUs of one rail is that rail's, but the
+  // spine-core links, which a route of any rail may cross; a link's orbit (rail_link) holds one
+  // link of each rail, or only shared ones.
+  Topology t = rail_clos();
+  const Router& r = t.router();
+  for (int l = 0; l < t.link_count(); ++l) {
+    int rail = r.rail_of_link(l);
+    ASSERT_EQ(rail < 0, t.link(l).tier == Tier::core) << l;
+    ASSERT_EQ(r.rail_of_link(r.rail_link(l)), rail < 0 ? -1 : 0) << l;
+  }
+  std::vector<Hop> hops;
+  for (int a = 1; a < t.gpu_count(); a += 7)
+    for (int b = a % kGpus; b < t.gpu_count(); b += 5 * kGpus) {
+      if (a / kGpus == b / kGpus) continue;
+      hops.clear();
+      t.route(a, b, hops);
+      for (const Hop& h : hops)
+        ASSERT_EQ(r.rail_of_link(h.link), t.link(h.link).tier == Tier::core ? -1 : a % kGpus)
+            << a << "->" << b << " " << t.hop_name(h);
+    }
+}
+
 // rail_clos() on 2 tiers: the same 32 leaves of 8 uplinks, one pod.
 Topology rail_clos_two_tiers(const char* ecmp) {
   return build_topology(spec({{"generator", "rail-optimized"},

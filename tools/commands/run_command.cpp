@@ -115,7 +115,8 @@ int run_command(const RunOptions& options) {
   const StepSummary& summary = step.summary;
   RunInfo info{options.fidelity == sim::Fidelity::fast ? "fast" : "fine",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-               result.counters.activities(), result.rail_bundle, result.replica_bundle};
+               result.counters.activities(), result.rail_bundle, result.replica_bundle,
+               result.rail_leader, result.own_rails};
   auto json = result_json(s, summary, info);
   json["stages"] = stage_breakdown_json(s, result);
   if (options.link_stats)

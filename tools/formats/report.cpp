@@ -45,6 +45,19 @@ std::vector<std::string> estimated_figures(const Scenario& s) {
   return out;
 }
 
+// "each node's GPU 0 ran for its 8 rails", or with own rails which GPU ran for which.
+void print_rail_bundle(std::ostream& out, const RunInfo& info) {
+  out << "; rail bundling: each node's GPU " << info.rail_leader << " ran for its ";
+  if (info.own_rails.empty()) {
+    out << info.rail_bundle << " rails";
+    return;
+  }
+  out << info.rail_bundle - static_cast<int>(info.own_rails.size()) << " healthy rails, GPU";
+  for (size_t k = 0; k < info.own_rails.size(); ++k)
+    out << (k == 0 ? " " : ", ") << info.own_rails[k];
+  out << " (on a degraded link) for " << (info.own_rails.size() == 1 ? "its own" : "their own");
+}
+
 } // namespace
 
 void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
@@ -109,8 +122,7 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   for (const FailedPart& p : s.faults.failed) out << "    fault: " << describe(p) << "\n";
   out << "  simulated in " << formatted("%.2f", info.wall_s) << " s wall, " << info.activities
       << " SimGrid activities (" << info.fidelity << " mode";
-  if (info.rail_bundle > 1)
-    out << "; rail bundling: each node's GPU 0 ran for its " << info.rail_bundle << " rails";
+  if (info.rail_bundle > 1) print_rail_bundle(out, info);
   if (info.replica_bundle > 1)
     out << "; replica bundling: DP replica 0 ran for all " << info.replica_bundle
         << " replicas, link statistics are its own";
@@ -171,6 +183,8 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
   j["sim"] = {{"fidelity", info.fidelity},
               {"activities", info.activities},
               {"rail_bundle", info.rail_bundle},
+              {"rail_leader", info.rail_leader},
+              {"own_rails", info.own_rails},
               {"replica_bundle", info.replica_bundle},
               {"wall_s", info.wall_s}};
   j["provenance"] = provenance_json(s);

@@ -5,6 +5,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,8 +19,10 @@ struct RunInfo {
   std::string fidelity;
   double wall_s = 0; ///< wall-clock time of the simulation (the only non-reproducible field)
   long activities = 0;
-  int rail_bundle = 1; ///< GPUs per node whose flows rail 0's stood for (1: none bundled)
+  int rail_bundle = 1; ///< GPUs per node that turn onto one another (1: none bundled)
   int replica_bundle = 1; ///< DP replicas that replica 0 stood for (1: none folded)
+  int rail_leader = 0;          ///< the rail whose GPU ran for the healthy rails
+  std::vector<int> own_rails{}; ///< rails that ran on their own (a degraded link of theirs)
 };
 
 void print_report(std::ostream& out, const Scenario& scenario, const topo::Topology& topology,
