@@ -74,6 +74,10 @@ int rail_bundle(const Scenario& s, const topo::Topology& topology, const SimOpti
   return rail_bundle_of(s, topology, options).rails;
 }
 
+int own_rails(const Scenario& s, const topo::Topology& topology, const SimOptions& options) {
+  return static_cast<int>(rail_bundle_of(s, topology, options).own.size());
+}
+
 RailBundle rail_bundle_of(const Scenario& s, const topo::Topology& topology,
                           const SimOptions& options) {
   RailBundle bundle;

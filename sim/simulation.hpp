@@ -56,6 +56,10 @@ std::string run_isolated(const topo::Topology& topology, const GpuSpec& gpu,
 int rail_bundle(const Scenario& scenario, const topo::Topology& topology,
                 const SimOptions& options);
 
+/// How many of a node's rails run on their own beside rail_bundle()'s leader: those a degraded
+/// link of theirs broke the turn for; 0 when every rail is bundled, or none is.
+int own_rails(const Scenario& scenario, const topo::Topology& topology, const SimOptions& options);
+
 /// The DP replicas that replica 0's GPUs run the step for: the scenario's weight replicas when
 /// `options` ask to fold them (sim/replica_bundle.hpp), 1 when they do not or there is one.
 /// Throws Error(ExitCode::input), naming `--bundle-replicas` and what stops it, where the step

@@ -24,6 +24,9 @@ TEST(RunCost, CountsTheActorsOpsFromTheScenarioShape) {
   EXPECT_DOUBLE_EQ(cost.actor_ops, 64 * program_size(s).folded);
   // Bundling 8 rails and folding 4 replicas leaves 64 / 8 / 4 = 2 actors to run the step.
   EXPECT_DOUBLE_EQ(estimate_run_cost(s, false, 8, 4).actors, 2);
+  // One rail of each node on its own (a degraded link of its own) beside the leader:
+  // 64 x 2 / 8 = 16 actors.
+  EXPECT_DOUBLE_EQ(estimate_run_cost(s, false, 8, 1, std::nullopt, 1).actors, 16);
   EXPECT_DOUBLE_EQ(estimate_run_cost(s, true, 1, 1).actor_ops, 64 * program_size(s).fine);
   EXPECT_DOUBLE_EQ(cost.cpu_low.value(), cost.actor_ops * kCheapestOpSeconds);
   EXPECT_DOUBLE_EQ(cost.cpu_high.value(), cost.actor_ops * kDearestOpSeconds);

@@ -103,7 +103,8 @@ int run_command(const RunOptions& options) {
   warn_if_long(s, estimate_run_cost(s, options.fidelity == sim::Fidelity::fine,
                                     sim::rail_bundle(s, loaded.topology, sim_options),
                                     sim::replica_bundle(s, loaded.topology, sim_options),
-                                    loaded.topology.gpus_per_node()));
+                                    loaded.topology.gpus_per_node(),
+                                    sim::own_rails(s, loaded.topology, sim_options)));
   OutputFiles files = open_outputs(options);
   std::vector<int> traced = traced_ranks(options, loaded, files.trace_out.is_open());
   if (!traced.empty())

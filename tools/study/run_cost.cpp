@@ -26,7 +26,7 @@ double fine_rounds(const Op& op, const Layout& layout, int gpus_per_node, double
 } // namespace
 
 RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails, int replicas,
-                          std::optional<int> gpus_per_node) {
+                          std::optional<int> gpus_per_node, int own_rails) {
   const ExecutionSpec& e = scenario.execution;
   // Fast mode runs the rings the program marks in_rounds (the delayed update's) in up to
   // kMaxRoundsInRounds rounds: each costs its rounds.
@@ -36,7 +36,7 @@ RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails, int re
     return !fine && op.in_rounds ? fine_rounds(op, layout, node, kMaxRoundsInRounds) : 1.0;
   });
   RunCost cost;
-  cost.actors = static_cast<double>(e.gpus()) / rails / replicas;
+  cost.actors = static_cast<double>(e.gpus()) * (rails > 1 ? 1 + own_rails : 1) / rails / replicas;
   cost.actor_ops = cost.actors * (fine ? per_stage.fine : per_stage.folded);
   cost.cpu_low = Seconds(cost.actor_ops * kCheapestOpSeconds);
   cost.cpu_high = Seconds(cost.actor_ops * kDearestOpSeconds);

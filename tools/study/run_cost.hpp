@@ -33,13 +33,14 @@ inline constexpr double kDearestOpSeconds = 15e-6;
 /// cost the most), which a count of rounds cannot see.
 inline constexpr double kFineRoundSeconds = 3.3e-6;
 
-/// The cost of one step of `scenario`; `rails` and `replicas` as sim::rail_bundle() and
-/// sim::replica_bundle() give them for the run; `fine`: fine mode's unfolded programs. Fast
+/// The cost of one step of `scenario`; `rails`, `replicas` and `own_rails` as
+/// sim::rail_bundle(), sim::replica_bundle() and sim::own_rails() give them for the run (a
+/// node then runs 1 + own_rails of its GPUs); `fine`: fine mode's unfolded programs. Fast
 /// mode's collectives marked `in_rounds` count their rounds (kMaxRoundsInRounds at most), their
 /// channels from `gpus_per_node`: the built graph's where it is at hand, else the topology
 /// spec's (which an imported topology leaves 0).
 RunCost estimate_run_cost(const Scenario& scenario, bool fine, int rails = 1, int replicas = 1,
-                          std::optional<int> gpus_per_node = std::nullopt);
+                          std::optional<int> gpus_per_node = std::nullopt, int own_rails = 0);
 
 /// Fine mode's cost of one step of `scenario` on nodes of `gpus_per_node` GPUs, every GPU its
 /// own actor. Fine mode runs each round of a ring collective as its own transfers on each of
