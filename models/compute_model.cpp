@@ -96,7 +96,8 @@ KernelTime operator_time(const Operator& op, const GpuSpec& gpu) {
     return priced(op.flop / attention_rate(op.head_dim, op.seq_len, gpu, op.kernel), op.bytes,
                   op.count, gpu);
   case OperatorKind::memory:
-    return priced(Seconds(0), op.bytes, op.count, gpu);
+    return priced(Seconds(0), op.bytes - (gpu.fp8_any_layout ? op.transpose_bytes : Bytes()),
+                  op.count, gpu);
   }
   return {};
 }

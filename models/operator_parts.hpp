@@ -22,6 +22,10 @@ struct Dims {
   /// FP8: HBM bytes per element to quantize a linear layer's BF16 input, weight or output
   /// gradient (fp8_quantize_bytes()); 0: the GEMMs take BF16 as they are.
   double quantize = 0;
+  /// Of `quantize`, the transposed copy's byte that a GPU with FP8 GEMMs in every layout does
+  /// not write (Operator::transpose_bytes): tensorwise and delayed scaling's; blockwise and
+  /// MXFP8 scale the two directions' blocks apart, so both copies stay.
+  double transpose = 0;
   /// FP8: the weights' casts run once a step (Operator::per_step), where the weights stay on
   /// the GPU between microbatches (ZeRO below 3; ZeRO-3 gathers them again every microbatch).
   bool weights_cast_once = false;

@@ -13,9 +13,10 @@ namespace operator_parts {
 // - tensorwise (Transformer Engine's current scaling): an amax pass reads it (2 B), then a fused
 //   cast-transpose reads it again and writes its FP8 copy and the transposed one the other
 //   GEMM operand needs (1 + 1 B): 6 B (TE's docs: current scaling reads each tensor twice);
+//   5 B on a GPU whose FP8 GEMMs take every layout (no transpose: Operator::transpose_bytes);
 // - delayed (Transformer Engine's DelayedScaling): the scale comes from the amax history of
 //   earlier steps, so the fused cast-transpose reads the tensor once, writes both copies and
-//   records the new amax on the way: 4 B;
+//   records the new amax on the way: 4 B (3 B without the transpose);
 // - blockwise (DeepSeek-V3's 1 x 128 and 128 x 128 tiles): one pass per block reads it, writes
 //   both copies and a 4-byte scale per 128: 4.03 B;
 // - mxfp8: one pass reads it, writes both copies and a 1-byte E8M0 scale per 32 elements of
@@ -65,6 +66,8 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   if (!e.grad_accumulation_fusion) x.accumulate = x.w + 2.0 * gradient_word(m, e).value();
   x.biases = m.biases;
   x.quantize = fp8_quantize_bytes(m.fp8_recipe);
+  bool per_tensor = m.fp8_recipe == Fp8Recipe::tensorwise || m.fp8_recipe == Fp8Recipe::delayed;
+  x.transpose = per_tensor ? 1.0 : 0.0;
   x.weights_cast_once = x.quantize > 0 && e.zero < 3;
   x.again = e.selective_modules();
   return x;
@@ -101,6 +104,13 @@ void accumulate(const char* name, double params, double tensors, const Dims& x, 
   if (x.accumulate > 0) b.backward.push_back(memory(name, params * x.accumulate, tensors));
 }
 
+// Quantizing `elements` BF16 values to FP8 in `kernels` kernels, the transposed copy apart.
+Operator quantize(const char* name, double elements, double kernels, const Dims& x) {
+  Operator op = memory(name, elements * x.quantize, kernels);
+  op.transpose_bytes = Bytes(elements * x.transpose);
+  return op;
+}
+
 // Y = X W forward, and its two gradients: dX = dY W^T (m x k outputs, summing over n) and
 // dW = X^T dY (k x n outputs, summing over the m tokens). Same FLOP, different shapes.
 void linear(const char* name, const char* dgrad, const char* wgrad, GemmShape g, double count,
@@ -117,10 +127,10 @@ void weight_linear(const LinearNames& n, GemmShape g, double count, const Dims& 
                    BlockOperators& b) {
   double products = count * g.batch; // a grouped GEMM quantizes all its products at once
   if (x.quantize > 0) {
-    b.forward.push_back(memory("fp8_quantize", g.m * g.k * products * x.quantize, count));
-    b.forward.push_back(memory("fp8_weight_cast", g.k * g.n * products * x.quantize, count));
+    b.forward.push_back(quantize("fp8_quantize", g.m * g.k * products, count, x));
+    b.forward.push_back(quantize("fp8_weight_cast", g.k * g.n * products, count, x));
     b.forward.back().per_step = x.weights_cast_once;
-    b.backward.push_back(memory("fp8_quantize_grad", g.m * g.n * products * x.quantize, count));
+    b.backward.push_back(quantize("fp8_quantize_grad", g.m * g.n * products, count, x));
   }
   size_t dgrad = b.backward.size();
   linear(n.forward, n.dgrad, n.wgrad, g, count, x.w, b);

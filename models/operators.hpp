@@ -52,6 +52,12 @@ struct Operator {
   /// weight's cast, which Transformer Engine caches across the step's microbatches (Megatron
   /// passes is_first_microbatch to its linear layers).
   bool per_step = false;
+  /// Of `bytes`, the transposed FP8 copy a per-tensor-scaled quantization writes for the
+  /// backward GEMM on a GPU whose FP8 GEMMs take only TN operands (Hopper). One whose GEMMs
+  /// take every layout (GpuSpec::fp8_any_layout: Blackwell) writes none: Transformer Engine
+  /// then reads the row-wise data for both (quantizer.cpp: with_transpose = columnwise_usage
+  /// && !is_non_tn_fp8_gemm_supported).
+  Bytes transpose_bytes;
 };
 
 using Operators = std::vector<Operator>;

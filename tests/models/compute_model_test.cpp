@@ -339,6 +339,26 @@ TEST(ComputeModel, AnOperatorTakesTheSlowerSideOfItsRooflinePlusALaunch) {
   EXPECT_DOUBLE_EQ(operators_time(ops, g).overhead.value(), 5e-6);
 }
 
+TEST(ComputeModel, AGpuWithFp8GemmsInEveryLayoutWritesNoTransposedCopy) {
+  // The tiny layer in FP8 on the GPU above (1 TB/s at 0.8): fc1's input, 4 x 8 = 32 elements,
+  // quantized per tensor moves 6 B each on Hopper-like GPUs (amax read, cast read, the FP8
+  // copy and its transpose): 192 B, 240 ps. Where FP8 GEMMs take every layout (Blackwell)
+  // the transpose is not written: 5 B each, 160 B, 200 ps. MXFP8 scales the two directions'
+  // blocks apart and writes both copies on either: 32 x 4.0625 = 130 B, 162.5 ps.
+  GpuSpec g;
+  g.hbm_bandwidth = BytesPerSecond(1e12);
+  g.hbm_efficiency = 0.8;
+  ModelSpec m = tiny();
+  m.fp8_recipe = Fp8Recipe::tensorwise;
+  Operator quantize = find(layer_operators(m, ExecutionSpec{}).mlp.forward, "fp8_quantize");
+  EXPECT_DOUBLE_EQ(operator_time(quantize, g).hbm.value(), 240e-12);
+  g.fp8_any_layout = true;
+  EXPECT_DOUBLE_EQ(operator_time(quantize, g).hbm.value(), 200e-12);
+  m.fp8_recipe = Fp8Recipe::mxfp8;
+  quantize = find(layer_operators(m, ExecutionSpec{}).mlp.forward, "fp8_quantize");
+  EXPECT_DOUBLE_EQ(operator_time(quantize, g).hbm.value(), 162.5e-12);
+}
+
 TEST(ComputeModel, OverlappedLaunchesLeaveOnlyWhatTheWorkDoesNotCover) {
   // The GPU above (1 TFLOP/s, 0.8 TB/s, 1 us per kernel). launch_overlap: a kernel takes the
   // longer of its work and its launch. The tiny layer's 5 MLP forward kernels each work for
