@@ -182,6 +182,14 @@ TEST(Trust, MemoryEstimateOfABundledStepPricesOneRailsLinks) {
   double saved = 1024 * (costs.per_gpu - costs.per_gpu_bundled) +
                  links * (costs.per_link - costs.per_graph_link) * 7.0 / 8.0;
   EXPECT_NEAR(every_rail.total.value() - bundled.total.value(), saved, 1.0);
+  // A rail on its own beside each leader (a degraded link of its own) runs 1/8 of the GPUs as
+  // full actors and 1/8 more of the links as SimGrid links.
+  costs.rail_bundling = true, costs.own_rails = 1;
+  MemoryEstimate one_own = estimate_memory(l.scenario, l.topology, costs);
+  EXPECT_NEAR(one_own.total.value() - bundled.total.value(),
+              (1024 * (costs.per_gpu - costs.per_gpu_bundled) +
+               links * (costs.per_link - costs.per_graph_link)) / 8.0,
+              1.0);
 }
 
 /// The default scenario with `from` replaced by `to`, each pair in turn.

@@ -97,9 +97,10 @@ int run_command(const RunOptions& options) {
              loaded.topology.link_count());
   GuardParams guard; // refuse now rather than be OOM-killed minutes later
   guard.costs.rail_bundling = options.fidelity == sim::Fidelity::fast && options.bundle_rails;
-  check_resources(s, loaded.topology, guard);
   sim::SimOptions sim_options{options.fidelity, true, options.link_stats, {},
                               options.bundle_rails, options.bundle_replicas};
+  guard.costs.own_rails = sim::own_rails(s, loaded.topology, sim_options);
+  check_resources(s, loaded.topology, guard);
   warn_if_long(s, estimate_run_cost(s, options.fidelity == sim::Fidelity::fine,
                                     sim::rail_bundle(s, loaded.topology, sim_options),
                                     sim::replica_bundle(s, loaded.topology, sim_options),

@@ -152,10 +152,12 @@ MemoryEstimate estimate_memory(const Scenario& scenario, const topo::TopologySiz
   e.program = program_bytes(scenario, footprint);
   double graph = costs.per_vertex * size.vertices;
   int rails = costs.rail_bundling ? sim::rail_bundle(scenario) : 1;
-  if (footprint == Footprint::simulation && rails > 1)
-    graph += costs.per_gpu_bundled * size.gpus +
-             (costs.per_graph_link + (costs.per_link - costs.per_graph_link) / rails) * size.links;
-  else if (footprint == Footprint::simulation)
+  if (footprint == Footprint::simulation && rails > 1) {
+    double own = static_cast<double>(costs.own_rails) / rails, running = 1.0 / rails + own;
+    double per_gpu = costs.per_gpu_bundled + (costs.per_gpu - costs.per_gpu_bundled) * own;
+    graph += per_gpu * size.gpus +
+             (costs.per_graph_link + (costs.per_link - costs.per_graph_link) * running) * size.links;
+  } else if (footprint == Footprint::simulation)
     graph += costs.per_gpu * size.gpus + costs.per_link * size.links;
   else
     graph += costs.per_graph_link * size.links;

@@ -50,6 +50,10 @@ struct MemoryCosts {
   double per_gpu_bundled = 15.5e3;
   /// Whether the run may bundle rails: false for fine mode and `--unbundled`.
   bool rail_bundling = true;
+  /// Rails that run on their own beside a bundled node's leader (sim::own_rails: a degraded
+  /// link of theirs): each adds 1/g of the GPUs as full actors (per_gpu) and 1/g of the links
+  /// as SimGrid links. Measured at 100k with one: 1.88 GB against 1.72 (docs/faults.md).
+  int own_rails = 0;
 };
 
 struct MemoryEstimate {
