@@ -151,17 +151,6 @@ sg4::Link* make_link(sg4::NetZone* zone, const std::string& name, double bandwid
   return link->seal();
 }
 
-// The bandwidth of each orbit's healthy links, on its standing link: a degraded link (faults
-// take bandwidth away) must not slow the healthy rails the quotient stands for.
-std::vector<double> orbit_bandwidths(const topo::Topology& t) {
-  std::vector<double> best(static_cast<size_t>(t.link_count()), 0.0);
-  for (int id = 0; id < t.link_count(); ++id) {
-    auto orbit = static_cast<size_t>(t.router().rail_link(id));
-    best[orbit] = std::max(best[orbit], t.link(id).bandwidth.value());
-  }
-  return best;
-}
-
 } // namespace
 
 Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, const RailBundle* bundle,
@@ -183,7 +172,8 @@ Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, const Rai
   bool partial = !rails.own.empty();
   std::vector<sg4::Link*> channels(channels_count, nullptr), own;
   std::vector<std::vector<sg4::Link*>> shared(rails.own.size());
-  std::vector<double> healthy = partial ? orbit_bandwidths(topology) : std::vector<double>{};
+  // A degraded link must not slow the healthy rails its orbit's standing link stands for.
+  std::vector<double> healthy = partial ? orbit_best(topology).bandwidth : std::vector<double>{};
   if (partial) own.assign(channels_count, nullptr);
   for (auto& copy : shared) copy.assign(channels_count, nullptr);
   for (int id = 0; id < topology.link_count(); ++id) {

@@ -35,18 +35,13 @@ int bundle_of(const ExecutionSpec& e, int g, bool rail_symmetric) {
 // (a spine-core link) or a GPU's NVLink, which every TP collective of its node crosses.
 std::optional<std::vector<int>> degraded_rails(const topo::Topology& t) {
   const topo::Router& router = t.router();
-  auto n = static_cast<size_t>(t.link_count());
-  std::vector<double> bandwidth(n, 0.0), latency(n, std::numeric_limits<double>::infinity());
-  for (int id = 0; id < t.link_count(); ++id) {
-    auto rep = static_cast<size_t>(router.rail_link(id));
-    bandwidth[rep] = std::max(bandwidth[rep], t.link(id).bandwidth.value());
-    latency[rep] = std::min(latency[rep], t.link(id).latency.value());
-  }
+  OrbitBest best = orbit_best(t);
   std::vector<int> rails;
   for (int id = 0; id < t.link_count(); ++id) {
     auto rep = static_cast<size_t>(router.rail_link(id));
     const topo::LinkProps& l = t.link(id);
-    if (l.bandwidth.value() == bandwidth[rep] && l.latency.value() == latency[rep]) continue;
+    if (l.bandwidth.value() == best.bandwidth[rep] && l.latency.value() == best.latency[rep])
+      continue;
     int rail = router.rail_of_link(id);
     if (rail < 0 || l.tier == topo::Tier::nvlink) return std::nullopt;
     if (std::find(rails.begin(), rails.end(), rail) == rails.end()) rails.push_back(rail);
@@ -56,6 +51,18 @@ std::optional<std::vector<int>> degraded_rails(const topo::Topology& t) {
 }
 
 } // namespace
+
+OrbitBest orbit_best(const topo::Topology& t) {
+  auto n = static_cast<size_t>(t.link_count());
+  OrbitBest best{std::vector<double>(n, 0.0),
+                 std::vector<double>(n, std::numeric_limits<double>::infinity())};
+  for (int id = 0; id < t.link_count(); ++id) {
+    auto rep = static_cast<size_t>(t.router().rail_link(id));
+    best.bandwidth[rep] = std::max(best.bandwidth[rep], t.link(id).bandwidth.value());
+    best.latency[rep] = std::min(best.latency[rep], t.link(id).latency.value());
+  }
+  return best;
+}
 
 bool RailBundle::runs_own(int rank) const {
   return rails > 1 && std::binary_search(own.begin(), own.end(), rail(rank));

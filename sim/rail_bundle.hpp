@@ -33,6 +33,14 @@ struct RailBundle {
   [[nodiscard]] int actors_per_node() const { return 1 + static_cast<int>(own.size()); }
 };
 
+/// Each orbit's best link (Router::rail_link), by the orbit's standing link: the highest
+/// bandwidth and the lowest latency among its links. Faults only take bandwidth away and add
+/// latency, so these are the healthy links' figures.
+struct OrbitBest {
+  std::vector<double> bandwidth, latency; ///< B/s and s, by link id; only standing links set
+};
+OrbitBest orbit_best(const topo::Topology& topology);
+
 /// The bundle of a simulation: rail_bundle()'s rails, and on the built fabric the rails whose
 /// links are degraded (their links differ from their images on other rails). A degraded link
 /// that the rails share (a spine-core link) unbundles every rail.

@@ -99,13 +99,13 @@ int run_command(const RunOptions& options) {
   guard.costs.rail_bundling = options.fidelity == sim::Fidelity::fast && options.bundle_rails;
   sim::SimOptions sim_options{options.fidelity, true, options.link_stats, {},
                               options.bundle_rails, options.bundle_replicas};
-  guard.costs.own_rails = sim::own_rails(s, loaded.topology, sim_options);
+  int own_rails = sim::own_rails(s, loaded.topology, sim_options);
+  guard.costs.own_rails = own_rails;
   check_resources(s, loaded.topology, guard);
   warn_if_long(s, estimate_run_cost(s, options.fidelity == sim::Fidelity::fine,
                                     sim::rail_bundle(s, loaded.topology, sim_options),
                                     sim::replica_bundle(s, loaded.topology, sim_options),
-                                    loaded.topology.gpus_per_node(),
-                                    sim::own_rails(s, loaded.topology, sim_options)));
+                                    loaded.topology.gpus_per_node(), own_rails));
   OutputFiles files = open_outputs(options);
   std::vector<int> traced = traced_ranks(options, loaded, files.trace_out.is_open());
   if (!traced.empty())
