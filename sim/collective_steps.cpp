@@ -6,6 +6,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/critical_path.hpp"
 #include "sim/traffic.hpp"
 
 #include "models/check.hpp"
@@ -96,15 +97,22 @@ sg4::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const Colle
   if (env.traffic != nullptr) env.traffic->add(env.rank, to_rank, bytes);
   auto size = static_cast<uint64_t>(std::llround(bytes));
   sg4::Mailbox* inbox = inboxes[static_cast<size_t>(to_rank)];
-  if (rate <= 0) return inbox->put_async(&g_payload, size);
-  sg4::CommPtr comm = inbox->put_init(&g_payload, size);
-  comm->set_rate(rate);
-  comm->start();
+  sg4::CommPtr comm;
+  if (rate <= 0) {
+    comm = inbox->put_async(&g_payload, size);
+  } else {
+    comm = inbox->put_init(&g_payload, size);
+    comm->set_rate(rate);
+    comm->start();
+  }
+  if (critical_path::on()) critical_path::posted(*comm, true, inboxes.name());
   return comm;
 }
 
 sg4::CommPtr receive(const Inboxes& inboxes, int my_rank) {
-  return inboxes[static_cast<size_t>(my_rank)]->get_async<int>(&g_received);
+  sg4::CommPtr comm = inboxes[static_cast<size_t>(my_rank)]->get_async<int>(&g_received);
+  if (critical_path::on()) critical_path::posted(*comm, false, inboxes.name());
+  return comm;
 }
 
 RingView ring_of(const Group& g, const Inboxes& inboxes) {
@@ -170,7 +178,13 @@ void ring_rounds(const RingView& ring, int steps, double segment, const Collecti
   // member's flows end on their own, and one whose links are less loaded would run ahead,
   // its wait for the others showing later as idle (ZeRO-3's per-layer gathers). The members
   // leave together, at the end of the slowest flow.
-  if (ring.whole) ring.inboxes->barrier(ring.members).wait();
+  if (ring.whole) {
+    sg4::Barrier& together = ring.inboxes->barrier(ring.members);
+    critical_path::Ticket ticket =
+        critical_path::arriving(&together, ring.members.size, ring.inboxes->name());
+    together.wait();
+    critical_path::left(ticket);
+  }
 }
 
 Seconds ring_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,

@@ -7,6 +7,7 @@
 
 #include "models/moe_load.hpp"
 #include "sim/collective_steps.hpp"
+#include "sim/critical_path.hpp"
 #include "sim/progress.hpp"
 #include "sim/replica_bundle.hpp"
 #include "topologies/group_paths.hpp"
@@ -123,6 +124,7 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
 }
 
 void GpuActor::operator()() {
+  if (critical_path::on()) critical_path::start_gpu(rank_);
   post_receive(true);
   post_receive(false);
   for (const Op& op : plan_.programs[static_cast<size_t>(at_.pp)]) {
@@ -228,11 +230,14 @@ void GpuActor::start_collective(const Op& op) {
               : op.group == GroupKind::ep ? TraceEvent::Kind::ep_background
                                           : TraceEvent::Kind::dp_background;
   StreamWorker& worker = worker_of(op.group);
-  long job = worker.post([this, op, after, kind, meeting] {
+  long job = worker.post([this, op, after, kind, meeting, gpu = sg4::this_actor::get_pid(),
+                           posted = now()] {
+    if (critical_path::on()) critical_path::job_starts(rank_, gpu, posted);
     if (after > now()) sg4::this_actor::sleep_until(after);
     double start = now();
     run_collective(op, meeting);
     record(op, kind, start, now());
+    if (critical_path::on()) critical_path::job_ends();
   });
   stream.entries.push_back({&worker, job, 0.0});
 }
@@ -280,9 +285,11 @@ void GpuActor::join_stream(Stream& stream, int count) {
                             : std::min(static_cast<size_t>(count), stream.entries.size());
   for (; stream.joined < until; ++stream.joined) {
     const Stream::Entry& e = stream.entries[stream.joined];
-    if (e.worker != nullptr)
+    if (e.worker != nullptr) {
+      double since = now();
       e.worker->wait_for(e.job);
-    else if (e.end > now())
+      if (critical_path::on()) critical_path::joined(e.worker->pid(), since);
+    } else if (e.end > now())
       sg4::this_actor::sleep_until(e.end);
   }
   if (count != 0) return;
@@ -299,6 +306,7 @@ void GpuActor::post_receive(bool forward) {
   if (recvs_left_[d] == 0) return;
   const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
   posted_recv_[d] = channel[static_cast<size_t>(rank_)]->get_async<int>(&received);
+  if (critical_path::on()) critical_path::posted(*posted_recv_[d], false, "pp");
 }
 
 // Time blocked on a pipeline receive is bubble until the data starts moving, transfer after.
@@ -333,6 +341,7 @@ void GpuActor::send(const Op& op) {
   int peer = plan_.layout.pipeline_peer(rank_, forward);
   const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
   pending = channel[static_cast<size_t>(peer)]->put_async(&g_payload, whole_bytes(op.bytes));
+  if (critical_path::on()) critical_path::posted(*pending, true, "pp");
   if (plan_.traffic != nullptr) plan_.traffic->add(rank_, peer, op.bytes.value());
   env_.counters->comms += 1;
 }

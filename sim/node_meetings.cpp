@@ -1,5 +1,7 @@
 #include "sim/node_meetings.hpp"
 
+#include "sim/critical_path.hpp"
+
 namespace trainsim::sim {
 
 // A barrier a meeting, not a suspended actor: SimGrid suspends a suspended actor's activities
@@ -12,7 +14,9 @@ void NodeMeetings::meet(int node, std::int64_t k) {
   if (!slot.barrier) slot.barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(actors_));
   simgrid::s4u::BarrierPtr barrier = slot.barrier;
   if (++slot.arrived == actors_) slots_.erase(key);
+  critical_path::Ticket ticket = critical_path::arriving(barrier.get(), actors_, "tp");
   barrier->wait();
+  critical_path::left(ticket);
 }
 
 } // namespace trainsim::sim

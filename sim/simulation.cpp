@@ -11,6 +11,7 @@
 
 #include "models/error.hpp"
 #include "sim/child_process.hpp"
+#include "sim/critical_path.hpp"
 #include "sim/gpu_actor.hpp"
 #include "sim/log.hpp"
 #include "sim/progress.hpp"
@@ -122,6 +123,7 @@ std::string encode(const SimResult& r) {
   append_vector(out, r.ranks);
   append_vector(out, r.channel_bytes);
   append_vector(out, r.trace);
+  append_vector(out, r.critical_path);
   return out;
 }
 
@@ -136,6 +138,7 @@ SimResult decode(std::string_view in) {
   take_vector(in, r.ranks);
   take_vector(in, r.channel_bytes);
   take_vector(in, r.trace);
+  take_vector(in, r.critical_path);
   return r;
 }
 
@@ -189,6 +192,7 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
   plan.traced.assign(static_cast<size_t>(scenario.execution.gpus()), false);
   for (int r : options.trace_ranks)
     if (r >= 0 && r < scenario.execution.gpus()) plan.traced[static_cast<size_t>(r)] = true;
+  if (options.critical_path) critical_path::enable(scenario.execution.gpus());
   SimResult result;
   result.rail_bundle = by.rails.rails;
   result.rail_leader = by.rails.leader;
@@ -205,6 +209,7 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
              by.replicas);
   sg4::Engine::get_instance()->run();
   progress.finish();
+  if (options.critical_path) result.critical_path = critical_path::of_step(result.ranks);
   log->debug("engine done at {} s simulated: {} execs, {} comms", sg4::Engine::get_clock(),
              result.counters.execs, result.counters.comms);
   if (by.rails.rails > 1) {

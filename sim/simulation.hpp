@@ -28,6 +28,8 @@ struct SimOptions {
   /// false: every link a fat pipe, each flow at the link's whole bandwidth, so that no flow
   /// slows another (validate's fast-vs-fine check of the folds themselves, without contention).
   bool shared_links = true;
+  /// Follow the step's critical path (sim/critical_path.hpp) into SimResult::critical_path.
+  bool critical_path = false;
 };
 
 /// Simulates one step of `scenario` on `topology`, which must have at least

@@ -63,6 +63,21 @@ struct TraceEvent {
   double bytes = 0; ///< per collective, or per pipeline message
 };
 
+/// One stretch of a step's critical path (sim/critical_path.hpp): what `rank` did from `start`
+/// to `end`, after `from_rank`'s message (or the rank's own stream) handed over to it.
+struct PathStep {
+  enum class Via : std::uint8_t { start, pp, tp, dp, ep, cp, stream };
+  std::int32_t rank = 0;
+  std::int32_t from_rank = -1; ///< -1: the step's start
+  Via via = Via::start;
+  bool stream = false; ///< on one of the rank's collective streams, not its kernels' queue
+  /// The hand-over's data went from `rank` to `from_rank`: a receiver that posted late
+  /// released its sender's send.
+  bool reverse = false;
+  double handed = 0; ///< when the hand-over began: the transfer ran from here to `start`
+  double start = 0, end = 0;
+};
+
 struct SimResult {
   Seconds step_time;
   /// GPUs per node that turn onto one another (rail bundling, sim/rail_bundle.hpp); 1: every
@@ -79,6 +94,9 @@ struct SimResult {
   std::vector<double> channel_bytes;
   /// Events of the traced ranks, in the order they ended; empty unless tracing was asked for.
   std::vector<TraceEvent> trace;
+  /// The step's critical path, first stretch first; empty unless asked for
+  /// (SimOptions::critical_path).
+  std::vector<PathStep> critical_path;
 };
 
 } // namespace trainsim::sim

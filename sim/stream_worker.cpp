@@ -27,6 +27,8 @@ void StreamWorker::wait_for(long position) {
   done_cv_->wait(lock, [&] { return done_ > position; });
 }
 
+long StreamWorker::pid() const { return actor_->get_pid(); }
+
 void StreamWorker::stop() {
   {
     std::unique_lock lock(*mutex_);

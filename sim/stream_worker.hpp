@@ -27,6 +27,8 @@ public:
   void wait_for(long position);
   /// Whether every job posted has run.
   [[nodiscard]] bool idle() const { return done_ == posted_; }
+  /// Its actor's SimGrid pid.
+  [[nodiscard]] long pid() const;
   /// Lets the stream run what it holds, ends its actor and waits for it.
   void stop();
 

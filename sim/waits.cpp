@@ -4,6 +4,8 @@
 
 #include <simgrid/s4u.hpp>
 
+#include "sim/critical_path.hpp"
+
 namespace trainsim::sim {
 namespace {
 
@@ -28,8 +30,10 @@ void wait_on(const sg4::CommPtr& comm, const char* verb) {
   std::vector<Note>& all = notes();
   if (pid >= all.size()) all.resize(pid + 1);
   all[pid] = {comm.get(), verb};
+  double since = sg4::Engine::get_clock();
   comm->wait();
   all[pid] = {}; // the vector may have grown meanwhile: index again
+  if (critical_path::on()) critical_path::completed(*comm, since);
 }
 
 std::string waiting_on(long pid) {

@@ -100,6 +100,14 @@ TEST(Compare, TwoScenariosSayWhatTheSecondCostsAndWhereEachEnds) {
   EXPECT_GE(rank, 8);
   EXPECT_LE(rank, 15);
   EXPECT_NE(out.text.find("busiest links: nic"), std::string::npos) << out.text;
+  // Each step's critical path; the faulty one's runs on a GPU of the slow node, and says so.
+  size_t path = out.text.find("    critical path: rank ", ends);
+  ASSERT_NE(path, std::string::npos) << out.text;
+  size_t slow = out.text.find("slow GPUs on it: rank ", path);
+  ASSERT_NE(slow, std::string::npos) << out.text;
+  int on = std::stoi(out.text.substr(slow + std::string("slow GPUs on it: rank ").size()));
+  EXPECT_GE(on, 8);
+  EXPECT_LE(on, 15);
 }
 
 TEST(Compare, BadScenarioFailsBeforeSimulating) {

@@ -309,6 +309,27 @@ TEST(TextReport, SaysWhichRailsRanOnTheirOwn) {
   EXPECT_EQ(sim.at("own_rails"), nlohmann::json::array({3}));
 }
 
+TEST(TextReport, FollowsTheCriticalPathUnlessToldNotTo) {
+  // slow-node.yaml slows node 1 (ranks 8-15) to 0.8 and rank 30 to 0.9: the path runs on the
+  // slow node's GPUs, and result.json lists its stretches from the step's start to its end.
+  std::string file = TRAINSIM_SOURCE_DIR "/scenarios/examples/slow-node.yaml";
+  auto json = run_trainsim("run " + file + " --json", Streams::stdout_only);
+  ASSERT_EQ(json.exit_code, 0) << json.text;
+  auto result = nlohmann::json::parse(json.text);
+  const auto& path = result.at("critical_path");
+  int slow = path.at("slow_on").at(0).at("rank");
+  EXPECT_GE(slow, 8);
+  EXPECT_LE(slow, 15);
+  const auto& steps = path.at("steps");
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(steps.front().at("start_s"), 0.0);
+  EXPECT_NEAR(steps.back().at("end_s").get<double>(), result.at("step_time_s").get<double>(),
+              1e-12);
+  auto text = run_trainsim("run " + file + " --no-critical-path", Streams::stdout_only);
+  ASSERT_EQ(text.exit_code, 0) << text.text;
+  EXPECT_EQ(text.text.find("critical path"), std::string::npos) << text.text;
+}
+
 TEST(HtmlReport, ShowsGoodputWhenTheRunDirectoryHasIt) {
   GoodputCurves c{{{60, 0.8}, {600, 0.9}}, 600, {{1000, 0.99}, {1e6, 0.0}}, 16384};
   std::string html = render_report({small_result(), std::nullopt, {}, "", goodput_svg(c)});

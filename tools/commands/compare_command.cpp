@@ -171,6 +171,8 @@ void print_difference(std::ostream& out, const std::vector<ComparedInput>& input
     for (const auto& [name, busy] : results[i].busiest_links)
       out << " " << name << " " << format(Seconds(busy));
     out << "\n";
+    if (!results[i].critical_path.empty())
+      out << "    critical path: " << results[i].critical_path << "\n";
   }
 }
 
@@ -207,9 +209,11 @@ int compare_command(const CompareOptions& o) {
   if (std::none_of(loaded.begin(), loaded.end(), [](const auto& l) { return l.has_value(); }))
     std::rethrow_exception(first_refusal);
   // Only the loaded ones run, each in a process of its own; a refused one's row is its reason.
+  // Two side by side: the text says what the second costs, its critical path included.
+  bool paths = o.format == "text" && loaded.size() == 2;
   std::vector<std::function<VariantResult()>> tasks;
   for (const auto& l : loaded)
-    if (l) tasks.push_back([&l] { return run_variant(*l); });
+    if (l) tasks.push_back([&l, paths] { return run_variant(*l, paths); });
   std::vector<VariantResult> ran = run_in_processes(tasks, o.jobs > 0 ? o.jobs : default_jobs(), "compare");
   std::vector<VariantResult> results;
   for (size_t i = 0, next = 0; i < loaded.size(); ++i)

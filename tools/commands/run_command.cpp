@@ -112,6 +112,7 @@ int run_command(const RunOptions& options) {
     logger("trainsim.run")->info("tracing {} of {} ranks", traced.size(), s.execution.gpus());
   auto started = std::chrono::steady_clock::now();
   sim_options.trace_ranks = traced;
+  sim_options.critical_path = options.critical_path;
   Evaluation step = evaluate(loaded, sim_options);
   const sim::SimResult& result = step.result;
   const StepSummary& summary = step.summary;
@@ -149,6 +150,9 @@ void add_run_command(CLI::App& app, cli::Command& command) {
   cmd->add_flag_callback(
       "--no-link-stats", [target] { target->link_stats = false; },
       "do not record the bytes each link carries");
+  cmd->add_flag_callback(
+      "--no-critical-path", [target] { target->critical_path = false; },
+      "do not follow the step's critical path (which GPUs and hand-overs the step waited on)");
   cmd->add_flag_callback(
       "--unbundled", [target] { target->bundle_rails = false; },
       "simulate every rail's flows, also where rail 0 could stand for all (fast mode)");

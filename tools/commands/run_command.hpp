@@ -15,6 +15,7 @@ struct RunOptions {
   sim::Fidelity fidelity = sim::Fidelity::fast;
   bool json = false;      ///< print result.json on stdout instead of the text report
   bool link_stats = true; ///< record bytes per link direction (small cost per comm)
+  bool critical_path = true; ///< follow the step's critical path (sim/critical_path.hpp)
   std::string trace_file; ///< when set, the Chrome trace-event JSON of the traced ranks
   std::string
       trace_ranks; ///< rank selection (tools/formats/trace_writer.hpp); empty: bounded default

@@ -45,6 +45,28 @@ std::vector<std::string> estimated_figures(const Scenario& s) {
   return out;
 }
 
+nlohmann::ordered_json critical_path_json(const CriticalPath& p) {
+  nlohmann::ordered_json on = nlohmann::ordered_json::array(), by = on, links = on;
+  for (const auto& [rank, time] : p.longest_on) on.push_back({{"rank", rank}, {"s", time.value()}});
+  for (const auto& h : p.hand_overs)
+    by.push_back({{"via", h.via}, {"count", h.count}, {"transfer_s", h.transfer.value()}});
+  for (const auto& [link, time] : p.links) links.push_back({{"link", link}, {"s", time.value()}});
+  nlohmann::ordered_json slow = nlohmann::ordered_json::array(), steps = slow;
+  for (const auto& [rank, time] : p.slow_on) slow.push_back({{"rank", rank}, {"s", time.value()}});
+  for (const sim::PathStep& st : p.steps)
+    steps.push_back({{"rank", st.rank},
+                     {"from_rank", st.from_rank},
+                     {"via", via_name(st.via)},
+                     {"stream", st.stream},
+                     {"reverse", st.reverse},
+                     {"handed_s", st.handed},
+                     {"start_s", st.start},
+                     {"end_s", st.end}});
+  return {{"first_rank", p.first_rank}, {"last_rank", p.last_rank}, {"ranks", p.ranks},
+          {"longest_on", on},           {"hand_overs", by},         {"links", links},
+          {"slow_on", slow},            {"steps", steps}};
+}
+
 // "each node's GPU 0 ran for its 8 rails", or with own rails which GPU ran for which.
 void print_rail_bundle(std::ostream& out, const RunInfo& info) {
   out << "; rail bundling: each node's GPU " << info.rail_leader << " ran for its ";
@@ -59,6 +81,27 @@ void print_rail_bundle(std::ostream& out, const RunInfo& info) {
 }
 
 } // namespace
+
+std::string critical_path_line(const CriticalPath& p) {
+  if (p.empty()) return "";
+  std::string out = "rank " + std::to_string(p.first_rank) + " to rank " +
+                    std::to_string(p.last_rank) + " through " + std::to_string(p.ranks) +
+                    (p.ranks == 1 ? " GPU" : " GPUs") + "; longest on";
+  for (size_t k = 0; k < p.longest_on.size(); ++k)
+    out += (k == 0 ? " rank " : ", rank ") + std::to_string(p.longest_on[k].first) + " (" +
+           format(p.longest_on[k].second) + ")";
+  for (size_t k = 0; k < p.hand_overs.size(); ++k)
+    out += (k == 0 ? "; hand-overs: " : ", ") + p.hand_overs[k].via + " " +
+           std::to_string(p.hand_overs[k].count) + " (" + format(p.hand_overs[k].transfer) + ")";
+  for (size_t k = 0; k < p.links.size(); ++k)
+    out += (k == 0 ? "; links: " : ", ") + p.links[k].first + " (" +
+           format(p.links[k].second) + ")";
+  if (p.slow_gpus && p.slow_on.empty()) out += "; no slow GPU on it";
+  for (size_t k = 0; k < p.slow_on.size(); ++k)
+    out += (k == 0 ? "; slow GPUs on it: rank " : ", rank ") + std::to_string(p.slow_on[k].first) +
+           " (" + format(p.slow_on[k].second) + ")";
+  return out;
+}
 
 void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
                   const StepSummary& sum, const RunInfo& info) {
@@ -107,6 +150,9 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
         format(top.bytes).c_str(), format(top.busy).c_str(), percent(top.utilization).c_str());
     out << line;
   }
+  if (!sum.critical_path.empty())
+    out << wrapped("critical path: " + critical_path_line(sum.critical_path), 100, "  ",
+                   "    ");
   print_memory(out, s);
   out << "  closed-form bound " << format(sum.bound) << " (largest term: " << sum.bound_limiting
       << "); simulated / bound = " << formatted("%.3f", sum.step_time / sum.bound) << "\n";
@@ -173,6 +219,8 @@ nlohmann::ordered_json result_json(const Scenario& s, const StepSummary& sum, co
         {"bytes", tier.bytes.value()}, {"links_used", tier.links_used}, {"busiest", busiest}};
   }
   j["links"] = links;
+  if (const CriticalPath& p = sum.critical_path; !p.empty())
+    j["critical_path"] = critical_path_json(p);
   nlohmann::ordered_json terms = nlohmann::ordered_json::array();
   for (const BoundTerm& t : sum.bound_terms)
     terms.push_back(

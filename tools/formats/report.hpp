@@ -28,6 +28,11 @@ struct RunInfo {
 void print_report(std::ostream& out, const Scenario& scenario, const topo::Topology& topology,
                   const StepSummary& summary, const RunInfo& info);
 
+/// The critical path in one line: "rank 0 to rank 7 through 5 GPUs; longest on rank 2
+/// (1.2 ms), ...; hand-overs: dp 12 (45 us), ...; links: leaf0->nic2 (30 us), ..."; "" when
+/// not followed.
+std::string critical_path_line(const CriticalPath& path);
+
 /// result.json: deterministic for a given scenario except for "sim.wall_s".
 nlohmann::ordered_json result_json(const Scenario& scenario, const StepSummary& summary,
                                    const RunInfo& info);

@@ -2,6 +2,8 @@
 
 #include "tools/study/fabric_summary.hpp"
 
+#include "models/faults.hpp"
+
 namespace trainsim {
 
 Evaluation evaluate(const LoadedScenario& loaded, const sim::SimOptions& options, size_t busiest) {
@@ -12,6 +14,8 @@ Evaluation evaluate(const LoadedScenario& loaded, const sim::SimOptions& options
   if (options.link_stats)
     e.summary.tiers =
         summarize_links(loaded.topology, e.result.channel_bytes, e.result.step_time, busiest);
+  e.summary.critical_path =
+      summarize_critical_path(e.result.critical_path, loaded.topology, fault_slowdowns(s));
   e.bound = closed_form_bound(s, fabric_summary(loaded.topology, s.execution));
   attach_bound(e.summary, e.bound);
   return e;

@@ -10,6 +10,7 @@
 #include "models/closed_form.hpp"
 #include "models/scenario.hpp"
 #include "sim/simulation.hpp"
+#include "tools/study/critical_path.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim {
@@ -56,6 +57,7 @@ struct StepSummary {
   std::string blame; ///< when the step is over kBlameRatio x the bound: blame() of this summary
   std::vector<BoundTerm> bound_terms; ///< what the bound adds up, in closed_form's order
   double slowest_gpu = 1; ///< its kernels' time over the preset's figures (models/gpu_speed.hpp)
+  CriticalPath critical_path; ///< when followed (SimOptions::critical_path)
 };
 
 StepSummary summarize(const Scenario& scenario, const sim::SimResult& result);

@@ -33,7 +33,7 @@ nlohmann::json to_json(const VariantResult& r) {
           {"tier", r.busiest_tier}, {"util", r.busiest_utilization},
           {"bound", r.bound_s},     {"limiting", r.bound_limiting},
           {"error", r.error},       {"last", r.last_ranks},
-          {"links", r.busiest_links}};
+          {"links", r.busiest_links}, {"path", r.critical_path}};
 }
 
 VariantResult from_json(const nlohmann::json& j) {
@@ -42,6 +42,7 @@ VariantResult from_json(const nlohmann::json& j) {
                   j.at("tier"), j.at("util"), j.at("bound"), j.at("limiting"), j.at("error")};
   j.at("last").get_to(r.last_ranks);
   j.at("links").get_to(r.busiest_links);
+  j.at("path").get_to(r.critical_path);
   return r;
 }
 
@@ -89,8 +90,10 @@ VariantResult sim::Codec<VariantResult>::decode(std::string_view bytes) {
   return from_json(nlohmann::json::parse(bytes));
 }
 
-VariantResult run_variant(const LoadedScenario& loaded) {
-  Evaluation e = evaluate(loaded, {sim::Fidelity::fast, false, true, {}}, 1);
+VariantResult run_variant(const LoadedScenario& loaded, bool critical_path) {
+  sim::SimOptions options{sim::Fidelity::fast, false, true, {}};
+  options.critical_path = critical_path;
+  Evaluation e = evaluate(loaded, options, 1);
   const StepSummary& sum = e.summary;
   using sim::Category;
   auto time = [&](Category c) { return sum.time(c).value(); };
@@ -118,6 +121,7 @@ VariantResult run_variant(const LoadedScenario& loaded) {
   r.bound_limiting = sum.bound_limiting;
   r.last_ranks = last_ranks(e.result, 3);
   r.busiest_links = busiest_links(loaded.topology, e.result.channel_bytes, 5);
+  r.critical_path = critical_path_line(sum.critical_path);
   return r;
 }
 

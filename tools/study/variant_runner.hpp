@@ -29,6 +29,8 @@ struct VariantResult {
   /// The busiest link directions outside NVLink (name, busy time = bytes / bandwidth),
   /// busiest first.
   std::vector<std::pair<std::string, double>> busiest_links{};
+  /// The step's critical path in a line (critical_path_line()), when followed.
+  std::string critical_path{};
 
   /// "ok", "refused" (not simulated: `error` says why) or "failed" (its simulation stopped).
   [[nodiscard]] std::string status() const {
@@ -45,8 +47,9 @@ VariantResult refused_variant(const std::string& why);
 /// refused, so nothing was simulated.
 int table_exit_code(const std::vector<VariantResult>& results);
 
-/// Simulates `loaded` in fast mode with link statistics and reduces it to a VariantResult.
-VariantResult run_variant(const LoadedScenario& loaded);
+/// Simulates `loaded` in fast mode with link statistics and reduces it to a VariantResult;
+/// with `critical_path`, the step's too (sim/critical_path.hpp).
+VariantResult run_variant(const LoadedScenario& loaded, bool critical_path = false);
 
 /// Runs every task in a child process, at most `jobs` at a time; results in task order. A
 /// task that throws (or whose process dies) gives a result whose `error` says why. `command`
