@@ -95,6 +95,31 @@ TEST(Trace, ValidJsonWithOneNamedTrackPerGpu) {
   EXPECT_EQ(main_tracks, 64);
 }
 
+TEST(Trace, TheCriticalPathIsAProcessWhoseSlicesCoverTheStep) {
+  // Each GPU's stretch on track 0 and each hand-over's transfer on track 1 follow one another
+  // from the step's start to its end (the chain, sim/critical_path.hpp): their durations add
+  // up to the step time, each rounded to the nanosecond.
+  LoadedScenario l = default_scenario();
+  sim::SimOptions options{sim::Fidelity::fast, false, false, all_ranks(l.scenario)};
+  options.critical_path = true;
+  sim::SimResult r = sim::simulate(l.scenario, l.topology, options);
+  nlohmann::json trace = nlohmann::json::parse(trace_of(l, r));
+  long pid = l.scenario.execution.pp; // after the stages' processes
+  bool named = false;
+  std::int64_t sum_ns = 0, slices = 0;
+  for (const auto& ev : trace.at("traceEvents")) {
+    if (ev["pid"].get<long>() != pid) continue;
+    if (ev["name"] == "process_name") named = ev["args"]["name"] == "critical path";
+    if (ev["ph"] != "X") continue;
+    sum_ns += std::llround(ev["dur"].get<double>() * 1000);
+    slices += 1;
+  }
+  EXPECT_TRUE(named);
+  EXPECT_EQ(static_cast<size_t>(slices), 2 * r.critical_path.size() - 1);
+  EXPECT_NEAR(static_cast<double>(sum_ns), static_cast<double>(ns(r.step_time.value())),
+              2.0 * static_cast<double>(slices));
+}
+
 // The writer prints times from whole nanoseconds, so durations of back-to-back events
 // telescope: a main track's sum is exactly its last end, which is the rank's finish time.
 // Events on a main track never overlap (each starts where or after the previous ended).
@@ -315,6 +340,7 @@ TEST(Report, SelfContainedPageWithEveryChart) {
   std::string html = read_text(dir / "report.html");
   for (const char* id : {"stage-breakdown", "bound", "timeline", "link-heatmap"})
     EXPECT_NE(html.find(std::string("<svg id=\"") + id + "\""), std::string::npos) << id;
+  EXPECT_NE(html.find("<h2>Critical path</h2>"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("http://"),
             html.find("http://www.w3.org/2000/svg")); // only the SVG namespace

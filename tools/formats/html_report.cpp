@@ -53,6 +53,36 @@ std::string section(const std::string& title, const std::string& note, const std
   return "<h2>" + escape(title) + "</h2>\n<p class=\"note\">" + escape(note) + "</p>\n" + body;
 }
 
+// result.json's critical_path: the GPUs it spends most time on, its hand-overs and links.
+std::string critical_path_table(const nlohmann::json& p) {
+  auto list = [](const nlohmann::json& items, const char* key, const char* time) {
+    std::string out;
+    for (const auto& i : items) {
+      std::string name = i.at(key).is_string() ? i.at(key).get<std::string>()
+                                               : "rank " + std::to_string(i.at(key).get<int>());
+      out += (out.empty() ? "" : ", ") + name + " (" + seconds(i.at(time).get<double>()) + ")";
+    }
+    return out.empty() ? std::string("none") : out;
+  };
+  std::string hand_overs;
+  for (const auto& h : p.at("hand_overs"))
+    hand_overs += (hand_overs.empty() ? "" : ", ") + h.at("via").get<std::string>() + " " +
+                  std::to_string(h.at("count").get<int>()) + " (" +
+                  seconds(h.at("transfer_s").get<double>()) + ")";
+  auto row = [](const std::string& k, const std::string& v) {
+    return "<tr><th>" + k + "</th><td>" + escape(v) + "</td></tr>\n";
+  };
+  return "<table>\n" +
+         row("from, to", "rank " + std::to_string(p.at("first_rank").get<int>()) + " to rank " +
+                             std::to_string(p.at("last_rank").get<int>()) + ", through " +
+                             std::to_string(p.at("ranks").get<int>()) +
+                             (p.at("ranks").get<int>() == 1 ? " GPU" : " GPUs")) +
+         row("longest on", list(p.at("longest_on"), "rank", "s")) +
+         row("hand-overs", hand_overs.empty() ? "none" : hand_overs) +
+         row("links", list(p.at("links"), "link", "s")) +
+         row("slow GPUs on it", list(p.at("slow_on"), "rank", "s")) + "</table>\n";
+}
+
 // A number as a person reads it: by the unit its key names (result.json's keys end in their
 // SI unit), else with four significant digits, never 989000000000000.0 or 0.8656716417910447.
 std::string number_text(const std::string& key, double v) {
@@ -198,6 +228,11 @@ std::string render_report(const ReportInputs& in) {
     html += section("Timeline excerpt",
                     "the first traced GPUs; the full trace.json opens in ui.perfetto.dev",
                     timeline_chart(*in.trace, Seconds(step)));
+  if (r.contains("critical_path"))
+    html += section("Critical path",
+                    "the chain of work and hand-overs the step's end waited on (docs/faults.md); "
+                    "trace.json shows it as a track of its own",
+                    critical_path_table(r.at("critical_path")));
   html += links_section(in);
   if (!in.frontier_svg.empty())
     html += section("Frontier", "from trainsim frontier --out", strip_xml_prolog(in.frontier_svg));

@@ -1,5 +1,7 @@
 #include "tools/formats/trace_writer.hpp"
 
+#include "tools/study/critical_path.hpp"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
@@ -333,6 +335,34 @@ std::string trace_event_name(const sim::TraceEvent& ev, const Scenario& s) {
   return "event";
 }
 
+// The critical path (sim/critical_path.hpp) as a process of its own after the stages, on
+// top: each GPU's stretch on one track, each hand-over's transfer on another.
+std::vector<std::string> critical_path_events(const Scenario& s,
+                                              const std::vector<sim::PathStep>& path) {
+  if (path.empty()) return {};
+  int pid = s.execution.pp;
+  std::vector<std::string> out{metadata("process", pid, -1, "critical path", -1),
+                               metadata("thread", pid, 0, "GPUs on it", 0),
+                               metadata("thread", pid, 1, "hand-overs", 1)};
+  auto slice = [&](const std::string& name, int tid, double from, double to,
+                   const std::string& args) {
+    return "{\"name\":" + quoted(name) + ",\"cat\":\"critical_path\",\"ph\":\"X\",\"ts\":" +
+           micros(ns(from)) + ",\"dur\":" + micros(ns(to) - ns(from)) + ",\"pid\":" +
+           std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}}";
+  };
+  for (const sim::PathStep& st : path) {
+    std::string rank = std::to_string(st.rank);
+    out.push_back(slice("gpu " + rank + (st.stream ? " stream" : ""), 0, st.start, st.end,
+                        "\"rank\":" + rank));
+    if (st.from_rank < 0) continue;
+    std::string from = std::to_string(st.reverse ? st.rank : st.from_rank),
+                to = std::to_string(st.reverse ? st.from_rank : st.rank);
+    out.push_back(slice(std::string(via_name(st.via)) + " " + from + " -> " + to, 1, st.handed,
+                        st.start, "\"from\":" + from + ",\"to\":" + to));
+  }
+  return out;
+}
+
 void write_trace(std::ostream& out, const Scenario& scenario, const sim::SimResult& result) {
   std::vector<sim::TraceEvent> events = result.trace;
   // By track, then time: the simulator records in order of completion, across ranks.
@@ -344,6 +374,10 @@ void write_trace(std::ostream& out, const Scenario& scenario, const sim::SimResu
   bool first = true;
   for (const std::string& m : track_names(scenario, events)) {
     out << (first ? "" : ",\n") << m;
+    first = false;
+  }
+  for (const std::string& e : critical_path_events(scenario, result.critical_path)) {
+    out << (first ? "" : ",\n") << e;
     first = false;
   }
   KernelNames kernels(scenario);
