@@ -70,10 +70,13 @@ bool RailBundle::runs_own(int rank) const {
 
 // The one decision, from the scenario: the memory guard and validate ask it before the graph
 // exists, the simulator after, and the router it builds must agree. A failed link reroutes
-// flows around it, which no turn maps onto the other rails' routes.
+// flows around it, which no turn maps onto the other rails' routes; a failed spine, core or
+// spine cable of a sprayed fabric only takes capacity from a merged one, a degraded link.
 int rail_bundle(const Scenario& s) {
   const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
-  if (clos == nullptr || !s.faults.failed.empty()) return 1;
+  if (clos == nullptr) return 1;
+  for (const FailedPart& part : s.faults.failed)
+    if (!topo::fat_tree_merged_part(*clos, part.name)) return 1;
   return bundle_of(s.execution, clos->gpus_per_node, topo::fat_tree_rail_symmetric(*clos));
 }
 
@@ -93,7 +96,7 @@ RailBundle rail_bundle_of(const Scenario& s, const topo::Topology& topology,
   TRAINSIM_CHECK(bundle.rails == 1 || (topology.router().rail_symmetric() &&
                                        topology.gpus_per_node() == bundle.rails),
                  "the scenario bundles rails its built fabric does not turn onto each other");
-  if (bundle.rails == 1 || s.faults.degraded_links.empty()) return bundle;
+  if (bundle.rails == 1 || !s.faults.links()) return bundle;
   std::optional<std::vector<int>> own = degraded_rails(topology);
   if (!own || static_cast<int>(own->size()) == bundle.rails) return RailBundle{};
   bundle.own = std::move(*own);

@@ -372,6 +372,16 @@ bool fat_tree_sprays(const FatTreeParams& p) {
   return policy != nullptr && policy->routing == ClosLayout::Routing::spray;
 }
 
+bool fat_tree_merged_part(const FatTreeParams& p, const std::string& name) {
+  if (!fat_tree_sprays(p)) return false;
+  auto upper = [](const std::string& end) {
+    return end.rfind("spine", 0) == 0 || end.rfind("core", 0) == 0;
+  };
+  size_t dash = name.find('-');
+  if (dash == std::string::npos) return upper(name);
+  return upper(name.substr(0, dash)) || upper(name.substr(dash + 1));
+}
+
 bool fat_tree_rail_symmetric(const FatTreeParams& p) {
   return rail_symmetric(plan(p, code_context("FatTreeParams")));
 }

@@ -12,6 +12,7 @@
 // A single leaf has no spines; a single pod has no cores.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "models/params.hpp"
@@ -37,6 +38,11 @@ Topology build_fat_tree(const FatTreeParams& p);
 bool fat_tree_rail_symmetric(const FatTreeParams& p);
 /// Whether p's switches spread each flow over every uplink (ecmp: spray).
 bool fat_tree_sprays(const FatTreeParams& p);
+/// Whether a failed part called `name` (a switch, or a link by its ends "a-b") is one that
+/// p's sprayed fabric builds inside a merged switch or link: a spine or core switch, or a
+/// link with a spine or core end. Its failure then takes capacity away from the merged
+/// element rather than a route (tools/study/sprayed_failures.hpp).
+bool fat_tree_merged_part(const FatTreeParams& p, const std::string& name);
 /// Every key with its value, in the order parse_fat_tree reads them.
 std::vector<TopologySetting> fat_tree_settings(const FatTreeParams& p);
 

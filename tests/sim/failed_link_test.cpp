@@ -78,6 +78,22 @@ TEST(FailedLink, TheSlowestRingRunsAtItsBusiestCable) {
   EXPECT_GT(dp_comm(failed, false), dp_comm(healthy, false) * 1.05);
 }
 
+TEST(FailedLink, ASprayedSpineTakesItsShareOfEveryUplink) {
+  // hashed()'s fabric with packets sprayed: a leaf's 4 uplinks are one link of 4 x 50 GB/s,
+  // its 4 ring flows 50 GB/s each (their NICs' rate too). Spine 1 failing leaves 3 cables:
+  // 150 GB/s for the 4 flows, 37.5 GB/s each, so the all-reduce over them takes 50 / 37.5 =
+  // 4/3 as long (no latency on these links).
+  auto sprayed = [](std::vector<FailedPart> failed) {
+    Scenario s = hashed(std::move(failed));
+    std::get<topo::FatTreeParams>(s.system.topology.params).ecmp = "spray";
+    return s;
+  };
+  FailedPart spine1{FailedPart::Which::network_switch, "spine1"};
+  sim::SimResult healthy = simulate(sprayed({})).result,
+                 failed = simulate(sprayed({spine1})).result;
+  EXPECT_NEAR(dp_comm(failed, true) / dp_comm(healthy, true), 4.0 / 3, 1e-6);
+}
+
 TEST(FailedLink, NoFlowCrossesAFailedLink) {
   // The link statistics agree with the routes: the failed cable carries no byte.
   Scenario s = rails({{FailedPart::Which::link, "leaf3-spine0"}});

@@ -192,16 +192,53 @@ TEST(FaultsLoader, RefusesAFailureThatCutsTheFabric) {
             "gpu16 and gpu0 any more");
 }
 
-TEST(FaultsLoader, RefusesASprayedSpine) {
-  // ecmp: spray builds a pod's 16 spines as one switch; failing it would fail all sixteen.
-  std::string e = error_of(with_failed("    - switch: spine0\n", "spray"));
-  EXPECT_EQ(e.rfind("s.yaml: faults.failed[0].switch = 'spine0': is one of the spines or spine "
-                    "links that ecmp: spray builds as one",
-                    0),
-            0u)
-      << e;
+// The merged link between the vertices named a and b on the built fabric: its bandwidth.
+double merged_bandwidth(const LoadedScenario& l, const std::string& a, const std::string& b) {
+  for (int id = 0; id < l.topology.link_count(); ++id) {
+    auto [x, y] = l.topology.link_ends(id);
+    if (l.topology.vertex_name(x) == a && l.topology.vertex_name(y) == b)
+      return l.topology.link_failed(id) ? 0 : l.topology.link(id).bandwidth.value();
+  }
+  ADD_FAILURE() << "no link " << a << "-" << b;
+  return -1;
+}
+
+TEST(FaultsLoader, ASprayedSpineTakesItsShareOfEachUplink) {
+  // ecmp: spray builds the pod's 16 spines as one switch, spine0, and each leaf's 16 uplinks
+  // to them as one link of 16 x 400 Gb/s = 800 GB/s. Spine 3 failing takes one cable of
+  // each: 15/16 of it, 750 GB/s. Its cable from leaf 0 named as well is the same cable.
+  LoadedScenario l =
+      parse_scenario(with_failed("    - switch: spine3\n    - link: leaf0-spine3\n", "spray"),
+                     "s.yaml");
+  EXPECT_DOUBLE_EQ(merged_bandwidth(l, "leaf0", "spine0"), 750e9);
+  EXPECT_DOUBLE_EQ(merged_bandwidth(l, "leaf1", "spine0"), 750e9);
+  // Two more of leaf 1's cables: 13/16.
+  l = parse_scenario(with_failed("    - switch: spine3\n    - link: leaf1-spine4\n"
+                                 "    - link: spine5-leaf1\n",
+                                 "spray"),
+                     "s.yaml");
+  EXPECT_DOUBLE_EQ(merged_bandwidth(l, "leaf0", "spine0"), 750e9);
+  EXPECT_DOUBLE_EQ(merged_bandwidth(l, "leaf1", "spine0"), 650e9);
+  // Every cable is a degraded link, not a failed one: rail bundling and the routes stand.
+  for (int id = 0; id < l.topology.link_count(); ++id) EXPECT_FALSE(l.topology.link_failed(id));
+}
+
+TEST(FaultsLoader, RefusesSprayedPartsTheFabricDoesNotHave) {
+  // Spines are numbered as a fabric that builds every cable numbers them: 16 here, one pod.
+  EXPECT_EQ(error_of(with_failed("    - switch: spine16\n", "spray")),
+            "s.yaml: faults.failed[0].switch = 'spine16': is not a spine of this sprayed fabric "
+            "(spine0 to spine15, numbered as a fabric that builds every cable numbers them)");
+  EXPECT_EQ(error_of(with_failed("    - link: leaf9-spine2\n", "spray")),
+            "s.yaml: faults.failed[0].link = 'leaf9-spine2': is not a link of this fabric: leaf9 "
+            "is not a leaf of spine2's pod");
+  // All 16 spines: the last takes the last cable of every uplink, and the fabric is cut.
+  std::string all;
+  for (int n = 0; n < 16; ++n) all += "    - switch: spine" + std::to_string(n) + "\n";
+  EXPECT_EQ(error_of(with_failed(all, "spray")).rfind(
+                "s.yaml: faults.failed[15].switch = 'spine15': cuts the fabric", 0),
+            0u);
   // A leaf is its own switch there: failing it is refused only because it cuts.
-  e = error_of(with_failed("    - switch: leaf1\n", "spray"));
+  std::string e = error_of(with_failed("    - switch: leaf1\n", "spray"));
   EXPECT_NE(e.find("cuts the fabric"), std::string::npos) << e;
 }
 

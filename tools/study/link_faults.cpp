@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/error.hpp"
+#include "tools/study/sprayed_failures.hpp"
 #include "topologies/fat_tree.hpp"
 
 namespace trainsim {
@@ -90,24 +91,6 @@ std::string failed_key(size_t i, const FailedPart& part) {
          (part.which == FailedPart::Which::link ? "link" : "switch");
 }
 
-// A sprayed Clos builds each pod's spines (and a leaf's uplinks, a pod's core links) as one
-// switch (one link): failing it would fail them all. A leaf, and so its uplinks, is its own.
-void refuse_merged(const Scenario& s, size_t i, const topo::Topology& t, int id) {
-  const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
-  if (clos == nullptr || !topo::fat_tree_sprays(*clos)) return;
-  const FailedPart& part = s.faults.failed[i];
-  auto [a, b] = t.link_ends(id); // b, the later vertex, is the upper switch
-  bool merged = part.which == FailedPart::Which::link
-                    ? t.graph()[b].level >= 2
-                    : t.graph()[t.vertex_name(a) == part.name ? a : b].level >= 2;
-  if (!merged) return;
-  throw InputError(s.file, failed_key(i, part), part.name,
-                   "is one of the spines or spine links that ecmp: spray builds as one (" +
-                       t.vertex_name(b) + " stands for a whole plane set): fail it on a fabric "
-                       "that builds every cable (ecmp: pair, rail or destination), or degrade "
-                       "its tier by the share lost instead");
-}
-
 // The links a failed part takes down: the named link, or every link of the named switch.
 std::vector<int> failed_links(const Scenario& s, size_t i, const topo::Topology& t) {
   const FailedPart& part = s.faults.failed[i];
@@ -122,7 +105,6 @@ std::vector<int> failed_links(const Scenario& s, size_t i, const topo::Topology&
       if (g[v].kind == topo::VertexKind::net_switch && t.vertex_name(v) == part.name)
         for (auto e : boost::make_iterator_range(boost::out_edges(v, g))) ids.push_back(g[e].id);
   }
-  for (int id : ids) refuse_merged(s, i, t, id);
   if (!ids.empty()) return ids;
   std::vector<std::string> names = link ? link_names(t) : switch_names(t);
   if (names.empty())
@@ -147,13 +129,25 @@ void apply_link_faults(const Scenario& s, topo::Topology& topology) {
     for (int id : ids) topology.degrade_link(id, all[i].factor, all[i].extra_latency);
   }
   // Entry by entry, so that the refusal names the one that cuts the fabric.
-  for (size_t i = 0; i < s.faults.failed.size(); ++i) {
-    topology.fail_links(failed_links(s, i, topology));
+  auto fail = [&](const std::vector<int>& ids, size_t i) {
+    topology.fail_links(ids);
     if (auto cut = topology.cut_pair())
       throw InputError(s.file, failed_key(i, s.faults.failed[i]), s.faults.failed[i].name,
                        "cuts the fabric: no working path joins gpu" + std::to_string(cut->first) +
                            " and gpu" + std::to_string(cut->second) + " any more");
+  };
+  const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
+  std::optional<SprayedFailures> sprayed;
+  for (size_t i = 0; i < s.faults.failed.size(); ++i) {
+    if (clos != nullptr && topo::fat_tree_merged_part(*clos, s.faults.failed[i].name)) {
+      if (!sprayed) sprayed.emplace(s, topology);
+      sprayed->add(i);
+      continue;
+    }
+    fail(failed_links(s, i, topology), i);
   }
+  if (sprayed)
+    for (auto [link, i] : sprayed->apply(topology)) fail({link}, i);
 }
 
 } // namespace trainsim
