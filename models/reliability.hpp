@@ -40,6 +40,9 @@ struct ReliabilitySpec {
   int gpus_per_host = 8;          ///< Llama 3's hosts (Grand Teton: 8 H100s)
   BytesPerSecond storage_bandwidth{}; ///< the storage tier's write bandwidth, all of it; 0: unset
   int storage_nodes = 16;         ///< servers it is spread over, each on its own fabric link
+  /// The tier of switches the servers hang off: 0 the fabric's top, else a level (1 leaf,
+  /// 2 spine, 3 core), as `storage_switches` names it.
+  int storage_level = 0;
   Bytes storage_capacity{};       ///< 0: not checked
   Seconds restart{};              ///< failure to training again; 0: unset
   std::optional<Seconds> interval; ///< checkpoint interval; none: Young-Daly's

@@ -67,6 +67,20 @@ ReliabilityKey seed() {
           [](const R& r) { return r.seed != R{}.seed; }};
 }
 
+// The switches the storage servers hang off: the fabric's top tier, or a named one.
+ReliabilityKey storage_switches() {
+  static const std::vector<std::pair<std::string, int>> kTiers = {
+      {"top", 0}, {"leaf", 1}, {"spine", 2}, {"core", 3}};
+  return {"storage_switches",
+          [](const Params& p, R& r) {
+            r.storage_level = choose(p, "storage_switches", r.storage_level, kTiers);
+          },
+          [](const R& r) {
+            return std::optional(text_value(kTiers[static_cast<size_t>(r.storage_level)].first));
+          },
+          [](const R& r) { return r.storage_level != R{}.storage_level; }};
+}
+
 std::vector<ReliabilityKey> make_keys() {
   std::vector<ReliabilityKey> keys;
   for (int c = 0; c < kComponents; ++c) keys.push_back(mtbf(static_cast<Component>(c)));
@@ -75,6 +89,7 @@ std::vector<ReliabilityKey> make_keys() {
   keys.push_back(unset_quantity("storage_bandwidth", &R::storage_bandwidth));
   keys.push_back(count_key<R>("storage_nodes", &R::storage_nodes,
                               [](const R& r) { return r.storage_nodes != R{}.storage_nodes; }));
+  keys.push_back(storage_switches());
   keys.push_back(unset_quantity("storage_capacity", &R::storage_capacity));
   keys.push_back(unset_quantity("restart", &R::restart));
   keys.push_back(interval());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "topologies/build.hpp"
 #include "topologies/shortest_path.hpp"
@@ -32,24 +33,29 @@ private:
   ShortestPathRouter to_storage_;
 };
 
-std::vector<Vertex> top_switches(const Graph& g) {
-  int top = 0;
-  for (auto v : boost::make_iterator_range(boost::vertices(g)))
-    if (g[v].kind == VertexKind::net_switch) top = std::max(top, g[v].level);
+// The network switches of `level`, or of the highest level there is where it is 0.
+std::vector<Vertex> switches_at(const Graph& g, int level) {
+  if (level == 0)
+    for (auto v : boost::make_iterator_range(boost::vertices(g)))
+      if (g[v].kind == VertexKind::net_switch) level = std::max(level, g[v].level);
   std::vector<Vertex> out;
   for (auto v : boost::make_iterator_range(boost::vertices(g)))
-    if (g[v].kind == VertexKind::net_switch && g[v].level == top) out.push_back(v);
+    if (g[v].kind == VertexKind::net_switch && g[v].level == level) out.push_back(v);
   return out;
 }
 
 } // namespace
 
-Topology with_storage(const Topology& job, int nodes, BytesPerSecond per_node, Seconds latency) {
+Topology with_storage(const Topology& job, int nodes, BytesPerSecond per_node, Seconds latency,
+                      int level) {
   auto g = std::make_unique<Graph>(job.graph());
   // The job's links as it has them (degraded ones included: the copy of the graph has them).
-  std::vector<Vertex> tops = top_switches(*g);
-  if (tops.empty())
-    throw std::invalid_argument("the fabric has no network switch to attach storage servers to");
+  std::vector<Vertex> tops = switches_at(*g, level);
+  if (tops.empty()) {
+    static const char* const kTiers[] = {"network", "leaf", "spine", "core"};
+    throw std::invalid_argument(std::string("the fabric has no ") + kTiers[level] +
+                                " switch to attach storage servers to");
+  }
   Vertex first = add_vertices(*g, VertexKind::gpu, 0, nodes);
   for (int i = 0; i < nodes; ++i) {
     Vertex server = first + static_cast<Vertex>(i);

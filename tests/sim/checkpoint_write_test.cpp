@@ -44,6 +44,23 @@ TEST(CheckpointWrite, TheFabricSetsTheTimeWhenTheServersAreFast) {
   EXPECT_NEAR(w.time.value(), 0.02, 1e-6);
 }
 
+TEST(CheckpointWrite, ServersOnTheLeavesAreReachedWithoutASpine) {
+  // storage_switches: leaf. Server i hangs off leaf i in turn (4 servers, 4 leaves): GPU 5
+  // (node 1, leaf 1) reaches server 1 (rank 17) over its NIC and its leaf alone; GPU 0 (leaf
+  // 0) crosses a spine to it.
+  topo::Topology job = fabric16();
+  topo::Topology t = topo::with_storage(job, 4, BytesPerSecond(10e9), Seconds(0), 1);
+  std::vector<topo::Hop> hops;
+  t.route(5, 17, hops);
+  ASSERT_EQ(hops.size(), 3u);
+  EXPECT_EQ(t.hop_name(hops.back()), "leaf1->gpu17");
+  hops.clear();
+  t.route(0, 17, hops);
+  EXPECT_EQ(hops.size(), 5u);
+  EXPECT_THROW(topo::with_storage(job, 4, BytesPerSecond(10e9), Seconds(0), 3),
+               std::invalid_argument); // no cores on one pod
+}
+
 TEST(CheckpointWrite, RoutesToServersClimbThroughSwitchesOnly) {
   topo::Topology job = fabric16();
   topo::Topology t = topo::with_storage(job, 2, BytesPerSecond(10e9), Seconds(0));

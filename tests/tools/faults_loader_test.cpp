@@ -245,10 +245,11 @@ TEST(FaultsLoader, RefusesSprayedPartsTheFabricDoesNotHave) {
 TEST(FaultsLoader, ReadsTheReliabilitySectionAndWritesItBack) {
   Scenario s = parse_scenario(kJob + "reliability:\n  hbm_mtbf: 100000h\n  switch_mtbf: 2e5h\n"
                                      "  storage_bandwidth: 2TB/s\n  restart: 10min\n"
-                                     "  async: true\n  seed: 3\n",
+                                     "  async: true\n  seed: 3\n  storage_switches: leaf\n",
                               "s.yaml")
                    .scenario;
   const ReliabilitySpec& r = s.reliability;
+  EXPECT_EQ(r.storage_level, 1);
   EXPECT_EQ(mtbf_of(r, Component::hbm)->value(), 1e5 * 3600);
   EXPECT_EQ(mtbf_of(r, Component::gpu), llama3_mtbf(Component::gpu)); // not given: Llama 3's
   EXPECT_FALSE(mtbf_of(r, Component::network).has_value()); // switches replace it
@@ -260,6 +261,12 @@ TEST(FaultsLoader, ReadsTheReliabilitySectionAndWritesItBack) {
   // result.json lists every MTBF in effect, the defaults included.
   EXPECT_EQ(provenance_json(s).at("scenario").at("reliability").at("gpu_mtbf"),
             llama3_mtbf(Component::gpu)->value());
+}
+
+TEST(FaultsLoader, RefusesAStorageTierItDoesNotKnow) {
+  EXPECT_EQ(error_of(kJob + "reliability:\n  storage_switches: spines\n"),
+            "s.yaml: reliability.storage_switches = 'spines': must be one of top, leaf, spine, "
+            "core (did you mean 'spine'?)");
 }
 
 TEST(FaultsLoader, NamesTheKeyItDoesNotKnow) {

@@ -95,6 +95,13 @@ TEST(GoodputCommand, RefusesBadReliabilityInOneLine) {
                           "this model (32.9 GB"),
             std::string::npos)
       << out.text;
+  // The experts example is one pod of leaves and spines: no cores to hang storage off.
+  out = refusal("  storage_switches: core\n");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.text.find("reliability.storage_switches = 'core': cannot be placed: the fabric "
+                          "has no core switch to attach storage servers to"),
+            std::string::npos)
+      << out.text;
   out = refusal("  gpu_mtbff: 1h\n");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_NE(out.text.find("did you mean 'gpu_mtbf'"), std::string::npos) << out.text;

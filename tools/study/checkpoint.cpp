@@ -59,8 +59,12 @@ CheckpointPrice price_checkpoint(const LoadedScenario& loaded, const Reliability
     try {
       return topo::with_storage(loaded.topology, r.storage_nodes,
                                 r.storage_bandwidth * (1.0 / r.storage_nodes),
-                                network_latency(loaded.topology));
+                                network_latency(loaded.topology), r.storage_level);
     } catch (const std::invalid_argument& e) {
+      static const char* const kTiers[] = {"top", "leaf", "spine", "core"};
+      if (r.storage_level > 0)
+        throw InputError(s.file, "reliability.storage_switches", kTiers[r.storage_level],
+                         std::string("cannot be placed: ") + e.what());
       throw InputError(s.file, "reliability.storage_nodes", std::to_string(r.storage_nodes),
                        std::string("cannot be placed: ") + e.what());
     }
