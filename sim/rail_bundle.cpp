@@ -30,9 +30,10 @@ int bundle_of(const ExecutionSpec& e, int g, bool rail_symmetric) {
              : 1;
 }
 
-// The rails with a degraded link: a link slower or later than the best of its orbit (faults
-// only take bandwidth away and add latency). None where a degraded link is one the rails share
-// (a spine-core link) or a GPU's NVLink, which every TP collective of its node crosses.
+// The rails with a degraded or failed link: a link that failed, or is slower or later than the
+// best of its orbit (faults only take bandwidth away and add latency). None where such a link
+// is one the rails share (a spine-core link: a failure there detours every rail's flows) or a
+// GPU's NVLink, which every TP collective of its node crosses.
 std::optional<std::vector<int>> degraded_rails(const topo::Topology& t) {
   const topo::Router& router = t.router();
   OrbitBest best = orbit_best(t);
@@ -40,7 +41,8 @@ std::optional<std::vector<int>> degraded_rails(const topo::Topology& t) {
   for (int id = 0; id < t.link_count(); ++id) {
     auto rep = static_cast<size_t>(router.rail_link(id));
     const topo::LinkProps& l = t.link(id);
-    if (l.bandwidth.value() == best.bandwidth[rep] && l.latency.value() == best.latency[rep])
+    if (!t.link_failed(id) && l.bandwidth.value() == best.bandwidth[rep] &&
+        l.latency.value() == best.latency[rep])
       continue;
     int rail = router.rail_of_link(id);
     if (rail < 0 || l.tier == topo::Tier::nvlink) return std::nullopt;
@@ -69,14 +71,12 @@ bool RailBundle::runs_own(int rank) const {
 }
 
 // The one decision, from the scenario: the memory guard and validate ask it before the graph
-// exists, the simulator after, and the router it builds must agree. A failed link reroutes
-// flows around it, which no turn maps onto the other rails' routes; a failed spine, core or
-// spine cable of a sprayed fabric only takes capacity from a merged one, a degraded link.
+// exists, the simulator after, and the router it builds must agree. Faults do not change it:
+// the built fabric says which rails a degraded or failed link makes run on their own, or that
+// none can stay bundled (rail_bundle_of).
 int rail_bundle(const Scenario& s) {
   const auto* clos = std::get_if<topo::FatTreeParams>(&s.system.topology.params);
   if (clos == nullptr) return 1;
-  for (const FailedPart& part : s.faults.failed)
-    if (!topo::fat_tree_merged_part(*clos, part.name)) return 1;
   return bundle_of(s.execution, clos->gpus_per_node, topo::fat_tree_rail_symmetric(*clos));
 }
 

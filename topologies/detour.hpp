@@ -22,7 +22,12 @@ public:
       : healthy_(std::move(healthy)), detour_(cache_bytes, gpus_forward) {}
 
   void route(const Topology& topology, int src, int dst, std::vector<Hop>& out) const override;
-  // A failure breaks the turn that rail symmetry needs: rail_symmetric() stays false.
+  // The healthy fabric's symmetry: a failed link of one rail detours that rail's routes alone,
+  // over its own links, and the other rails' routes stay images of one another. Which rails
+  // that breaks is the simulator's to read off the failed links (sim/rail_bundle.hpp).
+  [[nodiscard]] bool rail_symmetric() const override { return healthy_->rail_symmetric(); }
+  [[nodiscard]] int rail_link(int link) const override { return healthy_->rail_link(link); }
+  [[nodiscard]] int rail_of_link(int link) const override { return healthy_->rail_of_link(link); }
 
 private:
   std::unique_ptr<Router> healthy_;

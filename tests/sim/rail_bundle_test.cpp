@@ -295,6 +295,33 @@ TEST(PartialRailBundle, GivesThePerFlowResultWhereTheRailsShareNoLink) {
   EXPECT_GT(bundled.step_time, run(step(one_pod()), true).step_time); // the fault costs
 }
 
+TEST(PartialRailBundle, AFailedLinkOfOneRailGivesThePerFlowResult) {
+  // Leaf 0's first uplink failed on the same pod: rail 0's flows that crossed it detour over
+  // leaf 0's 7 other uplinks, all rail 0's own links, and the other rails' routes are the
+  // healthy ones. Rail 0 runs on its own, rail 1 for the rest: the per-flow result.
+  Scenario s = step(one_pod());
+  s.faults.failed.push_back({FailedPart::Which::link, "leaf0-spine0"});
+  sim::SimResult bundled = run(s, true), flows = run(s, false);
+  EXPECT_EQ(bundled.rail_bundle, 8);
+  EXPECT_EQ(bundled.own_rails, std::vector<int>{0});
+  expect_same_step(bundled, flows);
+  EXPECT_LE(bundled.counters.activities() * 4, flows.counters.activities());
+  // The failed cable carries nothing now, and it did carry rail 0's flows before.
+  LoadedScenario built = build_unguarded(s);
+  int failed = -1;
+  for (int id = 0; id < built.topology.link_count(); ++id)
+    if (built.topology.link_failed(id)) failed = id;
+  ASSERT_GE(failed, 0);
+  auto channel = 2 * static_cast<size_t>(failed);
+  EXPECT_EQ(bundled.channel_bytes[channel] + bundled.channel_bytes[channel + 1], 0.0);
+  sim::SimResult healthy = run(step(one_pod()), true);
+  EXPECT_GT(healthy.channel_bytes[channel] + healthy.channel_bytes[channel + 1], 0.0);
+  // A failed spine-core link detours every rail's flows: none stays bundled.
+  Scenario core = step(contended());
+  core.faults.failed.push_back({FailedPart::Which::link, "spine0-core0"});
+  EXPECT_EQ(bundle_of(core).rails, 1);
+}
+
 TEST(PartialRailBundle, TheOverlappedTpStreamMeetsTheOwnRails) {
   // tp_overlap: the TP stream's splits run on a worker whose k-th split meets the own rail's
   // k-th before taking its time alone, as every member's ring waits for the last to start.

@@ -68,7 +68,7 @@ nlohmann::ordered_json critical_path_json(const CriticalPath& p) {
 }
 
 // "each node's GPU 0 ran for its 8 rails", or with own rails which GPU ran for which.
-void print_rail_bundle(std::ostream& out, const RunInfo& info) {
+void print_rail_bundle(std::ostream& out, const RunInfo& info, bool failures) {
   out << "; rail bundling: each node's GPU " << info.rail_leader << " ran for its ";
   if (info.own_rails.empty()) {
     out << info.rail_bundle << " rails";
@@ -77,7 +77,8 @@ void print_rail_bundle(std::ostream& out, const RunInfo& info) {
   out << info.rail_bundle - static_cast<int>(info.own_rails.size()) << " healthy rails, GPU";
   for (size_t k = 0; k < info.own_rails.size(); ++k)
     out << (k == 0 ? " " : ", ") << info.own_rails[k];
-  out << " (on a degraded link) for " << (info.own_rails.size() == 1 ? "its own" : "their own");
+  out << (failures ? " (on a degraded or failed link) for " : " (on a degraded link) for ")
+      << (info.own_rails.size() == 1 ? "its own" : "their own");
 }
 
 } // namespace
@@ -168,7 +169,7 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   for (const FailedPart& p : s.faults.failed) out << "    fault: " << describe(p) << "\n";
   out << "  simulated in " << formatted("%.2f", info.wall_s) << " s wall, " << info.activities
       << " SimGrid activities (" << info.fidelity << " mode";
-  if (info.rail_bundle > 1) print_rail_bundle(out, info);
+  if (info.rail_bundle > 1) print_rail_bundle(out, info, !s.faults.failed.empty());
   if (info.replica_bundle > 1)
     out << "; replica bundling: DP replica 0 ran for all " << info.replica_bundle
         << " replicas, link statistics are its own";
