@@ -42,9 +42,9 @@ struct Node {
 using NodePtr = std::shared_ptr<const Node>;
 
 // An actor's latest heads: a receiver looks up its sender's head as it was when it sent, and
-// the sender may have taken over another path since. A few suffice: a transfer is short
-// against the waits between its sender's hand-overs.
-constexpr size_t kKept = 8;
+// the sender may have taken over another path since: in fine mode up to a round per slot of
+// NCCL's 8 (sim/collective_steps.cpp), so twice that many are kept.
+constexpr size_t kKept = 16;
 
 struct ActorPaths {
   std::array<NodePtr, kKept> heads{};
@@ -56,16 +56,15 @@ struct ActorPaths {
     newest = (newest + 1) % kKept;
     heads[newest] = std::move(n);
   }
-  /// The head at time `t` (strictly before `t` with `strict`); the oldest kept if all are later.
+  /// The head at time `t` (strictly before `t` with `strict`); none if every head kept is
+  /// later, and the waiter then keeps its own path rather than one that starts after it.
   [[nodiscard]] NodePtr at(double t, bool strict) const {
-    NodePtr oldest;
     for (size_t k = 0; k < kKept; ++k) {
       const NodePtr& n = heads[(newest + kKept - k) % kKept];
       if (!n) break;
       if (strict ? n->start < t : n->start <= t) return n;
-      oldest = n;
     }
-    return oldest;
+    return nullptr;
   }
 };
 

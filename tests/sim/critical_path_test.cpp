@@ -58,7 +58,8 @@ TEST(CriticalPath, ASlowRankLeadsTheRingAllReduce) {
   // ring receives wait for data that starts at rank 2, so the path starts on rank 2, runs its
   // kernels (2C) and is handed round the ring over DP: rank 2 is where it spends the most.
   Evaluation healthy = followed(four_way());
-  Evaluation slow = followed(four_way({{.which = SlowGpus::Which::rank, .index = 2, .factor = 0.5}}));
+  Evaluation slow =
+      followed(four_way({{.which = SlowGpus::Which::rank, .index = 2, .factor = 0.5}}));
   const std::vector<sim::PathStep>& path = slow.result.critical_path;
   expect_chain(path, slow.result.step_time.value());
   double c = healthy.result.ranks[2][sim::Category::compute].value();
@@ -102,6 +103,19 @@ TEST(CriticalPath, FollowsTheGradientStreamInBothModes) {
     EXPECT_EQ(path[1].via, sim::PathStep::Via::stream);
     EXPECT_TRUE(path[1].stream);
   }
+}
+
+TEST(CriticalPath, StaysAChainInFineModeOnAnExpertJobAcrossNodes) {
+  // Fine mode runs every ring round and every all-to-all pair: many hand-overs between one
+  // send and its receipt. The path must still run stretch after stretch from 0 to the step,
+  // and through the slow rank.
+  Scenario s = sixteen_way_experts(2);
+  s.faults.slow_gpus = {{.which = SlowGpus::Which::rank, .index = 5, .factor = 0.5}};
+  Evaluation e =
+      evaluate(build_unguarded(s), {.fidelity = sim::Fidelity::fine, .critical_path = true});
+  expect_chain(e.result.critical_path, e.result.step_time.value());
+  ASSERT_FALSE(e.summary.critical_path.slow_on.empty());
+  EXPECT_EQ(e.summary.critical_path.slow_on.front().first, 5);
 }
 
 TEST(CriticalPath, APipelineHandsItsMicrobatchToTheNextStageAndBack) {
