@@ -111,6 +111,12 @@ ActorPaths& paths_of(long pid) {
 
 ActorPaths& mine() { return paths_of(sg4::this_actor::get_pid()); }
 
+// The first stretch of a path: GPU `rank`'s (its kernels' or a stream's) from `start`.
+NodePtr first(int rank, bool stream, double start) {
+  return std::make_shared<const Node>(rank, stream, PathStep::Via::start, false, start, 0.0,
+                                      nullptr);
+}
+
 // The calling actor's path now continues from `from`, handed over at `handed`.
 void take_over(PathStep::Via via, NodePtr from, double handed, bool reverse = false) {
   ActorPaths& me = mine();
@@ -148,8 +154,7 @@ bool on() { return state().on; }
 void start_gpu(int rank) {
   long pid = sg4::this_actor::get_pid();
   state().pid_of_rank[static_cast<size_t>(rank)] = pid;
-  paths_of(pid).push(std::make_shared<const Node>(rank, false, PathStep::Via::start, false, now(),
-                                                  0.0, nullptr));
+  paths_of(pid).push(first(rank, false, now()));
 }
 
 void posted(const sg4::Comm& comm, bool send, std::string_view channel) {
@@ -199,9 +204,7 @@ void left(const Ticket& t) {
 
 void job_starts(int rank, long gpu_pid, double posted) {
   ActorPaths& me = mine();
-  if (!me.head())
-    me.push(std::make_shared<const Node>(rank, true, PathStep::Via::start, false, 0.0, 0.0,
-                                         nullptr));
+  if (!me.head()) me.push(first(rank, true, 0.0));
   // Idle when the job was posted: the GPU's post (or the end it queued behind, on the GPU's
   // own timeline) started it; otherwise the stream's own earlier job did.
   if (me.job_end <= posted + kTie)

@@ -34,7 +34,7 @@ int bundle_of(const ExecutionSpec& e, int g, bool rail_symmetric) {
 // best of its orbit (faults only take bandwidth away and add latency). None where such a link
 // is one the rails share (a spine-core link: a failure there detours every rail's flows) or a
 // GPU's NVLink, which every TP collective of its node crosses.
-std::optional<std::vector<int>> degraded_rails(const topo::Topology& t) {
+std::optional<std::vector<int>> faulty_rails(const topo::Topology& t) {
   const topo::Router& router = t.router();
   OrbitBest best = orbit_best(t);
   std::vector<int> rails;
@@ -97,7 +97,7 @@ RailBundle rail_bundle_of(const Scenario& s, const topo::Topology& topology,
                                        topology.gpus_per_node() == bundle.rails),
                  "the scenario bundles rails its built fabric does not turn onto each other");
   if (bundle.rails == 1 || !s.faults.links()) return bundle;
-  std::optional<std::vector<int>> own = degraded_rails(topology);
+  std::optional<std::vector<int>> own = faulty_rails(topology);
   if (!own || static_cast<int>(own->size()) == bundle.rails) return RailBundle{};
   bundle.own = std::move(*own);
   while (std::binary_search(bundle.own.begin(), bundle.own.end(), bundle.leader))

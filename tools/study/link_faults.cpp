@@ -85,12 +85,6 @@ std::vector<std::string> switch_names(const topo::Topology& t) {
   return names;
 }
 
-// "faults.failed[2].switch": the entry's key, as the scenario file writes it.
-std::string failed_key(size_t i, const FailedPart& part) {
-  return "faults.failed[" + std::to_string(i) + "]." +
-         (part.which == FailedPart::Which::link ? "link" : "switch");
-}
-
 // The links a failed part takes down: the named link, or every link of the named switch.
 std::vector<int> failed_links(const Scenario& s, size_t i, const topo::Topology& t) {
   const FailedPart& part = s.faults.failed[i];
@@ -118,6 +112,11 @@ std::vector<int> failed_links(const Scenario& s, size_t i, const topo::Topology&
 }
 
 } // namespace
+
+std::string failed_key(size_t i, const FailedPart& part) {
+  return "faults.failed[" + std::to_string(i) + "]." +
+         (part.which == FailedPart::Which::link ? "link" : "switch");
+}
 
 void apply_link_faults(const Scenario& s, topo::Topology& topology) {
   const std::vector<DegradedLinks>& all = s.faults.degraded_links;

@@ -3,10 +3,16 @@
 // part of building a scenario (tools/study/scenario_build.hpp).
 #pragma once
 
+#include <cstddef>
+#include <string>
+
 #include "models/scenario.hpp"
 #include "topologies/topology.hpp"
 
 namespace trainsim {
+
+/// "faults.failed[2].switch": entry `i`'s key, as the scenario file writes it.
+std::string failed_key(size_t i, const FailedPart& part);
 
 /// Degrades every link each entry of s.faults.degraded_links names on `topology` and fails
 /// those s.faults.failed names; throws InputError naming the entry where it names no link

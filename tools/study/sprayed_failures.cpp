@@ -8,6 +8,7 @@
 #include <boost/range/iterator_range.hpp>
 
 #include "models/error.hpp"
+#include "tools/study/link_faults.hpp"
 
 namespace trainsim {
 namespace {
@@ -50,9 +51,9 @@ void SprayedFailures::lose(int link, int cable, size_t entry) {
 
 void SprayedFailures::add(size_t i) {
   const FailedPart& part = s_.faults.failed[i];
-  std::string key = "faults.failed[" + std::to_string(i) + "]." +
-                    (part.which == FailedPart::Which::link ? "link" : "switch");
-  auto refuse = [&](const std::string& why) { throw InputError(s_.file, key, part.name, why); };
+  auto refuse = [&](const std::string& why) {
+    throw InputError(s_.file, failed_key(i, part), part.name, why);
+  };
   int spines = pods_ * up_, cores = up_ * cores_per_plane_;
   std::string range = "spine0 to spine" + std::to_string(spines - 1) +
                       (cores > 0 ? ", core0 to core" + std::to_string(cores - 1) : "") +
