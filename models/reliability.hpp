@@ -33,6 +33,9 @@ std::string to_string(Component c);
 /// together, as `network`).
 std::optional<Seconds> llama3_mtbf(Component c);
 
+/// `storage_switches`' values, by ReliabilitySpec::storage_level.
+inline constexpr std::array<const char*, 4> kStorageTiers = {"top", "leaf", "spine", "core"};
+
 struct ReliabilitySpec {
   /// Per unit; unset: the Llama 3 default, if any. Giving a switch or cable MTBF drops the
   /// `network` default (the two would count the same failures twice).
@@ -43,6 +46,9 @@ struct ReliabilitySpec {
   /// The tier of switches the servers hang off: 0 the fabric's top, else a level (1 leaf,
   /// 2 spine, 3 core), as `storage_switches` names it.
   int storage_level = 0;
+  /// A storage network of its own, apart from the training fabric: each host's storage NICs
+  /// together (`storage_network`); 0: the servers hang off the training fabric.
+  BytesPerSecond storage_network{};
   Bytes storage_capacity{};       ///< 0: not checked
   Seconds restart{};              ///< failure to training again; 0: unset
   std::optional<Seconds> interval; ///< checkpoint interval; none: Young-Daly's

@@ -69,8 +69,12 @@ ReliabilityKey seed() {
 
 // The switches the storage servers hang off: the fabric's top tier, or a named one.
 ReliabilityKey storage_switches() {
-  static const std::vector<std::pair<std::string, int>> kTiers = {
-      {"top", 0}, {"leaf", 1}, {"spine", 2}, {"core", 3}};
+  static const std::vector<std::pair<std::string, int>> kTiers = [] {
+    std::vector<std::pair<std::string, int>> tiers;
+    for (size_t i = 0; i < kStorageTiers.size(); ++i)
+      tiers.emplace_back(kStorageTiers[i], static_cast<int>(i));
+    return tiers;
+  }();
   return {"storage_switches",
           [](const Params& p, R& r) {
             r.storage_level = choose(p, "storage_switches", r.storage_level, kTiers);
@@ -90,6 +94,7 @@ std::vector<ReliabilityKey> make_keys() {
   keys.push_back(count_key<R>("storage_nodes", &R::storage_nodes,
                               [](const R& r) { return r.storage_nodes != R{}.storage_nodes; }));
   keys.push_back(storage_switches());
+  keys.push_back(unset_quantity("storage_network", &R::storage_network));
   keys.push_back(unset_quantity("storage_capacity", &R::storage_capacity));
   keys.push_back(unset_quantity("restart", &R::restart));
   keys.push_back(interval());

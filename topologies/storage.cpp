@@ -44,7 +44,71 @@ std::vector<Vertex> switches_at(const Graph& g, int level) {
   return out;
 }
 
+// GPU -> host -> switch -> server, by arithmetic on the dense ids storage_network() lays out;
+// a server's route to a GPU is the reverse, and GPUs of two hosts meet at the switch.
+class StorageNetworkRouter final : public Router {
+public:
+  explicit StorageNetworkRouter(const StorageNetwork& n) : n_(n) {
+    hosts_ = (n.gpus + n.gpus_per_host - 1) / n.gpus_per_host;
+  }
+
+  void route(const Topology&, int src, int dst, std::vector<Hop>& out) const override {
+    if (src < n_.gpus) return from_gpu(src, dst, out);
+    if (dst >= n_.gpus) { // server to server, through the switch
+      out.push_back(Hop{server_link(src), true});
+      out.push_back(Hop{server_link(dst), false});
+      return;
+    }
+    size_t first = out.size();
+    from_gpu(dst, src, out);
+    std::reverse(out.begin() + static_cast<long>(first), out.end());
+    for (size_t i = first; i < out.size(); ++i) out[i].forward = !out[i].forward;
+  }
+
+private:
+  // Hops go forward from the lower vertex id: GPUs, then servers, then hosts, then the switch.
+  void from_gpu(int src, int dst, std::vector<Hop>& out) const {
+    int host = src / n_.gpus_per_host;
+    out.push_back(Hop{src, true});
+    if (dst < n_.gpus && dst / n_.gpus_per_host == host) {
+      out.push_back(Hop{dst, false});
+      return;
+    }
+    out.push_back(Hop{host_link(host), true});
+    if (dst >= n_.gpus) {
+      out.push_back(Hop{server_link(dst), false});
+      return;
+    }
+    out.push_back(Hop{host_link(dst / n_.gpus_per_host), false});
+    out.push_back(Hop{dst, false});
+  }
+  [[nodiscard]] int host_link(int host) const { return n_.gpus + host; }
+  [[nodiscard]] int server_link(int rank) const { return n_.gpus + hosts_ + (rank - n_.gpus); }
+
+  StorageNetwork n_;
+  int hosts_ = 0;
+};
+
 } // namespace
+
+Topology storage_network(const StorageNetwork& n) {
+  auto g = std::make_unique<Graph>();
+  int hosts = (n.gpus + n.gpus_per_host - 1) / n.gpus_per_host;
+  Vertex gpus = add_vertices(*g, VertexKind::gpu, 0, n.gpus);
+  Vertex servers = add_vertices(*g, VertexKind::gpu, 0, n.servers);
+  for (int i = 0; i < n.servers; ++i) (*g)[servers + static_cast<Vertex>(i)].index = n.gpus + i;
+  Vertex first_host = add_vertices(*g, VertexKind::nic, 0, hosts);
+  Vertex sw = add_vertices(*g, VertexKind::net_switch, 1, 1);
+  for (int r = 0; r < n.gpus; ++r)
+    add_link(*g, gpus + static_cast<Vertex>(r),
+             first_host + static_cast<Vertex>(r / n.gpus_per_host), n.gpu_link, n.latency,
+             Tier::host);
+  for (int h = 0; h < hosts; ++h)
+    add_link(*g, first_host + static_cast<Vertex>(h), sw, n.host_nics, n.latency, Tier::leaf);
+  for (int i = 0; i < n.servers; ++i)
+    add_link(*g, servers + static_cast<Vertex>(i), sw, n.per_server, n.latency, Tier::leaf);
+  return {std::move(g), std::make_unique<StorageNetworkRouter>(n), n.gpus_per_host};
+}
 
 Topology with_storage(const Topology& job, int nodes, BytesPerSecond per_node, Seconds latency,
                       int level) {

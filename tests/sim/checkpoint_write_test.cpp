@@ -77,5 +77,52 @@ TEST(CheckpointWrite, RoutesToServersClimbThroughSwitchesOnly) {
   for (size_t i = 0; i < inside.size(); ++i) EXPECT_EQ(inside[i].link, before[i].link);
 }
 
+// A storage network of its own: 16 GPUs in 4 hosts of 4, each GPU on 64 GB/s to its host,
+// each host's storage NICs on 10 GB/s into a non-blocking switch; no latency.
+topo::StorageNetwork own_network(BytesPerSecond per_server) {
+  topo::StorageNetwork n;
+  n.gpus = 16;
+  n.gpus_per_host = 4;
+  n.gpu_link = BytesPerSecond(64e9);
+  n.host_nics = BytesPerSecond(10e9);
+  n.servers = 2;
+  n.per_server = per_server;
+  n.latency = Seconds(0);
+  return n;
+}
+
+TEST(CheckpointWrite, OnItsOwnNetworkTheHostsNicsSetTheTime) {
+  // 16 GB from 16 GPUs: a host's 4 GPUs send 4 x 1 GB over its 10 GB/s: 0.4 s. The servers
+  // (1 TB/s each) take 8 GB each in 8 ms, and a GPU's 1 GB crosses its 64 GB/s link in 16 ms.
+  topo::Topology t = topo::storage_network(own_network(BytesPerSecond(1e12)));
+  ASSERT_EQ(t.gpu_count(), 18);
+  EXPECT_EQ(t.link_count(), 16 + 4 + 2);
+  EXPECT_NEAR(sim::simulate_checkpoint_write(t, gpu(), 16, Bytes(16e9)).time.value(), 0.4, 1e-6);
+}
+
+TEST(CheckpointWrite, OnItsOwnNetworkSlowServersSetTheTime) {
+  // Servers at 1 GB/s: GPU r writes to server r mod 2, 8 GB each: 8 s, where the hosts'
+  // NICs would take 0.4 s.
+  topo::Topology t = topo::storage_network(own_network(BytesPerSecond(1e9)));
+  EXPECT_NEAR(sim::simulate_checkpoint_write(t, gpu(), 16, Bytes(16e9)).time.value(), 8.0, 1e-6);
+}
+
+TEST(CheckpointWrite, OwnNetworkRoutesGoThroughTheHostAndTheSwitch) {
+  topo::Topology t = topo::storage_network(own_network(BytesPerSecond(1e9)));
+  auto names = [&](int src, int dst) {
+    std::vector<topo::Hop> hops;
+    t.route(src, dst, hops);
+    std::vector<std::string> out;
+    for (const topo::Hop& h : hops) out.push_back(t.hop_name(h));
+    return out;
+  };
+  // GPU 5 is on host 1 (nic1, its storage NICs); server 1 is rank 17.
+  EXPECT_EQ(names(5, 17), (std::vector<std::string>{"gpu5->nic1", "nic1->leaf0", "leaf0->gpu17"}));
+  EXPECT_EQ(names(17, 5), (std::vector<std::string>{"gpu17->leaf0", "leaf0->nic1", "nic1->gpu5"}));
+  EXPECT_EQ(names(4, 5), (std::vector<std::string>{"gpu4->nic1", "nic1->gpu5"}));
+  EXPECT_EQ(names(0, 5),
+            (std::vector<std::string>{"gpu0->nic0", "nic0->leaf0", "leaf0->nic1", "nic1->gpu5"}));
+}
+
 } // namespace
 } // namespace trainsim

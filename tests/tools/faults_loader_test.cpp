@@ -245,11 +245,13 @@ TEST(FaultsLoader, RefusesSprayedPartsTheFabricDoesNotHave) {
 TEST(FaultsLoader, ReadsTheReliabilitySectionAndWritesItBack) {
   Scenario s = parse_scenario(kJob + "reliability:\n  hbm_mtbf: 100000h\n  switch_mtbf: 2e5h\n"
                                      "  storage_bandwidth: 2TB/s\n  restart: 10min\n"
-                                     "  async: true\n  seed: 3\n  storage_switches: leaf\n",
+                                     "  async: true\n  seed: 3\n  storage_switches: leaf\n"
+                                     "  storage_network: 400Gb/s\n",
                               "s.yaml")
                    .scenario;
   const ReliabilitySpec& r = s.reliability;
   EXPECT_EQ(r.storage_level, 1);
+  EXPECT_EQ(r.storage_network.value(), 50e9); // 400 Gb/s
   EXPECT_EQ(mtbf_of(r, Component::hbm)->value(), 1e5 * 3600);
   EXPECT_EQ(mtbf_of(r, Component::gpu), llama3_mtbf(Component::gpu)); // not given: Llama 3's
   EXPECT_FALSE(mtbf_of(r, Component::network).has_value()); // switches replace it

@@ -34,6 +34,28 @@ TEST(GoodputCommand, ReportsTheCheckpointTheIntervalAndTheGoodput) {
   EXPECT_NE(out.text.find("1000000 GPUs: MTBF"), std::string::npos) << out.text;
 }
 
+TEST(GoodputCommand, WritesOverAStorageNetworkOfItsOwn) {
+  // The experts example's 32 GPUs in 4 hosts, each host's storage NICs at 400 Gb/s = 50 GB/s,
+  // 16 servers at 10 TB/s in all: the servers take their share in a few ms, the hosts' NICs
+  // a quarter of the checkpoint each, so the write takes (checkpoint / 4) / 50 GB/s, the
+  // checkpoint as the report prints it (to 3 digits).
+  testing::ScratchDir scratch("goodput_network");
+  CliOutput out = run_trainsim("goodput " +
+                               with_reliability(scratch, "  storage_network: 400Gb/s\n") +
+                               " --storage-bandwidth 10TB/s --restart 60s");
+  ASSERT_EQ(out.exit_code, 0) << out.text;
+  const std::string kCheckpoint = "checkpoint    ", kIn = "a host) in ";
+  size_t at = out.text.find(kCheckpoint), write = out.text.find(kIn);
+  ASSERT_NE(at, std::string::npos) << out.text;
+  ASSERT_NE(write, std::string::npos) << out.text;
+  double gigabytes = std::stod(out.text.substr(at + kCheckpoint.size()));
+  double ms = std::stod(out.text.substr(write + kIn.size()));
+  EXPECT_NEAR(ms, gigabytes / 4 / 50 * 1000, 0.5) << out.text;
+  EXPECT_NE(out.text.find("(10 TB/s in all, on a network of their own at 50 GB/s a host)"),
+            std::string::npos)
+      << out.text;
+}
+
 TEST(GoodputCommand, RefusesBadOptionsInOneLine) {
   CliOutput out = run_trainsim("goodput " + kScenario + " --storage-bandwidth 100GB/s --restart 10");
   EXPECT_EQ(out.exit_code, 2);
@@ -102,6 +124,16 @@ TEST(GoodputCommand, RefusesBadReliabilityInOneLine) {
                           "has no core switch to attach storage servers to"),
             std::string::npos)
       << out.text;
+  out = refusal("  storage_switches: leaf\n  storage_network: 400Gb/s\n");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.text.find("reliability.storage_switches = 'leaf': places the storage servers on "
+                          "the training fabric, and storage_network gives them a network of "
+                          "their own: give one of the two"),
+            std::string::npos)
+      << out.text;
+  out = refusal("  storage_network: 0Gb/s\n");
+  EXPECT_EQ(out.exit_code, 2);
+  EXPECT_NE(out.text.find("reliability.storage_network = '0Gb/s'"), std::string::npos) << out.text;
   out = refusal("  gpu_mtbff: 1h\n");
   EXPECT_EQ(out.exit_code, 2);
   EXPECT_NE(out.text.find("did you mean 'gpu_mtbf'"), std::string::npos) << out.text;

@@ -146,7 +146,11 @@ int goodput_command(const GoodputOptions& o) {
   if (o.failures_per_gpu_hour <= 0) print_components(r, e);
   std::cout << "  checkpoint    " << format(c.whole) << " (weights and optimizer state), "
             << format(c.per_gpu) << " on the fullest GPU; written to " << r.storage_nodes
-            << " storage servers (" << format(r.storage_bandwidth) << " in all) in "
+            << " storage servers (" << format(r.storage_bandwidth) << " in all"
+            << (r.storage_network > BytesPerSecond()
+                    ? ", on a network of their own at " + format(r.storage_network) + " a host"
+                    : std::string(", over the training fabric"))
+            << ") in "
             << format(c.write) << " (simulated)"
             << (r.async ? ", asynchronously: the job stops for the host copy, "
                         : ", synchronously: the job stops ")

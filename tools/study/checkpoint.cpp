@@ -35,6 +35,46 @@ bool network_link(topo::Tier tier) {
          tier == T::global;
 }
 
+// The servers on a tier of the training fabric, where its links carry the write too.
+topo::Topology on_the_fabric(const LoadedScenario& loaded, const ReliabilitySpec& r) {
+  const Scenario& s = loaded.scenario;
+  try {
+    return topo::with_storage(loaded.topology, r.storage_nodes,
+                              r.storage_bandwidth * (1.0 / r.storage_nodes),
+                              network_latency(loaded.topology), r.storage_level);
+  } catch (const std::invalid_argument& e) {
+    if (r.storage_level > 0)
+      throw InputError(s.file, "reliability.storage_switches", kStorageTiers[static_cast<size_t>(r.storage_level)],
+                       std::string("cannot be placed: ") + e.what());
+    throw InputError(s.file, "reliability.storage_nodes", std::to_string(r.storage_nodes),
+                     std::string("cannot be placed: ") + e.what());
+  }
+}
+
+// The servers on a network of their own: each host's storage NICs and the servers' links are
+// its only limits, and a GPU's share reaches its host's memory over its host link (PCIe) first.
+topo::Topology own_network(const LoadedScenario& loaded, const ReliabilitySpec& r) {
+  const Scenario& s = loaded.scenario;
+  if (r.storage_level > 0)
+    throw InputError(s.file, "reliability.storage_switches", kStorageTiers[static_cast<size_t>(r.storage_level)],
+                     "places the storage servers on the training fabric, and storage_network "
+                     "gives them a network of their own: give one of the two");
+  BytesPerSecond gpu_link = host_link(loaded.topology);
+  topo::StorageNetwork n;
+  n.gpus = s.execution.gpus();
+  n.gpus_per_host = r.gpus_per_host;
+  n.gpu_link = gpu_link.value() > 0 ? gpu_link : s.system.gpu.host_memory_bandwidth;
+  n.host_nics = r.storage_network;
+  n.servers = r.storage_nodes;
+  n.per_server = r.storage_bandwidth * (1.0 / r.storage_nodes);
+  n.latency = network_latency(loaded.topology);
+  return topo::storage_network(n);
+}
+
+topo::Topology storage_topology(const LoadedScenario& loaded, const ReliabilitySpec& r) {
+  return r.storage_network > BytesPerSecond() ? own_network(loaded, r) : on_the_fabric(loaded, r);
+}
+
 } // namespace
 
 CheckpointPrice price_checkpoint(const LoadedScenario& loaded, const ReliabilitySpec& r) {
@@ -55,20 +95,7 @@ CheckpointPrice price_checkpoint(const LoadedScenario& loaded, const Reliability
                      "copies each GPU's state to host memory, and this fabric (" +
                          s.system.topology.generator + ") has no host link");
   c.host_copy = host.value() > 0 ? Seconds(c.per_gpu.value() / host.value()) : Seconds();
-  topo::Topology storage = [&] {
-    try {
-      return topo::with_storage(loaded.topology, r.storage_nodes,
-                                r.storage_bandwidth * (1.0 / r.storage_nodes),
-                                network_latency(loaded.topology), r.storage_level);
-    } catch (const std::invalid_argument& e) {
-      static const char* const kTiers[] = {"top", "leaf", "spine", "core"};
-      if (r.storage_level > 0)
-        throw InputError(s.file, "reliability.storage_switches", kTiers[r.storage_level],
-                         std::string("cannot be placed: ") + e.what());
-      throw InputError(s.file, "reliability.storage_nodes", std::to_string(r.storage_nodes),
-                       std::string("cannot be placed: ") + e.what());
-    }
-  }();
+  topo::Topology storage = storage_topology(loaded, r);
   c.write = sim::simulate_checkpoint_write(storage, s.system.gpu, s.execution.gpus(), c.whole).time;
   c.stop = r.async ? c.host_copy : c.write;
   return c;
