@@ -106,7 +106,7 @@ private:
     case GroupKind::cp:
       return {e.cp, &f_.cp, &e.dp_collective, &Split::cp, 5};
     case GroupKind::edp:
-      return {e.dp / e.ep, &f_.edp, &e.dp_collective, &Split::edp, 4};
+      return {e.expert_replicas(), &f_.edp, &e.dp_collective, &Split::edp, 4};
     case GroupKind::dp:
       // In the passes the DP group's collectives are ZeRO-3's gathers and reductions.
       return in_pass ? GroupPrice{e.weight_replicas(), &f_.dp, &e.dp_collective, &Split::zero, 2}

@@ -103,21 +103,16 @@ ExecutionKey optimizer_moments() {
           [](const ExecutionSpec& e) { return e.optimizer_bytes_per_param.value() == kBf16Moments; }};
 }
 
-// Expert tensor parallelism apart from the attention's (Megatron-Core's
-// --expert-tensor-parallel-size) is not built: each expert is split over tp, as the attention
-// is. A file may say so (etp equal to tp); any other value is refused, not replayed as tp.
+// Expert tensor parallelism (Megatron-Core's --expert-tensor-parallel-size): unset, each
+// routed expert is split over tp as the attention is; 1 folds the experts over TP x DP
+// (models/moe_rules.cpp says which values are built).
 ExecutionKey expert_tensor_parallel() {
   return {"etp",
           [](const Params& p, ExecutionSpec& e) {
-            if (!p.has("etp")) return;
-            int etp = p.get_positive<int>("etp");
-            if (etp != e.tp)
-              p.fail("etp", "is not built apart from tp (" + std::to_string(e.tp) +
-                                "): each expert is split over tp as the attention is; replay "
-                                "etp = tp (docs/moe.md)");
+            if (p.has("etp")) e.etp = p.get_positive<int>("etp");
           },
-          [](const ExecutionSpec& e) { return std::optional(integer_value(e.tp)); },
-          [](const ExecutionSpec&) { return false; }};
+          [](const ExecutionSpec& e) { return std::optional(integer_value(e.expert_tp())); },
+          [](const ExecutionSpec& e) { return e.etp > 0; }};
 }
 
 ExecutionKey recompute() {

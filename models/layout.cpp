@@ -47,7 +47,17 @@ NestedSpans nested_spans(int tp_2d, int tp_1d, int ep, int pp, double gpus) {
   return {y, xy, exy, exy * pp, gpus};
 }
 
+// Folded (ExecutionSpec::experts_fold()), an EP group is `ep` consecutive ranks of a stage,
+// TP ranks and DP replicas alike (Megatron-Core's expert rank order, etp innermost at 1, then
+// ep, then edp), and EDP the ranks at the same place in every EP group of the stage.
+GroupSpan Layout::folded_span(GroupKind kind, int r) const {
+  int stage_base = r - r % (tp_ * dp_), s = r - stage_base;
+  if (kind == GroupKind::ep) return {r - s % ep_, 1, ep_};
+  return {stage_base + s % ep_, ep_, tp_ * dp_ / ep_};
+}
+
 GroupSpan Layout::span(GroupKind kind, int r) const {
+  if (fold_ && (kind == GroupKind::ep || kind == GroupKind::edp)) return folded_span(kind, r);
   Coords c = coords(r);
   int dp_base = r - c.dp * tp_; // DP member 0 of this rank's DP group
   switch (kind) {
@@ -68,6 +78,10 @@ GroupSpan Layout::span(GroupKind kind, int r) const {
 }
 
 int Layout::index_in(GroupKind kind, int r) const {
+  if (fold_ && (kind == GroupKind::ep || kind == GroupKind::edp)) {
+    int s = r % (tp_ * dp_);
+    return kind == GroupKind::ep ? s % ep_ : s / ep_;
+  }
   Coords c = coords(r);
   switch (kind) {
   case GroupKind::tp:

@@ -3,8 +3,9 @@
 // nests it) so a TP group shares an NVLink domain, then CP, then DP, then PP
 // (Megatron-LM's default order, with CP inside DP as in its tp-cp-ep-dp-pp). EP groups are blocks
 // of `ep` consecutive DP members; the expert-data-parallel (EDP) group links the members with the
-// same EP index. The simulator's actors, the closed-form bound and the fabric's per-group paths all
-// take their groups from here.
+// same EP index; with the experts folded (etp 1 under tp > 1) EP groups are blocks of `ep`
+// consecutive ranks of a stage, and EDP links the same place in each. The simulator's actors,
+// the closed-form bound and the fabric's per-group paths all take their groups from here.
 #pragma once
 
 #include <cstdint>
@@ -109,7 +110,8 @@ struct Coords {
 class Layout {
 public:
   explicit Layout(const ExecutionSpec& e)
-      : tp_(e.tp_ranks()), y_(e.tp_2d), dp_(e.weight_replicas()), pp_(e.pp), ep_(e.ep), cp_(e.cp) {}
+      : tp_(e.tp_ranks()), y_(e.tp_2d), dp_(e.weight_replicas()), pp_(e.pp), ep_(e.ep), cp_(e.cp),
+        fold_(e.experts_fold()) {}
 
   [[nodiscard]] Coords coords(int rank) const {
     return {rank % tp_, (rank / tp_) % dp_, rank / (tp_ * dp_)};
@@ -131,7 +133,10 @@ public:
   [[nodiscard]] int tp_block() const { return tp_; }
 
 private:
+  [[nodiscard]] GroupSpan folded_span(GroupKind kind, int rank) const;
+
   int tp_, y_, dp_, pp_, ep_, cp_; // tp_: the TP block; y_: its 2-D axis
+  bool fold_;                      // EP and EDP over TP x DP (ExecutionSpec::experts_fold())
 };
 
 } // namespace trainsim

@@ -110,6 +110,31 @@ void check_ep_overlap(const Scenario& s) {
   if (e.offload_layers > 0) refuse("is not built with offload_layers");
 }
 
+// Expert tensor parallelism: each routed expert whole (1) or split as the attention is (tp).
+// Folded (1 under tp > 1) the EP groups are consecutive ranks of a stage's TP x DP, which
+// Megatron-Core builds only with sequence parallelism under TP, each rank routing its own
+// sequence shard.
+void check_expert_tp(const Scenario& s) {
+  const ExecutionSpec& e = s.execution;
+  if (e.etp == 0) return;
+  std::string value = std::to_string(e.etp);
+  if (s.model.experts <= 1) broken(s, "execution.etp", value, experts_only(s.model.experts));
+  if (e.etp != 1 && e.etp != e.tp)
+    broken(s, "execution.etp", value,
+           "must be tp (" + std::to_string(e.tp) +
+               ") or 1: an expert split over part of the TP group is not built");
+  if (!e.experts_fold()) return;
+  if (!e.sequence_parallel)
+    broken(s, "execution.etp", value,
+           "with tp > 1 needs sequence_parallel: true (Megatron-Core runs an MoE layer under TP "
+           "on sequence-parallel shards)");
+  int ranks = e.tp * e.dp;
+  if (ranks % e.ep != 0)
+    broken(s, "execution.ep", std::to_string(e.ep),
+           "must divide tp x dp (" + std::to_string(ranks) + "), the ranks the experts fold over "
+           "(etp 1)");
+}
+
 } // namespace
 
 std::string experts_only(int experts) {
@@ -118,6 +143,7 @@ std::string experts_only(int experts) {
 }
 
 void check_moe_execution(const Scenario& s) {
+  check_expert_tp(s);
   check_capacity(s);
   check_dispatcher(s);
   check_ep_collective(s);

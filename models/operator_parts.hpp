@@ -29,9 +29,10 @@ struct Dims {
   /// FP8: the weights' casts run once a step (Operator::per_step), where the weights stay on
   /// the GPU between microbatches (ZeRO below 3; ZeRO-3 gathers them again every microbatch).
   bool weights_cast_once = false;
-  double ff = 0;     ///< an expert's inner size / tp
+  double ff = 0;        ///< a routed expert's inner size / etp
+  double shared_ff = 0; ///< a shared expert's inner size / tp (the shared experts keep tp)
   double w = 0;      ///< bytes per word
-  double routed = 0; ///< expert inputs: T x top_k
+  double routed = 0; ///< expert inputs: T x top_k (T / tp x top_k when the experts fold)
   double local_experts = 1;
   double experts = 1; ///< E: the router's logits per token
   double top_k = 1;

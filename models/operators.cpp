@@ -54,10 +54,13 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   }
   x.seq = static_cast<double>(m.seq_len);
   if (m.window > 0) x.window = std::min(static_cast<double>(m.window), x.seq);
-  x.ff = static_cast<double>(m.expert_d_ff()) / tp;
+  x.ff = static_cast<double>(m.expert_d_ff()) / e.expert_tp();
+  x.shared_ff = static_cast<double>(m.expert_d_ff()) / tp;
   x.w = m.bytes_per_word.value();
   x.routed_share = routed_share(m, e);
-  x.routed = x.tokens * m.top_k * x.routed_share;
+  // Folded, a rank's experts take the copies its EP group routes to them, which balanced are
+  // as many as its own sequence shard sends out: no TP group gathers them first.
+  x.routed = (e.experts_fold() ? x.tokens / tp : x.tokens) * m.top_k * x.routed_share;
   x.local_experts = static_cast<double>(m.experts) / e.ep;
   x.experts = m.experts, x.top_k = m.top_k;
   x.grouped = m.moe_grouped_gemm, x.router_fp32 = m.router_fp32;
@@ -261,7 +264,7 @@ BlockOperators mlp_block(const Dims& x, const ModelSpec& m) {
                {"shared_fc2", "shared_fc2_dgrad", "shared_fc2_wgrad", "shared_fc2_grad_accum"},
                m.gated_mlp ? "shared_swiglu" : "shared_bias_gelu",
                m.gated_mlp ? "shared_swiglu_grad" : "shared_bias_gelu_grad"},
-              x.tokens, x.ff * m.shared_experts, 1.0, x, m,
+              x.tokens, x.shared_ff * m.shared_experts, 1.0, x, m,
               x.recomputes(RecomputeModule::shared_experts) ? MlpAgain::all : MlpAgain::none, b);
   residual(x, m, b);
   return b;

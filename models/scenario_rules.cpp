@@ -331,7 +331,7 @@ void check_sharding(const Rules& r) {
   if (!e.tp_overlap && e.tp_overlap_splits != kTpOverlapSplits)
     r.broken("execution.tp_overlap_splits", std::to_string(e.tp_overlap_splits),
              "splits tp_overlap's pipelines, which is off; set tp_overlap: true or drop it");
-  if (e.dp % e.ep != 0)
+  if (!e.experts_fold() && e.dp % e.ep != 0) // folded: models/moe_rules.cpp
     r.broken("execution.ep", std::to_string(e.ep), "must divide dp (" + std::to_string(e.dp) + ")");
   const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
   const std::vector<CollectiveOp> whole_reduce{CollectiveOp::all_reduce};

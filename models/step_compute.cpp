@@ -101,11 +101,11 @@ KernelTime optimizer_time(const Scenario& s, int stage) {
   if (!s.model.applied_profile().optimizer_step) return {};
   const ExecutionSpec& e = s.execution;
   // ZeRO-1 and above shard the optimizer over the group that reduces each gradient: DP for
-  // dense weights, the dp / ep GPUs holding the same experts for expert weights.
+  // dense weights, the GPUs holding the same experts for expert weights (EDP).
   GradientBytes g = gradient_bytes(s, stage);
   Bytes word = gradient_word(s.model, e);
   double dense = g.dense / word, experts = g.experts / word;
-  if (e.zero >= 1) dense /= e.weight_replicas(), experts /= static_cast<double>(e.dp) / e.ep;
+  if (e.zero >= 1) dense /= e.weight_replicas(), experts /= e.expert_replicas();
   return priced(optimizer_operators(dense + experts, s.model, e), s);
 }
 

@@ -76,8 +76,10 @@ std::vector<Op> gathered_expert_block(const ExecutionSpec& e, Seconds kernel,
 // runs it (token_dispatcher.py, MoEAlltoAllTokenDispatcher): each TP rank sends its own
 // sequence shard's routed tokens over EP; the TP group then gathers what its ranks received
 // (each expert is split over TP and computes on all of it) and reduce-scatters the result,
-// which goes back over EP. The shared experts' MLP gathers the whole input and
-// reduce-scatters its output as a dense block does. Backward has the same shape.
+// which goes back over EP. Folded (etp 1), the EP group spans the TP ranks and each expert is
+// whole on its rank: the shards go straight to the experts and back, with nothing gathered.
+// The shared experts' MLP gathers the whole input and reduce-scatters its output as a dense
+// block does. Backward has the same shape.
 namespace {
 std::vector<Op> dispatched_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
                                  const BlockBytes& bytes, bool fwd) {
@@ -87,10 +89,11 @@ std::vector<Op> dispatched_block(const ExecutionSpec& e, const ModelSpec& m, Sec
   std::vector<Op> ops;
   if (shared) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, whole));
   if (shared && !fwd) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, whole));
+  bool split = !e.experts_fold(); // each expert split over TP, which gathers its tokens
   ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, shard));
-  ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, bytes.routed));
+  if (split) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, bytes.routed));
   ops.push_back(compute(kernel));
-  ops.push_back(collective(GroupKind::tp, CollectiveOp::reduce_scatter, bytes.routed));
+  if (split) ops.push_back(collective(GroupKind::tp, CollectiveOp::reduce_scatter, bytes.routed));
   ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, shard));
   if (shared) ops.push_back(collective(GroupKind::tp, CollectiveOp::reduce_scatter, whole));
   return ops;

@@ -24,7 +24,7 @@ std::vector<Op> GradientCollectives::over_groups(CollectiveOp op, Bytes dense,
   };
   std::vector<Op> ops;
   if (e.weight_replicas() > 1 && expert_share_ < 1.0) ops.push_back(over(GroupKind::dp, dense));
-  if (e.dp / e.ep > 1 && expert_share_ > 0.0) ops.push_back(over(GroupKind::edp, experts));
+  if (e.expert_replicas() > 1 && expert_share_ > 0.0) ops.push_back(over(GroupKind::edp, experts));
   return ops;
 }
 

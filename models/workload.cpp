@@ -100,10 +100,10 @@ double attention_params(const LayerShape& l) {
          sinks;
 }
 
-// The routed experts of `layers` layers this GPU holds, each split over tp.
+// The routed experts of `layers` layers this GPU holds, each split over etp.
 double expert_params_on_gpu(const LayerShape& l, const GpuShare& g, double layers) {
   double experts_here = static_cast<double>(l.experts) / g.ep;
-  return layers * experts_here * mlp_matrices(l) * l.d_model * l.d_ff / g.tp();
+  return layers * experts_here * mlp_matrices(l) * l.d_model * l.d_ff / g.expert_tp();
 }
 
 // The shared experts of `layers` layers on this GPU: split over tp, on every EP rank.
@@ -189,7 +189,7 @@ LayerSpec layer_spec(const ModelSpec& m, const ExecutionSpec& e, LayerKind kind)
 GpuShare gpu_share(const ModelSpec& m, const ExecutionSpec& e) {
   // Context parallelism gives each of its ranks 1/cp of every sequence's tokens.
   double tokens = static_cast<double>(e.micro_batch) * static_cast<double>(m.seq_len) / e.cp;
-  return {tokens, e.tp, e.tp_2d, e.ep};
+  return {tokens, e.tp, e.tp_2d, e.ep, e.experts_fold() ? e.expert_tp() : 0};
 }
 
 KernelCost mlp_cost(const LayerShape& l, const GpuShare& g, double passes, double layers) {
@@ -217,7 +217,9 @@ GpuParams params_on_gpu(const LayerShape& l, const GpuShare& g, double layers) {
   // The shared experts are dense: every EP rank holds them and all of DP reduces them.
   double dense = layers * attention_params(l) / g.tp() + shared_params_on_gpu(l, g, layers),
          experts = expert_params_on_gpu(l, g, layers);
-  if (g.ep == 1) return {dense + experts, 0.0};
+  // Replicated experts (ep 1) reduce with the dense weights, unless they fold over TP x DP,
+  // whose TP ranks each hold them whole.
+  if (g.ep == 1 && g.etp == 0) return {dense + experts, 0.0};
   return {dense, experts};
 }
 

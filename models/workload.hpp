@@ -86,8 +86,10 @@ struct GpuShare {
   int tp_1d = 1;     ///< N_K: Megatron's TP axis, all-reducing d_model-wide activations
   int tp_2d = 1;     ///< N_J: the paper's second TP axis, d_ff-wide activations
   int ep = 1;        ///< expert parallelism: the GPU holds experts / ep of each layer's experts
+  int etp = 0;       ///< the ways each routed expert is split; 0: tp() (the attention's)
   /// The ways each weight matrix is split: every per-GPU cost divides by it.
   [[nodiscard]] double tp() const { return static_cast<double>(tp_1d) * tp_2d; }
+  [[nodiscard]] double expert_tp() const { return etp > 0 ? etp : tp(); }
 };
 GpuShare gpu_share(const ModelSpec& model, const ExecutionSpec& exec);
 
@@ -143,7 +145,8 @@ KernelCost mlp_cost(const LayerShape& layer, const GpuShare& share, double passe
 
 /// Parameters one GPU holds for `layers` layers, by the group that reduces their gradients:
 /// dense ones over DP (attention; the experts too when ep = 1, as every DP rank then holds all
-/// of them), expert ones (ep > 1) over the dp / ep ranks that hold the same experts.
+/// of them), expert ones (ep > 1, or folded) over the ranks that hold the same experts (EDP:
+/// dp / ep, or tp x dp / ep folded).
 struct GpuParams {
   double dense = 0;
   double experts = 0;
@@ -215,12 +218,14 @@ struct MemoryUse {
 
 /// What one GPU keeps besides its share of each layer: its stage's layers, the microbatches
 /// whose activations wait for their backward, and how ZeRO shards its state: a dense
-/// parameter's over dp, an expert's over the dp / ep ranks that hold it (params_on_gpu()).
+/// parameter's over dp, an expert's over the EDP ranks that hold it (params_on_gpu()).
 struct StageResidency {
   double layers = 1;
   double vocabulary_params = 0; ///< the embedding's or LM head's on this GPU (dense, over DP)
   double in_flight = 1;         ///< microbatches whose activations are kept
   double dp = 1;                ///< data-parallel ranks (a real number while the frontier searches)
+  /// The ranks that hold the same experts (ExecutionSpec::expert_replicas()); 0: dp / ep.
+  double expert_dp = 0;
   int zero = 0;                 ///< 1 shards optimizer state, 2 also gradients, 3 also weights
   Bytes optimizer_bytes_per_param{12.0};
   Bytes gradient_bytes_per_param{0.0}; ///< 0: the model's word

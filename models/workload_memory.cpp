@@ -88,10 +88,12 @@ double activations_per_layer(const LayerShape& l, const GpuShare& g, const Stage
 }
 
 // ZeRO shards a parameter's state over the ranks that hold the same parameter: all of DP for
-// a dense one, only the dp / ep ranks with the same experts for an expert one.
+// a dense one, only the ranks with the same experts for an expert one (dp / ep, or
+// StageResidency::expert_dp where the experts fold over TP x DP).
 Bytes state(Bytes per_param, const GpuParams& p, bool sharded, const StageResidency& r, int ep) {
   if (!sharded) return per_param * p.total();
-  return per_param * p.dense / r.dp + per_param * p.experts / (r.dp / ep);
+  double experts_over = r.expert_dp > 0 ? r.expert_dp : r.dp / ep;
+  return per_param * p.dense / r.dp + per_param * p.experts / experts_over;
 }
 
 } // namespace
@@ -146,6 +148,7 @@ namespace {
 StageResidency residency(const ModelSpec& m, const ExecutionSpec& e, const GpuSpec& gpu) {
   StageResidency r;
   r.dp = e.weight_replicas();
+  if (e.experts_fold()) r.expert_dp = e.expert_replicas();
   r.zero = e.zero;
   r.optimizer_bytes_per_param = e.optimizer_bytes_per_param;
   r.recompute = e.recompute == Recompute::full;

@@ -31,6 +31,24 @@ TEST(Layout, GroupsOfOneRank) {
   EXPECT_EQ(l.pipeline_peer(5, false), 13);
 }
 
+TEST(Layout, FoldedExpertsGroupConsecutiveRanksOfAStage) {
+  // dp 4, tp 2, pp 2, ep 4, etp 1: a stage's 8 ranks (tp innermost) form 2 EP groups of 4
+  // consecutive ranks, TP ranks included: stage 1's ranks 12..15 hold rank 13. EDP takes the
+  // same place in each EP group: ranks 9 and 13 (8 + 13 % 4 = 9, stride 4), 8 / 4 = 2 of them.
+  ExecutionSpec e = grid(4, 2, 2, 4);
+  e.etp = 1;
+  Layout l(e);
+  EXPECT_EQ(l.span(GroupKind::ep, 13), (GroupSpan{12, 1, 4}));
+  EXPECT_EQ(l.span(GroupKind::edp, 13), (GroupSpan{9, 4, 2}));
+  EXPECT_EQ(l.index_in(GroupKind::ep, 13), 1);
+  EXPECT_EQ(l.index_in(GroupKind::edp, 13), 1);
+  EXPECT_EQ(l.spans(GroupKind::ep, 1).size(), 2u);
+  EXPECT_EQ(l.spans(GroupKind::edp, 1).size(), 4u);
+  // TP and DP keep theirs: rank 13 is tp 1, dp 2 of stage 1.
+  EXPECT_EQ(l.span(GroupKind::tp, 13), (GroupSpan{12, 1, 2}));
+  EXPECT_EQ(l.span(GroupKind::dp, 13), (GroupSpan{9, 2, 4}));
+}
+
 TEST(Layout, EveryGroupOfAStageOnce) {
   // Stage 1 holds ranks 8..15: 4 TP groups of 2, 2 DP groups of 4, 4 EP blocks of 2 and 4
   // EDP groups of 2 (2 per DP group).

@@ -59,6 +59,25 @@ TEST(Program, ExpertsUnderSequenceParallelismDispatchTheirShard) {
   EXPECT_EQ(p[0].bytes, Bytes(64.0));
 }
 
+TEST(Program, FoldedExpertsTakeTheirShardsWithoutATpGather) {
+  // The block above with 4 experts and etp 1: EP spans the TP ranks (ep 4 over tp 2 x dp 4 =
+  // 8 ranks), one whole expert a rank. Each rank sends its shard's 64 B over EP and gets the
+  // copies for its expert back; no TP gather or reduce-scatter. The expert gradients reduce
+  // over the 8 / 4 = 2 ranks that hold the same expert.
+  ExecutionSpec e = grid(4, 2, 1, 1);
+  e.ep = 4, e.etp = 1, e.sequence_parallel = true;
+  Scenario folded = scenario(ModelKind::mlp, 1, e);
+  folded.model.experts = 4, folded.model.top_k = 2;
+  Program p = stage_program(folded, 0, false);
+  std::string passes = "ep.A2A C ep.A2A ep.A2A C ep.A2A";
+  ASSERT_EQ(shape(p).substr(0, passes.size()), passes);
+  EXPECT_EQ(p[0].bytes, Bytes(64.0));
+  EXPECT_EQ(p[2].bytes, Bytes(64.0));
+  EXPECT_EQ(shape(p).find("tp."), std::string::npos);
+  EXPECT_EQ(folded.execution.expert_replicas(), 2);
+  EXPECT_NE(shape(p).find("edp."), std::string::npos);
+}
+
 TEST(Program, ACapacityFactorSetsTheRowsTheAllToAllsCarry) {
   // 2 experts, top 2, ep 2, one microbatch of 4 tokens of d_model 8: 4 x 2 x 8 x 2 B = 128 B
   // routed dropless. Capacity factor 0.5: each expert keeps half its balanced share, 64 B;

@@ -39,6 +39,19 @@ Scenario sixteen_way(int top_k, const ExecutionSpec& extra = {}) {
   return sixteen_way_experts(top_k, extra);
 }
 
+// 2 nodes of 8 on one leaf: a crossbar, every GPU with its own NVLink port and NIC.
+const topo::FatTreeParams kCrossbar{.nodes = 2, .gpus_per_node = 8, .leaf_down_ports = 64};
+
+ModelSpec crossbar_model(int experts) {
+  return {.layers = 2,
+          .d_model = 2048,
+          .d_ff = 8192,
+          .heads = 16,
+          .seq_len = 2048,
+          .experts = experts,
+          .top_k = 2};
+}
+
 TEST(Experts, FineModeRunsSixteenWayExpertParallelism) {
   // Fine mode deadlocked here: a pairwise receive took whichever round's message came first.
   // 16 GPUs on 2 nodes: the rounds cross nodes, and the DP ring has 14 NVLink pairs and 2
@@ -73,18 +86,24 @@ TEST(Experts, FastAndFineAgreeOnExpertsWithTensorParallelismWhereNoLinkIsShared)
   // network, one flow per GPU per round; the DP ring is the EP group's ranks. No link carries
   // two flows at once, so the modes agree, and both meet the bound, which prices every round
   // at the NIC (the old bound took NVLink here, as tp did not fill the node).
-  ModelSpec model{.layers = 2,
-                  .d_model = 2048,
-                  .d_ff = 8192,
-                  .heads = 16,
-                  .seq_len = 2048,
-                  .experts = 8,
-                  .top_k = 2};
-  Modes r = both_modes(moe(model, {.nodes = 2, .gpus_per_node = 8, .leaf_down_ports = 64},
+  Modes r = both_modes(moe(crossbar_model(8), kCrossbar,
                            {.dp = 4, .tp = 4, .ep = 4, .global_batch = 4}));
   EXPECT_NEAR(r.fast, r.fine, 0.01 * r.fine);
   EXPECT_NEAR(r.fast, r.bound, 0.01 * r.bound);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
+}
+
+TEST(Experts, FoldedExpertsAcrossNodesRunInBothModesAboveTheBound) {
+  // The crossbar job above with etp 1: tp 4 x dp 4 = 16 ranks, one EP group of all 16 over
+  // both nodes (each rank one whole expert of 16), the TP ranks' sequence shards sent straight
+  // to the experts. Each all-to-all round is a shift over the 16 ranks, 8 of whose pairs cross
+  // the network; no link carries two flows of a round, so the modes agree.
+  ExecutionSpec e{.dp = 4, .tp = 4, .ep = 16, .global_batch = 4};
+  e.etp = 1, e.sequence_parallel = true;
+  Modes r = both_modes(moe(crossbar_model(16), kCrossbar, e));
+  EXPECT_NEAR(r.fast, r.fine, 0.02 * r.fine);
+  EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
+  EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
 }
 
 TEST(Experts, TheAllGatherDispatcherRunsInBothModesAboveTheBound) {

@@ -132,13 +132,33 @@ TEST(ComputeKeys, OptimizerMomentsInBf16TakeEightBytesAParameter) {
             "mean 'bf16'?)");
 }
 
-TEST(ComputeKeys, ExpertTensorParallelismApartFromTpIsRefusedAsNotBuilt) {
-  // kValid has tp 8: etp 8 says what trainsim runs, etp 1 (Megatron-Bridge's Qwen3 recipes)
-  // asks for what it does not.
-  EXPECT_NO_THROW(parse_scenario(execution_with("  etp: 8\n"), "s.yaml"));
-  EXPECT_EQ(error_of(execution_with("  etp: 1\n")),
-            "s.yaml: execution.etp = '1': is not built apart from tp (8): each expert is split "
-            "over tp as the attention is; replay etp = tp (docs/moe.md)");
+TEST(ComputeKeys, ExpertTensorParallelismIsTpOrOneFoldedOverTpAndDp) {
+  // kValid has tp 8, dp 2: 16 ranks a stage. With 16 experts, etp 8 is what an unset etp
+  // runs (each expert split as the attention); etp 1 folds EP over the stage's 16 ranks, so
+  // ep 4 is allowed though it does not divide dp, and 16 / 4 = 4 ranks hold each expert.
+  std::string moe = with(model_with("  experts: 16\n  top_k: 2\n"), "  tp: 8\n",
+                         "  tp: 8\n  sequence_parallel: true\n");
+  ExecutionSpec split = parse_scenario(moe + "  etp: 8\n", "s.yaml").scenario.execution;
+  EXPECT_FALSE(split.experts_fold());
+  EXPECT_EQ(split.expert_tp(), 8);
+  Scenario folded = parse_scenario(moe + "  etp: 1\n  ep: 4\n", "s.yaml").scenario;
+  EXPECT_TRUE(folded.execution.experts_fold());
+  EXPECT_EQ(folded.execution.expert_replicas(), 4);
+  EXPECT_EQ(parse_scenario(scenario_yaml(folded, ""), "s.yaml").scenario.execution.etp, 1);
+  EXPECT_EQ(error_of(moe + "  etp: 4\n"),
+            "s.yaml: execution.etp = '4': must be tp (8) or 1: an expert split over part of the "
+            "TP group is not built");
+  EXPECT_EQ(error_of(with(model_with("  experts: 24\n  top_k: 2\n"), "  tp: 8\n",
+                          "  tp: 8\n  sequence_parallel: true\n") +
+                     "  etp: 1\n  ep: 3\n"),
+            "s.yaml: execution.ep = '3': must divide tp x dp (16), the ranks the experts fold "
+            "over (etp 1)");
+  EXPECT_EQ(error_of(model_with("  experts: 16\n  top_k: 2\n") + "  etp: 1\n"),
+            "s.yaml: execution.etp = '1': with tp > 1 needs sequence_parallel: true "
+            "(Megatron-Core runs an MoE layer under TP on sequence-parallel shards)");
+  EXPECT_EQ(error_of(execution_with("  etp: 8\n")),
+            "s.yaml: execution.etp = '8': applies to a mixture of experts only (model.experts > "
+            "1; this model has 1)");
 }
 
 TEST(ComputeKeys, RecomputeLayersNeedsFullRecomputation) {

@@ -81,6 +81,12 @@ void print_rail_bundle(std::ostream& out, const RunInfo& info, bool failures) {
       << (info.own_rails.size() == 1 ? "its own" : "their own");
 }
 
+// The experts' own groups where they have any: EP, and whether it folds over TP x DP.
+std::string expert_plan(const ExecutionSpec& e) {
+  if (e.ep <= 1 && !e.experts_fold()) return "";
+  return ", EP " + std::to_string(e.ep) + (e.experts_fold() ? " over TP x DP (etp 1)" : "");
+}
+
 } // namespace
 
 std::string critical_path_line(const CriticalPath& p) {
@@ -110,7 +116,7 @@ void print_report(std::ostream& out, const Scenario& s, const topo::Topology& t,
   out << s.file << ": " << s.model.name << " on " << sum.gpus << " GPUs ("
       << t.gpu_count() / t.gpus_per_node() << " nodes), DP " << e.dp << " x TP " << e.tp
       << (e.tp_2d > 1 ? " x TP2 " + std::to_string(e.tp_2d) : std::string()) << " x PP " << e.pp
-      << (e.cp > 1 ? " x CP " + std::to_string(e.cp) : std::string()) << ", "
+      << (e.cp > 1 ? " x CP " + std::to_string(e.cp) : std::string()) << expert_plan(e) << ", "
       << to_string(e.schedule) << ", " << sum.microbatches << " microbatches of " << e.micro_batch
       << "\n";
   out << wrapped(hardware_line(s), 100, "  simulated     ", "                ");
