@@ -110,12 +110,17 @@ void check_ep_overlap(const Scenario& s) {
   if (e.offload_layers > 0) refuse("is not built with offload_layers");
 }
 
-// Expert tensor parallelism: each routed expert whole (1) or split as the attention is (tp).
-// Folded (1 under tp > 1) the EP groups are consecutive ranks of a stage's TP x DP, which
-// Megatron-Core builds only with sequence parallelism under TP, each rank routing its own
-// sequence shard.
-void check_expert_tp(const Scenario& s) {
+// The expert groups: EP blocks of DP replicas, or, with expert tensor parallelism 1 under
+// tp > 1 (folded), of a stage's consecutive TP x DP ranks, which Megatron-Core builds only with
+// sequence parallelism under TP, each rank routing its own sequence shard. etp is 1 (each
+// routed expert whole) or tp (split as the attention is).
+void check_expert_groups(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
+  if (!e.experts_fold() && e.dp % e.ep != 0)
+    broken(s, "execution.ep", std::to_string(e.ep), "must divide dp (" + std::to_string(e.dp) + ")");
+  if (s.model.experts % e.ep != 0)
+    broken(s, "execution.ep", std::to_string(e.ep),
+           "must divide the model's " + std::to_string(s.model.experts) + " experts");
   if (e.etp == 0) return;
   std::string value = std::to_string(e.etp);
   if (s.model.experts <= 1) broken(s, "execution.etp", value, experts_only(s.model.experts));
@@ -143,7 +148,7 @@ std::string experts_only(int experts) {
 }
 
 void check_moe_execution(const Scenario& s) {
-  check_expert_tp(s);
+  check_expert_groups(s);
   check_capacity(s);
   check_dispatcher(s);
   check_ep_collective(s);

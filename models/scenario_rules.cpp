@@ -331,8 +331,6 @@ void check_sharding(const Rules& r) {
   if (!e.tp_overlap && e.tp_overlap_splits != kTpOverlapSplits)
     r.broken("execution.tp_overlap_splits", std::to_string(e.tp_overlap_splits),
              "splits tp_overlap's pipelines, which is off; set tp_overlap: true or drop it");
-  if (!e.experts_fold() && e.dp % e.ep != 0) // folded: models/moe_rules.cpp
-    r.broken("execution.ep", std::to_string(e.ep), "must divide dp (" + std::to_string(e.dp) + ")");
   const std::vector<CollectiveOp> halves{CollectiveOp::reduce_scatter, CollectiveOp::all_gather};
   const std::vector<CollectiveOp> whole_reduce{CollectiveOp::all_reduce};
   // 2-D TP's hidden all-reduce needs what the plain TP all-reduce does: every algorithm with
@@ -354,10 +352,7 @@ void check_fit(const Rules& r) {
     r.broken("execution.pp", std::to_string(e.pp),
              "exceeds the model's " + std::to_string(m.layers) + " layers");
   if (LayoutProblem p = layout_problem(m, e); !p.empty()) r.broken(p.key, p.value, p.why);
-  if (m.experts % e.ep != 0)
-    r.broken("execution.ep", std::to_string(e.ep),
-             "must divide the model's " + std::to_string(m.experts) + " experts");
-  check_moe_execution(r.s);
+  check_moe_execution(r.s); // ep, etp and the MoE keys: models/moe_rules.cpp
   if (m.kind == ModelKind::transformer && m.heads % e.tp != 0)
     r.broken("execution.tp", std::to_string(e.tp),
              "must divide the model's " + std::to_string(m.heads) + " attention heads");

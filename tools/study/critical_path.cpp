@@ -3,17 +3,16 @@
 #include <algorithm>
 #include <map>
 
+#include "tools/study/largest.hpp"
+
 namespace trainsim {
 namespace {
 
-// The `top` entries of `by` with the largest times, ties by key so that the order does not
-// depend on the map's.
+// The `top` entries of `by` with the largest times (keep_largest).
 template <class Key>
 std::vector<std::pair<Key, Seconds>> largest(const std::map<Key, Seconds>& by, size_t top) {
   std::vector<std::pair<Key, Seconds>> out(by.begin(), by.end());
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (out.size() > top) out.resize(top);
+  keep_largest(out, top);
   return out;
 }
 

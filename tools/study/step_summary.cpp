@@ -6,6 +6,7 @@
 #include "models/gpu_speed.hpp"
 #include "models/step_compute.hpp"
 #include "models/workload.hpp"
+#include "tools/study/largest.hpp"
 
 namespace trainsim {
 namespace {
@@ -22,7 +23,7 @@ std::vector<TierLoad> summarize_links(const topo::Topology& t,
                                       const std::vector<double>& channel_bytes, Seconds step,
                                       size_t top) {
   std::vector<TierLoad> tiers;
-  std::vector<std::vector<int>> used_by_tier;
+  std::vector<std::vector<std::pair<int, double>>> used_by_tier; // (channel, bytes)
   for (size_t c = 0; c < channel_bytes.size(); ++c) {
     if (channel_bytes[c] <= 0) continue;
     std::string tier = topo::to_string(t.link(static_cast<int>(c / 2)).tier);
@@ -35,21 +36,13 @@ std::vector<TierLoad> summarize_links(const topo::Topology& t,
     }
     it->bytes += Bytes(channel_bytes[c]);
     it->links_used += 1;
-    used_by_tier[static_cast<size_t>(it - tiers.begin())].push_back(static_cast<int>(c));
+    used_by_tier[static_cast<size_t>(it - tiers.begin())].emplace_back(static_cast<int>(c),
+                                                                        channel_bytes[c]);
   }
   for (size_t i = 0; i < tiers.size(); ++i) {
-    auto& used = used_by_tier[i];
-    size_t n = std::min(top, used.size());
-    // Most bytes first; ties by channel id so the result does not depend on the sort.
-    std::partial_sort(used.begin(), used.begin() + static_cast<long>(n), used.end(),
-                      [&](int a, int b) {
-                        double ba = channel_bytes[static_cast<size_t>(a)],
-                               bb = channel_bytes[static_cast<size_t>(b)];
-                        return ba != bb ? ba > bb : a < b;
-                      });
-    for (size_t k = 0; k < n; ++k)
-      tiers[i].busiest.push_back(
-          link_load(t, used[k], channel_bytes[static_cast<size_t>(used[k])], step));
+    keep_largest(used_by_tier[i], top);
+    for (const auto& [channel, bytes] : used_by_tier[i])
+      tiers[i].busiest.push_back(link_load(t, channel, bytes, step));
   }
   return tiers;
 }

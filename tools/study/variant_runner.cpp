@@ -11,6 +11,7 @@
 #include "sim/progress.hpp"
 #include "sim/simulation.hpp"
 #include "tools/study/evaluate.hpp"
+#include "tools/study/largest.hpp"
 #include "sim/log.hpp"
 #include "tools/formats/report.hpp"
 
@@ -44,17 +45,6 @@ VariantResult from_json(const nlohmann::json& j) {
   j.at("links").get_to(r.busiest_links);
   j.at("path").get_to(r.critical_path);
   return r;
-}
-
-// The `count` (index, value) pairs of largest value, largest first (lowest index first among
-// equals); fewer where there are fewer.
-void keep_largest(std::vector<std::pair<int, double>>& v, size_t count) {
-  count = std::min(count, v.size());
-  std::partial_sort(v.begin(), v.begin() + static_cast<long>(count), v.end(),
-                    [](const auto& a, const auto& b) {
-                      return a.second != b.second ? a.second > b.second : a.first < b.first;
-                    });
-  v.resize(count);
 }
 
 // The `count` ranks that finish last, latest first (lowest rank first among equals).
