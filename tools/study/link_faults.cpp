@@ -30,12 +30,6 @@ bool nic_link(const topo::Topology& t, int id, int rank) {
   return (is_nic(a) && is_switch(b)) || (is_nic(b) && is_switch(a));
 }
 
-bool link_named(const topo::Topology& t, int id, const std::string& name) {
-  auto [a, b] = t.link_ends(id);
-  return name == t.vertex_name(a) + "-" + t.vertex_name(b) ||
-         name == t.vertex_name(b) + "-" + t.vertex_name(a);
-}
-
 std::vector<std::string> link_names(const topo::Topology& t) {
   std::vector<std::string> names;
   for (int id = 0; id < t.link_count(); ++id) names.push_back(ends_name(t, id));
@@ -112,6 +106,12 @@ std::vector<int> failed_links(const Scenario& s, size_t i, const topo::Topology&
 }
 
 } // namespace
+
+bool link_named(const topo::Topology& t, int id, const std::string& name) {
+  auto [a, b] = t.link_ends(id);
+  return name == t.vertex_name(a) + "-" + t.vertex_name(b) ||
+         name == t.vertex_name(b) + "-" + t.vertex_name(a);
+}
 
 std::string failed_key(size_t i, const FailedPart& part) {
   return "faults.failed[" + std::to_string(i) + "]." +

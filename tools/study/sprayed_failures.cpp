@@ -36,11 +36,8 @@ SprayedFailures::SprayedFailures(const Scenario& s, const topo::Topology& t) : s
 
 // The merged link between the vertices named `a` and `b`, or -1.
 int SprayedFailures::merged_link(const std::string& a, const std::string& b) const {
-  for (int id = 0; id < t_.link_count(); ++id) {
-    auto [x, y] = t_.link_ends(id);
-    std::string nx = t_.vertex_name(x), ny = t_.vertex_name(y);
-    if ((nx == a && ny == b) || (nx == b && ny == a)) return id;
-  }
+  for (int id = 0; id < t_.link_count(); ++id)
+    if (link_named(t_, id, a + "-" + b)) return id;
   return -1;
 }
 
