@@ -86,8 +86,8 @@ TEST(Experts, FastAndFineAgreeOnExpertsWithTensorParallelismWhereNoLinkIsShared)
   // network, one flow per GPU per round; the DP ring is the EP group's ranks. No link carries
   // two flows at once, so the modes agree, and both meet the bound, which prices every round
   // at the NIC (the old bound took NVLink here, as tp did not fill the node).
-  Modes r = both_modes(moe(crossbar_model(8), kCrossbar,
-                           {.dp = 4, .tp = 4, .ep = 4, .global_batch = 4}));
+  Modes r =
+      both_modes(moe(crossbar_model(8), kCrossbar, {.dp = 4, .tp = 4, .ep = 4, .global_batch = 4}));
   EXPECT_NEAR(r.fast, r.fine, 0.01 * r.fine);
   EXPECT_NEAR(r.fast, r.bound, 0.01 * r.bound);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
@@ -104,6 +104,19 @@ TEST(Experts, FoldedExpertsAcrossNodesRunInBothModesAboveTheBound) {
   EXPECT_NEAR(r.fast, r.fine, 0.02 * r.fine);
   EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
   EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
+  // Uneven routing (the busiest rank takes 1.3 x its share) and DeepEP's exchange on the
+  // folded groups: the bound prices the balanced share, or DeepEP's bytes, and stays below
+  // both modes.
+  for (const char* variant : {"imbalance", "deepep"}) {
+    ExecutionSpec v = e;
+    if (std::string(variant) == "imbalance")
+      v.moe_imbalance = 0.3;
+    else
+      v.ep_collective = "deepep";
+    Modes m = both_modes(moe(crossbar_model(16), kCrossbar, v));
+    EXPECT_GE(m.fast, m.bound * (1 - 1e-6)) << variant;
+    EXPECT_GE(m.fine, m.bound * (1 - 1e-6)) << variant;
+  }
 }
 
 TEST(Experts, TheAllGatherDispatcherRunsInBothModesAboveTheBound) {
