@@ -117,7 +117,8 @@ void check_ep_overlap(const Scenario& s) {
 void check_expert_groups(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   if (!e.experts_fold() && e.dp % e.ep != 0)
-    broken(s, "execution.ep", std::to_string(e.ep), "must divide dp (" + std::to_string(e.dp) + ")");
+    broken(s, "execution.ep", std::to_string(e.ep),
+           "must divide dp (" + std::to_string(e.dp) + ")");
   if (s.model.experts % e.ep != 0)
     broken(s, "execution.ep", std::to_string(e.ep),
            "must divide the model's " + std::to_string(s.model.experts) + " experts");
@@ -136,8 +137,8 @@ void check_expert_groups(const Scenario& s) {
   int ranks = e.tp * e.dp;
   if (ranks % e.ep != 0)
     broken(s, "execution.ep", std::to_string(e.ep),
-           "must divide tp x dp (" + std::to_string(ranks) + "), the ranks the experts fold over "
-           "(etp 1)");
+           "must divide tp x dp (" + std::to_string(ranks) +
+               "), the ranks the experts fold over (etp 1)");
 }
 
 } // namespace

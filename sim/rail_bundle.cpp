@@ -21,9 +21,9 @@ namespace {
 // algorithm's implementation says that is its time (CollectiveAlgorithm::runs_alone_in_node).
 // A first axis across nodes runs as flows, as DP does, on a stream of its own.
 int bundle_of(const ExecutionSpec& e, int g, bool rail_symmetric) {
-  bool ring_tp = make_collective(e.tp_collective)->runs_alone_in_node();
   // Folded experts' all-to-alls cross the rails of a node (their EP groups take in TP ranks).
   if (e.experts_fold()) return 1;
+  bool ring_tp = make_collective(e.tp_collective)->runs_alone_in_node();
   bool node_is_block = e.tp_ranks() == g;
   bool node_is_second_axis = e.tp_2d == g;
   return rail_symmetric && (node_is_block || node_is_second_axis) && g > 1 && ring_tp &&

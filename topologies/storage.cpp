@@ -48,9 +48,7 @@ std::vector<Vertex> switches_at(const Graph& g, int level) {
 // a server's route to a GPU is the reverse, and GPUs of two hosts meet at the switch.
 class StorageNetworkRouter final : public Router {
 public:
-  explicit StorageNetworkRouter(const StorageNetwork& n) : n_(n) {
-    hosts_ = (n.gpus + n.gpus_per_host - 1) / n.gpus_per_host;
-  }
+  explicit StorageNetworkRouter(const StorageNetwork& n) : n_(n) {}
 
   void route(const Topology&, int src, int dst, std::vector<Hop>& out) const override {
     if (src < n_.gpus) return from_gpu(src, dst, out);
@@ -83,17 +81,16 @@ private:
     out.push_back(Hop{dst, false});
   }
   [[nodiscard]] int host_link(int host) const { return n_.gpus + host; }
-  [[nodiscard]] int server_link(int rank) const { return n_.gpus + hosts_ + (rank - n_.gpus); }
+  [[nodiscard]] int server_link(int rank) const { return n_.gpus + n_.hosts() + (rank - n_.gpus); }
 
   StorageNetwork n_;
-  int hosts_ = 0;
 };
 
 } // namespace
 
 Topology storage_network(const StorageNetwork& n) {
   auto g = std::make_unique<Graph>();
-  int hosts = (n.gpus + n.gpus_per_host - 1) / n.gpus_per_host;
+  int hosts = n.hosts();
   Vertex gpus = add_vertices(*g, VertexKind::gpu, 0, n.gpus);
   Vertex servers = add_vertices(*g, VertexKind::gpu, 0, n.servers);
   for (int i = 0; i < n.servers; ++i) (*g)[servers + static_cast<Vertex>(i)].index = n.gpus + i;

@@ -30,6 +30,8 @@ struct StorageNetwork {
   int servers = 1;
   BytesPerSecond per_server; ///< a server's own link
   Seconds latency;           ///< of every link
+  /// Hosts of gpus_per_host GPUs, the last one partly filled.
+  [[nodiscard]] int hosts() const { return (gpus + gpus_per_host - 1) / gpus_per_host; }
 };
 
 /// The storage network alone: vertices 0..gpus - 1 are the job's GPUs (ranks as in the job),

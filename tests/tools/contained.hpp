@@ -16,7 +16,7 @@ namespace trainsim::testing {
 /// Runs `entry` on `input` in a child process, so that a reproducer that crashes (a stack
 /// overflow, a segfault) fails one file instead of the whole test program; "" when it passed.
 inline std::string run_contained(const std::function<void(std::string_view)>& entry,
-                          const std::string& input) {
+                                 const std::string& input) {
   std::fflush(nullptr);
   pid_t pid = ::fork();
   if (pid == 0) {

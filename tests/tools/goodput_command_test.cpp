@@ -40,9 +40,9 @@ TEST(GoodputCommand, WritesOverAStorageNetworkOfItsOwn) {
   // a quarter of the checkpoint each, so the write takes (checkpoint / 4) / 50 GB/s, the
   // checkpoint as the report prints it (to 3 digits).
   testing::ScratchDir scratch("goodput_network");
-  CliOutput out = run_trainsim("goodput " +
-                               with_reliability(scratch, "  storage_network: 400Gb/s\n") +
-                               " --storage-bandwidth 10TB/s --restart 60s");
+  CliOutput out =
+      run_trainsim("goodput " + with_reliability(scratch, "  storage_network: 400Gb/s\n") +
+                   " --storage-bandwidth 10TB/s --restart 60s");
   ASSERT_EQ(out.exit_code, 0) << out.text;
   const std::string kCheckpoint = "checkpoint    ", kIn = "a host) in ";
   size_t at = out.text.find(kCheckpoint), write = out.text.find(kIn);
@@ -108,35 +108,26 @@ TEST(GoodputCommand, RefusesBadReliabilityInOneLine) {
     return run_trainsim("goodput " + with_reliability(scratch, section) +
                         " --storage-bandwidth 1TB/s --restart 60s");
   };
-  CliOutput out = refusal("  hbm_mtbf: 0h\n");
-  EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.text.find("reliability.hbm_mtbf = '0h'"), std::string::npos) << out.text;
-  out = refusal("  storage_capacity: 10GB\n");
-  EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.text.find("reliability.storage_capacity = '10 GB': is less than one checkpoint of "
-                          "this model (32.9 GB"),
-            std::string::npos)
-      << out.text;
+  // Refused (exit 2) with `line` in what it printed.
+  auto expect_refused = [&](const std::string& section, const std::string& line) {
+    CliOutput out = refusal(section);
+    EXPECT_EQ(out.exit_code, 2) << section;
+    EXPECT_NE(out.text.find(line), std::string::npos) << out.text;
+  };
+  expect_refused("  hbm_mtbf: 0h\n", "reliability.hbm_mtbf = '0h'");
+  expect_refused("  storage_capacity: 10GB\n",
+                 "reliability.storage_capacity = '10 GB': is less than one checkpoint of this "
+                 "model (32.9 GB");
   // The experts example is one pod of leaves and spines: no cores to hang storage off.
-  out = refusal("  storage_switches: core\n");
-  EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.text.find("reliability.storage_switches = 'core': cannot be placed: the fabric "
-                          "has no core switch to attach storage servers to"),
-            std::string::npos)
-      << out.text;
-  out = refusal("  storage_switches: leaf\n  storage_network: 400Gb/s\n");
-  EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.text.find("reliability.storage_switches = 'leaf': places the storage servers on "
-                          "the training fabric, and storage_network gives them a network of "
-                          "their own: give one of the two"),
-            std::string::npos)
-      << out.text;
-  out = refusal("  storage_network: 0Gb/s\n");
-  EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.text.find("reliability.storage_network = '0Gb/s'"), std::string::npos) << out.text;
-  out = refusal("  gpu_mtbff: 1h\n");
-  EXPECT_EQ(out.exit_code, 2);
-  EXPECT_NE(out.text.find("did you mean 'gpu_mtbf'"), std::string::npos) << out.text;
+  expect_refused("  storage_switches: core\n",
+                 "reliability.storage_switches = 'core': cannot be placed: the fabric has no "
+                 "core switch to attach storage servers to");
+  expect_refused("  storage_switches: leaf\n  storage_network: 400Gb/s\n",
+                 "reliability.storage_switches = 'leaf': places the storage servers on the "
+                 "training fabric, and storage_network gives them a network of their own: give "
+                 "one of the two");
+  expect_refused("  storage_network: 0Gb/s\n", "reliability.storage_network = '0Gb/s'");
+  expect_refused("  gpu_mtbff: 1h\n", "did you mean 'gpu_mtbf'");
 }
 
 } // namespace

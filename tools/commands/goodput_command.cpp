@@ -150,8 +150,7 @@ int goodput_command(const GoodputOptions& o) {
             << (r.storage_network > BytesPerSecond()
                     ? ", on a network of their own at " + format(r.storage_network) + " a host"
                     : std::string(", over the training fabric"))
-            << ") in "
-            << format(c.write) << " (simulated)"
+            << ") in " << format(c.write) << " (simulated)"
             << (r.async ? ", asynchronously: the job stops for the host copy, "
                         : ", synchronously: the job stops ")
             << format(c.stop) << "\n  restart       " << format(in.restart)

@@ -35,6 +35,11 @@ bool network_link(topo::Tier tier) {
          tier == T::global;
 }
 
+// `storage_switches` as the scenario gives it.
+const char* storage_tier(const ReliabilitySpec& r) {
+  return kStorageTiers[static_cast<size_t>(r.storage_level)];
+}
+
 // The servers on a tier of the training fabric, where its links carry the write too.
 topo::Topology on_the_fabric(const LoadedScenario& loaded, const ReliabilitySpec& r) {
   const Scenario& s = loaded.scenario;
@@ -44,7 +49,7 @@ topo::Topology on_the_fabric(const LoadedScenario& loaded, const ReliabilitySpec
                               network_latency(loaded.topology), r.storage_level);
   } catch (const std::invalid_argument& e) {
     if (r.storage_level > 0)
-      throw InputError(s.file, "reliability.storage_switches", kStorageTiers[static_cast<size_t>(r.storage_level)],
+      throw InputError(s.file, "reliability.storage_switches", storage_tier(r),
                        std::string("cannot be placed: ") + e.what());
     throw InputError(s.file, "reliability.storage_nodes", std::to_string(r.storage_nodes),
                      std::string("cannot be placed: ") + e.what());
@@ -56,7 +61,7 @@ topo::Topology on_the_fabric(const LoadedScenario& loaded, const ReliabilitySpec
 topo::Topology own_network(const LoadedScenario& loaded, const ReliabilitySpec& r) {
   const Scenario& s = loaded.scenario;
   if (r.storage_level > 0)
-    throw InputError(s.file, "reliability.storage_switches", kStorageTiers[static_cast<size_t>(r.storage_level)],
+    throw InputError(s.file, "reliability.storage_switches", storage_tier(r),
                      "places the storage servers on the training fabric, and storage_network "
                      "gives them a network of their own: give one of the two");
   BytesPerSecond gpu_link = host_link(loaded.topology);

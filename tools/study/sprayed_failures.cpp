@@ -75,10 +75,11 @@ void SprayedFailures::add(size_t i) {
       return;
     }
     int n = spine(part.name);
+    std::string pod_spine = merged_spine(n);
     for (int id = 0; id < t_.link_count(); ++id) {
       auto [x, y] = t_.link_ends(id);
       bool leaf = t_.graph()[x].level == 1 || t_.graph()[y].level == 1;
-      if (leaf && (t_.vertex_name(x) == merged_spine(n) || t_.vertex_name(y) == merged_spine(n)))
+      if (leaf && (t_.vertex_name(x) == pod_spine || t_.vertex_name(y) == pod_spine))
         lose(id, n % up_, i);
     }
     for (int c = 0; c < cores_per_plane_; ++c)
