@@ -169,16 +169,16 @@ Efficiency b200() {
   return e;
 }
 
-// Grace-Blackwell, one GPU of an NVL72 rack: the B200 die (GB200 "is 2x B200 chips" a
-// superchip, its 148 SMs), run faster than the HGX part. Only GB200's burst matmul rate was
-// measured (MAMF 1822.0 TFLOP/s BF16, stas00/ml-engineering compute/accelerator/README.md at
-// 7bc7c30); its sustained rate is estimated at the B200's ratio of sustained to burst,
-// 1456.3 / 1770.9. GB300 (Blackwell Ultra) has no measurement: the B300's burst rate (MAMF
-// 1769.0, the HGX bin of 2.25 PFLOP/s) scaled to the NVL72 bin's 2.5 and by the same ratio.
-// Flash attention, HBM and the NCCL curve as the B200's (b200()); cuDNN attention too, but on
-// Blackwell Ultra, whose forward the B200's table times GB300's measured gain
-// (attention_tables::cudnn_blackwell_ultra).
-Efficiency grace_blackwell(double gemm_peak, std::string matmul_estimate, bool ultra) {
+// The later Blackwell parts: the B200 die (GB200 "is 2x B200 chips" a superchip, its 148
+// SMs) run faster in an NVL72 rack, and Blackwell Ultra (B300 on an HGX board, GB300 in a rack).
+// Only burst matmul rates were measured: GB200's MAMF 1822.0 TFLOP/s BF16 and B300's 1769.0
+// (stas00/ml-engineering compute/accelerator/README.md at 7bc7c30); each sustained rate is
+// estimated at the B200's ratio of sustained to burst, 1456.3 / 1770.9. GB300 has no
+// measurement: the B300's burst rate (the HGX bin of 2.25 PFLOP/s) scaled to the NVL72 bin's
+// 2.5 and by the same ratio. Flash attention, HBM and the NCCL curve as the B200's (b200());
+// cuDNN attention too, but on Blackwell Ultra, whose forward the B200's table times GB300's
+// measured gain (attention_tables::cudnn_blackwell_ultra).
+Efficiency blackwell_part(double gemm_peak, std::string matmul_estimate, bool ultra) {
   Efficiency e = b200();
   e.gemm_peak = gemm_peak;
   e.estimates.push_back(std::move(matmul_estimate));
@@ -279,6 +279,22 @@ const std::vector<GpuPreset>& gpu_registry() {
                        "NVIDIA HGX B200 (per GPU): 2.25 PFLOP/s dense BF16, 180 GB HBM3e, 7.7 TB/s",
                        {75e12, 2.25e15, 2.25e15, 4.5e15}, kPcie6, 7.7e12, 180e9, b200()),
                    2795.7e12)), kPcie5.bandwidth),
+      // NVIDIA HGX B300 (Blackwell Ultra), per GPU of the 8-GPU board: BF16 2,250 TFLOPS dense,
+      // FP8 4,500, FP32 75; 288 GB HBM3e at 8 TB/s; PCIe Gen6 (G. Lockwood's processor notes,
+      // glennklockwood.com/garden/processors/B300, from NVIDIA's HGX specifications: "The HGX
+      // variant of B300 has similar performance to B200"). A DGX B300 gives each GPU a
+      // ConnectX-8 800 Gb/s NIC. Measured: burst matmuls only (MAMF, below). To its host's
+      // memory, PCIe 5 as the DGX B200's (no DGX B300 host CPU figure was read).
+      with_host_memory(blackwell(with_fp8(
+          gpu("b300", "b300",
+              "NVIDIA HGX B300 (per GPU): 2.25 PFLOP/s dense BF16, 288 GB HBM3e, 8 TB/s",
+              {75e12, 2.25e15, 2.25e15, 4.5e15}, kPcie6, 8e12, 288e9,
+              blackwell_part(1769.0e12 * kBlackwellSustained,
+                              "gemm_peak: B300's burst MAMF 1769 TFLOP/s x the B200's "
+                              "sustained / burst 1456.3 / 1770.9 (no sustained B300 "
+                              "figure was read)",
+                              true)),
+          3353.3e12, "B300's")), kPcie5.bandwidth),
       // NVIDIA GB200 NVL72 specifications, per GPU (the rack's 72): FP16/BF16 5 PFLOPS with
       // sparsity (2.5 dense), FP8 10 (5 dense), FP32 80 TFLOPS (stas00/ml-engineering's table
       // "w/o sparsity", note 23, from NVIDIA's page); 186 GB HBM3e at 8 TB/s (the superchip's
@@ -288,7 +304,7 @@ const std::vector<GpuPreset>& gpu_registry() {
           with_fp8(gpu("gb200", "gb200",
                        "NVIDIA GB200 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 186 GB HBM3e, 8 TB/s",
                        {80e12, 2.5e15, 2.5e15, 5e15}, kPcie5, 8e12, 186e9,
-                       grace_blackwell(1822.0e12 * kBlackwellSustained,
+                       blackwell_part(1822.0e12 * kBlackwellSustained,
                                        "gemm_peak: GB200's burst MAMF 1822 TFLOP/s x the B200's "
                                        "sustained / burst 1456.3 / 1770.9 (no sustained GB200 "
                                        "figure was read)",
@@ -302,7 +318,7 @@ const std::vector<GpuPreset>& gpu_registry() {
           gpu("gb300", "gb300",
               "NVIDIA GB300 NVL72 (per GPU): 2.5 PFLOP/s dense BF16, 288 GB HBM3e, 8 TB/s",
               {80e12, 2.5e15, 2.5e15, 5e15}, kPcie6, 8e12, 288e9,
-              grace_blackwell(1769.0e12 * 2.5 / 2.25 * kBlackwellSustained,
+              blackwell_part(1769.0e12 * 2.5 / 2.25 * kBlackwellSustained,
                               "gemm_peak: B300's burst MAMF 1769 TFLOP/s x 2.5 / 2.25 (the "
                               "NVL72 bin) x the B200's sustained / burst 1456.3 / 1770.9 "
                               "(no GB300 matmul figure was read)",
@@ -330,8 +346,8 @@ HardwarePreset make(const std::string& gpu_name, std::string description, BytesP
 }
 
 // Bandwidths per direction (NVLink totals are quoted bidirectional, so halved).
-const std::array<HardwarePreset, 7>& registry() {
-  static const std::array<HardwarePreset, 7> presets = {
+const std::array<HardwarePreset, 8>& registry() {
+  static const std::array<HardwarePreset, 8> presets = {
       make("h100-sxm",
            "H100 SXM: 989 TFLOP/s BF16, 80 GB HBM3 at 3.35 TB/s, NVLink 4 900 GB/s, NDR 400 Gb/s",
            BytesPerSecond(450e9), BytesPerSecond(50e9)),
@@ -346,6 +362,10 @@ const std::array<HardwarePreset, 7>& registry() {
            BytesPerSecond(300e9), BytesPerSecond(25e9)),
       make("b200",
            "B200 (HGX): 2.25 PFLOP/s BF16, 180 GB HBM3e at 7.7 TB/s, NVLink 5 1.8 TB/s, XDR 800 "
+           "Gb/s",
+           BytesPerSecond(900e9), BytesPerSecond(100e9)),
+      make("b300",
+           "B300 (HGX): 2.25 PFLOP/s BF16, 288 GB HBM3e at 8 TB/s, NVLink 5 1.8 TB/s, XDR 800 "
            "Gb/s",
            BytesPerSecond(900e9), BytesPerSecond(100e9)),
       // An NVL72 rack is one NVLink domain of 72 GPUs.

@@ -218,7 +218,7 @@ TEST(FrontierOptions, BadKnobsNameTheKey) {
             "frontier: batch_exponent = '1.5': must be in [0, 1)");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.gpu = "h300"; }),
             "frontier: gpu = 'h300': unknown GPU preset; known: h100, h200, a100, a100-40gb, "
-            "b200, gb200, gb300 (did you mean 'h100'?)");
+            "b200, b300, gb200, gb300 (did you mean 'h100'?)");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.top_k = 9; }),
             "frontier: top_k = '9': must be between 1 and experts");
   EXPECT_EQ(bad([](FrontierOptions& o) { o.bandwidth_scale = 0; }),

@@ -29,8 +29,8 @@ TEST(HardwarePresets, OlderAndNewerGenerationsOrderAsExpected) {
   EXPECT_LT(a.network_bandwidth, h.network_bandwidth);
   EXPECT_LT(h.nvlink_bandwidth, b.nvlink_bandwidth);
   EXPECT_EQ(hardware_preset_names(),
-            (std::vector<std::string>{"h100", "h200", "a100", "a100-40gb", "b200", "gb200",
-                                      "gb300"}));
+            (std::vector<std::string>{"h100", "h200", "a100", "a100-40gb", "b200", "b300",
+                                      "gb200", "gb300"}));
   EXPECT_EQ(hardware_preset("gb300").nvlink_domain, 72);
   // Every GPU preset a scenario names is a frontier's GPU too, by either name.
   for (const GpuPreset& g : gpu_presets())
@@ -43,7 +43,7 @@ TEST(HardwarePresets, UnknownNameSuggestsTheClosest) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "frontier: --gpu = 'a10': unknown GPU preset; known: h100, h200, "
-                           "a100, a100-40gb, b200, gb200, gb300 (did you mean 'a100'?)");
+                           "a100, a100-40gb, b200, b300, gb200, gb300 (did you mean 'a100'?)");
   }
 }
 
@@ -58,7 +58,7 @@ TEST(GpuPresets, EveryScenarioPresetHasItsDatasheetFigures) {
         Expected{"a100-sxm-40gb", 312e12, 1.555e12, 40e9},
         Expected{"a100-sxm-80gb", 312e12, 2.039e12, 80e9},
         Expected{"b200", 2.25e15, 7.7e12, 180e9}, Expected{"gb200", 2.5e15, 8e12, 186e9},
-        Expected{"gb300", 2.5e15, 8e12, 288e9}}) {
+        Expected{"b300", 2.25e15, 8e12, 288e9}, Expected{"gb300", 2.5e15, 8e12, 288e9}}) {
     const GpuPreset* g = find_gpu_preset(e.name);
     ASSERT_NE(g, nullptr) << e.name;
     EXPECT_DOUBLE_EQ(g->gpu.peak.value(), e.peak) << e.name;
@@ -72,10 +72,11 @@ TEST(GpuPresets, EveryScenarioPresetHasItsDatasheetFigures) {
   }
   EXPECT_EQ(gpu_preset_names(),
             (std::vector<std::string>{"h100-sxm", "h200-sxm", "a100-sxm-40gb", "a100-sxm-80gb",
-                                      "b200", "gb200", "gb300"}));
-  // Grace-Blackwell's sustained matmul rates are estimates the report names: GB200's burst
-  // 1822 TFLOP/s x 1456.3 / 1770.9 = 1498.4; GB300's 1769 x 2.5 / 2.25 x 1456.3 / 1770.9 =
-  // 1616.4.
+                                      "b200", "b300", "gb200", "gb300"}));
+  // The later Blackwell parts' sustained matmul rates are estimates the report names: B300's
+  // burst 1769 TFLOP/s x 1456.3 / 1770.9 = 1454.7; GB200's 1822 x 1456.3 / 1770.9 = 1498.4;
+  // GB300's 1769 x 2.5 / 2.25 x 1456.3 / 1770.9 = 1616.4.
+  EXPECT_NEAR(find_gpu_preset("b300")->gpu.gemm_peak.value(), 1454.7e12, 0.1e12);
   EXPECT_NEAR(find_gpu_preset("gb200")->gpu.gemm_peak.value(), 1498.4e12, 0.1e12);
   EXPECT_NEAR(find_gpu_preset("gb300")->gpu.gemm_peak.value(), 1616.4e12, 0.1e12);
   EXPECT_EQ(find_gpu_preset("gb300")->gpu.estimates.size(), 4u);

@@ -152,7 +152,7 @@ TEST(Knobs, Fp8RecipesNeedFp8AndMxfp8NeedsBlackwell) {
   EXPECT_EQ(error_of(with(kOnAPreset, "  seq_len: 4096\n",
                           "  seq_len: 4096\n  precision: fp8\n  fp8_recipe: mxfp8\n")),
             "s.yaml: model.fp8_recipe = 'mxfp8': needs Blackwell's MXFP8 tensor cores (b200, "
-            "gb200, gb300); the h100-sxm has none: use tensorwise or blockwise");
+            "b300, gb200, gb300); the h100-sxm has none: use tensorwise or blockwise");
   EXPECT_EQ(parse_scenario(with(with(kOnAPreset, "{preset: h100-sxm}", "{preset: b200}"),
                                 "  seq_len: 4096\n",
                                 "  seq_len: 4096\n  precision: fp8\n  fp8_recipe: mxfp8\n"),
@@ -195,7 +195,7 @@ TEST(Knobs, APrecisionTheGpuLacksIsRefused) {
   EXPECT_EQ(error_of(with(with(kOnAPreset, "{preset: h100-sxm}", "{preset: a100-sxm-80gb}"),
                           "  seq_len: 4096\n", "  seq_len: 4096\n  precision: fp8\n")),
             "s.yaml: model.precision = 'fp8': the a100-sxm-80gb has no fp8 tensor cores; use bf16 "
-            "or fp16, or a GPU that has them (h100-sxm, h200-sxm, b200, gb200, gb300)");
+            "or fp16, or a GPU that has them (h100-sxm, h200-sxm, b200, b300, gb200, gb300)");
 }
 
 TEST(Defaults, TheHostLinkIsTheGpusOwnInterface) {

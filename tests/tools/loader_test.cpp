@@ -244,7 +244,7 @@ TEST(Loader, AGpuWithoutAPresetMustGiveEveryFigure) {
       error_of(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: {name: a100}")),
       "s.yaml: system.gpu: has no preset, so peak, hbm_bandwidth, hbm_capacity are missing: give "
       "every figure or a "
-      "preset (h100-sxm, h200-sxm, a100-sxm-40gb, a100-sxm-80gb, b200, gb200, gb300) (did you mean 'preset: "
+      "preset (h100-sxm, h200-sxm, a100-sxm-40gb, a100-sxm-80gb, b200, b300, gb200, gb300) (did you mean 'preset: "
       "a100-sxm-80gb'?)");
   LoadedScenario custom =
       parse_scenario(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}",
@@ -259,14 +259,14 @@ TEST(Loader, UnknownGpuPresetsListTheKnownOnes) {
   EXPECT_EQ(error_of(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: h100-sxn")),
             "s.yaml: system.gpu = 'h100-sxn': unknown GPU preset; known: h100-sxm, h200-sxm, "
             "a100-sxm-40gb, "
-            "a100-sxm-80gb, b200, gb200, gb300 (did you mean 'h100-sxm'?)");
+            "a100-sxm-80gb, b200, b300, gb200, gb300 (did you mean 'h100-sxm'?)");
   EXPECT_EQ(
       error_of(with(kValid, "gpu: {preset: h100-sxm, hbm_capacity: 80GB}", "gpu: [h100-sxm]")),
       "s.yaml: system.gpu = '': must be a preset name or a mapping, found a list");
   EXPECT_EQ(error_of(with(kValid, "preset: h100-sxm", "preset: h300")),
             "s.yaml: system.gpu.preset = 'h300': unknown GPU preset; known: h100-sxm, h200-sxm, "
             "a100-sxm-40gb, "
-            "a100-sxm-80gb, b200, gb200, gb300 (did you mean 'h100-sxm'?)");
+            "a100-sxm-80gb, b200, b300, gb200, gb300 (did you mean 'b300'?)");
 }
 
 using testing::CapturedWarnings;
