@@ -201,6 +201,7 @@ std::vector<ExecutionKey> declare() {
         std::pair{"zero3_prefetch", &E::zero3_prefetch},
         std::pair{"fp8_param_gather", &E::fp8_param_gather}, std::pair{"tp_overlap", &E::tp_overlap},
         std::pair{"ep_overlap", &E::ep_overlap},
+        std::pair{"delay_wgrad_compute", &E::delay_wgrad_compute},
         std::pair{"launch_overlap", &E::launch_overlap}})
     keys.push_back(switch_key<E>(key, member));
   keys.insert(keys.end(),

@@ -93,6 +93,10 @@ void check_imbalance(const Scenario& s) {
 // forward has all-to-alls of its own) or activation offloading.
 void check_ep_overlap(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
+  if (e.delay_wgrad_compute && !e.ep_overlap)
+    broken(s, "execution.delay_wgrad_compute", "true",
+           "is built only under ep_overlap, where it lets a backward's dispatch start before its "
+           "experts' weight gradients");
   if (!e.ep_overlap) return;
   auto refuse = [&](const std::string& why) { broken(s, "execution.ep_overlap", "true", why); };
   if (s.model.experts <= 1) refuse(experts_only(s.model.experts));

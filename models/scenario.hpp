@@ -327,6 +327,10 @@ struct ExecutionSpec {
   /// together, layer by layer, each one's all-to-alls on an EP stream beside the other's
   /// kernels (models/step_program_pairs.cpp).
   bool ep_overlap = false;
+  /// Megatron-Core's --delay-wgrad-compute under ep_overlap: a backward layer's expert block
+  /// computes its input gradients, starts its dispatch all-to-all, and only then its weight
+  /// gradients, which run beside it (models/step_program_pairs.cpp).
+  bool delay_wgrad_compute = false;
   /// Context parallelism: each sequence split over `cp` ranks, which gather one another's keys
   /// and values for the attention core (Llama 3's all-gather CP) and otherwise hold the same
   /// weights, so they reduce gradients with the DP replicas (weight_replicas()).

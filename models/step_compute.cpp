@@ -1,6 +1,7 @@
 #include "models/step_compute.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include "models/operators.hpp"
 #include "models/workload.hpp"
@@ -37,8 +38,19 @@ KernelTime roofline(const KernelCost& k, const Scenario& s) {
 // first weight's gradient is half a forward.
 BlockTime roofline_block(const KernelCost& k, const Scenario& s) {
   KernelTime forward = roofline(k, s);
-  return {forward, forward * (s.execution.recompute == Recompute::full ? 3.0 : 2.0), forward * 0.5,
-          {}, {}, {}};
+  BlockTime t;
+  t.forward = forward;
+  t.backward = forward * (s.execution.recompute == Recompute::full ? 3.0 : 2.0);
+  t.beside_collective = forward * 0.5;
+  return t;
+}
+
+// An MLP block's weight gradients: its GEMMs' `*_wgrad` kernels and their accumulation. (The
+// attention core's `scores_wgrad` and `context_wgrad` are no weights' gradients; only the MLP
+// block's are read.)
+bool weight_gradient(const Operator& op) {
+  std::string_view name = op.name;
+  return name.ends_with("_wgrad") || name.ends_with("_grad_accum");
 }
 
 KernelTime priced(const Operators& ops, const Scenario& s) {
@@ -48,7 +60,8 @@ KernelTime priced(const Operators& ops, const Scenario& s) {
 }
 
 BlockTime priced(const BlockOperators& ops, const Scenario& s) {
-  BlockTime t{{}, priced(ops.backward, s), {}, {}, {}, {}};
+  BlockTime t;
+  t.backward = priced(ops.backward, s);
   for (const Operator& op : ops.forward) (op.per_step ? t.per_step : t.forward) += op_time(op, s);
   for (const Operator& op : ops.backward)
     if (op.beside_collective) t.beside_collective += op_time(op, s);
@@ -56,6 +69,11 @@ BlockTime priced(const BlockOperators& ops, const Scenario& s) {
     if (op.routed) t.routed_forward += op_time(op, s);
   for (const Operator& op : ops.backward)
     if (op.routed) t.routed_backward += op_time(op, s);
+  for (const Operator& op : ops.backward) {
+    if (!weight_gradient(op)) continue;
+    t.weight_gradients += op_time(op, s);
+    if (op.routed) t.routed_weight_gradients += op_time(op, s);
+  }
   return t;
 }
 

@@ -22,6 +22,10 @@ struct BlockTime {
   /// experts receive (Operator::routed; the whole block for the roofline's experts): what
   /// routing imbalance scales (models/moe_load.hpp).
   KernelTime routed_forward, routed_backward;
+  /// Of an MLP block's `backward`, its weights' gradient kernels, and of those the routed ones:
+  /// what delay_wgrad_compute runs after the expert block's dispatch (per-operator pricing;
+  /// zero under the roofline).
+  KernelTime weight_gradients, routed_weight_gradients;
   /// Kernels that run once a step, in the chunk's first forward (Operator::per_step: FP8
   /// weight casts), apart from `forward`.
   KernelTime per_step;

@@ -250,7 +250,7 @@ private:
           beside(times.attention), e_));
     if (layer_->experts)
       order.push_back(expert_block(e_, s_.model, pass(times.mlp), routed(times.mlp, fwd, less_forward),
-                                   block_bytes(), fwd));
+                                   block_bytes(), fwd, delayed(times.mlp)));
     else
       order.push_back(overlapped(block(e_, pass(times.mlp), block_bytes(), fwd, false, true),
                                  beside(times.mlp), e_));
@@ -259,6 +259,12 @@ private:
     // all-reduce backward, so a block's collective still follows its kernels.
     if (!fwd) std::reverse(order.begin(), order.end());
     for (auto& ops : order) program_.insert(program_.end(), ops.begin(), ops.end());
+  }
+
+  // delay_wgrad_compute: the expert block's weight gradients, run apart in the backward.
+  [[nodiscard]] program_detail::DelayedWeightGradients delayed(const BlockTime& b) const {
+    if (!e_.delay_wgrad_compute) return {};
+    return {b.weight_gradients.total(), b.routed_weight_gradients.total()};
   }
 
   // The routed kernels' part of pass(): backward without the recomputed forward where that

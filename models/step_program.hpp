@@ -17,7 +17,8 @@ namespace trainsim {
 enum class OpKind : std::uint8_t {
   compute,          ///< kernels for `duration`
   weight_gradients, ///< kernels for `duration` that no later op of their block waits for: run
-                    ///< as compute, but after the splits under tp_overlap (models/step_program.cpp)
+                    ///< as compute, but after the splits under tp_overlap (models/step_program.cpp),
+                    ///< or, delay_wgrad_compute's, after a paired backward's dispatch starts
   collective,       ///< `count` back-to-back collectives of `bytes` over `group`
   start_collective, ///< the same, started in the background: on the DP stream (gradient
                     ///< buckets) or, for `group` tp or tp2, that axis's stream (tp_overlap)

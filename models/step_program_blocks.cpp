@@ -104,7 +104,10 @@ std::vector<Op> dispatched_block(const ExecutionSpec& e, const ModelSpec& m, Sec
 // gradient back to the experts: either way the first goes to them and the second back. Only
 // an imbalance tells the two apart (Op::to_experts).
 std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
-                             Seconds routed, const BlockBytes& bytes, bool fwd) {
+                             Seconds routed, const BlockBytes& bytes, bool fwd,
+                             DelayedWeightGradients delayed) {
+  bool apart = !fwd && delayed.kernel > Seconds();
+  if (apart) kernel = kernel - delayed.kernel, routed = routed - delayed.routed;
   std::vector<Op> ops = e.moe_dispatcher == MoeDispatcher::allgather
                             ? gathered_expert_block(e, kernel, bytes)
                             : dispatched_block(e, m, kernel, bytes, fwd);
@@ -113,6 +116,15 @@ std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds
     if (op.kind == OpKind::compute) op.routed = routed;
     if (op.collective == CollectiveOp::all_to_all && op.kind == OpKind::collective)
       op.to_experts = std::exchange(first, false);
+  }
+  if (apart) {
+    Op gradients = compute(delayed.kernel);
+    gradients.kind = OpKind::weight_gradients;
+    gradients.routed = delayed.routed;
+    auto last = std::find_if(ops.rbegin(), ops.rend(), [](const Op& op) {
+      return op.collective == CollectiveOp::all_to_all;
+    });
+    ops.insert(last.base() - 1, gradients);
   }
   return ops;
 }

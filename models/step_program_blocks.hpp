@@ -24,11 +24,20 @@ struct BlockBytes {
 std::vector<Op> block(const ExecutionSpec& e, Seconds kernel, const BlockBytes& bytes, bool fwd,
                       bool experts, bool hidden);
 
+/// Of an expert block's backward kernels, the weights' gradients that delay_wgrad_compute runs
+/// as an op of their own (OpKind::weight_gradients) just before the block's last all-to-all,
+/// where ep_overlap's pairs take them past it; `routed` of them follows the routed tokens.
+struct DelayedWeightGradients {
+  Seconds kernel, routed;
+};
+
 /// The expert block: block() without sequence parallelism (or TP), else Megatron-Core's
 /// all-to-all dispatch of each TP rank's sequence shard. `routed`: of `kernel`, what follows
 /// the routed tokens (Op::routed); its first all-to-all goes to the experts (Op::to_experts).
+/// `delayed`: of them, what runs apart (backward only).
 std::vector<Op> expert_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
-                             Seconds routed, const BlockBytes& bytes, bool fwd);
+                             Seconds routed, const BlockBytes& bytes, bool fwd,
+                             DelayedWeightGradients delayed = {});
 
 /// A steady-state forward pass's ops and the backward's after it as ep_overlap runs them
 /// together, layer by layer (models/step_program_pairs.cpp). Each op keeps its own pass's

@@ -52,9 +52,11 @@ Cut cut(const std::vector<Op>& ops, bool forward) {
 }
 
 // A layer's ops around its expert block's two all-to-alls: before the first, the first,
-// between them, the second, after it. A dense layer is all `before`.
+// between them, the second, after it. A dense layer is all `before`. `delayed`: the weight
+// gradients delay_wgrad_compute ran apart at the end of `between`, which a backward runs
+// after starting its second all-to-all instead.
 struct Around {
-  std::vector<Op> before, between, after;
+  std::vector<Op> before, between, after, delayed;
   std::optional<Op> first, second;
 };
 
@@ -68,7 +70,11 @@ Around around(const std::vector<Op>& ops) {
   }
   a.before.assign(ops.begin(), one);
   a.first = *one;
-  a.between.assign(one + 1, two);
+  auto apart = std::find_if(one + 1, two, [](const Op& op) {
+    return op.kind == OpKind::weight_gradients;
+  });
+  a.between.assign(one + 1, apart);
+  a.delayed.assign(apart, two);
   a.second = *two;
   a.after.assign(two + 1, ops.end());
   return a;
@@ -105,7 +111,9 @@ void append(std::vector<Op>& out, const std::vector<Op>& ops) {
 
 // One forward layer F and one backward layer B, as Megatron-Core issues them: F's attention,
 // B's combine, F's dispatch, B's expert gradients, B's dispatch, F's experts, F's combine,
-// B's attention. Each kernel waits for the all-to-all it needs; the all-to-alls run in order
+// B's attention. Under delay_wgrad_compute B's experts' weight gradients follow B's dispatch,
+// beside it (Megatron-Core's TransformerLayerSchedulePlan.run: mlp.backward, then
+// mlp.backward_dw beside the dispatch's backward). Each kernel waits for the all-to-all it needs; the all-to-alls run in order
 // on the EP stream. B's combine (its first all-to-all) needs nothing of this pair, so it
 // starts before F's attention; F's ops after its combine wait for it at the pair's end.
 void pair(std::vector<Op>& out, const std::vector<Op>& forward, const std::vector<Op>& backward) {
@@ -118,6 +126,7 @@ void pair(std::vector<Op>& out, const std::vector<Op>& forward, const std::vecto
   ep.wait_for(b_combine);
   append(out, b.between);
   int b_dispatch = ep.start(b.second);
+  append(out, b.delayed);
   ep.wait_for(f_dispatch);
   append(out, f.between);
   ep.start(f.second);

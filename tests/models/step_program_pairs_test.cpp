@@ -57,6 +57,35 @@ TEST(EpOverlap, APairRunsEachAllToAllBesideTheOtherPassesKernels) {
             serial_forward + " " + serial_backward + " " + serial_forward + " " + serial_backward);
 }
 
+TEST(EpOverlap, DelayedWeightGradientsRunBesideTheBackwardsDispatch) {
+  // delay_wgrad_compute splits the backward expert block's kernels: the input gradients (C),
+  // then the weights' (W) as an op of their own before the dispatch's all-to-all. Alone, a
+  // backward runs them in that order, the same work as before. In the pair, B's dispatch
+  // starts after its input gradients and its weight gradients run beside it (and beside F's
+  // dispatch), before F's experts (Megatron-Core: mlp.backward, then mlp.backward_dw).
+  // Priced per operator: the roofline's block has no weight gradients apart.
+  Scenario s = experts(true);
+  s.model.compute = ComputeModel::operators;
+  s.execution.delay_wgrad_compute = true;
+  std::string serial_forward = "C ep.A2A C ep.A2A", serial_backward = "ep.A2A C W ep.A2A C";
+  std::string pair = "start:ep.A2A C start:ep.A2A waitC:1 C start:ep.A2A W waitC:2 C "
+                     "start:ep.A2A waitC:3 C waitC";
+  std::string program = shape(stage_program(s, 0, false));
+  EXPECT_EQ(program.substr(0, serial_forward.size() + 1 + pair.size() + 1 + serial_backward.size()),
+            serial_forward + " " + pair + " " + serial_backward);
+  // The split moves work, it adds none: the backward's kernels sum to what they were.
+  auto kernels = [](const Program& p) {
+    double t = 0;
+    for (const Op& op : p)
+      if (op.kind == OpKind::compute || op.kind == OpKind::weight_gradients) t += op.duration.value();
+    return t;
+  };
+  Scenario plain = s;
+  plain.execution.delay_wgrad_compute = false;
+  double with = kernels(stage_program(s, 0, false)), without = kernels(stage_program(plain, 0, false));
+  EXPECT_NEAR(with, without, 1e-12 * without);
+}
+
 TEST(EpOverlap, EachOpKeepsItsOwnPass) {
   // In the pair, the forward's ops are microbatch 1's, the backward's microbatch 0's.
   Program p = stage_program(experts(true), 0, false);

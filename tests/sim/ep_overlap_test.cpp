@@ -64,6 +64,29 @@ TEST(EpOverlap, FastAndFineAgreeAcrossNodesAndTheBoundStaysBelow) {
   EXPECT_GE(fine.result.step_time.value(), bound * (1 - 1e-9));
 }
 
+TEST(EpOverlap, DelayedWeightGradientsHideMoreOfTheBackwardsDispatch) {
+  // Top 8 of 16 experts across two nodes: each all-to-all outlasts the kernels beside it, so
+  // in a pair B's dispatch outlasts F's experts and shows as ep_comm. delay_wgrad_compute
+  // starts it before B's experts' weight gradients, which then run beside it too: the same
+  // kernels (compute unchanged), less of the exchange exposed, a shorter step, still above the
+  // bound; the two modes agree. (It gains only where F's dispatch, ahead of B's on the EP
+  // stream, ends before B's input gradients do: with top 2 it ends later and nothing moves.)
+  ExecutionSpec e;
+  e.ep_overlap = true;
+  Scenario plain = sixteen_way_experts(8, e);
+  plain.execution.global_batch = 64;
+  Scenario delayed = plain;
+  delayed.execution.delay_wgrad_compute = true;
+  Outcome before = simulate(plain), after = simulate(delayed);
+  EXPECT_NEAR(category(after.summary, "compute"), category(before.summary, "compute"),
+              1e-9 * category(before.summary, "compute"));
+  EXPECT_LT(category(after.summary, "ep_comm"), category(before.summary, "ep_comm"));
+  EXPECT_LT(after.result.step_time.value(), before.result.step_time.value());
+  EXPECT_GE(after.result.step_time.value(), bound_of(delayed) * (1 - 1e-9));
+  EXPECT_NEAR(simulate(delayed, sim::Fidelity::fine).result.step_time.value(),
+              after.result.step_time.value(), 0.01 * after.result.step_time.value());
+}
+
 TEST(EpOverlap, RunsOnAnInterleavedPipeline) {
   // pp 2 x 2 virtual stages, ep 2 in dp 2 on 4 single-GPU nodes, 4 microbatches: the extra
   // warm-up forward keeps each pair's passes independent, so the step completes (no stage
@@ -105,6 +128,11 @@ TEST(EpOverlap, RefusesWhatItCannotOverlap) {
   s.execution.global_batch = 8;
   EXPECT_EQ(refusal(s), head + "with pp > 1 needs schedule: interleaved with interleave > 1 "
                                "(Megatron-Core's combined 1F1B extends the interleaved schedule)");
+  s = one_node(false);
+  s.execution.delay_wgrad_compute = true;
+  EXPECT_EQ(refusal(s), "test.yaml: execution.delay_wgrad_compute = 'true': is built only under "
+                        "ep_overlap, where it lets a backward's dispatch start before its "
+                        "experts' weight gradients");
   s = one_node(true);
   s.execution.recompute = Recompute::full;
   EXPECT_EQ(refusal(s), head + "is not built with recompute: full");
