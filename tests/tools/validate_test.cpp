@@ -20,6 +20,8 @@
 #include "models/section_keys.hpp"
 #include "tools/commands/validate_command.hpp"
 #include "tools/io/scenario_loader.hpp"
+#include "tools/formats/validation_bridge.hpp"
+#include "tools/study/bridge_rows.hpp"
 #include "tools/study/validate_scenarios.hpp"
 #include "tools/study/validation.hpp"
 
@@ -212,6 +214,41 @@ TEST(ValidateTest, BridgeErrorsJudgeDenseAndMoeRowsApart) {
   EXPECT_NEAR(dense.worst, 0.3, 1e-12);
   EXPECT_EQ(dense.worst_run, "b (25.11)");
   EXPECT_NEAR(bridge_errors(rows, false).mean, 1.0, 1e-12);
+}
+
+TEST(ValidateTest, BridgeSectionSaysHowEachReleaseComesOut) {
+  // Release 25.11: one dense row 10% over (mean 10.0%); 26.02: dense rows 20% under and 40%
+  // over (mean (0.2 + 0.4) / 2 = 30.0%) and one MoE row twice as fast (100.0%).
+  auto row = [](const char* release, bool dense, double predicted) {
+    BridgeCheck c;
+    c.name = "r", c.release = release, c.dense = dense;
+    c.published = 1000, c.predicted = predicted;
+    return c;
+  };
+  ValidationReport r;
+  r.bridge = {row("25.11", true, 1100), row("26.02", true, 800), row("26.02", true, 1400),
+              row("26.02", false, 2000)};
+  std::string section = bridge_section(r);
+  EXPECT_NE(section.find("Dense rows by release, mean absolute error (rows): 25.11 10.0% (1), "
+                         "26.02 30.0% (2)."),
+            std::string::npos)
+      << section;
+  EXPECT_NE(section.find("MoE rows by release, mean absolute error (rows): 26.02 100.0% (1)."),
+            std::string::npos)
+      << section;
+}
+
+TEST(ValidateTest, EveryBridgeRowsFileLoads) {
+  // A row names its scenario by file stem: each must exist under scenarios/validation/ and load
+  // (the memory guard off, as the replay runs them).
+  LoadOptions load;
+  load.force_memory = true;
+  for (const BridgeRow& row : bridge_rows()) {
+    std::string file =
+        std::string(TRAINSIM_SOURCE_DIR "/scenarios/validation/") + row.file + ".yaml";
+    EXPECT_NO_THROW((void)load_scenario(file, load)) << file;
+    EXPECT_GT(row.tokens, 0.0) << file;
+  }
 }
 
 // --paper-scale adds to the full suite; with --quick it is a usage error, one line, before any
