@@ -59,20 +59,22 @@ KernelTime priced(const Operators& ops, const Scenario& s) {
   return t;
 }
 
+// Each operator priced once, its time added to every share of the block it belongs to.
 BlockTime priced(const BlockOperators& ops, const Scenario& s) {
   BlockTime t;
-  t.backward = priced(ops.backward, s);
-  for (const Operator& op : ops.forward) (op.per_step ? t.per_step : t.forward) += op_time(op, s);
-  for (const Operator& op : ops.backward)
-    if (op.beside_collective) t.beside_collective += op_time(op, s);
-  for (const Operator& op : ops.forward)
-    if (op.routed) t.routed_forward += op_time(op, s);
-  for (const Operator& op : ops.backward)
-    if (op.routed) t.routed_backward += op_time(op, s);
+  for (const Operator& op : ops.forward) {
+    KernelTime k = op_time(op, s);
+    (op.per_step ? t.per_step : t.forward) += k;
+    if (op.routed) t.routed_forward += k;
+  }
   for (const Operator& op : ops.backward) {
+    KernelTime k = op_time(op, s);
+    t.backward += k;
+    if (op.beside_collective) t.beside_collective += k;
+    if (op.routed) t.routed_backward += k;
     if (!weight_gradient(op)) continue;
-    t.weight_gradients += op_time(op, s);
-    if (op.routed) t.routed_weight_gradients += op_time(op, s);
+    t.weight_gradients += k;
+    if (op.routed) t.routed_weight_gradients += k;
   }
   return t;
 }

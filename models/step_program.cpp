@@ -249,8 +249,9 @@ private:
                        costs().cp_kv, e_, fwd),
           beside(times.attention), e_));
     if (layer_->experts)
-      order.push_back(expert_block(e_, s_.model, pass(times.mlp), routed(times.mlp, fwd, less_forward),
-                                   block_bytes(), fwd, delayed(times.mlp)));
+      order.push_back(expert_block(e_, s_.model, pass(times.mlp),
+                                   routed(times.mlp, fwd, less_forward), block_bytes(), fwd,
+                                   delayed(times.mlp)));
     else
       order.push_back(overlapped(block(e_, pass(times.mlp), block_bytes(), fwd, false, true),
                                  beside(times.mlp), e_));

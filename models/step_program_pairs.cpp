@@ -70,9 +70,8 @@ Around around(const std::vector<Op>& ops) {
   }
   a.before.assign(ops.begin(), one);
   a.first = *one;
-  auto apart = std::find_if(one + 1, two, [](const Op& op) {
-    return op.kind == OpKind::weight_gradients;
-  });
+  auto apart =
+      std::find_if(one + 1, two, [](const Op& op) { return op.kind == OpKind::weight_gradients; });
   a.between.assign(one + 1, apart);
   a.delayed.assign(apart, two);
   a.second = *two;
@@ -113,9 +112,10 @@ void append(std::vector<Op>& out, const std::vector<Op>& ops) {
 // B's combine, F's dispatch, B's expert gradients, B's dispatch, F's experts, F's combine,
 // B's attention. Under delay_wgrad_compute B's experts' weight gradients follow B's dispatch,
 // beside it (Megatron-Core's TransformerLayerSchedulePlan.run: mlp.backward, then
-// mlp.backward_dw beside the dispatch's backward). Each kernel waits for the all-to-all it needs; the all-to-alls run in order
-// on the EP stream. B's combine (its first all-to-all) needs nothing of this pair, so it
-// starts before F's attention; F's ops after its combine wait for it at the pair's end.
+// mlp.backward_dw beside the dispatch's backward). Each kernel waits for the all-to-all it needs;
+// the all-to-alls run in order on the EP stream. B's combine (its first all-to-all) needs nothing
+// of this pair, so it starts before F's attention; F's ops after its combine wait for it at the
+// pair's end.
 void pair(std::vector<Op>& out, const std::vector<Op>& forward, const std::vector<Op>& backward) {
   Around f = around(forward), b = around(backward);
   EpStream ep(out);

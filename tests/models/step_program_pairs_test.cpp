@@ -77,12 +77,14 @@ TEST(EpOverlap, DelayedWeightGradientsRunBesideTheBackwardsDispatch) {
   auto kernels = [](const Program& p) {
     double t = 0;
     for (const Op& op : p)
-      if (op.kind == OpKind::compute || op.kind == OpKind::weight_gradients) t += op.duration.value();
+      if (op.kind == OpKind::compute || op.kind == OpKind::weight_gradients)
+        t += op.duration.value();
     return t;
   };
   Scenario plain = s;
   plain.execution.delay_wgrad_compute = false;
-  double with = kernels(stage_program(s, 0, false)), without = kernels(stage_program(plain, 0, false));
+  double with = kernels(stage_program(s, 0, false)),
+         without = kernels(stage_program(plain, 0, false));
   EXPECT_NEAR(with, without, 1e-12 * without);
 }
 

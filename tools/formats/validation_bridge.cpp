@@ -40,8 +40,8 @@ std::string by_release(const std::vector<BridgeCheck>& rows) {
       if (std::string one = release_errors(rows, release, dense); !one.empty())
         line += (line.empty() ? "" : ", ") + one;
     if (!line.empty())
-      out += std::string(dense ? "Dense" : "MoE") + " rows by release, mean absolute error (rows): " +
-             line + ".\n\n";
+      out += std::string(dense ? "Dense" : "MoE") +
+             " rows by release, mean absolute error (rows): " + line + ".\n\n";
   }
   return out;
 }
@@ -59,7 +59,8 @@ std::string bridge_section(const ValidationReport& r) {
       "names the commit its recipe was read at and every assumption; rows of one configuration "
       "in several releases replay the same file, so the releases' differences are the "
       "software's. Not replayed: NVFP4 rows (no such precision here), and models trainsim "
-      "cannot write down (Nemotron 3's hybrid Mamba layers, DeepSeek V4). Tokens per second per GPU are compared (the tables' model "
+      "cannot write down (Nemotron 3's hybrid Mamba layers, DeepSeek V4). Tokens per second per "
+      "GPU are compared (the tables' model "
       "TFLOP/s count FLOP their own way). Every GPU is priced by its preset's constants, none "
       "fitted to a row. Where trainsim finds the plan over the GPU's memory (the runs offload "
       "activations to the host, which is not modelled) the row is replayed as published and the "
