@@ -188,7 +188,17 @@ std::vector<ExecutionKey> declare() {
        [](const E& e) { return e.microbatch_group > 0; }},
       // Absent: the even split (0 is not a layer count one can give).
       unset_count("first_stage_layers", &E::first_stage_layers),
-      unset_count("last_stage_layers", &E::last_stage_layers)};
+      unset_count("last_stage_layers", &E::last_stage_layers),
+      // Its fit to the model and the plan is a rule (models/stage_layout.cpp).
+      {"pipeline_layout",
+       [](const Params& p, E& e) {
+         if (!p.has("pipeline_layout")) return;
+         ParsedLayout parsed = parse_pipeline_layout(p.get_or<std::string>("pipeline_layout", ""));
+         if (!parsed.problem.empty()) p.fail("pipeline_layout", parsed.problem);
+         e.pipeline_layout = parsed.layout;
+       },
+       [](const E& e) { return std::optional(text_value(e.pipeline_layout.text)); },
+       [](const E& e) { return !e.pipeline_layout.empty(); }}};
   for (auto [key, member] :
        {std::pair{"embedding_as_layer", &E::embedding_as_layer},
         std::pair{"loss_as_layer", &E::loss_as_layer},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/faults.hpp"
+#include "models/pipeline_layout.hpp"
 #include "models/reliability.hpp"
 #include "models/topology_spec.hpp"
 #include "models/units.hpp"
@@ -344,11 +345,13 @@ struct ExecutionSpec {
   /// microbatches per pipeline be other than a multiple of pp.
   int microbatch_group = 0;
   /// The pipeline split (models/stage_layout.hpp): the first and last stages' layers (0: an
-  /// even share), or the embedding and the loss each counted as a layer.
+  /// even share), or the embedding and the loss each counted as a layer, or every virtual
+  /// stage's layers written out (models/pipeline_layout.hpp).
   int first_stage_layers = 0;
   int last_stage_layers = 0;
   bool embedding_as_layer = false;
   bool loss_as_layer = false;
+  PipelineLayout pipeline_layout{};
   bool sequence_parallel = false; ///< TP all-reduces split into reduce-scatter + all-gather
   /// Megatron's scatter/gather pipeline sends: each TP rank sends 1/tp of the activation and
   /// the receiving TP group all-gathers it over its links (sequence parallelism sends 1/tp

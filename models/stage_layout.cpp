@@ -56,6 +56,32 @@ LayoutProblem fixed_ends_problem(const ModelSpec& m, const ExecutionSpec& e) {
   return {};
 }
 
+// A layout written out must name every virtual stage, every layer and every module once, and
+// leaves no other key a split to make.
+LayoutProblem written_layout_problem(const ModelSpec& m, const ExecutionSpec& e) {
+  const PipelineLayout& l = e.pipeline_layout;
+  const std::string key = "execution.pipeline_layout", value = l.text;
+  if (fixed_ends(e) || slots(e) > 0)
+    return {key, value,
+            "cannot be combined with first_stage_layers, last_stage_layers, embedding_as_layer "
+            "or loss_as_layer: the layout already places every layer"};
+  int virtual_stages = e.pp * e.chunks();
+  if (l.stages() != virtual_stages)
+    return {key, value,
+            "has " + std::to_string(l.stages()) + " virtual stages; pp x interleave is " +
+                std::to_string(virtual_stages)};
+  if (l.total_layers() != m.layers)
+    return {key, value,
+            "places " + std::to_string(l.total_layers()) +
+                " transformer layers (t); the model has " + std::to_string(m.layers)};
+  if (l.mtp != m.mtp_layers)
+    return {key, value,
+            "places " + std::to_string(l.mtp) +
+                " multi-token-prediction modules (m); the model's mtp_layers is " +
+                std::to_string(m.mtp_layers)};
+  return {};
+}
+
 } // namespace
 
 int stage_layers(int layers, int pp, int stage) {
@@ -66,6 +92,8 @@ namespace {
 
 int decoder_layers(const ModelSpec& m, const ExecutionSpec& e, int stage, int chunk) {
   int v = e.chunks();
+  if (!e.pipeline_layout.empty())
+    return e.pipeline_layout.layers[static_cast<size_t>(chunk * e.pp + stage)];
   if (fixed_ends(e)) return fixed_stage_layers(m, e, stage) / v;
   if (slots(e) > 0) {
     int per = (m.layers + slots(e)) / (e.pp * v), virtual_stage = chunk * e.pp + stage;
@@ -109,6 +137,7 @@ int stage_dense_layers(const ModelSpec& m, const ExecutionSpec& e, int stage) {
 }
 
 LayoutProblem layout_problem(const ModelSpec& m, const ExecutionSpec& e) {
+  if (!e.pipeline_layout.empty()) return written_layout_problem(m, e);
   if (fixed_ends(e)) return fixed_ends_problem(m, e);
   int virtual_stages = e.pp * e.chunks();
   if (slots(e) > 0 && (m.layers + slots(e)) % virtual_stages != 0)

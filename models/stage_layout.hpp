@@ -14,6 +14,7 @@ int stage_layers(int layers, int pp, int stage);
 
 /// Layers of model chunk `chunk` on pipeline stage `stage` (Megatron's virtual stage
 /// chunk x pp + stage). The layouts, as Megatron-LM's core splits a model:
+/// - pipeline_layout, every virtual stage's layers written out (models/pipeline_layout.hpp);
 /// - first_stage_layers / last_stage_layers (0: not set) fix those stages' layers; the other
 ///   stages share the rest evenly; each stage's layers divide evenly over its chunks;
 /// - embedding_as_layer / loss_as_layer count the embedding and the loss as one layer each:

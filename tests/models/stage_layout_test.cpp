@@ -108,6 +108,47 @@ TEST(StageLayout, SplitsThatDoNotDivideNameTheirKey) {
   EXPECT_EQ(layout_problem(s.model, s.execution).key, "execution.interleave");
 }
 
+TEST(StageLayout, AWrittenLayoutPlacesEveryVirtualStage) {
+  // DeepSeek-V3's recipe layout on pp 2 x 8 chunks: virtual stage v = chunk x 2 + stage holds
+  // 4 layers but the last (v 15: stage 1, chunk 7), which holds 1 and the module. Stage 0:
+  // chunks 0..7 at v 0, 2, .., 14: 8 x 4 = 32 layers; stage 1: 7 x 4 + 1 + 1 module = 30.
+  Scenario s = split(61, 2, 8, 32);
+  s.model.mtp_layers = 1;
+  s.execution.pipeline_layout = parse_pipeline_layout("Et*4|(t*4|)*14tmL").layout;
+  EXPECT_TRUE(layout_problem(s.model, s.execution).empty());
+  EXPECT_EQ(stages(s), (std::vector<int>{32, 30}));
+  EXPECT_EQ(chunk_layers(s.model, s.execution, 1, 7), 2);
+  EXPECT_EQ(chunk_layers(s.model, s.execution, 1, 6), 4);
+  // The first layer of stage 1's last chunk: the 15 virtual stages before it, 15 x 4 = 60.
+  EXPECT_EQ(chunk_first_layer(s.model, s.execution, 1, 7), 60);
+  // Plain 1F1B on pp 4 with DeepSeek's (4, 1) layout: 16, 16, 16, 13 layers.
+  s = split(61, 4, 1, 8);
+  s.execution.pipeline_layout = parse_pipeline_layout("E(t*16|)*3t*13L").layout;
+  EXPECT_EQ(stages(s), (std::vector<int>{16, 16, 16, 13}));
+}
+
+TEST(StageLayout, AWrittenLayoutMustFitThePlanAndTheModel) {
+  Scenario s = split(8, 2, 2, 4);
+  s.execution.pipeline_layout = parse_pipeline_layout("Ett|tt|ttL").layout;
+  LayoutProblem p = layout_problem(s.model, s.execution);
+  EXPECT_EQ(p.key, "execution.pipeline_layout");
+  EXPECT_EQ(p.value, "Ett|tt|ttL");
+  EXPECT_EQ(p.why, "has 3 virtual stages; pp x interleave is 4");
+  // 2 + 2 + 2 + 1 = 7 layers against 8.
+  s.execution.pipeline_layout = parse_pipeline_layout("Ett|tt|tt|tL").layout;
+  EXPECT_EQ(layout_problem(s.model, s.execution).why,
+            "places 7 transformer layers (t); the model has 8");
+  s.execution.pipeline_layout = parse_pipeline_layout("Ett|tt|tt|ttmL").layout;
+  EXPECT_EQ(layout_problem(s.model, s.execution).why,
+            "places 1 multi-token-prediction modules (m); the model's mtp_layers is 0");
+  s.execution.pipeline_layout = parse_pipeline_layout("Ett|tt|tt|ttL").layout;
+  EXPECT_TRUE(layout_problem(s.model, s.execution).empty());
+  s.execution.first_stage_layers = 4;
+  EXPECT_EQ(layout_problem(s.model, s.execution).why,
+            "cannot be combined with first_stage_layers, last_stage_layers, embedding_as_layer "
+            "or loss_as_layer: the layout already places every layer");
+}
+
 TEST(StageLayout, PeakHeldLayersFollowTheSchedule) {
   // 8 layers on pp 4 (2 each), 8 microbatches. 1F1B: stage j holds pp - j microbatches at
   // most: 4 x 2 = 8 layers on stage 0, 1 x 2 on stage 3. GPipe: all 8 x 2 = 16.

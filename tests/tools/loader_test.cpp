@@ -434,6 +434,14 @@ TEST(Loader, StageSplitKeysAreReadAndChecked) {
             "accepted");
   EXPECT_EQ(error_of(with(two, "pp: 2", "pp: 2\n  loss_as_layer: maybe")),
             "s.yaml: execution.loss_as_layer = 'maybe': is not true or false");
+  // A written layout: 1 and 3 of the 4 layers.
+  loaded = parse_scenario(with(two, "pp: 2", "pp: 2\n  pipeline_layout: Et|tttL"), "s.yaml");
+  EXPECT_EQ(loaded.scenario.execution.pipeline_layout.layers, (std::vector<int>{1, 3}));
+  EXPECT_EQ(error_of(with(two, "pp: 2", "pp: 2\n  pipeline_layout: Et|tt(tL")),
+            "s.yaml: execution.pipeline_layout = 'Et|tt(tL': has a '(' without its ')'");
+  EXPECT_EQ(error_of(with(two, "pp: 2", "pp: 2\n  pipeline_layout: Et|ttL")),
+            "s.yaml: execution.pipeline_layout = 'Et|ttL': places 3 transformer layers (t); the "
+            "model has 4");
 }
 
 TEST(Loader, CollectivesMustSupportWhatTheExecutionAsksOf) {

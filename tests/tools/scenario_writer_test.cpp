@@ -102,6 +102,11 @@ TEST(ScenarioWriter, KeysNoShippedScenarioSetsReadBackToo) {
   e.recompute_layers = 0, e.recompute_every = 3; // the two say the same thing: one at a time
   text = scenario_yaml(s);
   EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
+  e.first_stage_layers = e.last_stage_layers = 0; // a written layout instead, as written
+  e.pipeline_layout = parse_pipeline_layout("Et*4|(t*4, |)*6 tttmL").layout;
+  text = scenario_yaml(s);
+  EXPECT_EQ(resolved(read_back(text)), resolved(s)) << text;
+  EXPECT_NE(text.find("pipeline_layout: Et*4|(t*4, |)*6 tttmL"), std::string::npos) << text;
 }
 
 TEST(ScenarioWriter, EveryGpuFigureReadsBack) {
