@@ -105,6 +105,23 @@ TEST(EpOverlap, RunsOnAnInterleavedPipeline) {
   EXPECT_GT(step, 0.0);
 }
 
+TEST(EpOverlap, RunsOnAnUnevenWrittenLayout) {
+  // As above with 5 layers written out as DeepSeek's recipes write theirs, the last virtual
+  // stage lighter: "Ett|t|t|tL" gives virtual stages 2, 1, 1, 1 layers, so stage 0 (virtual
+  // stages 0 and 2) holds 3 and stage 1 holds 2, its chunks' passes of unequal length. The
+  // step completes above the bound in either mode, and the modes agree as above.
+  ModelSpec model{.layers = 5, .d_model = 2048, .d_ff = 2048, .heads = 16, .seq_len = 2048,
+                  .experts = 4, .top_k = 2};
+  ExecutionSpec e{.dp = 2, .pp = 2, .ep = 2, .global_batch = 8};
+  e.schedule = PipelineSchedule::interleaved, e.interleave = 2;
+  e.pipeline_layout = parse_pipeline_layout("Ett|t|t|tL").layout;
+  e.ep_overlap = true;
+  Scenario uneven = scenario(four_nodes(), e, model, h100());
+  double step = simulate(uneven).result.step_time.value();
+  EXPECT_GE(step, bound_of(uneven) * (1 - 1e-9));
+  EXPECT_NEAR(simulate(uneven, sim::Fidelity::fine).result.step_time.value(), step, 0.03 * step);
+}
+
 TEST(EpOverlap, RefusesWhatItCannotOverlap) {
   const std::string head = "test.yaml: execution.ep_overlap = 'true': ";
   Scenario s = one_node(true);
