@@ -89,7 +89,7 @@ std::vector<BridgeRow> bridge_rows() {
       {"mbridge-gb300-llama3-70b-mxfp8-260401", "26.04.01", "DGX-GB300", "Llama 3 70B FP8-MX",
        4864},
       {"mbridge-gb300-llama3-70b-mxfp8-260401", "26.04", "DGX-GB300", "Llama 3 70B FP8-MX", 4742},
-      {"mbridge-gb300-llama3-70b-mxfp8-260201", "26.02.01", "DGX-GB300", "Llama 3 70B FP8-MX",
+      {"mbridge-gb300-llama3-70b-mxfp8-260401", "26.02.01", "DGX-GB300", "Llama 3 70B FP8-MX",
        4798},
       {"mbridge-gb300-llama3-70b-mxfp8-260401", "26.02", "DGX-GB300", "Llama 3 70B FP8-MX", 4596},
       {"mbridge-gb200-llama3-70b-fp8cs-260401", "26.04.01", "DGX-GB200", "Llama 3 70B FP8-CS",
