@@ -1,6 +1,8 @@
 // Exchanges among all of a group's members: the pairwise all-to-all, in rounds, and the
 // direct (one-shot) reduce-scatter, all-gather and all-reduce, all at once.
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -59,6 +61,20 @@ private:
   mutable std::deque<Entry> cache_; // a deque: references returned stay valid as entries are added
 };
 
+// topo::behind_one_switch() per group, worked out once: it routes every pair.
+class OneSwitchGroups {
+public:
+  bool behind_one_switch(const GroupSpan& g, const topo::Topology& t) const {
+    auto key = std::make_tuple(&t, g.base, g.stride, g.size);
+    auto it = known_.find(key);
+    if (it == known_.end()) it = known_.emplace(key, topo::behind_one_switch(g, t)).first;
+    return it->second;
+  }
+
+private:
+  mutable std::map<std::tuple<const topo::Topology*, int, int, int>, bool> known_;
+};
+
 // p-1 rounds; in round k a rank sends n/p to member me+k and receives n/p from member me-k,
 // and waits for both before the next round: t = (p-1)(alpha + n / (p B)) when no two flows of
 // a round share a link and every round crosses the same tier. Fast mode runs the same rounds
@@ -70,18 +86,49 @@ private:
 // a receive took whichever message came first; a rank that was a round ahead could then use
 // up a slower peer's receive, and under rendezvous both ranks ended up waiting for sends that
 // nobody would receive (fine mode deadlocked on 16-way EP).
+//
+// Fast mode merges the rounds too where that moves every link's bytes as the rounds do: a
+// balanced exchange among members behind one switch, each on a link of its own of one
+// bandwidth and latency (one node's NVLink). A member's rounds then cross only its own link
+// up and the receiver's link down, one flow on each at a time, so they take (p-1)(alpha + n
+// / (p B)) whether run one by one or as one flow of the rounds' bytes to member me + 1 (its
+// link up and that member's link down carry the same bytes) after waiting out the other
+// rounds' latencies. On DeepSeek-V3's rows, 32 and 64 experts' ranks in an NVL72 rack, the
+// rounds were almost every SimGrid activity of the step.
 class Pairwise final : public PeerChannels {
 protected:
   void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count,
                  const CollectiveEnv& env) const override {
     const std::vector<const Inboxes*>& rounds = rounds_of(g, *env.mailboxes);
     double segment = bytes.value() / g.size;
+    if (merges_rounds(g, env)) {
+      merged(g, rounds, segment * count, count, env);
+      return;
+    }
     if (count > 1) sg4::this_actor::sleep_for(round_latencies(g, env) * (count - 1));
     for (int k = 1; k < g.size; ++k)
       round(g, rounds, k, segment * count * env.routing.pair_load(g.me, (g.me + k) % g.size), env);
   }
 
 private:
+  bool merges_rounds(const Group& g, const CollectiveEnv& env) const {
+    bool balanced = env.routing.loads == nullptr || env.routing.loads->empty();
+    return env.fidelity == Fidelity::fast && balanced && g.size > 2 &&
+           one_switch_.behind_one_switch(g.span(), *env.topology);
+  }
+  /// The rounds of `count` calls as one flow to member me + 1 carrying `segment` (the calls'
+  /// share for one member) for each other member; each pair's bytes counted as its own.
+  static void merged(const Group& g, const std::vector<const Inboxes*>& rounds, double segment,
+                     int count, const CollectiveEnv& env) {
+    double own = env.topology->path_latency(g.rank(), g.member(g.me + 1)).value();
+    sg4::this_actor::sleep_for(round_latencies(g, env) * count - own);
+    if (env.traffic != nullptr)
+      for (int k = 1; k < g.size; ++k) env.traffic->add(env.rank, g.member(g.me + k), segment);
+    CollectiveEnv counted = env;
+    counted.traffic = nullptr;
+    round(g, rounds, 1, segment * (g.size - 1), counted);
+  }
+
   // Each sender sends its own bytes (under imbalance, as much as the pair's load says); the
   // receive takes whatever its sender sent.
   static void round(const Group& g, const std::vector<const Inboxes*>& rounds, int k,
@@ -96,6 +143,8 @@ private:
   static double round_latencies(const Group& g, const CollectiveEnv& env) {
     return rounds_cost(g.span(), g.me, topo::pair_costs(*env.topology)).latency.value();
   }
+
+  OneSwitchGroups one_switch_;
 };
 
 // Direct: each phase (a reduce-scatter or an all-gather; an all-reduce is both) sends n/p to

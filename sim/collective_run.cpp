@@ -24,7 +24,8 @@ CollectiveOutcome simulate_collective(const topo::Topology& topology, const Coll
                       .paths = &paths,
                       .counters = &counters,
                       .nvlink = call.nvlink,
-                      .in_rounds = call.in_rounds};
+                      .in_rounds = call.in_rounds,
+                      .routing = call.routing};
     CollectiveOutcome out;
     const GroupSpan& g = call.group;
     int callers = call.callers < 0 ? g.size : call.callers;

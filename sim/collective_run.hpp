@@ -23,6 +23,7 @@ struct CollectiveCall {
   std::string channel = "collective"; ///< the group's mailbox channel, named in deadlock reports
   const CollectiveEfficiency* nvlink = nullptr; ///< NCCL's efficiency over NVLink (none: 1)
   bool in_rounds = false; ///< CollectiveEnv::in_rounds (fast mode keeps some of a ring's rounds)
+  ExpertRouting routing{}; ///< CollectiveEnv::routing (an all-to-all's bytes per pair)
 };
 
 struct CollectiveOutcome {

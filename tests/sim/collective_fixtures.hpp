@@ -32,6 +32,7 @@ struct Call {
   int stride = 1;
   int count = 1; ///< run_repeated's count (1: run)
   bool in_rounds = false; ///< CollectiveEnv::in_rounds
+  ExpertRouting routing{}; ///< CollectiveEnv::routing
 };
 
 /// Every member of the group base + i * stride (i < size) calls the collective once, on its
@@ -42,6 +43,7 @@ inline Outcome run_collective(const topo::Topology& topology, const std::string&
   CollectiveCall c{algorithm, op, Bytes(bytes), fidelity, {call.base, call.stride, size},
                    call.count};
   c.in_rounds = call.in_rounds;
+  c.routing = call.routing;
   CollectiveOutcome out = simulate_collective(topology, c);
   return {out.finish.value(), out.comms, out.returned};
 }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "models/collective_cost.hpp"
 #include "sim/collective_run.hpp"
@@ -225,6 +226,40 @@ TEST(PairwiseTest, RoundsWaitForTheSlowestPairAcrossNodesInBothModes) {
           .seconds;
   EXPECT_NEAR(fine, 1288.29e-6, 0.01 * 1288.29e-6);
   EXPECT_NEAR(fast, 1288.29e-6, 0.01 * 1288.29e-6);
+}
+
+// Behind one switch (one node's NVLink) a balanced exchange's rounds each cross only the
+// sender's link up and the receiver's link down: fast mode sends a member's 7 rounds as one
+// flow of 7 x n/8 to the next member after waiting out 6 latencies, 1 us + 7 x 18.641 us +
+// 6 x 1 us = 137.49 us as the rounds take (above), with one comm per member where fine mode
+// has 7.
+TEST(PairwiseTest, FastModeMergesABalancedExchangeBehindOneSwitch) {
+  topo::Topology topology = fat_tree(1, 8);
+  Outcome fast =
+      run_collective(topology, "pairwise", CollectiveOp::all_to_all, 8, 64 * MiB, Fidelity::fast);
+  Outcome fine =
+      run_collective(topology, "pairwise", CollectiveOp::all_to_all, 8, 64 * MiB, Fidelity::fine);
+  EXPECT_EQ(fast.comms, 8);
+  EXPECT_EQ(fine.comms, 8 * 7);
+  EXPECT_NEAR(fast.seconds, 137.49e-6, 0.01 * 137.49e-6);
+  EXPECT_NEAR(fine.seconds, 137.49e-6, 0.01 * 137.49e-6);
+}
+
+// Under imbalance a member sends each peer its own share (member 0's experts take 1.5 of the
+// balanced share, member 1's 0.5), so its link up and the next member's link down no longer
+// carry what one merged flow would: fast mode keeps the 7 rounds, 56 comms, as fine mode.
+TEST(PairwiseTest, AnImbalancedExchangeKeepsItsRoundsInFastMode) {
+  topo::Topology topology = fat_tree(1, 8);
+  std::vector<double> loads{1.5, 0.5, 1, 1, 1, 1, 1, 1};
+  Call call;
+  call.routing.loads = &loads;
+  call.routing.to_experts = true;
+  Outcome fast = run_collective(topology, "pairwise", CollectiveOp::all_to_all, 8, 64 * MiB,
+                                Fidelity::fast, call);
+  Outcome fine = run_collective(topology, "pairwise", CollectiveOp::all_to_all, 8, 64 * MiB,
+                                Fidelity::fine, call);
+  EXPECT_EQ(fast.comms, 8 * 7);
+  EXPECT_NEAR(fast.seconds, fine.seconds, 0.01 * fine.seconds);
 }
 
 TEST(PairwiseTest, SupportsOnlyAllToAll) {
