@@ -58,6 +58,11 @@ const std::vector<Example>& examples() {
        [](const Scenario& s) {
          return s.execution.first_stage_layers > 0 && s.execution.last_stage_layers > 0;
        }},
+      {"pipeline-layout.yaml",
+       [](const Scenario& s) {
+         return !s.execution.pipeline_layout.text.empty() && s.execution.ep_overlap &&
+                s.model.mtp_layers > 0;
+       }},
       {"degraded-link.yaml", [](const Scenario& s) { return s.faults.degraded_links.size() == 1; }},
       {"failed-spine.yaml", [](const Scenario& s) { return s.faults.failed.size() == 1; }},
       {"reliability.yaml", [](const Scenario& s) { return s.reliability.restart > Seconds(); }},
@@ -78,7 +83,8 @@ const std::vector<Example>& examples() {
        [](const Scenario& s) { return s.system.topology.generator == "nvl72"; }},
       {"fabric-dragonfly.yaml",
        [](const Scenario& s) { return s.system.topology.generator == "dragonfly"; }},
-      {"fabric-torus.yaml", [](const Scenario& s) { return s.system.topology.generator == "torus"; }},
+      {"fabric-torus.yaml",
+       [](const Scenario& s) { return s.system.topology.generator == "torus"; }},
       {"fabric-imported.yaml",
        [](const Scenario& s) { return s.system.topology.generator == "file"; }},
   };
