@@ -1,5 +1,6 @@
 #include "topologies/group_paths.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -31,37 +32,54 @@ Vertex shared_vertex(const Topology& t, Hop a, Hop b) {
   return a0 == b0 || a0 == b1 ? a0 : a1;
 }
 
+// The directed channels of hops [from, to).
+std::vector<int> channels(const std::vector<Hop>& hops, size_t from, size_t to) {
+  std::vector<int> out;
+  for (size_t h = from; h < to; ++h) out.push_back(hops[h].channel());
+  return out;
+}
+
+// Sets `path` on first sight and checks it against later ones.
+bool same_path(std::vector<int>& path, std::vector<int> seen) {
+  if (!path.empty()) return path == seen;
+  path = std::move(seen);
+  return true;
+}
+
 } // namespace
 
 bool behind_one_switch(const GroupSpan& g, const Topology& t) {
   if (g.size < 2) return false;
-  std::vector<int> up(static_cast<size_t>(g.size), -1), down(static_cast<size_t>(g.size), -1);
+  auto p = static_cast<size_t>(g.size);
+  std::vector<std::vector<int>> up(p), down(p);
   std::optional<Vertex> middle;
-  const LinkProps* first = nullptr;
-  auto alike = [&](int id) {
-    const LinkProps& l = t.link(id);
-    if (first == nullptr) first = &l;
-    return l.bandwidth == first->bandwidth && l.latency == first->latency;
-  };
-  auto own = [](int& slot, int link) {
-    if (slot == -1) slot = link;
-    return slot == link;
-  };
+  std::optional<PairCost> first;
   std::vector<Hop> hops;
-  for (int i = 0; i < g.size; ++i)
-    for (int j = 0; j < g.size; ++j) {
+  for (size_t i = 0; i < p; ++i)
+    for (size_t j = 0; j < p; ++j) {
       if (i == j) continue;
       hops.clear();
-      t.route(g.member(i), g.member(j), hops);
-      if (hops.size() != 2 || !alike(hops[0].link) || !alike(hops[1].link)) return false;
-      Vertex via = shared_vertex(t, hops[0], hops[1]);
+      t.route(g.member(static_cast<int>(i)), g.member(static_cast<int>(j)), hops);
+      size_t half = hops.size() / 2;
+      if (hops.empty() || hops.size() % 2 != 0 || (!up[i].empty() && up[i].size() != half))
+        return false;
+      Vertex via = shared_vertex(t, hops[half - 1], hops[half]);
       if (t.graph()[via].kind == VertexKind::gpu || (middle && *middle != via)) return false;
       middle = via;
-      if (!own(up[static_cast<size_t>(i)], hops[0].link) ||
-          !own(down[static_cast<size_t>(j)], hops[1].link))
+      PairCost cost = path_cost(t, g.member(static_cast<int>(i)), g.member(static_cast<int>(j)));
+      if (!first) first = cost;
+      if (cost.bandwidth != first->bandwidth || cost.latency != first->latency) return false;
+      if (!same_path(up[i], channels(hops, 0, half)) ||
+          !same_path(down[j], channels(hops, half, hops.size())))
         return false;
     }
-  return true;
+  std::vector<int> all;
+  for (size_t i = 0; i < p; ++i) {
+    all.insert(all.end(), up[i].begin(), up[i].end());
+    all.insert(all.end(), down[i].begin(), down[i].end());
+  }
+  std::sort(all.begin(), all.end());
+  return std::adjacent_find(all.begin(), all.end()) == all.end();
 }
 
 } // namespace trainsim::topo

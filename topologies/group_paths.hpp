@@ -15,10 +15,11 @@ PairCost path_cost(const Topology& topology, int src, int dst);
 /// path_cost() as a function of the two ranks; `topology` must outlive it.
 PairCosts pair_costs(const Topology& topology);
 
-/// Whether every route between two members of `group` is two hops through one switch, each
-/// member's own link up and the other's own link down, and those links all have one
-/// bandwidth and latency: an exchange among them (one node's NVLink) then shares no link but
-/// the members' own. O(p^2) routes.
+/// Whether every route between two members of `group` runs up the sender's own path to one
+/// switch and down the receiver's own path from it, no link direction on two members' paths,
+/// every pair of one latency and bandwidth: an exchange among them then shares no link but
+/// the members' own (one node's NVLink; GPU k of nodes under one rail leaf, each on its own
+/// NIC). O(p^2) routes.
 bool behind_one_switch(const GroupSpan& group, const Topology& topology);
 
 } // namespace trainsim::topo

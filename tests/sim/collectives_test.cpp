@@ -211,7 +211,7 @@ TEST(PairwiseTest, AllToAllOverIbTakesPMinus1Rounds) {
 }
 
 // Across nodes every round waits for its slowest pair, in both modes: fast mode runs the same
-// rounds (it only merges back-to-back calls). Until issue 12 fast mode posted every round at
+// rounds (it merges them only behind one switch). Until issue 12 fast mode posted every round at
 // once and came out 20% faster (1036.63 us), so the modes disagreed on any all-to-all that
 // crossed nodes. 16 GPUs on 4 nodes x 4, n = 64 MiB, n/16 = 4194304 B per pair: every one of
 // the 15 rounds has a pair across nodes: 15 x (2 us + 4194304 / 50e9 s) = 15 x 85.886 us =
