@@ -21,6 +21,20 @@ namespace {
 
 namespace sg4 = simgrid::s4u;
 
+// topo::behind_one_switch() per group, worked out once: it routes every pair.
+class OneSwitchGroups {
+public:
+  bool behind_one_switch(const GroupSpan& g, const topo::Topology& t) const {
+    auto key = std::make_tuple(&t, g.base, g.stride, g.size);
+    auto it = known_.find(key);
+    if (it == known_.end()) it = known_.emplace(key, topo::behind_one_switch(g, t)).first;
+    return it->second;
+  }
+
+private:
+  mutable std::map<std::tuple<const topo::Topology*, int, int, int>, bool> known_;
+};
+
 // The channel of each member offset k (index 0 unused), looked up once per group channel and
 // Mailboxes instance: building the names on every call would allocate in the hot path.
 class PeerChannels : public CollectiveAlgorithm {
@@ -52,6 +66,31 @@ protected:
     for (const sg4::CommPtr& out : outs) wait_on(out, kSending);
   }
 
+  /// exchange(), or in fast mode, where the members of `among` share no link but their own
+  /// (topo::behind_one_switch), one flow of all its bytes to the first send's member: every
+  /// member's flows leave over its own path and arrive over the receiver's, side by side, so
+  /// one flow moves the same bytes over the same links in the same time without contention.
+  /// Each pair's bytes are counted as its own. The first send must be every member's same
+  /// offset, so that each receives one flow on that channel. Not with every link a fat pipe
+  /// (SimOptions::shared_links false), where each of the flows takes its links' whole
+  /// bandwidth and they end together, (count - 1) x bytes sooner than one flow of them all.
+  void exchange_on_own_paths(const Group& g, const std::vector<const Inboxes*>& peers,
+                             const std::vector<std::pair<int, int>>& sends, double bytes,
+                             const GroupSpan& among, const CollectiveEnv& env) const {
+    if (env.fidelity != Fidelity::fast || !env.shared_links || sends.size() < 2 ||
+        !one_switch_.behind_one_switch(among, *env.topology)) {
+      exchange(g, peers, sends, bytes, env);
+      return;
+    }
+    if (env.traffic != nullptr)
+      for (auto [channel, member] : sends) env.traffic->add(env.rank, g.member(member), bytes);
+    CollectiveEnv counted = env;
+    counted.traffic = nullptr;
+    exchange(g, peers, {sends.front()}, bytes * static_cast<double>(sends.size()), counted);
+  }
+
+  OneSwitchGroups one_switch_;
+
 private:
   struct Entry {
     const Mailboxes* mailboxes;
@@ -59,20 +98,6 @@ private:
     std::vector<const Inboxes*> rounds;
   };
   mutable std::deque<Entry> cache_; // a deque: references returned stay valid as entries are added
-};
-
-// topo::behind_one_switch() per group, worked out once: it routes every pair.
-class OneSwitchGroups {
-public:
-  bool behind_one_switch(const GroupSpan& g, const topo::Topology& t) const {
-    auto key = std::make_tuple(&t, g.base, g.stride, g.size);
-    auto it = known_.find(key);
-    if (it == known_.end()) it = known_.emplace(key, topo::behind_one_switch(g, t)).first;
-    return it->second;
-  }
-
-private:
-  mutable std::map<std::tuple<const topo::Topology*, int, int, int>, bool> known_;
 };
 
 // p-1 rounds; in round k a rank sends n/p to member me+k and receives n/p from member me-k,
@@ -143,8 +168,6 @@ private:
   static double round_latencies(const Group& g, const CollectiveEnv& env) {
     return rounds_cost(g.span(), g.me, topo::pair_costs(*env.topology)).latency.value();
   }
-
-  OneSwitchGroups one_switch_;
 };
 
 // Direct: each phase (a reduce-scatter or an all-gather; an all-reduce is both) sends n/p to
@@ -152,7 +175,8 @@ private:
 // kernels read and write their peers' buffers over NVLink (docs/architecture.md). The member's
 // own links carry its p-1 flows side by side: t = phases x (alpha + (p-1) n / (p B)) inside
 // one node. Fast mode moves the phases' and calls' bytes in one exchange after waiting out
-// the other phases' latencies (the slowest peer's each), the same time without contention.
+// the other phases' latencies (the slowest peer's each), the same time without contention,
+// and behind one switch as one flow (exchange_on_own_paths).
 class Direct final : public PeerChannels {
 public:
   Seconds time_alone(CollectiveOp op, const Group& g, Bytes bytes, int count,
@@ -176,7 +200,7 @@ protected:
       return;
     }
     sg4::this_actor::sleep_for(slowest_peer(g, env) * (phases - 1));
-    exchange(g, peers, sends, segment * phases, env);
+    exchange_on_own_paths(g, peers, sends, segment * phases, g.span(), env);
   }
 
 private:
@@ -206,7 +230,8 @@ private:
 // NVLink to each of its node's other members the copies for them: its own n / p and, from
 // each other node, the n / p that node's member on its rail sent for them. Combine runs the
 // same volumes back. Fast mode pays the other calls' latencies and moves their bytes at once,
-// as Direct does.
+// as Direct does, each hop as one flow where its members reach one switch on paths of their
+// own (exchange_on_own_paths: a rack's NVLink, a rail leaf's NICs).
 class TwoHop final : public PeerChannels {
 protected:
   void run_calls(CollectiveOp /*op*/, const Group& g, Bytes bytes, int count,
@@ -218,10 +243,10 @@ protected:
     if (count > 1) sg4::this_actor::sleep_for(latencies(g, block, env) * (count - 1));
     std::vector<std::pair<int, int>> sends; // (channel, member): n x block for a node, t in it
     for (int n = 1; n < nodes; ++n) sends.emplace_back(n * block, g.me + n * block);
-    exchange(g, peers, sends, across, env);
+    exchange_on_own_paths(g, peers, sends, across, across_blocks(g.span(), block, g.me), env);
     sends.clear();
     for (int t = 1; t < block; ++t) sends.emplace_back(t, within(g, block, t));
-    exchange(g, peers, sends, forwarded, env);
+    exchange_on_own_paths(g, peers, sends, forwarded, block_of(g.span(), block, g.me), env);
   }
 
 private:

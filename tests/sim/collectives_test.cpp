@@ -282,6 +282,21 @@ TEST(DirectTest, ReduceScatterAndAllGatherTakeOneExchange) {
     expect_both(fat_tree(1, 8), "direct", op, 8, 64 * MiB, 131.49e-6);
 }
 
+// Behind one switch each member's 7 flows of an exchange share only its own link up and the
+// receivers' links down: fast mode sends both halves' bytes as one flow to the next member
+// after waiting out one latency, 1 us + 2 x 7 x 8388608 / 450e9 s + 1 us = 262.98 us as
+// above, one comm per member against fine mode's 2 x 7.
+TEST(DirectTest, FastModeSendsOneFlowAMemberBehindOneSwitch) {
+  topo::Topology topology = fat_tree(1, 8);
+  Outcome fast =
+      run_collective(topology, "direct", CollectiveOp::all_reduce, 8, 64 * MiB, Fidelity::fast);
+  Outcome fine =
+      run_collective(topology, "direct", CollectiveOp::all_reduce, 8, 64 * MiB, Fidelity::fine);
+  EXPECT_EQ(fast.comms, 8);
+  EXPECT_EQ(fine.comms, 8 * 2 * 7);
+  EXPECT_NEAR(fast.seconds, 262.98e-6, 0.01 * 262.98e-6);
+}
+
 // 4 GPUs over IB, one per node: 2 us + 3 x 16777216 / 50e9 s = 1008.63 us per half.
 TEST(DirectTest, AllReduceOverIbTakesTwoExchanges) {
   expect_both(fat_tree(4, 1), "direct", CollectiveOp::all_reduce, 4, 64 * MiB, 2017.26e-6);
