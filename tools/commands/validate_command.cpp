@@ -67,7 +67,7 @@ void add_validate_command(CLI::App& app, cli::Command& command) {
   auto [cmd, v] = cli::add_command<ValidateOptions>(
       app, command, "validate",
       "the simulator against the closed form, alpha-beta, published runs and its own fine mode "
-      "(the full suite: about 70 minutes and 3 GB on a 2-core machine; --quick: under a "
+      "(the full suite: about 40 minutes and 3 GB on a 2-core machine; --quick: under a "
       "minute)",
       validate_command);
   cmd->add_option(
