@@ -82,6 +82,14 @@ protected:
       exchange(g, peers, sends, bytes, env);
       return;
     }
+    as_one_flow(g, peers, sends, bytes, env);
+  }
+
+  /// One flow of `bytes` for each of `sends` to the first send's member, on its channel; each
+  /// pair's bytes counted as its own for the link report.
+  static void as_one_flow(const Group& g, const std::vector<const Inboxes*>& peers,
+                          const std::vector<std::pair<int, int>>& sends, double bytes,
+                          const CollectiveEnv& env) {
     if (env.traffic != nullptr)
       for (auto [channel, member] : sends) env.traffic->add(env.rank, g.member(member), bytes);
     CollectiveEnv counted = env;
@@ -147,11 +155,9 @@ private:
                      int count, const CollectiveEnv& env) {
     double own = env.topology->path_latency(g.rank(), g.member(g.me + 1)).value();
     sg4::this_actor::sleep_for(round_latencies(g, env) * count - own);
-    if (env.traffic != nullptr)
-      for (int k = 1; k < g.size; ++k) env.traffic->add(env.rank, g.member(g.me + k), segment);
-    CollectiveEnv counted = env;
-    counted.traffic = nullptr;
-    round(g, rounds, 1, segment * (g.size - 1), counted);
+    std::vector<std::pair<int, int>> sends; // round k's channel and member
+    for (int k = 1; k < g.size; ++k) sends.emplace_back(k, g.me + k);
+    as_one_flow(g, rounds, sends, segment, env);
   }
 
   // Each sender sends its own bytes (under imbalance, as much as the pair's load says); the

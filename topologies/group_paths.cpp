@@ -7,9 +7,10 @@
 
 namespace trainsim::topo {
 
-PairCost path_cost(const Topology& t, int src, int dst) {
-  std::vector<Hop> hops;
-  t.route(src, dst, hops);
+namespace {
+
+// What a route costs: its latency, its slowest link's bandwidth and tier.
+PairCost cost_of(const Topology& t, const std::vector<Hop>& hops) {
   PairCost c{Seconds(0), BytesPerSecond(std::numeric_limits<double>::infinity()), "none"};
   for (Hop h : hops) {
     const LinkProps& link = t.link(h.link);
@@ -17,6 +18,14 @@ PairCost path_cost(const Topology& t, int src, int dst) {
     if (link.bandwidth < c.bandwidth) c.bandwidth = link.bandwidth, c.tier = to_string(link.tier);
   }
   return c;
+}
+
+} // namespace
+
+PairCost path_cost(const Topology& t, int src, int dst) {
+  std::vector<Hop> hops;
+  t.route(src, dst, hops);
+  return cost_of(t, hops);
 }
 
 PairCosts pair_costs(const Topology& topology) {
@@ -61,12 +70,11 @@ bool behind_one_switch(const GroupSpan& g, const Topology& t) {
       hops.clear();
       t.route(g.member(static_cast<int>(i)), g.member(static_cast<int>(j)), hops);
       size_t half = hops.size() / 2;
-      if (hops.empty() || hops.size() % 2 != 0 || (!up[i].empty() && up[i].size() != half))
-        return false;
+      if (hops.empty() || hops.size() % 2 != 0) return false;
       Vertex via = shared_vertex(t, hops[half - 1], hops[half]);
       if (t.graph()[via].kind == VertexKind::gpu || (middle && *middle != via)) return false;
       middle = via;
-      PairCost cost = path_cost(t, g.member(static_cast<int>(i)), g.member(static_cast<int>(j)));
+      PairCost cost = cost_of(t, hops);
       if (!first) first = cost;
       if (cost.bandwidth != first->bandwidth || cost.latency != first->latency) return false;
       if (!same_path(up[i], channels(hops, 0, half)) ||

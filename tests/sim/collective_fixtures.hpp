@@ -48,6 +48,17 @@ inline Outcome run_collective(const topo::Topology& topology, const std::string&
   return {out.finish.value(), out.comms, out.returned};
 }
 
+struct BothModes {
+  Outcome fast, fine;
+};
+
+/// run_collective() in fast mode and in fine mode.
+inline BothModes run_both(const topo::Topology& topology, const std::string& algorithm,
+                          CollectiveOp op, int size, double bytes, Call call = {}) {
+  return {run_collective(topology, algorithm, op, size, bytes, Fidelity::fast, call),
+          run_collective(topology, algorithm, op, size, bytes, Fidelity::fine, call)};
+}
+
 /// Checks both fidelities against `expected` seconds within 1%, every member returning.
 inline void expect_both(const topo::Topology& topology, const std::string& algorithm,
                         CollectiveOp op, int size, double bytes, double expected, Call call = {}) {

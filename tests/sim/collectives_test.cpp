@@ -235,10 +235,7 @@ TEST(PairwiseTest, RoundsWaitForTheSlowestPairAcrossNodesInBothModes) {
 // has 7.
 TEST(PairwiseTest, FastModeMergesABalancedExchangeBehindOneSwitch) {
   topo::Topology topology = fat_tree(1, 8);
-  Outcome fast =
-      run_collective(topology, "pairwise", CollectiveOp::all_to_all, 8, 64 * MiB, Fidelity::fast);
-  Outcome fine =
-      run_collective(topology, "pairwise", CollectiveOp::all_to_all, 8, 64 * MiB, Fidelity::fine);
+  auto [fast, fine] = run_both(topology, "pairwise", CollectiveOp::all_to_all, 8, 64 * MiB);
   EXPECT_EQ(fast.comms, 8);
   EXPECT_EQ(fine.comms, 8 * 7);
   EXPECT_NEAR(fast.seconds, 137.49e-6, 0.01 * 137.49e-6);
@@ -254,10 +251,7 @@ TEST(PairwiseTest, AnImbalancedExchangeKeepsItsRoundsInFastMode) {
   Call call;
   call.routing.loads = &loads;
   call.routing.to_experts = true;
-  Outcome fast = run_collective(topology, "pairwise", CollectiveOp::all_to_all, 8, 64 * MiB,
-                                Fidelity::fast, call);
-  Outcome fine = run_collective(topology, "pairwise", CollectiveOp::all_to_all, 8, 64 * MiB,
-                                Fidelity::fine, call);
+  auto [fast, fine] = run_both(topology, "pairwise", CollectiveOp::all_to_all, 8, 64 * MiB, call);
   EXPECT_EQ(fast.comms, 8 * 7);
   EXPECT_NEAR(fast.seconds, fine.seconds, 0.01 * fine.seconds);
 }
@@ -288,10 +282,7 @@ TEST(DirectTest, ReduceScatterAndAllGatherTakeOneExchange) {
 // above, one comm per member against fine mode's 2 x 7.
 TEST(DirectTest, FastModeSendsOneFlowAMemberBehindOneSwitch) {
   topo::Topology topology = fat_tree(1, 8);
-  Outcome fast =
-      run_collective(topology, "direct", CollectiveOp::all_reduce, 8, 64 * MiB, Fidelity::fast);
-  Outcome fine =
-      run_collective(topology, "direct", CollectiveOp::all_reduce, 8, 64 * MiB, Fidelity::fine);
+  auto [fast, fine] = run_both(topology, "direct", CollectiveOp::all_reduce, 8, 64 * MiB);
   EXPECT_EQ(fast.comms, 8);
   EXPECT_EQ(fine.comms, 8 * 2 * 7);
   EXPECT_NEAR(fast.seconds, 262.98e-6, 0.01 * 262.98e-6);
@@ -378,10 +369,7 @@ TEST(CollectivesTest, RepeatedCallsAddUp) {
 
 TEST(CollectivesTest, FastModeIssuesFewerComms) {
   topo::Topology topology = fat_tree(1, 8);
-  Outcome fast =
-      run_collective(topology, "tree", CollectiveOp::all_reduce, 8, 32 * MiB, Fidelity::fast);
-  Outcome fine =
-      run_collective(topology, "tree", CollectiveOp::all_reduce, 8, 32 * MiB, Fidelity::fine);
+  auto [fast, fine] = run_both(topology, "tree", CollectiveOp::all_reduce, 8, 32 * MiB);
   // A double tree over 8 members has 2 x 7 edges, each used up and down: 28 flows.
   EXPECT_EQ(fast.comms, 28);
   EXPECT_EQ(fine.comms, 28 * 16);
