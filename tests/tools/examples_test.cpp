@@ -60,7 +60,7 @@ const std::vector<Example>& examples() {
        }},
       {"pipeline-layout.yaml",
        [](const Scenario& s) {
-         return !s.execution.pipeline_layout.text.empty() && s.execution.ep_overlap &&
+         return !s.execution.pipeline_layout.empty() && s.execution.ep_overlap &&
                 s.model.mtp_layers > 0;
        }},
       {"degraded-link.yaml", [](const Scenario& s) { return s.faults.degraded_links.size() == 1; }},
