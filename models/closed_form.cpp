@@ -51,7 +51,7 @@ struct Critical {
 Critical critical_stage(const std::vector<StagePrice>& st, const ExecutionSpec& e, Seconds send) {
   int chunks = e.chunks();
   int m = static_cast<int>(e.microbatches());
-  PassTimes pass; // by virtual stage: chunk x stages + stage
+  PassTimes pass; // by chunk, then stage
   for (int c = 0; c < chunks; ++c)
     for (const StagePrice& stage : st) {
       pass.forward.push_back(stage.forward[static_cast<size_t>(c)].total());

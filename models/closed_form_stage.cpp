@@ -66,7 +66,7 @@ public:
     layer_like_[0] = kernels(t.attention.backward) + kernels(t.mlp.backward);
     once_like_ = kernels(t.attention.per_step) + kernels(t.mlp.per_step);
     // The stage's own vocabulary kernels: the embedding on the first, the LM head on the last.
-    bool first = stage == 0, last = stage == s.execution.pp - 1;
+    bool first = stage == 0, last = stage == s.execution.head_stage();
     for (bool forward : {false, true}) {
       KernelTime vocabulary;
       if (first) vocabulary += forward ? embedding.forward : embedding.backward;
@@ -242,7 +242,7 @@ StagePrice price_stage(const Scenario& s, int stage, const StageFabric& f) {
   // Every microbatch's passes hold the same ops, and the ops outside the passes do not depend
   // on how many there are: a short step's program prices the stage.
   const ExecutionSpec& e = s.execution;
-  long m = std::min(e.microbatches(), static_cast<long>(std::max(e.group(), e.pp)));
+  long m = std::min(e.microbatches(), e.shortest_microbatches());
   // Under ep_overlap the passes are priced one at a time, as without it (their all-to-alls
   // left out), in the order it runs them (pipeline_finish's extra warm-up forward).
   Scenario priced = program_detail::with_microbatches(s, m);

@@ -46,28 +46,29 @@ ExecutionKey shared_collective() {
           [](const ExecutionSpec&) { return false; }};
 }
 
-// DeepSeek's DualPipe (and its V-shaped variant) pairs one microbatch's forward chunk with
-// another's backward so that each hides the other's all-to-alls and sends (DeepSeek-V3's
-// report, section 3.2.1). trainsim does not build it; a file that names it is told so rather
-// than offered the closest schedule it has.
+// DeepSeek's DualPipe keeps two copies of the weights, stage s and stage pp - 1 - s, and runs
+// half the microbatches each way (DeepSeek-V3's report, section 3.2.1). trainsim builds its
+// V-shaped variant, which has the same pairing and bubble with one copy; a file that names
+// the two-copy schedule is told so rather than given the other.
 bool names_dualpipe(const Params& p) {
   std::string name = p.get_or<std::string>("schedule", "");
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return name == "dualpipe" || name == "dualpipev";
+  return name == "dualpipe";
 }
 
 ExecutionKey schedule() {
   return {"schedule",
           [](const Params& p, ExecutionSpec& e) {
             if (names_dualpipe(p))
-              p.fail("schedule", "DualPipe is not built: replay 1f1b or interleaved with "
-                                 "ep_overlap (Megatron-Core's combined 1F1B), which hides the "
-                                 "all-to-alls but not the sends (docs/moe.md)");
+              p.fail("schedule", "DualPipe with two copies of the weights is not built: "
+                                 "dualpipev is its V-shaped variant, the same pairing and "
+                                 "bubble with one copy (docs/moe.md)");
             e.schedule = choose(p, "schedule", e.schedule,
                                 {{"1f1b", PipelineSchedule::one_f_one_b},
                                  {"gpipe", PipelineSchedule::gpipe},
-                                 {"interleaved", PipelineSchedule::interleaved}});
+                                 {"interleaved", PipelineSchedule::interleaved},
+                                 {"dualpipev", PipelineSchedule::dualpipev}});
           },
           [](const ExecutionSpec& e) { return std::optional(text_value(to_string(e.schedule))); },
           always};

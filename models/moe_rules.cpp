@@ -105,8 +105,9 @@ void check_ep_overlap(const Scenario& s) {
     refuse("needs moe_dispatcher: alltoall (Megatron-Core's all-gather dispatcher has no "
            "dispatch and combine to overlap)");
   if (e.schedule == PipelineSchedule::gpipe)
-    refuse("needs schedule 1f1b or interleaved: it pairs each steady-state forward with a "
-           "backward");
+    refuse(
+        "needs schedule 1f1b, interleaved or dualpipev: it pairs each steady-state forward with a "
+        "backward");
   if (e.pp > 1 && e.chunks() <= 1)
     refuse("with pp > 1 needs schedule: interleaved with interleave > 1 (Megatron-Core's "
            "combined 1F1B extends the interleaved schedule)");

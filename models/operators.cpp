@@ -376,7 +376,8 @@ double head_params(const ModelSpec& m, const ExecutionSpec& e) {
 double mtp_params(const ModelSpec& m, const ExecutionSpec& e) {
   if (m.mtp_layers <= 0) return 0.0;
   double d = static_cast<double>(m.d_model);
-  return (e.pp > 1 ? embedding_params(m, e) : 0.0) + m.mtp_layers * 2.0 * d * d / e.tp;
+  // Its own copy of the embedding unless the head's stage holds the embedding too.
+  return (e.head_stage() != 0 ? embedding_params(m, e) : 0.0) + m.mtp_layers * 2.0 * d * d / e.tp;
 }
 
 Flop flop_of(const Operators& ops) {

@@ -10,7 +10,8 @@ namespace {
 
 constexpr double kNotYet = -1.0;
 
-// End times of every pass, indexed by virtual stage (chunk x stages + stage) and microbatch.
+// End times of every pass, indexed by virtual stage (ExecutionSpec::virtual_stage) and
+// microbatch.
 struct PassEnds {
   std::vector<std::vector<double>> forward, backward;
   PassEnds(int virtual_stages, int microbatches)
@@ -26,10 +27,10 @@ class Walk {
 public:
   Walk(PipelineSchedule schedule, int microbatches, int chunks, int group, int extra_warmup,
        const PassTimes& pass, Seconds send)
-      : stages_(static_cast<int>(pass.forward.size()) / chunks), chunks_(chunks), pass_(pass),
-        send_(send.value()), ends_(stages_ * chunks, microbatches),
-        free_at_(static_cast<size_t>(stages_), 0.0), done_at_(static_cast<size_t>(stages_), 0.0),
-        next_(static_cast<size_t>(stages_), 0) {
+      : stages_(static_cast<int>(pass.forward.size()) / chunks), chunks_(chunks),
+        v_(schedule == PipelineSchedule::dualpipev), pass_(pass), send_(send.value()),
+        ends_(stages_ * chunks, microbatches), free_at_(static_cast<size_t>(stages_), 0.0),
+        done_at_(static_cast<size_t>(stages_), 0.0), next_(static_cast<size_t>(stages_), 0) {
     for (int j = 0; j < stages_; ++j)
       order_.push_back(
           pipeline_order(schedule, j, stages_, microbatches, chunks, group, extra_warmup));
@@ -55,18 +56,21 @@ private:
     auto s = static_cast<size_t>(j);
     if (next_[s] == order_[s].size()) return false;
     const PipelineOp& op = order_[s][next_[s]];
-    int vs = op.chunk * stages_ + j, last = stages_ * chunks_ - 1;
+    int vs = virtual_stage(j, op.chunk), last = stages_ * chunks_ - 1;
+    // The neighbour the pass takes its input from and hands its output to: none past the
+    // ends, and no send where it is on this stage (the bottom of DualPipeV's V).
+    int from = op.forward ? vs - 1 : vs + 1, to = op.forward ? vs + 1 : vs - 1;
     double input = 0.0;
-    if (op.forward && vs > 0) input = arrival(ends_.at(true, vs - 1, op.microbatch));
+    if (op.forward && vs > 0) input = arrival(ends_.at(true, from, op.microbatch), from, j);
     if (!op.forward)
       input = vs == last ? ends_.at(true, vs, op.microbatch)
-                         : arrival(ends_.at(false, vs + 1, op.microbatch));
+                         : arrival(ends_.at(false, from, op.microbatch), from, j);
     if (input < 0) return false;
     double end = std::max(input, free_at_[s]) +
-                 (op.forward ? pass_.forward : pass_.backward)[static_cast<size_t>(vs)].value() +
+                 (op.forward ? pass_.forward : pass_.backward)[index(j, op.chunk)].value() +
                  extra(op.forward, vs == 0, vs == last);
     ends_.at(op.forward, vs, op.microbatch) = free_at_[s] = end;
-    bool sends = op.forward ? vs < last : vs > 0;
+    bool sends = to >= 0 && to <= last && stage_of(to) != j;
     done_at_[s] = std::max(done_at_[s], sends ? end + send_ : end);
     ++next_[s];
     return true;
@@ -77,11 +81,25 @@ private:
     return (first ? of(pass_.first) : 0.0) + (last ? of(pass_.last) : 0.0);
   }
 
-  [[nodiscard]] double arrival(double produced) const {
-    return produced < 0 ? kNotYet : produced + send_;
+  // A pass's input produced at virtual stage `from` for stage `to`: sent unless both are one.
+  [[nodiscard]] double arrival(double produced, int from, int to) const {
+    if (produced < 0) return kNotYet;
+    return stage_of(from) == to ? produced : produced + send_;
+  }
+  // Megatron's order, chunk x stages + stage, or DualPipeV's V (ExecutionSpec::virtual_stage).
+  [[nodiscard]] int virtual_stage(int stage, int chunk) const {
+    return v_ && chunk == 1 ? 2 * stages_ - 1 - stage : chunk * stages_ + stage;
+  }
+  [[nodiscard]] int stage_of(int vs) const {
+    return v_ && vs >= stages_ ? 2 * stages_ - 1 - vs : vs % stages_;
+  }
+  // PassTimes hold the chunks one after the other, each by stage.
+  [[nodiscard]] size_t index(int stage, int chunk) const {
+    return static_cast<size_t>(chunk * stages_ + stage);
   }
 
   int stages_, chunks_;
+  bool v_;
   const PassTimes& pass_;
   double send_;
   PassEnds ends_;

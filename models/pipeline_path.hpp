@@ -11,8 +11,8 @@
 
 namespace trainsim {
 
-/// Per virtual stage (chunk x stages + stage), the time of its forward and backward pass of
-/// one microbatch: chunks x stages entries each.
+/// Per chunk and stage (entry chunk x stages + stage), the time of its forward and backward
+/// pass of one microbatch: chunks x stages entries each.
 struct PassTimes {
   std::vector<Seconds> forward, backward;
   /// What the passes of the first virtual stage (the embedding) and of the last (the LM
@@ -29,6 +29,7 @@ struct PassTimes {
 /// stage runs its passes in pipeline_order(), one at a time; a forward needs the previous
 /// virtual stage's forward of the same microbatch plus one `send`; a backward needs the
 /// next virtual stage's backward plus one `send` (the last virtual stage its own forward).
+/// Neighbouring virtual stages on one stage (the bottom of DualPipeV's V) send nothing.
 /// Nothing else is assumed (sends never block the sender, receives are always posted), so
 /// any replay of the schedule with at least these times takes at least this long. In
 /// 1F1B's steady state this path alternates between neighbouring stages and picks up one

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/faults.hpp"
@@ -261,6 +262,9 @@ enum class PipelineSchedule {
   gpipe,       ///< all forwards, then all backwards
   one_f_one_b, ///< PipeDream-Flush: warm-up forwards, then one forward one backward
   interleaved, ///< Megatron's interleaved 1F1B over `interleave` virtual stages per GPU
+  /// DeepSeek's DualPipeV (deepseek-ai/DualPipe, dualpipev.py): two chunks per GPU in a V,
+  /// stage s and stage 2 pp - 1 - s, one microbatch's forward paired with another's backward
+  dualpipev,
 };
 
 /// Activation recomputation: which forward work the backward pass runs again.
@@ -459,12 +463,35 @@ struct ExecutionSpec {
   }
   [[nodiscard]] bool shard_optimizer() const { return zero >= 1; }
   /// Model chunks (virtual pipeline stages) per GPU: `interleave` under the interleaved
-  /// schedule, otherwise one.
+  /// schedule, two under DualPipeV, otherwise one.
   [[nodiscard]] int chunks() const {
+    if (schedule == PipelineSchedule::dualpipev) return 2;
     return schedule == PipelineSchedule::interleaved ? interleave : 1;
   }
+  /// DualPipeV's V: chunk 0 of stage s is virtual stage s, chunk 1 is 2 pp - 1 - s, so a
+  /// microbatch goes down the stages and back up, and the first stage also holds the last
+  /// virtual stage. Otherwise Megatron's order, chunk x pp + s.
+  [[nodiscard]] bool v_shape() const { return schedule == PipelineSchedule::dualpipev; }
+  [[nodiscard]] int virtual_stage(int stage, int chunk) const {
+    return v_shape() && chunk == 1 ? 2 * pp - 1 - stage : chunk * pp + stage;
+  }
+  /// The stage and chunk of virtual stage `v`: virtual_stage()'s inverse.
+  [[nodiscard]] std::pair<int, int> stage_and_chunk(int v) const {
+    if (v_shape() && v >= pp) return {2 * pp - 1 - v, 1};
+    return {v % pp, v / pp};
+  }
+  /// The stage that holds the last virtual stage (the LM head, the loss and any MTP modules).
+  [[nodiscard]] int head_stage() const { return v_shape() ? 0 : pp - 1; }
+  /// Whether the chunk's passes run up the stages (its forward from stage s to s - 1).
+  [[nodiscard]] bool chunk_reversed(int chunk) const { return v_shape() && chunk == 1; }
   /// The interleaved schedule's microbatch group: microbatch_group, or pp when unset.
   [[nodiscard]] int group() const { return microbatch_group > 0 ? microbatch_group : pp; }
+  /// The fewest microbatches a shortened step may keep and still run the schedule's every
+  /// phase: a group (at least pp), and twice pp for DualPipeV, which needs that many.
+  [[nodiscard]] long shortest_microbatches() const {
+    long m = group() > pp ? group() : pp;
+    return v_shape() ? 2 * m : m;
+  }
   /// Whether each pipeline receive is followed by a TP all-gather of the 1/tp shares
   /// (pp_scatter_gather; sequence parallelism keeps the shards, one rank has nothing to gather).
   [[nodiscard]] bool gathers_pp_receives() const {

@@ -10,6 +10,7 @@
 #include "models/layout.hpp"
 #include "models/moe_rules.hpp"
 #include "models/recompute_modules.hpp"
+#include "models/schedule_rules.hpp"
 #include "models/params.hpp"
 #include "models/workload.hpp"
 
@@ -169,52 +170,6 @@ void check_batch(const Rules& r) {
     r.broken("execution.global_batch", std::to_string(e.global_batch),
              "does not divide into dp x micro_batch = " + std::to_string(e.dp) + " x " +
                  std::to_string(e.micro_batch) + " sequences per microbatch round");
-}
-
-// Megatron-Core's interleaved schedule (pipeline_parallel/schedules.py,
-// forward_backward_pipelining_with_interleaving) takes the microbatches in groups of
-// microbatch_group_size_per_vp_stage, which must lie in [pp, M], and refuses a last group of
-// fewer than pp microbatches ("it introduces dependency bubbles in the pipeline").
-void check_microbatch_group(const Rules& r) {
-  const ExecutionSpec& e = r.s.execution;
-  const char* key = "execution.microbatch_group";
-  if (e.microbatch_group > 0 && e.schedule != PipelineSchedule::interleaved)
-    r.broken(key, std::to_string(e.microbatch_group), "needs schedule: interleaved");
-  if (e.schedule != PipelineSchedule::interleaved) return;
-  long m = e.microbatches(), group = e.group(), last = m % group;
-  std::string counts = "the microbatches per pipeline (" + std::to_string(m) + ")";
-  if (e.microbatch_group == 0 && last != 0) // group pp: M < pp leaves a remainder too
-    r.broken("execution.schedule", to_string(e.schedule),
-             "interleaved needs " + counts + " to be a multiple of pp (" + std::to_string(e.pp) +
-                 "), or a microbatch_group whose last group holds at least pp");
-  if (group < e.pp || group > m)
-    r.broken(key, std::to_string(group),
-             "must be at least pp (" + std::to_string(e.pp) + ") and at most " + counts);
-  if (last > 0 && last < e.pp)
-    r.broken(key, std::to_string(group),
-             "leaves a last group of " + std::to_string(last) + " of " + counts +
-                 ", fewer than pp (" + std::to_string(e.pp) +
-                 "): its passes would wait on one another (Megatron-Core refuses it)");
-}
-
-void check_schedule(const Rules& r) {
-  const ExecutionSpec& e = r.s.execution;
-  r.positive("execution.interleave", e.interleave);
-  if (e.first_stage_layers < 0)
-    r.broken("execution.first_stage_layers", std::to_string(e.first_stage_layers),
-             "must be greater than zero");
-  if (e.last_stage_layers < 0)
-    r.broken("execution.last_stage_layers", std::to_string(e.last_stage_layers),
-             "must be greater than zero");
-  if (e.schedule != PipelineSchedule::interleaved && e.interleave != 1)
-    r.broken("execution.interleave", std::to_string(e.interleave), "needs schedule: interleaved");
-  check_microbatch_group(r);
-  double passes = static_cast<double>(e.microbatches()) * e.chunks();
-  if (passes > kMaxPipelinePasses)
-    r.broken("execution.global_batch", std::to_string(e.global_batch),
-             "gives " + std::to_string(e.microbatches()) + " microbatches per pipeline" +
-                 (e.chunks() > 1 ? " x " + std::to_string(e.chunks()) + " chunks" : "") +
-                 " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
 }
 
 // Activation offloading as Megatron-Core's TransformerConfig allows it: fewer layers than the
@@ -384,7 +339,7 @@ void check_scenario(const Scenario& s, std::optional<double> topology_gpus, Memo
   check_context(rules);
   check_two_d(rules);
   check_batch(rules);
-  check_schedule(rules);
+  check_schedule(s); // models/schedule_rules.cpp
   check_offload(rules);
   check_sharding(rules);
   if (topology_gpus) check_gpu_total(s, *topology_gpus);

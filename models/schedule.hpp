@@ -23,6 +23,8 @@ struct PipelineOp {
 /// passes, microbatches taken in groups of `group` (0: stages) that each visit every chunk,
 /// the last group holding the rest, with 2(stages - s - 1) + (chunks - 1) group warm-up
 /// passes (the scenario rules keep group in [stages, m] and the last group at least stages).
+/// DualPipeV (models/schedule.cpp): two chunks in a V, at least 2 x stages microbatches;
+/// chunks, group and extra_warmup do not apply.
 /// `extra_warmup` more warm-up forwards (1 under ep_overlap: Megatron-Core's combined 1F1B
 /// moves one more forward into the warm-up, so that each steady-state forward and the
 /// backward after it are independent and run together).

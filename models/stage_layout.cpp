@@ -93,10 +93,10 @@ namespace {
 int decoder_layers(const ModelSpec& m, const ExecutionSpec& e, int stage, int chunk) {
   int v = e.chunks();
   if (!e.pipeline_layout.empty())
-    return e.pipeline_layout.layers[static_cast<size_t>(chunk * e.pp + stage)];
+    return e.pipeline_layout.layers[static_cast<size_t>(e.virtual_stage(stage, chunk))];
   if (fixed_ends(e)) return fixed_stage_layers(m, e, stage) / v;
   if (slots(e) > 0) {
-    int per = (m.layers + slots(e)) / (e.pp * v), virtual_stage = chunk * e.pp + stage;
+    int per = (m.layers + slots(e)) / (e.pp * v), virtual_stage = e.virtual_stage(stage, chunk);
     bool embedding = e.embedding_as_layer && virtual_stage == 0;
     bool loss = e.loss_as_layer && virtual_stage == e.pp * v - 1;
     return per - (embedding ? 1 : 0) - (loss ? 1 : 0);
@@ -108,8 +108,14 @@ int decoder_layers(const ModelSpec& m, const ExecutionSpec& e, int stage, int ch
 } // namespace
 
 int chunk_layers(const ModelSpec& m, const ExecutionSpec& e, int stage, int chunk) {
-  bool last_virtual = stage == e.pp - 1 && chunk == e.chunks() - 1;
+  bool last_virtual = e.virtual_stage(stage, chunk) == e.pp * e.chunks() - 1;
   return decoder_layers(m, e, stage, chunk) + (last_virtual ? m.mtp_layers : 0);
+}
+
+bool receives_from_stage(const ExecutionSpec& e, int stage, int chunk, bool forward) {
+  int v = e.virtual_stage(stage, chunk), from = forward ? v - 1 : v + 1;
+  if (from < 0 || from >= e.pp * e.chunks()) return false;
+  return e.stage_and_chunk(from).first != stage;
 }
 
 int stage_layer_count(const ModelSpec& m, const ExecutionSpec& e, int stage) {
@@ -120,7 +126,10 @@ int stage_layer_count(const ModelSpec& m, const ExecutionSpec& e, int stage) {
 
 int chunk_first_layer(const ModelSpec& m, const ExecutionSpec& e, int stage, int chunk) {
   int first = 0;
-  for (int v = 0; v < chunk * e.pp + stage; ++v) first += chunk_layers(m, e, v % e.pp, v / e.pp);
+  for (int v = 0; v < e.virtual_stage(stage, chunk); ++v) {
+    auto [s, c] = e.stage_and_chunk(v);
+    first += chunk_layers(m, e, s, c);
+  }
   return first;
 }
 
@@ -146,6 +155,12 @@ LayoutProblem layout_problem(const ModelSpec& m, const ExecutionSpec& e) {
             "the model's " + std::to_string(m.layers) + " layers and " +
                 std::to_string(slots(e)) + " for the embedding and loss do not divide into pp x " +
                 "chunks = " + std::to_string(virtual_stages) + " virtual stages"};
+  if (slots(e) == 0 && e.v_shape() && m.layers % virtual_stages != 0)
+    return {"execution.schedule", "dualpipev",
+            "splits each stage into 2 chunks: 2 x pp = " + std::to_string(virtual_stages) +
+                " must divide the model's " + std::to_string(m.layers) +
+                " layers (or embedding_as_layer, loss_as_layer or a pipeline_layout must make "
+                "the split even)"};
   if (slots(e) == 0 && e.chunks() > 1 && m.layers % virtual_stages != 0)
     return {"execution.interleave", std::to_string(e.interleave),
             "pp x interleave = " + std::to_string(virtual_stages) + " must divide the model's " +
@@ -164,7 +179,7 @@ double peak_held_layers(const ModelSpec& m, const ExecutionSpec& e, int stage) {
   // (chunks + 1) x group passes: 3 groups pass the peak. A shorter walk must end on a whole
   // group as the schedule does; where the last group is partial the whole schedule is walked.
   long group = e.schedule == PipelineSchedule::interleaved ? e.group() : e.pp;
-  bool whole_groups = microbatches % group == 0;
+  bool whole_groups = microbatches % group == 0 && !e.v_shape(); // DualPipeV: walk it all
   int walked = static_cast<int>(whole_groups ? std::min(microbatches, 3 * group) : microbatches);
   double held = 0, peak = 0;
   for (const PipelineOp& op :

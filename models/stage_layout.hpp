@@ -12,8 +12,9 @@ namespace trainsim {
 /// more). The frontier's plans and the default layout use it.
 int stage_layers(int layers, int pp, int stage);
 
-/// Layers of model chunk `chunk` on pipeline stage `stage` (Megatron's virtual stage
-/// chunk x pp + stage). The layouts, as Megatron-LM's core splits a model:
+/// Layers of model chunk `chunk` on pipeline stage `stage` (virtual stage chunk x pp + stage
+/// as Megatron numbers them; DualPipeV's V: ExecutionSpec::virtual_stage). The layouts, as
+/// Megatron-LM's core splits a model:
 /// - pipeline_layout, every virtual stage's layers written out (models/pipeline_layout.hpp);
 /// - first_stage_layers / last_stage_layers (0: not set) fix those stages' layers; the other
 ///   stages share the rest evenly; each stage's layers divide evenly over its chunks;
@@ -33,6 +34,11 @@ int chunk_first_layer(const ModelSpec& model, const ExecutionSpec& exec, int sta
 /// Of the chunk's (or the stage's) layers, those among the model's first dense_layers.
 int chunk_dense_layers(const ModelSpec& model, const ExecutionSpec& exec, int stage, int chunk);
 int stage_dense_layers(const ModelSpec& model, const ExecutionSpec& exec, int stage);
+
+/// Whether the chunk's forward (`forward`) or backward on `stage` takes its input from another
+/// stage: not at the pipeline's ends, nor where the neighbouring virtual stage is the stage's
+/// own (the bottom of DualPipeV's V, where one chunk hands the other its output in memory).
+bool receives_from_stage(const ExecutionSpec& exec, int stage, int chunk, bool forward);
 
 /// Why the layout keys cannot split this model, naming the key; empty when they can.
 struct LayoutProblem {

@@ -78,10 +78,14 @@ public:
   }
 
 private:
-  [[nodiscard]] bool first_virtual(int chunk) const { return stage_ == 0 && chunk == 0; }
+  [[nodiscard]] bool first_virtual(int chunk) const { return e_.virtual_stage(stage_, chunk) == 0; }
   [[nodiscard]] bool last_virtual(int chunk) const {
-    return stage_ == e_.pp - 1 && chunk == e_.chunks() - 1;
+    return e_.virtual_stage(stage_, chunk) == e_.pp * e_.chunks() - 1;
   }
+  [[nodiscard]] bool receives(int chunk, bool forward) const {
+    return receives_from_stage(e_, stage_, chunk, forward);
+  }
+  [[nodiscard]] bool sends(int chunk, bool forward) const { return receives(chunk, !forward); }
   [[nodiscard]] int layers(int chunk) const { return chunk_layers(s_.model, e_, stage_, chunk); }
   /// Layer `l` of the chunk, by its kind and whether it recomputes.
   [[nodiscard]] const LayerPlan& plan(int chunk, int l) const {
@@ -104,7 +108,7 @@ private:
   /// The embedding's (`embedding`) or the LM head's parameters on this stage, at the model's
   /// precision (none without a vocabulary, or off their stage).
   [[nodiscard]] Bytes vocabulary_parameters(bool embedding) const {
-    bool here = embedding ? stage_ == 0 : stage_ == e_.pp - 1;
+    bool here = embedding ? stage_ == 0 : stage_ == e_.head_stage();
     if (!here) return Bytes();
     return s_.model.bytes_per_word *
            (embedding ? embedding_params(s_.model, e_)
@@ -133,7 +137,7 @@ private:
     auto wait_for = [&](int l) {
       if (gathering) wait_gathers(gathered_[c].before(l));
     };
-    if (!first_virtual(chunk)) receive(true);
+    if (receives(chunk, true)) receive(true);
     if (first_virtual(chunk)) wait_for(0), extra_kernels(embedding_.forward);
     for (int l = 0; l < layers(chunk); ++l)
       wait_for(l), prefetch(chunk, l, true), tagged(l, [&] {
@@ -145,14 +149,13 @@ private:
       });
     if (last_virtual(chunk)) wait_for(layers(chunk)), extra_kernels(head_.forward);
     if (last_virtual(chunk) && casting) once(head_.per_step);
-    if (!last_virtual(chunk))
-      program_.push_back(transfer(OpKind::send, true, costs().pp_activation));
+    if (sends(chunk, true)) program_.push_back(transfer(OpKind::send, true, costs().pp_activation));
   }
 
   // `last`: the chunk's last backward, whose gradients are final (dp_overlap buckets them);
   // `final_pass`: the stage's last backward, whose last bucket also takes the vocabulary's.
   void backward(int chunk, bool last, bool final_pass) {
-    if (!last_virtual(chunk)) receive(false);
+    if (receives(chunk, false)) receive(false);
     if (last_virtual(chunk)) extra_kernels(head_.backward);
     int n = layers(chunk); // none in a chunk that holds only the embedding or the loss
     for (int l = 0; l < n; ++l) {
@@ -168,7 +171,7 @@ private:
     if (first_virtual(chunk)) extra_kernels(embedding_.backward);
     if (final_pass && e_.dp_overlap) pending_ += vocabulary_gradients();
     if (last && e_.dp_overlap) bucket(n > 0 ? layer_gradients(plan(chunk, 0)) : Bytes(), true);
-    if (!first_virtual(chunk))
+    if (sends(chunk, false))
       program_.push_back(transfer(OpKind::send, false, costs().pp_activation));
   }
 
@@ -250,8 +253,8 @@ private:
           beside(times.attention), e_));
     if (layer_->experts)
       order.push_back(expert_block(e_, s_.model, pass(times.mlp),
-                                   routed(times.mlp, fwd, less_forward), block_bytes(), fwd,
-                                   delayed(times.mlp)));
+                                   routed_time(times.mlp, fwd, less_forward), block_bytes(), fwd,
+                                   delayed_weight_gradients(e_, times.mlp)));
     else
       order.push_back(overlapped(block(e_, pass(times.mlp), block_bytes(), fwd, false, true),
                                  beside(times.mlp), e_));
@@ -260,20 +263,6 @@ private:
     // all-reduce backward, so a block's collective still follows its kernels.
     if (!fwd) std::reverse(order.begin(), order.end());
     for (auto& ops : order) program_.insert(program_.end(), ops.begin(), ops.end());
-  }
-
-  // delay_wgrad_compute: the expert block's weight gradients, run apart in the backward.
-  [[nodiscard]] program_detail::DelayedWeightGradients delayed(const BlockTime& b) const {
-    if (!e_.delay_wgrad_compute) return {};
-    return {b.weight_gradients.total(), b.routed_weight_gradients.total()};
-  }
-
-  // The routed kernels' part of pass(): backward without the recomputed forward where that
-  // runs on its own.
-  static Seconds routed(const BlockTime& b, bool fwd, bool less_forward) {
-    if (fwd) return b.routed_forward.total();
-    Seconds t = b.routed_backward.total();
-    return less_forward ? t - b.routed_forward.total() : t;
   }
 
   [[nodiscard]] program_detail::BlockBytes block_bytes(Bytes input = Bytes()) const {

@@ -142,4 +142,15 @@ std::vector<Op> with_context(std::vector<Op> ops, Bytes kv, const ExecutionSpec&
   return ops;
 }
 
+DelayedWeightGradients delayed_weight_gradients(const ExecutionSpec& e, const BlockTime& b) {
+  if (!e.delay_wgrad_compute) return {};
+  return {b.weight_gradients.total(), b.routed_weight_gradients.total()};
+}
+
+Seconds routed_time(const BlockTime& b, bool forward, bool less_forward) {
+  if (forward) return b.routed_forward.total();
+  Seconds t = b.routed_backward.total();
+  return less_forward ? t - b.routed_forward.total() : t;
+}
+
 } // namespace trainsim::program_detail

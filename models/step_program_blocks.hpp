@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/step_compute.hpp"
 #include "models/step_program.hpp"
 
 namespace trainsim::program_detail {
@@ -30,6 +31,11 @@ std::vector<Op> block(const ExecutionSpec& e, Seconds kernel, const BlockBytes& 
 struct DelayedWeightGradients {
   Seconds kernel, routed;
 };
+/// What the expert block runs apart under delay_wgrad_compute (none without it).
+DelayedWeightGradients delayed_weight_gradients(const ExecutionSpec& e, const BlockTime& b);
+/// The routed kernels' part of a pass's time: the backward without the recomputed forward
+/// where that runs on its own (`less_forward`).
+Seconds routed_time(const BlockTime& b, bool forward, bool less_forward);
 
 /// The expert block: block() without sequence parallelism (or TP), else Megatron-Core's
 /// all-to-all dispatch of each TP rank's sequence shard. `routed`: of `kernel`, what follows

@@ -52,7 +52,7 @@ ProgramSize program_size(const Scenario& scenario, const OpWeight& weight) {
   // its runs at every pass, so both counts are affine in the microbatches from a group of
   // them on (the interleaved schedule's group, else one per stage).
   long m = scenario.execution.microbatches();
-  long m1 = std::max(scenario.execution.group(), scenario.execution.pp), m2 = 2 * m1;
+  long m1 = scenario.execution.shortest_microbatches(), m2 = 2 * m1;
   if (m <= m2) return largest_stage(scenario, weight);
   ProgramSize at1 =
       largest_stage(program_detail::with_microbatches(scenario, m1), weight);

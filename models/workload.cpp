@@ -23,7 +23,7 @@ double head_stage_params(const ModelSpec& m, const ExecutionSpec& e) {
 
 double vocabulary_params(const ModelSpec& m, const ExecutionSpec& e, int stage) {
   return (stage == 0 ? embedding_params(m, e) : 0.0) +
-         (stage == e.pp - 1 ? head_stage_params(m, e) : 0.0);
+         (stage == e.head_stage() ? head_stage_params(m, e) : 0.0);
 }
 
 } // namespace workload_parts
@@ -390,6 +390,8 @@ std::string to_string(PipelineSchedule s) {
     return "1f1b";
   case PipelineSchedule::interleaved:
     return "interleaved";
+  case PipelineSchedule::dualpipev:
+    return "dualpipev";
   }
   return "?";
 }

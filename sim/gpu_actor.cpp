@@ -45,9 +45,11 @@ StepPlan::StepPlan(const Scenario& s, const Platform& p, Fidelity f)
       ep_collective(make_collective(s.execution.ep_collective)),
       ep_gather_collective(make_collective(default_collective(CollectiveOp::all_gather))),
       mailboxes(s.execution.gpus()),
-      paths(topo::pair_costs(p.topology())), pp_forward(mailboxes.channel("ppf")),
-      pp_backward(mailboxes.channel("ppb")), slowdown(kernel_slowdowns(s)),
-      expert_loads(trainsim::expert_loads(s.model, s.execution)) {
+      paths(topo::pair_costs(p.topology())), pp_lanes{&mailboxes.channel("ppf"),
+                                                      &mailboxes.channel("ppb"),
+                                                      &mailboxes.channel("ppf.up"),
+                                                      &mailboxes.channel("ppb.up")},
+      slowdown(kernel_slowdowns(s)), expert_loads(trainsim::expert_loads(s.model, s.execution)) {
   tp_axes_queue = trainsim::tp_axes_queue(s.execution, p.topology().gpus_per_node());
   // A million microbatches make programs of tens of millions of ops: minutes before the first
   // simulated second, which should not look like a hang.
@@ -118,15 +120,14 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
   if (plan.replicas > 1) // ep is 1: the EDP group is the DP group
     dp_.bundle_next = edp_.bundle_next = bundle_partner(plan.scenario.execution, rank, t.gpus_per_node());
   for (const Op& op : plan.programs[static_cast<size_t>(at_.pp)])
-    if (op.kind == OpKind::recv) recvs_left_[op.forward ? 0 : 1] += 1;
+    if (op.kind == OpKind::recv) recvs_left_[lane_of(op)] += 1;
   if (!plan.slowdown.empty()) slowdown_ = slowest_image(plan, rank);
   if (!plan.expert_loads.empty()) expert_load_ = plan.expert_loads[static_cast<size_t>(ep_.me)];
 }
 
 void GpuActor::operator()() {
   if (critical_path::on()) critical_path::start_gpu(rank_);
-  post_receive(true);
-  post_receive(false);
+  for (int lane = 0; lane < 4; ++lane) post_receive(lane);
   for (const Op& op : plan_.programs[static_cast<size_t>(at_.pp)]) {
     execute(op);
     if (plan_.progress != nullptr) plan_.progress->tick();
@@ -300,26 +301,32 @@ void GpuActor::join_stream(Stream& stream, int count) {
 // A receive is posted as soon as the previous one of its direction completed, as Megatron
 // posts its next receive with its batched send/receive: a transfer then starts when the
 // sender sends and can overlap this stage's compute, instead of waiting for the receiver.
-void GpuActor::post_receive(bool forward) {
+void GpuActor::post_receive(int lane) {
   static int* received = nullptr; // payloads carry no data
-  int d = forward ? 0 : 1;
+  auto d = static_cast<size_t>(lane);
   if (recvs_left_[d] == 0) return;
-  const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
-  posted_recv_[d] = channel[static_cast<size_t>(rank_)]->get_async<int>(&received);
+  posted_recv_[d] = (*plan_.pp_lanes[d])[static_cast<size_t>(rank_)]->get_async<int>(&received);
   if (critical_path::on()) critical_path::posted(*posted_recv_[d], false, "pp");
+}
+
+// A transfer's lane: activations (0) or gradients (1), plus 2 where its chunk runs up the
+// stages (DualPipeV's second chunk).
+int GpuActor::lane_of(const Op& op) const {
+  return (op.forward ? 0 : 1) + (plan_.scenario.execution.chunk_reversed(op.chunk) ? 2 : 0);
 }
 
 // Time blocked on a pipeline receive is bubble until the data starts moving, transfer after.
 void GpuActor::receive(const Op& op) {
-  int d = op.forward ? 0 : 1;
-  if (!posted_recv_[d]) post_receive(op.forward);
+  int lane = lane_of(op);
+  auto d = static_cast<size_t>(lane);
+  if (!posted_recv_[d]) post_receive(lane);
   sg4::CommPtr comm = std::move(posted_recv_[d]);
   posted_recv_[d] = nullptr;
   recvs_left_[d] -= 1;
   double posted = now();
   wait_on(comm, kReceiving);
   double waited = now() - posted;
-  post_receive(op.forward);
+  post_receive(lane);
   // A receive posted early may have completed before this rank came to wait for it.
   double moving =
       std::clamp(comm->get_finish_time() - std::max(posted, comm->get_start_time()), 0.0, waited);
@@ -333,13 +340,14 @@ void GpuActor::receive(const Op& op) {
 // delivered, like a bounded channel. Unbounded, every actor's pending comms would lengthen
 // the activity lists SimGrid scans on each completion.
 void GpuActor::send(const Op& op) {
-  bool forward = op.forward;
-  sg4::CommPtr& pending = pending_send_[forward ? 0 : 1];
+  int lane = lane_of(op);
+  sg4::CommPtr& pending = pending_send_[static_cast<size_t>(lane)];
   double start = now();
   if (pending) timed(stats_[Category::pp_comm], [&] { wait_on(pending, kSending); });
   record(op, TraceEvent::Kind::pp_send_wait, start, now());
-  int peer = plan_.layout.pipeline_peer(rank_, forward);
-  const auto& channel = forward ? plan_.pp_forward : plan_.pp_backward;
+  bool down = op.forward != plan_.scenario.execution.chunk_reversed(op.chunk);
+  int peer = plan_.layout.pipeline_peer(rank_, down);
+  const Channel& channel = *plan_.pp_lanes[static_cast<size_t>(lane)];
   pending = channel[static_cast<size_t>(peer)]->put_async(&g_payload, whole_bytes(op.bytes));
   if (critical_path::on()) critical_path::posted(*pending, true, "pp");
   if (plan_.traffic != nullptr) plan_.traffic->add(rank_, peer, op.bytes.value());

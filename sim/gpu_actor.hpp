@@ -3,6 +3,8 @@
 // gradient collectives, accounting every simulated second to one category.
 #pragma once
 
+#include <array>
+
 #include <memory>
 #include <vector>
 
@@ -37,8 +39,10 @@ struct StepPlan {
   std::unique_ptr<CollectiveAlgorithm> ep_gather_collective;
   mutable Mailboxes mailboxes; ///< filled lazily as channels are first used
   mutable GroupPaths paths;    ///< each ring's neighbour pairs, computed on first use
-  const Channel& pp_forward;
-  const Channel& pp_backward;
+  /// Pipeline transfers, by lane (lane_of): activations and gradients, each down the stages
+  /// (stage s to s + 1 forward) or, for DualPipeV's second chunk, up them. A stage in its V
+  /// receives activations from both neighbours, so each way has a mailbox of its own.
+  std::array<const Channel*, 4> pp_lanes;
   Progress* progress = nullptr;     ///< optional
   /// Which GPUs of a node run the step, and for which (sim/rail_bundle.hpp).
   RailBundle bundle;
@@ -78,7 +82,8 @@ private:
   void start_collective(const Op& op);
   void wait_collectives(const Op& op);
   void receive(const Op& op);
-  void post_receive(bool forward);
+  void post_receive(int lane);
+  [[nodiscard]] int lane_of(const Op& op) const;
   void send(const Op& op);
   void wait_sends();
   [[nodiscard]] const Group& group(GroupKind kind) const;
@@ -95,9 +100,9 @@ private:
   RankStats& stats_;
   CollectiveEnv env_;
   Group tp_, dp_, ep_, edp_, cp_, tp2_;
-  simgrid::s4u::CommPtr pending_send_[2]; ///< the last send of each direction (forward, backward)
-  simgrid::s4u::CommPtr posted_recv_[2];  ///< the next receive of each direction, posted early
-  int recvs_left_[2] = {0, 0};            ///< receives of each direction still to come
+  simgrid::s4u::CommPtr pending_send_[4]; ///< the last send of each lane (StepPlan::pp_lanes)
+  simgrid::s4u::CommPtr posted_recv_[4];  ///< the next receive of each lane, posted early
+  int recvs_left_[4] = {0, 0, 0, 0};      ///< receives of each lane still to come
   /// Background collectives of one stream, in the order started, the first `joined` waited
   /// for: each a job of a stream worker, or for a TP collective that runs alone (rail
   /// bundling) and queues behind no job, its end time (worker null). The worker is created on

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 namespace trainsim {
 namespace {
@@ -105,6 +106,52 @@ TEST(PipelinePath, InterleavedGroupsFollowMegatronCoresScheduleTable) {
   for (const PipelineOp& op : pipeline_order(PipelineSchedule::interleaved, 1, 2, 4, 2))
     if (op.forward) mb.push_back(op.microbatch);
   EXPECT_EQ(mb, (std::vector<int>{0, 1, 0, 1, 2, 3, 2, 3}));
+}
+
+// "F0:3" for the forward of microbatch 3 in chunk 0, "B1:0" for a backward; a pair's two in [].
+std::string passes(const std::vector<PipelineOp>& order) {
+  std::string out;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const PipelineOp& op = order[k];
+    bool opens = op.steady && op.forward, closes = op.steady && !op.forward;
+    out += (k > 0 ? " " : "") + std::string(opens ? "[" : "") + (op.forward ? "F" : "B") +
+           std::to_string(op.chunk) + ":" + std::to_string(op.microbatch) + (closes ? "]" : "");
+  }
+  return out;
+}
+
+TEST(PipelinePath, DualPipeVRunsDualPipesStepsInItsV) {
+  // dualpipev.py's step() on 2 ranks and 4 microbatches, its W chunks dropped (each backward
+  // computes its weight gradients). Rank 0 (stages below it: 1): nF0 2 forwards, nF0F1 once,
+  // nB1W1F1 once, the main step m - 2n + r + 1 = 1 time (pair F0 B1, pair F1 B0), nB1F1B0
+  // once, nB1B0 once, nWB0 once.
+  EXPECT_EQ(passes(pipeline_order(PipelineSchedule::dualpipev, 0, 2, 4)),
+            "F0:0 F0:1 F0:2 F1:0 B1:0 F1:1 [F0:3 B1:1] [F1:2 B0:0] B1:2 [F1:3 B0:1] B1:3 B0:2 "
+            "B0:3");
+  // Rank 1, the last: nF0F1 twice; the main step 4 - 4 + 1 + 1 = 2 times, its first F0 B1 not
+  // paired ("we don't overlap these two chunks"); nB1B0 twice.
+  EXPECT_EQ(passes(pipeline_order(PipelineSchedule::dualpipev, 1, 2, 4)),
+            "F0:0 F1:0 F0:1 F1:1 F0:2 B1:0 [F1:2 B0:0] [F0:3 B1:1] [F1:3 B0:1] B1:2 B0:2 B1:3 "
+            "B0:3");
+}
+
+TEST(PipelinePath, DualPipeVKeepsTheLastStageBusyFromItsFirstInput) {
+  // 2 stages, chunks of f = 0.5 s forward and b = 1 s backward, free sends. The V: stage 0
+  // holds virtual stages 0 and 3, stage 1 holds 1 and 2 and hands chunk 0's output to chunk 1
+  // in memory. Stage 1 starts at 0.5 (stage 0's F0:0) and, walking its order above, never
+  // waits again: each input it needs from stage 0 is there when it gets to it. So it ends at
+  // 0.5 + 4 x (2 f + 2 b) = 12.5, and stage 0 runs B0:3 after stage 1's: 13.5 s, where 1F1B
+  // over the same 2 stages takes (4 + 1) x 3 = 15 s.
+  std::vector<Seconds> finish =
+      pipeline_finish(PipelineSchedule::dualpipev, 4, 2, uniform(2, 2), Seconds(0));
+  EXPECT_DOUBLE_EQ(finish[1].value(), 12.5);
+  EXPECT_DOUBLE_EQ(finish[0].value(), 13.5);
+  // With sends of s = 0.1 s (under f / 2, so the order of arrivals holds), stage 1 waits s
+  // for its first input, 2 s before B1:0 (stage 0's F1:0 waits for stage 1's F1:0 to come up,
+  // then B1:0 comes down) and 2 s before B1:3 the same way; B0:3 goes down once more. The
+  // hand-over at the bottom of the V, inside stage 1, sends nothing: 13.5 + 6 s.
+  EXPECT_DOUBLE_EQ(
+      last(pipeline_finish(PipelineSchedule::dualpipev, 4, 2, uniform(2, 2), Seconds(0.1))), 14.1);
 }
 
 } // namespace

@@ -325,5 +325,34 @@ TEST(ScenarioRules, AnInterleavedMicrobatchGroupFollowsMegatronCoresRules) {
   EXPECT_EQ(refusal(s), "code.yaml: execution.microbatch_group = '2': needs schedule: interleaved");
 }
 
+TEST(ScenarioRules, DualPipeVNeedsTwoStagesTwiceTheirMicrobatchesAndNoFixedEnds) {
+  // pp 2: 8 layers in 2 x 2 chunks of 2. dualpipev.py asserts num_chunks >= 2 x num_ranks, so
+  // 4 microbatches per pipeline (8 sequences over dp 2) are the fewest it runs.
+  Scenario s = small();
+  s.execution.schedule = PipelineSchedule::dualpipev;
+  EXPECT_EQ(refusal(s), "accepted");
+  s.execution.global_batch = 6; // 3 microbatches
+  EXPECT_EQ(refusal(s), "code.yaml: execution.schedule = 'dualpipev': needs at least 2 x pp = 4 "
+                        "microbatches per pipeline (global_batch / (dp x micro_batch) is 3)");
+  s = small();
+  s.execution.schedule = PipelineSchedule::dualpipev;
+  s.execution.pp = 1;
+  s.execution.dp = 4;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.schedule = 'dualpipev': needs pp of at least 2");
+  s = small();
+  s.execution.schedule = PipelineSchedule::dualpipev;
+  s.execution.first_stage_layers = 2;
+  EXPECT_EQ(refusal(s), "code.yaml: execution.schedule = 'dualpipev': cannot be combined with "
+                        "first_stage_layers or last_stage_layers: the first stage holds both "
+                        "ends of the V (write a pipeline_layout instead)");
+  s = small();
+  s.execution.schedule = PipelineSchedule::dualpipev;
+  s.model.layers = 6; // 6 layers do not split into 2 x 2 chunks
+  EXPECT_EQ(refusal(s), "code.yaml: execution.schedule = 'dualpipev': splits each stage into 2 "
+                        "chunks: 2 x pp = 4 must divide the model's 6 layers (or "
+                        "embedding_as_layer, loss_as_layer or a pipeline_layout must make the "
+                        "split even)");
+}
+
 } // namespace
 } // namespace trainsim

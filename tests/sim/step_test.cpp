@@ -66,6 +66,25 @@ TEST(Step, OneFOneBBubbleIsPipelineDepthOverMicrobatches) {
   EXPECT_NEAR(waiting, 3.0 / 19.0, 0.01 * 3.0 / 19.0);
 }
 
+TEST(Step, DualPipeVHidesHalfA1F1BBubble) {
+  // PP 2 x DP 2 on four nodes, 8 layers (2 a chunk), 4 microbatches, transfers negligible.
+  // Under DualPipeV stage 1 starts after stage 0's first chunk forward (t_f / 2 of a stage's
+  // t_f) and then never waits; stage 0 ends with one chunk backward (t_b / 2) after it
+  // (tests/models/pipeline_path_test.cpp walks it): the step is 4 (t_f + t_b) + (t_f + t_b) / 2,
+  // and each stage waits (t_f + t_b) / 2 of it, 1/9 of the step. 1F1B waits 1/5.
+  for (sim::Fidelity fidelity : {sim::Fidelity::fast, sim::Fidelity::fine}) {
+    Outcome run = simulate(
+        scenario(four_nodes(ideal_fabric()),
+                 {.dp = 2, .pp = 2, .global_batch = 8, .schedule = PipelineSchedule::dualpipev},
+                 mlp(8)),
+        fidelity);
+    double waiting = (category(run.summary, "bubble") + category(run.summary, "idle") +
+                      category(run.summary, "pp_comm")) /
+                     run.result.step_time.value();
+    EXPECT_NEAR(waiting, 1.0 / 9.0, 0.01 / 9.0);
+  }
+}
+
 TEST(Step, HardwareFlopCountTheRecomputedForward) {
   // MLP blocks: model FLOP are 3 forward passes per layer (forward, two gradients); full
   // recomputation runs a fourth, so HFU = 4/3 MFU, and the FLOP/s per GPU are each times peak.

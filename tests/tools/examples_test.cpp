@@ -63,6 +63,10 @@ const std::vector<Example>& examples() {
          return !s.execution.pipeline_layout.empty() && s.execution.ep_overlap &&
                 s.model.mtp_layers > 0;
        }},
+      {"dualpipev.yaml",
+       [](const Scenario& s) {
+         return s.execution.schedule == PipelineSchedule::dualpipev && s.execution.ep_overlap;
+       }},
       {"degraded-link.yaml", [](const Scenario& s) { return s.faults.degraded_links.size() == 1; }},
       {"failed-spine.yaml", [](const Scenario& s) { return s.faults.failed.size() == 1; }},
       {"reliability.yaml", [](const Scenario& s) { return s.reliability.restart > Seconds(); }},

@@ -164,8 +164,8 @@ TEST(Loader, ChoicesSuggestTheClosestName) {
             "s.yaml: execution.collective = 'rign': is not a collective algorithm (did you mean "
             "'ring'?)");
   EXPECT_EQ(error_of(with(kValid, "micro_batch: 2", "micro_batch: 2\n  schedule: 1f1c")),
-            "s.yaml: execution.schedule = '1f1c': must be one of 1f1b, gpipe, interleaved (did you "
-            "mean '1f1b'?)");
+            "s.yaml: execution.schedule = '1f1c': must be one of 1f1b, gpipe, interleaved, "
+            "dualpipev (did you mean '1f1b'?)");
   // No name is close to cnn: the line still says what is allowed.
   EXPECT_EQ(error_of(with(kValid, "kind: transformer", "kind: cnn")),
             "s.yaml: model.kind = 'cnn': must be one of transformer, mlp");
