@@ -23,12 +23,21 @@ struct PassEnds {
   }
 };
 
+// Just enough of an execution to place each virtual stage (ExecutionSpec::virtual_stage).
+ExecutionSpec where_chunks_sit(PipelineSchedule schedule, int stages, int chunks) {
+  ExecutionSpec e;
+  e.schedule = schedule;
+  e.pp = stages;
+  if (schedule == PipelineSchedule::interleaved) e.interleave = chunks;
+  return e;
+}
+
 class Walk {
 public:
   Walk(PipelineSchedule schedule, int microbatches, int chunks, int group, int extra_warmup,
        const PassTimes& pass, Seconds send)
       : stages_(static_cast<int>(pass.forward.size()) / chunks), chunks_(chunks),
-        v_(schedule == PipelineSchedule::dualpipev), pass_(pass), send_(send.value()),
+        spec_(where_chunks_sit(schedule, stages_, chunks)), pass_(pass), send_(send.value()),
         ends_(stages_ * chunks, microbatches), free_at_(static_cast<size_t>(stages_), 0.0),
         done_at_(static_cast<size_t>(stages_), 0.0), next_(static_cast<size_t>(stages_), 0) {
     for (int j = 0; j < stages_; ++j)
@@ -86,20 +95,17 @@ private:
     if (produced < 0) return kNotYet;
     return stage_of(from) == to ? produced : produced + send_;
   }
-  // Megatron's order, chunk x stages + stage, or DualPipeV's V (ExecutionSpec::virtual_stage).
   [[nodiscard]] int virtual_stage(int stage, int chunk) const {
-    return v_ && chunk == 1 ? 2 * stages_ - 1 - stage : chunk * stages_ + stage;
+    return spec_.virtual_stage(stage, chunk);
   }
-  [[nodiscard]] int stage_of(int vs) const {
-    return v_ && vs >= stages_ ? 2 * stages_ - 1 - vs : vs % stages_;
-  }
+  [[nodiscard]] int stage_of(int vs) const { return spec_.stage_and_chunk(vs).first; }
   // PassTimes hold the chunks one after the other, each by stage.
   [[nodiscard]] size_t index(int stage, int chunk) const {
     return static_cast<size_t>(chunk * stages_ + stage);
   }
 
   int stages_, chunks_;
-  bool v_;
+  ExecutionSpec spec_; ///< the schedule's stages and chunks: where each virtual stage sits
   const PassTimes& pass_;
   double send_;
   PassEnds ends_;
