@@ -8,7 +8,8 @@
 
 namespace trainsim {
 
-/// The virtual stages of a pipeline, in Megatron-Core's order: virtual stage chunk x pp + stage.
+/// The virtual stages of a pipeline in the order a microbatch passes them: Megatron-Core's,
+/// virtual stage chunk x pp + stage, or DualPipeV's V (ExecutionSpec::virtual_stage).
 /// Notation: `t` a transformer layer, `E` the embedding, `L` the loss, `m` a multi-token-
 /// prediction module, `|` the end of a virtual stage, `(..)*n` and `x*n` n repeats; spaces
 /// and commas are cosmetic. "Et*4|(t*4|)*14tmL" is 16 virtual stages: the embedding with 4
