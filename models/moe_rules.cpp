@@ -3,16 +3,11 @@
 #include <string>
 
 #include "models/collectives.hpp"
-#include "models/error.hpp"
 #include "models/params.hpp"
+#include "models/scenario_rules.hpp"
 
 namespace trainsim {
 namespace {
-
-[[noreturn]] void broken(const Scenario& s, const std::string& key, const std::string& value,
-                         const std::string& problem) {
-  throw InputError(s.file, key, value, problem);
-}
 
 // A capacity factor bounds each expert's tokens: it needs experts, and one below 1 / experts
 // would keep fewer routed tokens over all experts than a single expert's balanced share.
@@ -21,15 +16,16 @@ void check_capacity(const Scenario& s) {
   const ModelSpec& m = s.model;
   double c = e.moe_capacity_factor;
   std::string value = Params::text_of(c);
-  if (c > 0 && m.experts <= 1) broken(s, "execution.moe_capacity_factor", value, experts_only(m.experts));
+  if (c > 0 && m.experts <= 1)
+    broken_rule(s, "execution.moe_capacity_factor", value, experts_only(m.experts));
   if (c > 0 && c * m.experts < 1.0)
-    broken(s, "execution.moe_capacity_factor", value,
-           "must be at least 1 / experts (" + Params::text_of(1.0 / m.experts) + "): below it all " +
-               std::to_string(m.experts) +
-               " experts together keep less than one expert's balanced share");
+    broken_rule(s, "execution.moe_capacity_factor", value,
+                "must be at least 1 / experts (" + Params::text_of(1.0 / m.experts) +
+                    "): below it all " + std::to_string(m.experts) +
+                    " experts together keep less than one expert's balanced share");
   if (e.moe_pad_to_capacity && c <= 0)
-    broken(s, "execution.moe_pad_to_capacity", "true",
-           "needs moe_capacity_factor: without one no expert has a capacity to pad to");
+    broken_rule(s, "execution.moe_pad_to_capacity", "true",
+                "needs moe_capacity_factor: without one no expert has a capacity to pad to");
 }
 
 // Megatron-Core's all-gather dispatcher gathers over the TP x EP group (tp_ep_group), which
@@ -38,11 +34,13 @@ void check_dispatcher(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   if (e.moe_dispatcher == MoeDispatcher::alltoall) return;
   std::string value = to_string(e.moe_dispatcher);
-  if (s.model.experts <= 1) broken(s, "execution.moe_dispatcher", value, experts_only(s.model.experts));
+  if (s.model.experts <= 1)
+    broken_rule(s, "execution.moe_dispatcher", value, experts_only(s.model.experts));
   if (e.tp > 1)
-    broken(s, "execution.moe_dispatcher", value,
-           "with tp > 1 gathers over the TP x EP group (Megatron-Core's tp_ep_group), which is "
-           "not modelled: use tp 1 or moe_dispatcher: alltoall");
+    broken_rule(
+        s, "execution.moe_dispatcher", value,
+        "with tp > 1 gathers over the TP x EP group (Megatron-Core's tp_ep_group), which is "
+        "not modelled: use tp 1 or moe_dispatcher: alltoall");
 }
 
 // An expert all-to-all other than the default needs experts and the all-to-all dispatcher; one
@@ -53,14 +51,15 @@ void check_ep_collective(const Scenario& s) {
   const std::string& name = e.ep_collective;
   const CollectiveInfo* info = find_collective(name);
   if (info == nullptr || name == default_collective(CollectiveOp::all_to_all)) return;
-  if (s.model.experts <= 1) broken(s, "execution.ep_collective", name, experts_only(s.model.experts));
+  if (s.model.experts <= 1)
+    broken_rule(s, "execution.ep_collective", name, experts_only(s.model.experts));
   if (e.moe_dispatcher != MoeDispatcher::alltoall)
-    broken(s, "execution.ep_collective", name,
-           "is an all-to-all; moe_dispatcher: " + to_string(e.moe_dispatcher) +
-               " sends no all-to-all (set moe_dispatcher: alltoall)");
+    broken_rule(s, "execution.ep_collective", name,
+                "is an all-to-all; moe_dispatcher: " + to_string(e.moe_dispatcher) +
+                    " sends no all-to-all (set moe_dispatcher: alltoall)");
   if (info->node_hops && s.system.topology.gpus_per_node() == 1)
-    broken(s, "execution.ep_collective", name,
-           "forwards over NVLink inside a node, and this fabric's nodes have one GPU each");
+    broken_rule(s, "execution.ep_collective", name,
+                "forwards over NVLink inside a node, and this fabric's nodes have one GPU each");
 }
 
 // The imbalance is between EP ranks, whose shares run from 1 - it to 1 + it: it needs experts
@@ -71,19 +70,22 @@ void check_imbalance(const Scenario& s) {
   double v = e.moe_imbalance;
   std::string value = Params::text_of(v);
   if (v < 0 || v > 1)
-    broken(s, "execution.moe_imbalance", value,
-           "must be between 0 (balanced) and 1 (the busiest EP rank twice its share, the idlest "
-           "none)");
+    broken_rule(
+        s, "execution.moe_imbalance", value,
+        "must be between 0 (balanced) and 1 (the busiest EP rank twice its share, the idlest "
+        "none)");
   if (v == 0) return;
-  if (s.model.experts <= 1) broken(s, "execution.moe_imbalance", value, experts_only(s.model.experts));
+  if (s.model.experts <= 1)
+    broken_rule(s, "execution.moe_imbalance", value, experts_only(s.model.experts));
   if (e.ep <= 1)
-    broken(s, "execution.moe_imbalance", value,
-           "spreads the tokens unevenly over EP ranks, and ep is 1 (every rank holds every expert)");
+    broken_rule(
+        s, "execution.moe_imbalance", value,
+        "spreads the tokens unevenly over EP ranks, and ep is 1 (every rank holds every expert)");
   const CollectiveInfo* a2a = find_collective(e.ep_collective);
   if (a2a != nullptr && a2a->node_hops)
-    broken(s, "execution.moe_imbalance", value,
-           "is not modelled with ep_collective: " + e.ep_collective +
-               ", whose node hops assume uniform routing (use pairwise)");
+    broken_rule(s, "execution.moe_imbalance", value,
+                "is not modelled with ep_collective: " + e.ep_collective +
+                    ", whose node hops assume uniform routing (use pairwise)");
 }
 
 // Megatron-Core's combined 1F1B: EP all-to-alls to overlap (ep > 1, the all-to-all
@@ -94,11 +96,14 @@ void check_imbalance(const Scenario& s) {
 void check_ep_overlap(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   if (e.delay_wgrad_compute && !e.ep_overlap)
-    broken(s, "execution.delay_wgrad_compute", "true",
-           "is built only under ep_overlap, where it lets a backward's dispatch start before its "
-           "experts' weight gradients");
+    broken_rule(
+        s, "execution.delay_wgrad_compute", "true",
+        "is built only under ep_overlap, where it lets a backward's dispatch start before its "
+        "experts' weight gradients");
   if (!e.ep_overlap) return;
-  auto refuse = [&](const std::string& why) { broken(s, "execution.ep_overlap", "true", why); };
+  auto refuse = [&](const std::string& why) {
+    broken_rule(s, "execution.ep_overlap", "true", why);
+  };
   if (s.model.experts <= 1) refuse(experts_only(s.model.experts));
   if (e.ep <= 1) refuse("overlaps expert-parallel all-to-alls, and ep is 1 (there are none)");
   if (e.moe_dispatcher != MoeDispatcher::alltoall)
@@ -122,28 +127,29 @@ void check_ep_overlap(const Scenario& s) {
 void check_expert_groups(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   if (!e.experts_fold() && e.dp % e.ep != 0)
-    broken(s, "execution.ep", std::to_string(e.ep),
-           "must divide dp (" + std::to_string(e.dp) + ")");
+    broken_rule(s, "execution.ep", std::to_string(e.ep),
+                "must divide dp (" + std::to_string(e.dp) + ")");
   if (s.model.experts % e.ep != 0)
-    broken(s, "execution.ep", std::to_string(e.ep),
-           "must divide the model's " + std::to_string(s.model.experts) + " experts");
+    broken_rule(s, "execution.ep", std::to_string(e.ep),
+                "must divide the model's " + std::to_string(s.model.experts) + " experts");
   if (e.etp == 0) return;
   std::string value = std::to_string(e.etp);
-  if (s.model.experts <= 1) broken(s, "execution.etp", value, experts_only(s.model.experts));
+  if (s.model.experts <= 1) broken_rule(s, "execution.etp", value, experts_only(s.model.experts));
   if (e.etp != 1 && e.etp != e.tp)
-    broken(s, "execution.etp", value,
-           "must be tp (" + std::to_string(e.tp) +
-               ") or 1: an expert split over part of the TP group is not built");
+    broken_rule(s, "execution.etp", value,
+                "must be tp (" + std::to_string(e.tp) +
+                    ") or 1: an expert split over part of the TP group is not built");
   if (!e.experts_fold()) return;
   if (!e.sequence_parallel)
-    broken(s, "execution.etp", value,
-           "with tp > 1 needs sequence_parallel: true (Megatron-Core runs an MoE layer under TP "
-           "on sequence-parallel shards)");
+    broken_rule(
+        s, "execution.etp", value,
+        "with tp > 1 needs sequence_parallel: true (Megatron-Core runs an MoE layer under TP "
+        "on sequence-parallel shards)");
   int ranks = e.tp * e.dp;
   if (ranks % e.ep != 0)
-    broken(s, "execution.ep", std::to_string(e.ep),
-           "must divide tp x dp (" + std::to_string(ranks) +
-               "), the ranks the experts fold over (etp 1)");
+    broken_rule(s, "execution.ep", std::to_string(e.ep),
+                "must divide tp x dp (" + std::to_string(ranks) +
+                    "), the ranks the experts fold over (etp 1)");
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/schedule.hpp"
+#include "models/stage_layout.hpp"
 
 namespace trainsim {
 namespace {
@@ -65,21 +66,21 @@ private:
     auto s = static_cast<size_t>(j);
     if (next_[s] == order_[s].size()) return false;
     const PipelineOp& op = order_[s][next_[s]];
-    int vs = virtual_stage(j, op.chunk), last = stages_ * chunks_ - 1;
-    // The neighbour the pass takes its input from and hands its output to: none past the
-    // ends, and no send where it is on this stage (the bottom of DualPipeV's V).
-    int from = op.forward ? vs - 1 : vs + 1, to = op.forward ? vs + 1 : vs - 1;
+    int vs = spec_.virtual_stage(j, op.chunk), last = stages_ * chunks_ - 1;
+    // Which transfers the pass waits for and makes, as the step program decides them: none
+    // past the ends, none inside one stage (the bottom of DualPipeV's V).
+    bool receives = receives_from_stage(spec_, j, op.chunk, op.forward);
     double input = 0.0;
-    if (op.forward && vs > 0) input = arrival(ends_.at(true, from, op.microbatch), from, j);
+    if (op.forward && vs > 0) input = arrival(ends_.at(true, vs - 1, op.microbatch), receives);
     if (!op.forward)
       input = vs == last ? ends_.at(true, vs, op.microbatch)
-                         : arrival(ends_.at(false, from, op.microbatch), from, j);
+                         : arrival(ends_.at(false, vs + 1, op.microbatch), receives);
     if (input < 0) return false;
     double end = std::max(input, free_at_[s]) +
                  (op.forward ? pass_.forward : pass_.backward)[index(j, op.chunk)].value() +
                  extra(op.forward, vs == 0, vs == last);
     ends_.at(op.forward, vs, op.microbatch) = free_at_[s] = end;
-    bool sends = to >= 0 && to <= last && stage_of(to) != j;
+    bool sends = receives_from_stage(spec_, j, op.chunk, !op.forward);
     done_at_[s] = std::max(done_at_[s], sends ? end + send_ : end);
     ++next_[s];
     return true;
@@ -90,15 +91,11 @@ private:
     return (first ? of(pass_.first) : 0.0) + (last ? of(pass_.last) : 0.0);
   }
 
-  // A pass's input produced at virtual stage `from` for stage `to`: sent unless both are one.
-  [[nodiscard]] double arrival(double produced, int from, int to) const {
+  // A pass's input produced at `produced`: one send later where it comes from another stage.
+  [[nodiscard]] double arrival(double produced, bool sent) const {
     if (produced < 0) return kNotYet;
-    return stage_of(from) == to ? produced : produced + send_;
+    return sent ? produced + send_ : produced;
   }
-  [[nodiscard]] int virtual_stage(int stage, int chunk) const {
-    return spec_.virtual_stage(stage, chunk);
-  }
-  [[nodiscard]] int stage_of(int vs) const { return spec_.stage_and_chunk(vs).first; }
   // PassTimes hold the chunks one after the other, each by stage.
   [[nodiscard]] size_t index(int stage, int chunk) const {
     return static_cast<size_t>(chunk * stages_ + stage);

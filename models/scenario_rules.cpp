@@ -47,7 +47,7 @@ struct Rules {
 
   [[noreturn]] void broken(const std::string& key, const std::string& value,
                            const std::string& problem) const {
-    throw InputError(s.file, key, value, problem);
+    broken_rule(s, key, value, problem);
   }
   template <class T>
   void positive(const char* key, T v) const {
@@ -321,6 +321,11 @@ void check_gpu_total(const Scenario& s, double topology_gpus) {
   if (grid == topology_gpus) return;
   throw InputError(s.file, "execution." + grid_keys(e), grid_of(e) + " = " + whole(grid),
                    "must equal the topology's " + whole(topology_gpus) + " GPUs");
+}
+
+void broken_rule(const Scenario& s, const std::string& key, const std::string& value,
+                 const std::string& problem) {
+  throw InputError(s.file, key, value, problem);
 }
 
 std::string over_capacity(const Scenario& s) {

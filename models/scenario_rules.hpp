@@ -35,6 +35,11 @@ enum class Memory : std::uint8_t { must_fit, price_anyway };
 void check_scenario(const Scenario& scenario, std::optional<double> topology_gpus,
                     Memory memory = Memory::must_fit);
 
+/// Throws the InputError of a broken rule: the scenario's file, the key, its value and why.
+/// The rules of models/ (here, moe_rules, schedule_rules) all refuse through it.
+[[noreturn]] void broken_rule(const Scenario& scenario, const std::string& key,
+                              const std::string& value, const std::string& problem);
+
 /// What the memory rule says of `scenario` (the most loaded GPU's needs against HBM, by part),
 /// or "" when it fits.
 std::string over_capacity(const Scenario& scenario);

@@ -2,21 +2,10 @@
 
 #include <string>
 
-#include "models/error.hpp"
 #include "models/scenario_rules.hpp"
 
 namespace trainsim {
 namespace {
-
-[[noreturn]] void broken(const Scenario& s, const std::string& key, const std::string& value,
-                         const std::string& problem) {
-  throw InputError(s.file, key, value, problem);
-}
-
-template <class T>
-void positive(const Scenario& s, const char* key, T v) {
-  if (v <= 0) broken(s, key, std::to_string(v), "must be greater than zero");
-}
 
 // Megatron-Core's interleaved schedule (pipeline_parallel/schedules.py,
 // forward_backward_pipelining_with_interleaving) takes the microbatches in groups of
@@ -26,22 +15,22 @@ void check_microbatch_group(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   const char* key = "execution.microbatch_group";
   if (e.microbatch_group > 0 && e.schedule != PipelineSchedule::interleaved)
-    broken(s, key, std::to_string(e.microbatch_group), "needs schedule: interleaved");
+    broken_rule(s, key, std::to_string(e.microbatch_group), "needs schedule: interleaved");
   if (e.schedule != PipelineSchedule::interleaved) return;
   long m = e.microbatches(), group = e.group(), last = m % group;
   std::string counts = "the microbatches per pipeline (" + std::to_string(m) + ")";
   if (e.microbatch_group == 0 && last != 0) // group pp: M < pp leaves a remainder too
-    broken(s, "execution.schedule", to_string(e.schedule),
-           "interleaved needs " + counts + " to be a multiple of pp (" + std::to_string(e.pp) +
-               "), or a microbatch_group whose last group holds at least pp");
+    broken_rule(s, "execution.schedule", to_string(e.schedule),
+                "interleaved needs " + counts + " to be a multiple of pp (" + std::to_string(e.pp) +
+                    "), or a microbatch_group whose last group holds at least pp");
   if (group < e.pp || group > m)
-    broken(s, key, std::to_string(group),
-           "must be at least pp (" + std::to_string(e.pp) + ") and at most " + counts);
+    broken_rule(s, key, std::to_string(group),
+                "must be at least pp (" + std::to_string(e.pp) + ") and at most " + counts);
   if (last > 0 && last < e.pp)
-    broken(s, key, std::to_string(group),
-           "leaves a last group of " + std::to_string(last) + " of " + counts +
-               ", fewer than pp (" + std::to_string(e.pp) +
-               "): its passes would wait on one another (Megatron-Core refuses it)");
+    broken_rule(s, key, std::to_string(group),
+                "leaves a last group of " + std::to_string(last) + " of " + counts +
+                    ", fewer than pp (" + std::to_string(e.pp) +
+                    "): its passes would wait on one another (Megatron-Core refuses it)");
 }
 
 // DualPipeV (deepseek-ai/DualPipe, dualpipev.py) asserts num_chunks >= num_ranks * 2: its
@@ -52,16 +41,16 @@ void check_dualpipev(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   if (!e.v_shape()) return;
   const std::string name = "dualpipev";
-  if (e.pp < 2) broken(s, "execution.schedule", name, "needs pp of at least 2");
+  if (e.pp < 2) broken_rule(s, "execution.schedule", name, "needs pp of at least 2");
   if (e.microbatches() < 2L * e.pp)
-    broken(s, "execution.schedule", name,
-           "needs at least 2 x pp = " + std::to_string(2 * e.pp) +
-               " microbatches per pipeline (global_batch / (dp x micro_batch) is " +
-               std::to_string(e.microbatches()) + ")");
+    broken_rule(s, "execution.schedule", name,
+                "needs at least 2 x pp = " + std::to_string(2 * e.pp) +
+                    " microbatches per pipeline (global_batch / (dp x micro_batch) is " +
+                    std::to_string(e.microbatches()) + ")");
   if (e.first_stage_layers > 0 || e.last_stage_layers > 0)
-    broken(s, "execution.schedule", name,
-           "cannot be combined with first_stage_layers or last_stage_layers: the first "
-           "stage holds both ends of the V (write a pipeline_layout instead)");
+    broken_rule(s, "execution.schedule", name,
+                "cannot be combined with first_stage_layers or last_stage_layers: the first "
+                "stage holds both ends of the V (write a pipeline_layout instead)");
 }
 
 } // namespace
@@ -69,22 +58,25 @@ void check_dualpipev(const Scenario& s) {
 void check_schedule(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   check_dualpipev(s);
-  positive(s, "execution.interleave", e.interleave);
+  if (e.interleave <= 0)
+    broken_rule(s, "execution.interleave", std::to_string(e.interleave),
+                "must be greater than zero");
   if (e.first_stage_layers < 0)
-    broken(s, "execution.first_stage_layers", std::to_string(e.first_stage_layers),
-           "must be greater than zero");
+    broken_rule(s, "execution.first_stage_layers", std::to_string(e.first_stage_layers),
+                "must be greater than zero");
   if (e.last_stage_layers < 0)
-    broken(s, "execution.last_stage_layers", std::to_string(e.last_stage_layers),
-           "must be greater than zero");
+    broken_rule(s, "execution.last_stage_layers", std::to_string(e.last_stage_layers),
+                "must be greater than zero");
   if (e.schedule != PipelineSchedule::interleaved && e.interleave != 1)
-    broken(s, "execution.interleave", std::to_string(e.interleave), "needs schedule: interleaved");
+    broken_rule(s, "execution.interleave", std::to_string(e.interleave),
+                "needs schedule: interleaved");
   check_microbatch_group(s);
   double passes = static_cast<double>(e.microbatches()) * e.chunks();
   if (passes > kMaxPipelinePasses)
-    broken(s, "execution.global_batch", std::to_string(e.global_batch),
-           "gives " + std::to_string(e.microbatches()) + " microbatches per pipeline" +
-               (e.chunks() > 1 ? " x " + std::to_string(e.chunks()) + " chunks" : "") +
-               " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
+    broken_rule(s, "execution.global_batch", std::to_string(e.global_batch),
+                "gives " + std::to_string(e.microbatches()) + " microbatches per pipeline" +
+                    (e.chunks() > 1 ? " x " + std::to_string(e.chunks()) + " chunks" : "") +
+                    " (global_batch / (dp x micro_batch)); at most 100000000 passes are supported");
 }
 
 } // namespace trainsim

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <array>
-
 #include <memory>
 #include <vector>
 
