@@ -105,7 +105,9 @@ sg4::CommPtr send(const Inboxes& inboxes, int to_rank, double bytes, const Colle
     comm->set_rate(rate);
     comm->start();
   }
-  if (critical_path::on()) critical_path::posted(*comm, true, inboxes.name());
+  if (critical_path::on())
+    critical_path::posted(*comm, true, inboxes.name(), static_cast<double>(size),
+                          std::max(rate, 0.0));
   return comm;
 }
 

@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
 #include <simgrid/s4u.hpp>
+
+#include "sim/platform.hpp"
 
 namespace trainsim::sim::critical_path {
 namespace {
@@ -17,6 +21,14 @@ namespace sg4 = simgrid::s4u;
 // SimGrid's timing precision: a wait this short is a tie, and a tie keeps the actor's own path.
 constexpr double kTie = 1e-9;
 
+// A hand-over's transfer as the sender posted it, priced on idle links at the end.
+struct Transfer {
+  const sg4::Host* from = nullptr;
+  const sg4::Host* to = nullptr;
+  double bytes = 0;
+  double rate = 0; ///< the flow's cap; 0: none
+};
+
 // One actor's stretch of a path: from `start` until whatever follows it hands over.
 struct Node {
   int rank = 0;
@@ -25,11 +37,13 @@ struct Node {
   bool reverse = false; ///< the data went to `from`'s GPU: its late receive released our send
   double start = 0;
   double handed = 0; ///< when `from` handed over
+  Transfer transfer; ///< what carried the hand-over; no bytes: a barrier or a stream
   mutable std::shared_ptr<const Node> from;
 
-  Node(int r, bool s, PathStep::Via v, bool rev, double st, double h,
+  Node(int r, bool s, PathStep::Via v, bool rev, double st, double h, Transfer t,
        std::shared_ptr<const Node> f)
-      : rank(r), stream(s), via(v), reverse(rev), start(st), handed(h), from(std::move(f)) {}
+      : rank(r), stream(s), via(v), reverse(rev), start(st), handed(h), transfer(t),
+        from(std::move(f)) {}
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
   // A chain no one else holds is let go node by node: recursing down thousands of nodes
@@ -85,6 +99,7 @@ struct Sides {
   };
   Side send, receive;
   PathStep::Via via = PathStep::Via::start;
+  double bytes = 0, rate = 0; ///< the sender's
 };
 
 struct State {
@@ -114,15 +129,30 @@ ActorPaths& mine() { return paths_of(sg4::this_actor::get_pid()); }
 // The first stretch of a path: GPU `rank`'s (its kernels' or a stream's) from `start`.
 NodePtr first(int rank, bool stream, double start) {
   return std::make_shared<const Node>(rank, stream, PathStep::Via::start, false, start, 0.0,
-                                      nullptr);
+                                      Transfer{}, nullptr);
 }
 
-// The calling actor's path now continues from `from`, handed over at `handed`.
-void take_over(PathStep::Via via, NodePtr from, double handed, bool reverse = false) {
+// The calling actor's path now continues from `from`, handed over at `handed` by
+// `transfer` (none: a barrier or a stream).
+void take_over(PathStep::Via via, NodePtr from, double handed, bool reverse = false,
+               Transfer transfer = {}) {
   ActorPaths& me = mine();
   if (!from || !me.head()) return;
   me.push(std::make_shared<const Node>(me.head()->rank, me.head()->stream, via, reverse, now(),
-                                       handed, std::move(from)));
+                                       handed, transfer, std::move(from)));
+}
+
+// The transfer's time on idle links: its route's latency, its bytes at the narrowest link
+// (SimGrid's CM02 as sim/platform.cpp configures it: no TCP window, no bandwidth factor), or
+// at its own rate cap if lower. Negative where nothing was transferred.
+double on_idle_links(const Transfer& t, const Platform& platform) {
+  if (t.from == nullptr || t.to == nullptr || t.bytes <= 0) return -1;
+  std::vector<sg4::Link*> links;
+  double nominal = 0;
+  t.from->route_to(t.to, links, &nominal);
+  double rate = t.rate > 0 ? t.rate : std::numeric_limits<double>::infinity();
+  for (const sg4::Link* link : links) rate = std::min(rate, link->get_bandwidth());
+  return platform.route_latency(t.from, t.to).value() + (std::isinf(rate) ? 0.0 : t.bytes / rate);
 }
 
 // "dp.ep#2": a channel, a lane's number ignored.
@@ -157,10 +187,14 @@ void start_gpu(int rank) {
   paths_of(pid).push(first(rank, false, now()));
 }
 
-void posted(const sg4::Comm& comm, bool send, std::string_view channel) {
+void posted(const sg4::Comm& comm, bool send, std::string_view channel, double bytes, double rate) {
   Sides& m = state().messages[comm.get_impl()];
   (send ? m.send : m.receive) = {sg4::this_actor::get_pid(), now(), false};
   m.via = via_of(channel);
+  if (send) {
+    m.bytes = bytes;
+    m.rate = rate;
+  }
 }
 
 void completed(const sg4::Comm& comm, double since) {
@@ -172,7 +206,8 @@ void completed(const sg4::Comm& comm, double since) {
   Sides::Side &mine = send ? m.send : m.receive, &other = send ? m.receive : m.send;
   mine.done = true;
   if (now() > since + kTie && other.pid >= 0 && other.posted > mine.posted + kTie)
-    take_over(m.via, paths_of(other.pid).at(other.posted, false), other.posted, send);
+    take_over(m.via, paths_of(other.pid).at(other.posted, false), other.posted, send,
+              {comm.get_source(), comm.get_destination(), m.bytes, m.rate});
   if (other.done) messages.erase(it);
 }
 
@@ -218,7 +253,7 @@ void joined(long stream_pid, double since) {
   take_over(PathStep::Via::stream, paths_of(stream_pid).at(now(), true), now());
 }
 
-std::vector<PathStep> of_step(const std::vector<RankStats>& ranks) {
+std::vector<PathStep> of_step(const std::vector<RankStats>& ranks, const Platform& platform) {
   const State& s = state();
   // The last to finish; among GPUs that finish together, the one handed over last.
   int last = -1;
@@ -235,8 +270,8 @@ std::vector<PathStep> of_step(const std::vector<RankStats>& ranks) {
   double end = ranks[static_cast<size_t>(last)].finish.value();
   const Node* n = paths_of(s.pid_of_rank[static_cast<size_t>(last)]).head().get();
   for (; n != nullptr; n = n->from.get()) {
-    out.push_back({n->rank, n->from ? n->from->rank : -1, n->via, n->stream, n->reverse,
-                   n->handed, n->start, end});
+    out.push_back({n->rank, n->from ? n->from->rank : -1, n->via, n->stream, n->reverse, n->handed,
+                   n->start, end, on_idle_links(n->transfer, platform)});
     end = n->handed;
   }
   std::reverse(out.begin(), out.end());

@@ -10,6 +10,10 @@
 //
 // A path is a list shared by every actor whose path passes through it, so memory follows the
 // chains still alive, not the ops run. Off unless SimOptions::critical_path asks for it.
+//
+// Contention: a hand-over's transfer that took longer than it would on idle links (its route's
+// latency plus its bytes at the narrowest link) waited that long on flows sharing its links.
+// The path says how long (PathStep::alone); it does not follow those flows.
 // Not followed: the members of a collective priced whole (run alone), which wait for no one.
 #pragma once
 
@@ -19,6 +23,10 @@
 #include <simgrid/forward.h>
 
 #include "sim/stats.hpp"
+
+namespace trainsim::sim {
+class Platform;
+}
 
 namespace trainsim::sim::critical_path {
 
@@ -30,8 +38,10 @@ void enable(int ranks);
 void start_gpu(int rank);
 
 /// The calling actor has just posted `comm`, a send or a receive on `channel` ("pp", "dp",
-/// "dp.ep", ...). Both sides of a message share SimGrid's comm once matched.
-void posted(const simgrid::s4u::Comm& comm, bool send, std::string_view channel);
+/// "dp.ep", ...). Both sides of a message share SimGrid's comm once matched. A send gives its
+/// `bytes` and its rate cap (0: none), which price the transfer on idle links.
+void posted(const simgrid::s4u::Comm& comm, bool send, std::string_view channel, double bytes = 0,
+            double rate = 0);
 /// The calling actor's posted `comm` has completed, after it waited since `since`. Where it
 /// waited and the other side posted later, the other side's post started the transfer.
 void completed(const simgrid::s4u::Comm& comm, double since);
@@ -57,7 +67,9 @@ void job_ends();
 void joined(long stream_pid, double since);
 
 /// The path of the GPU that finished last among those that ran as actors (ties: the lowest
-/// rank), first stretch first.
-[[nodiscard]] std::vector<PathStep> of_step(const std::vector<RankStats>& ranks);
+/// rank), first stretch first. Each transfer's time on idle links (PathStep::alone) is priced
+/// here, on the platform's routes: call it before the engine goes.
+[[nodiscard]] std::vector<PathStep> of_step(const std::vector<RankStats>& ranks,
+                                            const Platform& platform);
 
 } // namespace trainsim::sim::critical_path

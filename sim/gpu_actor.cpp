@@ -348,8 +348,9 @@ void GpuActor::send(const Op& op) {
   bool down = op.forward != plan_.scenario.execution.chunk_reversed(op.chunk);
   int peer = plan_.layout.pipeline_peer(rank_, down);
   const Channel& channel = *plan_.pp_lanes[static_cast<size_t>(lane)];
-  pending = channel[static_cast<size_t>(peer)]->put_async(&g_payload, whole_bytes(op.bytes));
-  if (critical_path::on()) critical_path::posted(*pending, true, "pp");
+  auto size = whole_bytes(op.bytes);
+  pending = channel[static_cast<size_t>(peer)]->put_async(&g_payload, size);
+  if (critical_path::on()) critical_path::posted(*pending, true, "pp", static_cast<double>(size));
   if (plan_.traffic != nullptr) plan_.traffic->add(rank_, peer, op.bytes.value());
   env_.counters->comms += 1;
 }

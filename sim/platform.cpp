@@ -200,4 +200,13 @@ Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, const Rai
   iface->seal();
 }
 
+Seconds Platform::route_latency(const sg4::Host* from, const sg4::Host* to) const {
+  std::vector<topo::Hop> hops;
+  topology_.route(static_cast<int>(from->get_netpoint()->id()),
+                  static_cast<int>(to->get_netpoint()->id()), hops);
+  Seconds latency{};
+  for (const topo::Hop& hop : hops) latency += topology_.link(hop.link).latency;
+  return latency;
+}
+
 } // namespace trainsim::sim

@@ -41,6 +41,11 @@ public:
   /// The SimGrid link of each direction of each graph link, by Hop::channel(); null, in a
   /// rail quotient, for the links that others stand for (an own rail's are not listed).
   [[nodiscard]] const std::vector<simgrid::s4u::Link*>& channels() const { return channels_; }
+  /// The latency of the route from `from` to `to`, its links' summed. SimGrid's own route
+  /// reports a nominal latency (sim/platform.cpp: GraphZone), the real one reaching the
+  /// network model as a factor.
+  [[nodiscard]] Seconds route_latency(const simgrid::s4u::Host* from,
+                                      const simgrid::s4u::Host* to) const;
 
 private:
   const topo::Topology& topology_;

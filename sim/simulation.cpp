@@ -209,7 +209,7 @@ SimResult run_step(const Scenario& scenario, const Platform& platform, const Sim
              by.replicas);
   sg4::Engine::get_instance()->run();
   progress.finish();
-  if (options.critical_path) result.critical_path = critical_path::of_step(result.ranks);
+  if (options.critical_path) result.critical_path = critical_path::of_step(result.ranks, platform);
   log->debug("engine done at {} s simulated: {} execs, {} comms", sg4::Engine::get_clock(),
              result.counters.execs, result.counters.comms);
   if (by.rails.rails > 1) {

@@ -76,6 +76,11 @@ struct PathStep {
   bool reverse = false;
   double handed = 0; ///< when the hand-over began: the transfer ran from here to `start`
   double start = 0, end = 0;
+  /// What the hand-over's transfer would have taken on idle links: its route's latency plus
+  /// its bytes at the route's narrowest link (or the flow's own rate cap). The rest of
+  /// start - handed is other flows sharing its links. Negative: no transfer (a barrier, a
+  /// stream, the start).
+  double alone = -1;
 };
 
 struct SimResult {

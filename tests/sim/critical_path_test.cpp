@@ -78,6 +78,10 @@ TEST(CriticalPath, ASlowRankLeadsTheRingAllReduce) {
   EXPECT_EQ(sum.longest_on.front().first, 2);
   ASSERT_FALSE(sum.hand_overs.empty());
   EXPECT_EQ(sum.hand_overs.front().via, "dp");
+  // Each ring flow has its link directions to itself (four_nodes()): none of the transfer
+  // is contention.
+  EXPECT_LT(sum.hand_overs.front().contention.value(),
+            1e-6 * sum.hand_overs.front().transfer.value());
   EXPECT_GT(sum.ranks, 1);
   EXPECT_FALSE(sum.links.empty()); // the ring's hand-overs cross the leaf
 }
@@ -133,16 +137,79 @@ TEST(CriticalPath, APipelineHandsItsMicrobatchToTheNextStageAndBack) {
   EXPECT_EQ(path[2].rank, 0);
   EXPECT_EQ(path[1].via, sim::PathStep::Via::pp);
   EXPECT_EQ(path[2].via, sim::PathStep::Via::pp);
+  // Nothing else moves meanwhile: each transfer takes its time on idle links, the route's
+  // latency plus the bytes at the NICs' 50 GB/s, and no time is left for contention.
   double transfer = 4096.0 * 4096 * 2 / 50e9;
   for (size_t k : {1u, 2u}) {
     EXPECT_GT(path[k].start - path[k].handed, transfer);
     EXPECT_LT(path[k].start - path[k].handed, transfer * 1.01);
+    EXPECT_NEAR(path[k].alone, path[k].start - path[k].handed, 1e-6 * transfer);
   }
+  EXPECT_LT(path[0].alone, 0); // the step's start: no transfer
   const CriticalPath& sum = e.summary.critical_path;
   EXPECT_EQ(sum.ranks, 2);
   ASSERT_EQ(sum.hand_overs.size(), 1u);
   EXPECT_EQ(sum.hand_overs[0].via, "pp");
   EXPECT_EQ(sum.hand_overs[0].count, 2);
+  EXPECT_LT(sum.hand_overs[0].contention.value(), 1e-6 * transfer);
+}
+
+TEST(CriticalPath, ADegradedLinkIsNoContention) {
+  // The pipeline above with GPU 1's NIC link at half rate and 5 us more latency: each pp
+  // transfer moves 33.6 MB at 25 GB/s, 1.34 ms, over four hops of 0.5 us and the 5 us, alone
+  // on its links. The idle-link time is the degraded link's, so none of it is contention.
+  DegradedLinks nic1;
+  nic1.which = DegradedLinks::Which::nic;
+  nic1.rank = 1;
+  nic1.factor = 0.5;
+  nic1.extra_latency = Seconds(5e-6);
+  Scenario s = scenario(fat_tree(2, 1), {.pp = 2, .global_batch = 1}, mlp());
+  s.faults.degraded_links = {nic1};
+  Evaluation e = followed(s);
+  const std::vector<sim::PathStep>& path = e.result.critical_path;
+  expect_chain(path, e.result.step_time.value());
+  double transfer = 4 * 0.5e-6 + 5e-6 + 4096.0 * 4096 * 2 / 25e9;
+  int pp = 0;
+  for (const sim::PathStep& st : path) {
+    if (st.via != sim::PathStep::Via::pp) continue;
+    pp += 1;
+    EXPECT_NEAR(st.alone, transfer, 1e-9);
+    EXPECT_NEAR(st.start - st.handed, transfer, 1e-6 * transfer);
+  }
+  EXPECT_EQ(pp, 2);
+  ASSERT_EQ(e.summary.critical_path.hand_overs.size(), 1u);
+  EXPECT_LT(e.summary.critical_path.hand_overs[0].contention.value(), 1e-6 * transfer);
+}
+
+TEST(CriticalPath, SaysWhatOtherFlowsOnItsLinksCostAHandOver) {
+  // Two DP replicas of a 2-stage pipeline on four single-GPU nodes, two per leaf, each leaf
+  // with one 50 GB/s uplink (2 down ports, oversubscription 2): stage 0 is GPUs 0 and 1 on
+  // leaf 0, stage 1 GPUs 2 and 3 on leaf 1. Both replicas send their activations across at
+  // once, 4096 x 4096 x 2 B = 33.6 MB each, and the gradients back: each transfer shares the
+  // leaf's uplink with the other replica's, so moves at 25 GB/s: 1.34 ms where it would take
+  // 0.67 ms alone (plus six hops of 0.5 us either way). Each pp hand-over on the path has
+  // 0.67 ms of contention; the two of them 1.34 ms.
+  topo::FatTreeParams fabric = fat_tree(4, 1);
+  fabric.leaf_down_ports = 2;
+  fabric.oversubscription = 2;
+  Evaluation e = followed(scenario(fabric, {.dp = 2, .pp = 2, .global_batch = 2}, mlp()));
+  const std::vector<sim::PathStep>& path = e.result.critical_path;
+  expect_chain(path, e.result.step_time.value());
+  double alone = 6 * 0.5e-6 + 4096.0 * 4096 * 2 / 50e9;
+  double shared = 6 * 0.5e-6 + 2 * 4096.0 * 4096 * 2 / 50e9;
+  int pp = 0;
+  for (const sim::PathStep& st : path) {
+    if (st.via != sim::PathStep::Via::pp) continue;
+    pp += 1;
+    EXPECT_NEAR(st.alone, alone, 1e-9);
+    EXPECT_NEAR(st.start - st.handed, shared, 1e-6 * shared);
+  }
+  EXPECT_EQ(pp, 2);
+  const CriticalPath& sum = e.summary.critical_path;
+  auto pp_sum = std::find_if(sum.hand_overs.begin(), sum.hand_overs.end(),
+                             [](const auto& h) { return h.via == "pp"; });
+  ASSERT_NE(pp_sum, sum.hand_overs.end());
+  EXPECT_NEAR(pp_sum->contention.value(), 2 * (shared - alone), 1e-6 * shared);
 }
 
 } // namespace

@@ -330,6 +330,25 @@ TEST(TextReport, FollowsTheCriticalPathUnlessToldNotTo) {
   EXPECT_EQ(text.text.find("critical path"), std::string::npos) << text.text;
 }
 
+TEST(TextReport, SaysWhatSharedLinksCostTheHandOvers) {
+  // 391 ms of pipeline transfers of which 90.6 ms were other flows on their links; a
+  // millionth of a transfer is SimGrid's timing and is not named.
+  CriticalPath::HandOvers shared{"pp", 56, Seconds(0.391), Seconds(0.0906)};
+  EXPECT_EQ(hand_over_time(shared), "391 ms, 90.6 ms of it on shared links");
+  CriticalPath::HandOvers alone{"dp", 4, Seconds(0.293), Seconds(0.293e-6)};
+  EXPECT_EQ(hand_over_time(alone), "293 ms");
+  // result.json carries both, and each transfer's idle-link time (null for the start).
+  std::string file = TRAINSIM_SOURCE_DIR "/scenarios/examples/failed-spine.yaml";
+  auto json = run_trainsim("run " + file + " --json", Streams::stdout_only);
+  ASSERT_EQ(json.exit_code, 0) << json.text;
+  auto result = nlohmann::json::parse(json.text);
+  const auto& path = result.at("critical_path");
+  const auto& first = path.at("hand_overs").at(0);
+  EXPECT_GT(first.at("contention_s").get<double>(), 0.0);
+  EXPECT_LT(first.at("contention_s").get<double>(), first.at("transfer_s").get<double>());
+  EXPECT_TRUE(path.at("steps").at(0).at("alone_s").is_null());
+}
+
 TEST(HtmlReport, ShowsGoodputWhenTheRunDirectoryHasIt) {
   GoodputCurves c{{{60, 0.8}, {600, 0.9}}, 600, {{1000, 0.99}, {1e6, 0.0}}, 16384};
   std::string html = render_report({small_result(), std::nullopt, {}, "", goodput_svg(c)});

@@ -49,7 +49,10 @@ nlohmann::ordered_json critical_path_json(const CriticalPath& p) {
   nlohmann::ordered_json on = nlohmann::ordered_json::array(), by = on, links = on;
   for (const auto& [rank, time] : p.longest_on) on.push_back({{"rank", rank}, {"s", time.value()}});
   for (const auto& h : p.hand_overs)
-    by.push_back({{"via", h.via}, {"count", h.count}, {"transfer_s", h.transfer.value()}});
+    by.push_back({{"via", h.via},
+                  {"count", h.count},
+                  {"transfer_s", h.transfer.value()},
+                  {"contention_s", h.contention.value()}});
   for (const auto& [link, time] : p.links) links.push_back({{"link", link}, {"s", time.value()}});
   nlohmann::ordered_json slow = nlohmann::ordered_json::array(), steps = slow;
   for (const auto& [rank, time] : p.slow_on) slow.push_back({{"rank", rank}, {"s", time.value()}});
@@ -61,7 +64,8 @@ nlohmann::ordered_json critical_path_json(const CriticalPath& p) {
                      {"reverse", st.reverse},
                      {"handed_s", st.handed},
                      {"start_s", st.start},
-                     {"end_s", st.end}});
+                     {"end_s", st.end},
+                     {"alone_s", st.alone >= 0 ? nlohmann::ordered_json(st.alone) : nullptr}});
   return {{"first_rank", p.first_rank}, {"last_rank", p.last_rank}, {"ranks", p.ranks},
           {"longest_on", on},           {"hand_overs", by},         {"links", links},
           {"slow_on", slow},            {"steps", steps}};
@@ -89,6 +93,13 @@ std::string expert_plan(const ExecutionSpec& e) {
 
 } // namespace
 
+std::string hand_over_time(const CriticalPath::HandOvers& h) {
+  // Below a thousandth of the transfer is SimGrid's timing, not another flow.
+  bool shared = h.contention.value() > 1e-3 * h.transfer.value();
+  return format(h.transfer) +
+         (shared ? ", " + format(h.contention) + " of it on shared links" : "");
+}
+
 std::string critical_path_line(const CriticalPath& p) {
   if (p.empty()) return "";
   std::string out = "rank " + std::to_string(p.first_rank) + " to rank " +
@@ -99,7 +110,7 @@ std::string critical_path_line(const CriticalPath& p) {
            format(p.longest_on[k].second) + ")";
   for (size_t k = 0; k < p.hand_overs.size(); ++k)
     out += (k == 0 ? "; hand-overs: " : ", ") + p.hand_overs[k].via + " " +
-           std::to_string(p.hand_overs[k].count) + " (" + format(p.hand_overs[k].transfer) + ")";
+           std::to_string(p.hand_overs[k].count) + " (" + hand_over_time(p.hand_overs[k]) + ")";
   for (size_t k = 0; k < p.links.size(); ++k)
     out += (k == 0 ? "; links: " : ", ") + p.links[k].first + " (" +
            format(p.links[k].second) + ")";

@@ -29,9 +29,13 @@ void print_report(std::ostream& out, const Scenario& scenario, const topo::Topol
                   const StepSummary& summary, const RunInfo& info);
 
 /// The critical path in one line: "rank 0 to rank 7 through 5 GPUs; longest on rank 2
-/// (1.2 ms), ...; hand-overs: dp 12 (45 us), ...; links: leaf0->nic2 (30 us), ..."; "" when
-/// not followed.
+/// (1.2 ms), ...; hand-overs: dp 12 (45 us, 20 us of it on shared links), ...; links:
+/// leaf0->nic2 (30 us), ..."; "" when not followed.
 std::string critical_path_line(const CriticalPath& path);
+
+/// A kind of hand-over's transfer time, and what other flows on its links cost of it where
+/// they cost any: "45 us" or "45 us, 20 us of it on shared links".
+std::string hand_over_time(const CriticalPath::HandOvers& h);
 
 /// result.json: deterministic for a given scenario except for "sim.wall_s".
 nlohmann::ordered_json result_json(const Scenario& scenario, const StepSummary& summary,

@@ -52,6 +52,7 @@ CriticalPath summarize_critical_path(const std::vector<sim::PathStep>& steps,
     h.via = via_name(s.via);
     h.count += 1;
     h.transfer += transfer;
+    if (s.alone >= 0) h.contention += Seconds(std::max(0.0, transfer.value() - s.alone));
     if (s.from_rank == s.rank) continue;
     hops.clear();
     if (s.reverse)

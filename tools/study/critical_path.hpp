@@ -1,7 +1,7 @@
 // The critical path the simulator followed (sim/critical_path.hpp), summed up: which GPUs it
-// ran through and for how long, what handed it from one to the next, and the links those
-// hand-overs crossed. What `run` reports and `compare` sets side by side for a faulty and a
-// healthy step.
+// ran through and for how long, what handed it from one to the next (and how much of those
+// transfers other flows on their links cost), and the links those hand-overs crossed. What `run`
+// reports and `compare` sets side by side for a faulty and a healthy step.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +24,9 @@ struct CriticalPath {
     std::string via; ///< "pp", "tp", "dp", "ep", "cp", "stream"
     int count = 0;
     Seconds transfer; ///< from each sender's send to its receiver's going on
+    /// Of `transfer`, what the transfers took beyond their time on idle links: other flows
+    /// sharing their links (sim::PathStep::alone).
+    Seconds contention;
   };
   std::vector<HandOvers> hand_overs{}; ///< by what carried them, most transfer time first
   /// The link directions the GPU-to-GPU hand-overs crossed and the transfer time on each,
