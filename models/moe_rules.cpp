@@ -120,15 +120,17 @@ void check_ep_overlap(const Scenario& s) {
   if (e.offload_layers > 0) refuse("is not built with offload_layers");
 }
 
-// The expert groups: EP blocks of DP replicas, or, with expert tensor parallelism 1 under
-// tp > 1 (folded), of a stage's consecutive TP x DP ranks, which Megatron-Core builds only with
-// sequence parallelism under TP, each rank routing its own sequence shard. etp is 1 (each
+// The expert groups: EP blocks of weight replicas (DP x CP: under context parallelism each
+// rank routes its own piece of the sequence), or, with expert tensor parallelism 1 under
+// tp > 1 (folded), of a stage's consecutive TP x CP x DP ranks, which Megatron-Core builds only
+// with sequence parallelism under TP, each rank routing its own sequence shard. etp is 1 (each
 // routed expert whole) or tp (split as the attention is).
 void check_expert_groups(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
-  if (!e.experts_fold() && e.dp % e.ep != 0)
+  if (!e.experts_fold() && e.weight_replicas() % e.ep != 0)
     broken_rule(s, "execution.ep", std::to_string(e.ep),
-                "must divide dp (" + std::to_string(e.dp) + ")");
+                e.cp > 1 ? "must divide dp x cp (" + std::to_string(e.weight_replicas()) + ")"
+                         : "must divide dp (" + std::to_string(e.dp) + ")");
   if (s.model.experts % e.ep != 0)
     broken_rule(s, "execution.ep", std::to_string(e.ep),
                 "must divide the model's " + std::to_string(s.model.experts) + " experts");
@@ -145,11 +147,11 @@ void check_expert_groups(const Scenario& s) {
         s, "execution.etp", value,
         "with tp > 1 needs sequence_parallel: true (Megatron-Core runs an MoE layer under TP "
         "on sequence-parallel shards)");
-  int ranks = e.tp * e.dp;
+  int ranks = e.tp * e.weight_replicas();
   if (ranks % e.ep != 0)
     broken_rule(s, "execution.ep", std::to_string(e.ep),
-                "must divide tp x dp (" + std::to_string(ranks) +
-                    "), the ranks the experts fold over (etp 1)");
+                std::string(e.cp > 1 ? "must divide tp x cp x dp (" : "must divide tp x dp (") +
+                    std::to_string(ranks) + "), the ranks the experts fold over (etp 1)");
 }
 
 } // namespace

@@ -141,7 +141,6 @@ void check_context(const Rules& r) {
   if (!fused(m.attention))
     r.broken("execution.cp", cp,
              "needs a fused attention kernel, flash or cudnn (CP splits one kernel)");
-  if (e.ep > 1) r.broken("execution.cp", cp, "with ep > 1 is not modelled");
   if (m.seq_len % (2L * e.cp) != 0)
     r.broken("execution.cp", cp,
              "must split model.seq_len (" + std::to_string(m.seq_len) +

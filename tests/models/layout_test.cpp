@@ -76,6 +76,25 @@ TEST(Layout, ContextParallelGroupsSitInsideTheWeightReplicas) {
   EXPECT_EQ(l.pipeline_peer(5, true), 13);         // + tp x dp x cp = 8
 }
 
+TEST(Layout, ExpertGroupsUnderContextParallelismTakeTheWeightReplicas) {
+  // dp 2, cp 2, tp 2, pp 2, ep 2: EP blocks of 2 consecutive weight replicas (w = cp + 2 dp),
+  // so one sequence's two CP ranks at one TP index: rank 5 (tp 1, w 2) with rank 7 (w 3).
+  // EDP: the same place in each block, w 0 and 2: ranks 1 and 5 (4 / 2 = 2 of them).
+  ExecutionSpec e = grid(2, 2, 2, 1);
+  e.cp = 2, e.ep = 2;
+  Layout l(e);
+  EXPECT_EQ(l.span(GroupKind::ep, 5), (GroupSpan{5, 2, 2}));
+  EXPECT_EQ(l.span(GroupKind::edp, 5), (GroupSpan{1, 4, 2}));
+  EXPECT_EQ(e.expert_replicas(), 2);
+  // Folded (etp 1): EP blocks of 2 consecutive ranks of a stage's tp x cp x dp = 8: ranks 4, 5;
+  // EDP the 8 / 2 = 4 ranks at rank 5's place in each block: 1, 3, 5, 7.
+  e.etp = 1;
+  Layout folded(e);
+  EXPECT_EQ(folded.span(GroupKind::ep, 5), (GroupSpan{4, 1, 2}));
+  EXPECT_EQ(folded.span(GroupKind::edp, 5), (GroupSpan{1, 2, 4}));
+  EXPECT_EQ(e.expert_replicas(), 4);
+}
+
 TEST(Layout, CoordsAndRanksAreInverse) {
   // TP innermost, then DP, then PP: rank = tp + 2 (dp + 3 pp) for tp 2, dp 3, pp 4.
   Layout l(grid(3, 2, 4, 1));

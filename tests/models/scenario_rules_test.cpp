@@ -189,10 +189,15 @@ TEST(ScenarioRules, ContextParallelismNamesWhatItNeeds) {
   bad.model.attention = AttentionKernel::unfused;
   EXPECT_EQ(refusal(bad), "code.yaml: execution.cp = '2': needs a fused attention kernel, flash or "
                           "cudnn (CP splits one kernel)");
-  bad = s;
-  bad.model.experts = 2;
-  bad.execution.dp = 2, bad.execution.ep = 2, bad.execution.pp = 1;
-  EXPECT_EQ(refusal(bad), "code.yaml: execution.cp = '2': with ep > 1 is not modelled");
+  // Experts under CP: EP takes its groups from the dp x cp = 2 weight replicas; 2 of them
+  // are accepted, 4 are not there.
+  Scenario experts = s;
+  experts.model.experts = 4;
+  experts.execution.ep = 2;
+  EXPECT_EQ(refusal(experts), "accepted");
+  bad = experts;
+  bad.execution.ep = 4;
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.ep = '4': must divide dp x cp (2)");
   bad = s;
   bad.execution.dp_collective = "tree"; // CP's key/value gathers need an all-gather
   EXPECT_EQ(refusal(bad), "code.yaml: execution.dp_collective = 'tree': has no reduce-scatter, "

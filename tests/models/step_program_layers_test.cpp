@@ -78,6 +78,28 @@ TEST(Program, FoldedExpertsTakeTheirShardsWithoutATpGather) {
   EXPECT_NE(shape(p).find("edp."), std::string::npos);
 }
 
+TEST(Program, ExpertsUnderContextParallelismRouteTheirPieceOfTheSequence) {
+  // A transformer layer of 2 experts, top 2, under cp 2 (dp 1), ep 2: the EP group is the two
+  // CP ranks of the one sequence of 4 tokens, each rank holding 2. Forward: the K/V gather and
+  // attention, then the experts between the dispatch and the combine; backward the reverse,
+  // the attention's gradients between the gather and the reduce-scatter. Each rank routes its
+  // own 2 tokens: 2 x 2 x 8 x 2 B = 64 B (4 tokens would be 128). The dense weights reduce
+  // over the dp x cp = 2 ranks; each rank holds its own expert, so no EDP reduction.
+  ExecutionSpec e = grid(1, 1, 1, 1);
+  e.cp = 2, e.ep = 2;
+  Scenario s = scenario(ModelKind::transformer, 1, e);
+  s.model.experts = 2, s.model.top_k = 2;
+  Program p = stage_program(s, 0, false);
+  ASSERT_EQ(shape(p), "cp.AG C ep.A2A C ep.A2A ep.A2A C ep.A2A cp.AG C cp.RS waitS dp.AR");
+  EXPECT_EQ(p[2].bytes, Bytes(64.0));
+  EXPECT_EQ(p[4].bytes, Bytes(64.0));
+  // dp 2: four weight replicas, two EP groups of 2, each expert held by 4 / 2 = 2 ranks,
+  // which reduce its gradients.
+  s.execution = grid(2, 1, 1, 1);
+  s.execution.cp = 2, s.execution.ep = 2;
+  EXPECT_NE(shape(stage_program(s, 0, false)).find("edp.AR"), std::string::npos);
+}
+
 TEST(Program, ACapacityFactorSetsTheRowsTheAllToAllsCarry) {
   // 2 experts, top 2, ep 2, one microbatch of 4 tokens of d_model 8: 4 x 2 x 8 x 2 B = 128 B
   // routed dropless. Capacity factor 0.5: each expert keeps half its balanced share, 64 B;

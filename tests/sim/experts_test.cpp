@@ -119,6 +119,30 @@ TEST(Experts, FoldedExpertsAcrossNodesRunInBothModesAboveTheBound) {
   }
 }
 
+TEST(Experts, ContextParallelExpertsRunInBothModesAboveTheBound) {
+  // The crossbar job with 16 experts, top 2, under cp 2: dp 8 x cp 2 = 16 weight replicas, one
+  // EP group of all 16 across both nodes, each rank routing its 1,024 tokens of a 2,048-token
+  // sequence. Nothing is shared in an exchange's round, so the modes agree; both stay above
+  // the bound.
+  ModelSpec m = crossbar_model(16);
+  ExecutionSpec e{.dp = 8, .ep = 16, .global_batch = 8};
+  e.cp = 2;
+  Modes r = both_modes(moe(m, kCrossbar, e));
+  EXPECT_NEAR(r.fast, r.fine, 0.02 * r.fine);
+  EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
+  EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
+  // Without CP, dp 16 on sequences of 1,024: every rank routes the same 1,024 tokens to the
+  // same 16 experts, so the all-to-alls carry the same bytes and take the same time; only the
+  // attention (its keys span 2,048 tokens under CP) and CP's gathers differ.
+  ModelSpec half = m;
+  half.seq_len = 1024;
+  Outcome with_cp = simulate(moe(m, kCrossbar, e));
+  Outcome without = simulate(moe(half, kCrossbar, {.dp = 16, .ep = 16, .global_batch = 16}));
+  double ep = category(with_cp.summary, "ep_comm");
+  ASSERT_GT(ep, 0.0);
+  EXPECT_NEAR(ep, category(without.summary, "ep_comm"), 0.01 * ep);
+}
+
 TEST(Experts, TheAllGatherDispatcherRunsInBothModesAboveTheBound) {
   // 16 experts, top 4, ep 16 over 2 nodes of 8: every EP rank gathers the group's tokens on
   // rail-aligned rings (14 NVLink pairs, 2 over the NIC) and reduce-scatters the outputs.
