@@ -116,6 +116,22 @@ TEST(Trace, TheCriticalPathIsAProcessWhoseSlicesCoverTheStep) {
   }
   EXPECT_TRUE(named);
   EXPECT_EQ(static_cast<size_t>(slices), 2 * r.critical_path.size() - 1);
+  // A hand-over that moved data says what it would have taken on idle links and what other
+  // flows added: the two make up its slice, to the nanosecond each.
+  long priced = 0;
+  for (const auto& ev : trace.at("traceEvents")) {
+    if (ev["pid"].get<long>() != pid || ev["ph"] != "X" || !ev["args"].contains("alone_us"))
+      continue;
+    priced += 1;
+    double dur = ev["dur"].get<double>(), alone = ev["args"]["alone_us"].get<double>(),
+           shared = ev["args"]["shared_us"].get<double>();
+    EXPECT_GE(shared, 0.0);
+    EXPECT_NEAR(alone + shared, dur, 2e-3) << ev;
+  }
+  long transfers = std::count_if(r.critical_path.begin(), r.critical_path.end(),
+                                 [](const sim::PathStep& st) { return st.alone >= 0; });
+  EXPECT_GT(transfers, 0); // the default step's TP, PP and DP hand-overs
+  EXPECT_EQ(priced, transfers);
   EXPECT_NEAR(static_cast<double>(sum_ns), static_cast<double>(ns(r.step_time.value())),
               2.0 * static_cast<double>(slices));
 }

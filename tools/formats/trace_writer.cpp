@@ -336,7 +336,8 @@ std::string trace_event_name(const sim::TraceEvent& ev, const Scenario& s) {
 }
 
 // The critical path (sim/critical_path.hpp) as a process of its own after the stages, on
-// top: each GPU's stretch on one track, each hand-over's transfer on another.
+// top: each GPU's stretch on one track, each hand-over's transfer on another, with its time
+// on idle links and what other flows on them added.
 std::vector<std::string> critical_path_events(const Scenario& s,
                                               const std::vector<sim::PathStep>& path) {
   if (path.empty()) return {};
@@ -357,8 +358,12 @@ std::vector<std::string> critical_path_events(const Scenario& s,
     if (st.from_rank < 0) continue;
     std::string from = std::to_string(st.reverse ? st.rank : st.from_rank),
                 to = std::to_string(st.reverse ? st.from_rank : st.rank);
+    std::string args = "\"from\":" + from + ",\"to\":" + to;
+    std::int64_t alone = ns(st.alone), shared = ns(st.start) - ns(st.handed) - alone;
+    if (st.alone >= 0) // its time on idle links, and what sharing them added
+      args += ",\"alone_us\":" + micros(alone) + ",\"shared_us\":" + micros(std::max(shared, 0L));
     out.push_back(slice(std::string(via_name(st.via)) + " " + from + " -> " + to, 1, st.handed,
-                        st.start, "\"from\":" + from + ",\"to\":" + to));
+                        st.start, args));
   }
   return out;
 }
