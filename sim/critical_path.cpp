@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <limits>
 #include <memory>
 #include <string_view>
 #include <unordered_map>
@@ -142,17 +140,10 @@ void take_over(PathStep::Via via, NodePtr from, double handed, bool reverse = fa
                                        handed, transfer, std::move(from)));
 }
 
-// The transfer's time on idle links: its route's latency, its bytes at the narrowest link
-// (SimGrid's CM02 as sim/platform.cpp configures it: no TCP window, no bandwidth factor), or
-// at its own rate cap if lower. Negative where nothing was transferred.
+// The transfer's time on idle links (Platform::idle_time); negative where nothing moved.
 double on_idle_links(const Transfer& t, const Platform& platform) {
   if (t.from == nullptr || t.to == nullptr || t.bytes <= 0) return -1;
-  std::vector<sg4::Link*> links;
-  double nominal = 0;
-  t.from->route_to(t.to, links, &nominal);
-  double rate = t.rate > 0 ? t.rate : std::numeric_limits<double>::infinity();
-  for (const sg4::Link* link : links) rate = std::min(rate, link->get_bandwidth());
-  return platform.route_latency(t.from, t.to).value() + (std::isinf(rate) ? 0.0 : t.bytes / rate);
+  return platform.idle_time(t.from, t.to, t.bytes, t.rate).value();
 }
 
 // "dp.ep#2": a channel, a lane's number ignored.

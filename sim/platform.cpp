@@ -6,7 +6,9 @@
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <malloc.h>
 #include <xbt/log.h>
 
@@ -200,13 +202,21 @@ Platform::Platform(const topo::Topology& topology, const GpuSpec& gpu, const Rai
   iface->seal();
 }
 
-Seconds Platform::route_latency(const sg4::Host* from, const sg4::Host* to) const {
+Seconds Platform::idle_time(const sg4::Host* from, const sg4::Host* to, double bytes,
+                            double rate) const {
+  // The bandwidths are the SimGrid links' (a rail quotient's stand for their orbits); the
+  // latency is the graph route's, as SimGrid's own route reports the nominal one (GraphZone).
+  std::vector<sg4::Link*> links;
+  double nominal = 0;
+  from->route_to(to, links, &nominal);
+  double narrowest = rate > 0 ? rate : std::numeric_limits<double>::infinity();
+  for (const sg4::Link* link : links) narrowest = std::min(narrowest, link->get_bandwidth());
   std::vector<topo::Hop> hops;
   topology_.route(static_cast<int>(from->get_netpoint()->id()),
                   static_cast<int>(to->get_netpoint()->id()), hops);
   Seconds latency{};
   for (const topo::Hop& hop : hops) latency += topology_.link(hop.link).latency;
-  return latency;
+  return latency + Seconds(std::isinf(narrowest) ? 0.0 : bytes / narrowest);
 }
 
 } // namespace trainsim::sim

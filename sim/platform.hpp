@@ -41,11 +41,11 @@ public:
   /// The SimGrid link of each direction of each graph link, by Hop::channel(); null, in a
   /// rail quotient, for the links that others stand for (an own rail's are not listed).
   [[nodiscard]] const std::vector<simgrid::s4u::Link*>& channels() const { return channels_; }
-  /// The latency of the route from `from` to `to`, its links' summed. SimGrid's own route
-  /// reports a nominal latency (sim/platform.cpp: GraphZone), the real one reaching the
-  /// network model as a factor.
-  [[nodiscard]] Seconds route_latency(const simgrid::s4u::Host* from,
-                                      const simgrid::s4u::Host* to) const;
+  /// What `bytes` from `from` to `to` take with no other flow on the route's links: its
+  /// latency plus the bytes at its narrowest link, or at `rate` (a flow's cap; 0: none) if
+  /// lower, as the network model configured here prices a lone flow.
+  [[nodiscard]] Seconds idle_time(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to,
+                                  double bytes, double rate) const;
 
 private:
   const topo::Topology& topology_;

@@ -13,6 +13,7 @@
 #include "models/units.hpp"
 #include "sim/log.hpp"
 #include "tools/io/output_file.hpp"
+#include "tools/formats/report.hpp"
 #include "tools/formats/report_charts.hpp"
 #include "tools/formats/svg.hpp"
 
@@ -53,14 +54,6 @@ std::string section(const std::string& title, const std::string& note, const std
   return "<h2>" + escape(title) + "</h2>\n<p class=\"note\">" + escape(note) + "</p>\n" + body;
 }
 
-// ", 20 us of it on shared links" where other flows cost a hand-over's transfers any time
-// (as report.cpp's hand_over_time(); older result.json files have no contention_s).
-std::string shared_part(const nlohmann::json& h) {
-  double contention = h.value("contention_s", 0.0);
-  if (contention <= 1e-3 * h.at("transfer_s").get<double>()) return "";
-  return ", " + seconds(contention) + " of it on shared links";
-}
-
 // result.json's critical_path: the GPUs it spends most time on, its hand-overs and links.
 std::string critical_path_table(const nlohmann::json& p) {
   auto list = [](const nlohmann::json& items, const char* key, const char* time) {
@@ -73,10 +66,14 @@ std::string critical_path_table(const nlohmann::json& p) {
     return out.empty() ? std::string("none") : out;
   };
   std::string hand_overs;
-  for (const auto& h : p.at("hand_overs"))
-    hand_overs += (hand_overs.empty() ? "" : ", ") + h.at("via").get<std::string>() + " " +
-                  std::to_string(h.at("count").get<int>()) + " (" +
-                  seconds(h.at("transfer_s").get<double>()) + shared_part(h) + ")";
+  for (const auto& h : p.at("hand_overs")) {
+    // As the text report words it; older result.json files have no contention_s.
+    CriticalPath::HandOvers kind{h.at("via").get<std::string>(), h.at("count").get<int>(),
+                                 Seconds(h.at("transfer_s").get<double>()),
+                                 Seconds(h.value("contention_s", 0.0))};
+    hand_overs += (hand_overs.empty() ? "" : ", ") + kind.via + " " + std::to_string(kind.count) +
+                  " (" + hand_over_time(kind) + ")";
+  }
   auto row = [](const std::string& k, const std::string& v) {
     return "<tr><th>" + k + "</th><td>" + escape(v) + "</td></tr>\n";
   };
