@@ -103,6 +103,8 @@ private:
       return {e.tp, &f_.tp, &e.tp_collective};
     case GroupKind::tp2:
       return {e.tp_2d, &f_.tp2, &e.tp_collective};
+    case GroupKind::etp:
+      return {e.expert_tp(), &f_.etp, &e.tp_collective};
     case GroupKind::cp:
       return {e.cp, &f_.cp, &e.dp_collective, &Split::cp, 5};
     case GroupKind::edp:

@@ -140,6 +140,8 @@ FabricSummary summarize_fabric(const ExecutionSpec& e, const PairCosts& pairs, i
     s.edp = over_groups(layout, GroupKind::edp, j, pairs, gpus_per_node);
     if (e.cp > 1) s.cp = over_groups(layout, GroupKind::cp, j, pairs, gpus_per_node);
     if (e.tp_2d > 1) s.tp2 = over_groups(layout, GroupKind::tp2, j, pairs, gpus_per_node);
+    if (e.experts_fold() && e.expert_tp() > 1)
+      s.etp = over_groups(layout, GroupKind::etp, j, pairs, gpus_per_node);
     s.ep = over_members(layout, j, pairs);
     const CollectiveInfo* exchange = find_collective(e.ep_collective);
     if (e.moe_dispatcher == MoeDispatcher::allgather || (exchange != nullptr && exchange->node_hops))

@@ -94,6 +94,7 @@ struct GroupTiers {
 struct StageFabric {
   std::vector<GroupTiers> tp, dp, edp, cp; ///< the stage's groups of each kind, alike ones once
   std::vector<GroupTiers> tp2;             ///< 2-D TP's second axis; empty without one
+  std::vector<GroupTiers> etp;         ///< experts split over part of TP (Layout: ETP); else empty
   RoundsTier ep;                       ///< the most favourable EP member's all-to-all rounds
   /// The EP groups' rings and node blocks: what the all-gather dispatcher's collectives and an
   /// all-to-all with node hops (models/collectives.hpp) cross; empty where neither runs.

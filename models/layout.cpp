@@ -4,6 +4,10 @@ namespace trainsim {
 
 namespace {
 
+bool experts_own(GroupKind kind) {
+  return kind == GroupKind::ep || kind == GroupKind::edp || kind == GroupKind::etp;
+}
+
 // The ring position of member i (or the member at position i: the map is its own inverse)
 // when odd blocks are walked backwards.
 int snake(int i, int block) {
@@ -47,21 +51,24 @@ NestedSpans nested_spans(int tp_2d, int tp_1d, int ep, int pp, double gpus) {
   return {y, xy, exy, exy * pp, gpus};
 }
 
-// Folded (ExecutionSpec::experts_fold()), an EP group is `ep` consecutive ranks of a stage,
-// TP ranks and DP replicas alike (Megatron-Core's expert rank order, etp innermost at 1, then
-// ep, then edp), and EDP the ranks at the same place in every EP group of the stage.
+// Folded (ExecutionSpec::experts_fold()), a stage's ranks, TP ranks and DP replicas alike,
+// are the experts' own grid in Megatron-Core's expert rank order: etp innermost (an ETP group
+// is etp consecutive ranks), then ep (an EP group takes every etp-th rank), then edp (the
+// ranks at the same place in every block of etp x ep).
 GroupSpan Layout::folded_span(GroupKind kind, int r) const {
-  int stage_base = r - r % (tp_ * dp_), s = r - stage_base;
-  if (kind == GroupKind::ep) return {r - s % ep_, 1, ep_};
-  return {stage_base + s % ep_, ep_, tp_ * dp_ / ep_};
+  int stage_base = r - r % (tp_ * dp_), s = r - stage_base, block = etp_ * ep_;
+  if (kind == GroupKind::etp) return {r - s % etp_, 1, etp_};
+  if (kind == GroupKind::ep) return {r - (s / etp_ % ep_) * etp_, etp_, ep_};
+  return {stage_base + s % block, block, tp_ * dp_ / block};
 }
 
 GroupSpan Layout::span(GroupKind kind, int r) const {
-  if (fold_ && (kind == GroupKind::ep || kind == GroupKind::edp)) return folded_span(kind, r);
+  if (fold_ && experts_own(kind)) return folded_span(kind, r);
   Coords c = coords(r);
   int dp_base = r - c.dp * tp_; // DP member 0 of this rank's DP group
   switch (kind) {
   case GroupKind::tp:
+  case GroupKind::etp: // each expert split as the attention is
     return {r - c.tp + c.tp % y_, y_, tp_ / y_};
   case GroupKind::tp2:
     return {r - c.tp % y_, 1, y_};
@@ -78,13 +85,15 @@ GroupSpan Layout::span(GroupKind kind, int r) const {
 }
 
 int Layout::index_in(GroupKind kind, int r) const {
-  if (fold_ && (kind == GroupKind::ep || kind == GroupKind::edp)) {
+  if (fold_ && experts_own(kind)) {
     int s = r % (tp_ * dp_);
-    return kind == GroupKind::ep ? s % ep_ : s / ep_;
+    if (kind == GroupKind::etp) return s % etp_;
+    return kind == GroupKind::ep ? s / etp_ % ep_ : s / (etp_ * ep_);
   }
   Coords c = coords(r);
   switch (kind) {
   case GroupKind::tp:
+  case GroupKind::etp:
     return c.tp / y_;
   case GroupKind::tp2:
     return c.tp % y_;
@@ -119,8 +128,9 @@ GroupKinds kinds_across_nodes(const ExecutionSpec& e, int gpus_per_node) {
   if (gpus_per_node <= 0) return kAllGroupKinds;
   Layout layout(e);
   GroupKinds out = 0;
-  for (GroupKind kind : {GroupKind::tp, GroupKind::dp, GroupKind::ep, GroupKind::edp,
-                         GroupKind::cp, GroupKind::tp2}) {
+  for (GroupKind kind : {GroupKind::tp, GroupKind::dp, GroupKind::ep, GroupKind::edp, GroupKind::cp,
+                         GroupKind::tp2, GroupKind::etp}) {
+    if (kind == GroupKind::etp && !e.experts_fold()) continue; // the TP group itself
     GroupSpan g = layout.span(kind, 0);
     if (g.member(0) / gpus_per_node != g.member(g.size - 1) / gpus_per_node)
       out |= kinds_bit(kind);

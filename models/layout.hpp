@@ -3,8 +3,9 @@
 // nests it) so a TP group shares an NVLink domain, then CP, then DP, then PP
 // (Megatron-LM's default order, with CP inside DP as in its tp-cp-ep-dp-pp). EP groups are blocks
 // of `ep` consecutive DP members; the expert-data-parallel (EDP) group links the members with the
-// same EP index; with the experts folded (etp 1 under tp > 1) EP groups are blocks of `ep`
-// consecutive ranks of a stage, and EDP links the same place in each. The simulator's actors,
+// same EP index; with the experts folded (etp below tp) a stage's ranks are the experts' own
+// grid, etp innermost (the ETP group: consecutive ranks, each routed expert split over them),
+// then EP (a stride of etp), then EDP. The simulator's actors,
 // the closed-form bound and the fabric's per-group paths all take their groups from here.
 #pragma once
 
@@ -19,15 +20,17 @@ namespace trainsim {
 /// (same EP index across the DP group), which reduce expert gradients together.
 /// dp: every rank holding the same weights (the DP replicas and their CP ranks, which reduce
 /// gradients together); cp: the ranks that split one sequence. tp: Megatron's TP axis (N_K);
-/// tp2: the second axis of 2-D tensor parallelism (N_J), innermost.
-enum class GroupKind : std::uint8_t { tp, dp, ep, edp, cp, tp2 };
+/// tp2: the second axis of 2-D tensor parallelism (N_J), innermost. etp: the ranks one routed
+/// expert is split over (Megatron-Core's expert tensor parallelism) where that is fewer than
+/// TP's; where it is TP's, the expert block talks to the TP group.
+enum class GroupKind : std::uint8_t { tp, dp, ep, edp, cp, tp2, etp };
 
 /// A set of group kinds: bit 1 << kind for each.
 using GroupKinds = std::uint8_t;
 constexpr GroupKinds kinds_bit(GroupKind kind) {
   return static_cast<GroupKinds>(1u << static_cast<unsigned>(kind));
 }
-inline constexpr GroupKinds kAllGroupKinds = 0x3f;
+inline constexpr GroupKinds kAllGroupKinds = 0x7f;
 
 /// Either tensor-parallel axis: they share the tp_comm category (each has its overlap stream).
 inline bool tensor_parallel(GroupKind g) { return g == GroupKind::tp || g == GroupKind::tp2; }
@@ -111,7 +114,7 @@ class Layout {
 public:
   explicit Layout(const ExecutionSpec& e)
       : tp_(e.tp_ranks()), y_(e.tp_2d), dp_(e.weight_replicas()), pp_(e.pp), ep_(e.ep), cp_(e.cp),
-        fold_(e.experts_fold()) {}
+        etp_(e.experts_fold() ? e.expert_tp() : e.tp_ranks()), fold_(e.experts_fold()) {}
 
   [[nodiscard]] Coords coords(int rank) const {
     return {rank % tp_, (rank / tp_) % dp_, rank / (tp_ * dp_)};
@@ -136,7 +139,8 @@ private:
   [[nodiscard]] GroupSpan folded_span(GroupKind kind, int rank) const;
 
   int tp_, y_, dp_, pp_, ep_, cp_; // tp_: the TP block; y_: its 2-D axis
-  bool fold_;                      // EP and EDP over TP x DP (ExecutionSpec::experts_fold())
+  int etp_;                        // the ranks one routed expert is split over
+  bool fold_; // ETP, EP and EDP over TP x CP x DP (ExecutionSpec::experts_fold())
 };
 
 } // namespace trainsim

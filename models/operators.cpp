@@ -59,8 +59,10 @@ Dims dims(const ModelSpec& m, const ExecutionSpec& e) {
   x.w = m.bytes_per_word.value();
   x.routed_share = routed_share(m, e);
   // Folded, a rank's experts take the copies its EP group routes to them, which balanced are
-  // as many as its own sequence shard sends out: no TP group gathers them first.
-  x.routed = (e.experts_fold() ? x.tokens / tp : x.tokens) * m.top_k * x.routed_share;
+  // as many as its own sequence shard sends out, and what its ETP group's ranks received
+  // (etp shards; none to gather at etp 1).
+  x.routed =
+      (e.experts_fold() ? x.tokens / tp * e.expert_tp() : x.tokens) * m.top_k * x.routed_share;
   x.local_experts = static_cast<double>(m.experts) / e.ep;
   x.experts = m.experts, x.top_k = m.top_k;
   x.grouped = m.moe_grouped_gemm, x.router_fp32 = m.router_fp32;

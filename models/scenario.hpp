@@ -312,9 +312,9 @@ struct ExecutionSpec {
   /// weight replicas (DP x CP; Megatron-Core carves its expert mesh from the same ranks).
   int ep = 1;
   /// Expert tensor parallelism (Megatron-Core's --expert-tensor-parallel-size): each routed
-  /// expert split over etp ranks; 0: over tp, as the attention. 1 with tp > 1 folds the
-  /// experts' groups over the TP x CP x DP ranks of a stage (MoE Parallel Folding): EP groups
-  /// of `ep` consecutive ranks there, each expert whole (experts_fold()).
+  /// expert split over etp ranks; 0: over tp, as the attention. Below tp (a divisor of it) it
+  /// folds the experts' groups over the TP x CP x DP ranks of a stage (MoE Parallel Folding):
+  /// ETP groups of etp consecutive ranks there, EP groups of every etp-th (experts_fold()).
   int etp = 0;
   /// Megatron-LM's moe_expert_capacity_factor: each expert takes at most this many times its
   /// balanced share of the routed tokens and drops the rest; 0: dropless (every token kept).
@@ -455,13 +455,12 @@ struct ExecutionSpec {
   [[nodiscard]] int weight_replicas() const { return dp * cp; }
   /// The ranks each routed expert is split over: etp, or tp when unset.
   [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }
-  /// Whether the experts' groups fold over TP x CP x DP (etp 1 with tp > 1): EP then spans a
-  /// stage's consecutive ranks, TP ranks included, instead of the weight replicas at one TP
-  /// index.
+  /// Whether the experts' groups fold over TP x CP x DP (etp below tp): EP then spans a
+  /// stage's ranks, TP ranks included, instead of the weight replicas at one TP index.
   [[nodiscard]] bool experts_fold() const { return expert_tp() != tp; }
   /// The ranks that hold the same experts and reduce their gradients together (EDP).
   [[nodiscard]] int expert_replicas() const {
-    return experts_fold() ? tp * weight_replicas() / ep : weight_replicas() / ep;
+    return experts_fold() ? tp * weight_replicas() / (ep * expert_tp()) : weight_replicas() / ep;
   }
   [[nodiscard]] long microbatches() const {
     return global_batch / (static_cast<long>(dp) * micro_batch);

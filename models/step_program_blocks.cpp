@@ -76,8 +76,9 @@ std::vector<Op> gathered_expert_block(const ExecutionSpec& e, Seconds kernel,
 // runs it (token_dispatcher.py, MoEAlltoAllTokenDispatcher): each TP rank sends its own
 // sequence shard's routed tokens over EP; the TP group then gathers what its ranks received
 // (each expert is split over TP and computes on all of it) and reduce-scatters the result,
-// which goes back over EP. Folded (etp 1), the EP group spans the TP ranks and each expert is
-// whole on its rank: the shards go straight to the experts and back, with nothing gathered.
+// which goes back over EP. Folded (etp below tp), the EP group spans TP ranks and the ETP
+// group, etp of them, gathers what its ranks received; at etp 1 each expert is whole on its
+// rank: the shards go straight to the experts and back, with nothing gathered.
 // The shared experts' MLP gathers the whole input and reduce-scatters its output as a dense
 // block does. Backward has the same shape.
 namespace {
@@ -89,11 +90,14 @@ std::vector<Op> dispatched_block(const ExecutionSpec& e, const ModelSpec& m, Sec
   std::vector<Op> ops;
   if (shared) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, whole));
   if (shared && !fwd) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, whole));
-  bool split = !e.experts_fold(); // each expert split over TP, which gathers its tokens
+  // Each expert split over etp ranks, which gather their tokens: the TP group's or its own.
+  bool split = e.expert_tp() > 1, fold = e.experts_fold();
+  GroupKind splits = fold ? GroupKind::etp : GroupKind::tp;
+  Bytes gathered = fold ? shard * e.expert_tp() : bytes.routed;
   ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, shard));
-  if (split) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, bytes.routed));
+  if (split) ops.push_back(collective(splits, CollectiveOp::all_gather, gathered));
   ops.push_back(compute(kernel));
-  if (split) ops.push_back(collective(GroupKind::tp, CollectiveOp::reduce_scatter, bytes.routed));
+  if (split) ops.push_back(collective(splits, CollectiveOp::reduce_scatter, gathered));
   ops.push_back(collective(GroupKind::ep, CollectiveOp::all_to_all, shard));
   if (shared) ops.push_back(collective(GroupKind::tp, CollectiveOp::reduce_scatter, whole));
   return ops;

@@ -117,6 +117,7 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
   edp_ = group_of(l, GroupKind::edp, rank, "dp.edp", t);
   cp_ = group_of(l, GroupKind::cp, rank, "dp.cp", t);
   tp2_ = group_of(l, GroupKind::tp2, rank, "tp2", t);
+  etp_ = group_of(l, GroupKind::etp, rank, "etp", t);
   if (plan.replicas > 1) // ep is 1: the EDP group is the DP group
     dp_.bundle_next = edp_.bundle_next = bundle_partner(plan.scenario.execution, rank, t.gpus_per_node());
   for (const Op& op : plan.programs[static_cast<size_t>(at_.pp)])

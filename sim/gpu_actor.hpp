@@ -98,7 +98,7 @@ private:
   std::int64_t meetings_ = 0; ///< collectives that ran alone so far (NodeMeetings)
   RankStats& stats_;
   CollectiveEnv env_;
-  Group tp_, dp_, ep_, edp_, cp_, tp2_;
+  Group tp_, dp_, ep_, edp_, cp_, tp2_, etp_;
   simgrid::s4u::CommPtr pending_send_[4]; ///< the last send of each lane (StepPlan::pp_lanes)
   simgrid::s4u::CommPtr posted_recv_[4];  ///< the next receive of each lane, posted early
   int recvs_left_[4] = {0, 0, 0, 0};      ///< receives of each lane still to come

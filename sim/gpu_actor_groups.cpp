@@ -7,6 +7,7 @@ TraceEvent::Kind GpuActor::trace_kind(GroupKind group) {
   switch (group) {
   case GroupKind::tp:
   case GroupKind::tp2:
+  case GroupKind::etp:
     return TraceEvent::Kind::tp;
   case GroupKind::ep:
     return TraceEvent::Kind::ep;
@@ -33,6 +34,8 @@ const Group& GpuActor::group(GroupKind kind) const {
     return cp_;
   case GroupKind::tp2:
     return tp2_;
+  case GroupKind::etp:
+    return etp_;
   }
   return tp_;
 }
@@ -41,6 +44,7 @@ const CollectiveAlgorithm& GpuActor::algorithm(GroupKind kind, CollectiveOp op) 
   switch (kind) {
   case GroupKind::tp:
   case GroupKind::tp2:
+  case GroupKind::etp:
     return *plan_.tp_collective;
   case GroupKind::ep:
     return op == CollectiveOp::all_to_all ? *plan_.ep_collective : *plan_.ep_gather_collective;
@@ -56,6 +60,7 @@ Seconds& GpuActor::category(GroupKind kind) {
   switch (kind) {
   case GroupKind::tp:
   case GroupKind::tp2:
+  case GroupKind::etp: // an expert's own tensor parallelism
     return stats_[Category::tp_comm];
   case GroupKind::ep:
     return stats_[Category::ep_comm];

@@ -49,6 +49,39 @@ TEST(Layout, FoldedExpertsGroupConsecutiveRanksOfAStage) {
   EXPECT_EQ(l.span(GroupKind::dp, 13), (GroupSpan{9, 2, 4}));
 }
 
+TEST(Layout, ExpertsSplitOverPartOfTpTakeTheirOwnGrid) {
+  // dp 2, tp 4, pp 2, ep 2, etp 2: a stage's 8 ranks are the experts' grid etp x ep x edp =
+  // 2 x 2 x 2, etp innermost. Stage 1 holds ranks 8..15; rank 13 is s = 5 in it: etp index
+  // 5 % 2 = 1, EP index 5 / 2 % 2 = 0, EDP index 5 / 4 = 1. ETP: ranks 12, 13 (half of TP
+  // block 12..15); EP: every etp-th rank from 13 - 0 x 2, so 13 and 15; EDP: the ranks at
+  // place 5 % 4 = 1 of each block of 4, so 9 and 13.
+  ExecutionSpec e = grid(2, 4, 2, 2);
+  e.etp = 2;
+  Layout l(e);
+  EXPECT_EQ(l.span(GroupKind::etp, 13), (GroupSpan{12, 1, 2}));
+  EXPECT_EQ(l.span(GroupKind::ep, 13), (GroupSpan{13, 2, 2}));
+  EXPECT_EQ(l.span(GroupKind::edp, 13), (GroupSpan{9, 4, 2}));
+  EXPECT_EQ(l.index_in(GroupKind::etp, 13), 1);
+  EXPECT_EQ(l.index_in(GroupKind::ep, 13), 0);
+  EXPECT_EQ(l.index_in(GroupKind::edp, 13), 1);
+  EXPECT_EQ(e.expert_replicas(), 2); // tp x dp / (ep x etp) = 8 / 4
+  // Each kind's groups partition the stage, and every rank finds itself in its own.
+  for (GroupKind kind : {GroupKind::etp, GroupKind::ep, GroupKind::edp}) {
+    std::vector<int> seen(16, 0);
+    for (const GroupSpan& g : l.spans(kind, 1))
+      for (int i = 0; i < g.size; ++i) ++seen[static_cast<size_t>(g.member(i))];
+    for (int r = 0; r < 16; ++r) {
+      EXPECT_EQ(seen[static_cast<size_t>(r)], r >= 8 ? 1 : 0) << r;
+      EXPECT_EQ(l.span(kind, r).member(l.index_in(kind, r)), r) << r;
+    }
+  }
+  // etp 1 and etp = tp are the two ends: ETP is one rank, or the TP group itself.
+  e.etp = 1;
+  EXPECT_EQ(Layout(e).span(GroupKind::etp, 13), (GroupSpan{13, 1, 1}));
+  e.etp = 4;
+  EXPECT_EQ(Layout(e).span(GroupKind::etp, 13), Layout(e).span(GroupKind::tp, 13));
+}
+
 TEST(Layout, EveryGroupOfAStageOnce) {
   // Stage 1 holds ranks 8..15: 4 TP groups of 2, 2 DP groups of 4, 4 EP blocks of 2 and 4
   // EDP groups of 2 (2 per DP group).

@@ -3,8 +3,8 @@
 // Ops are written as tokens: C compute, recvF/recvB and sendF/sendB pipeline transfers of an
 // activation (F) or a gradient (B), waitS wait_sends, waitC wait_collectives (waitT on the TP
 // streams, waitT:N for the first N on the first axis's, waitT2:N on the second's), and
-// collectives as GROUP.OP (tp.AR, tp2.AR, dp.RS, dp.AG, ep.A2A, edp.AR, cp.AG), "start:" for a
-// background one, "*N" for a count N > 1; activation offloading's copyOut/copyIn and
+// collectives as GROUP.OP (tp.AR, tp2.AR, dp.RS, dp.AG, ep.A2A, edp.AR, cp.AG, etp.AG), "start:"
+// for a background one, "*N" for a count N > 1; activation offloading's copyOut/copyIn and
 // waitOut/waitIn (":N" for the first N).
 #pragma once
 
@@ -15,9 +15,9 @@
 
 namespace trainsim::program_testing {
 
-/// A group kind as the tokens write it: tp, dp, ep, edp, cp or tp2.
+/// A group kind as the tokens write it: tp, dp, ep, edp, cp, tp2 or etp.
 inline const char* group_name(GroupKind kind) {
-  static const char* const groups[] = {"tp", "dp", "ep", "edp", "cp", "tp2"};
+  static const char* const groups[] = {"tp", "dp", "ep", "edp", "cp", "tp2", "etp"};
   return groups[static_cast<int>(kind)];
 }
 

@@ -78,6 +78,26 @@ TEST(Program, FoldedExpertsTakeTheirShardsWithoutATpGather) {
   EXPECT_NE(shape(p).find("edp."), std::string::npos);
 }
 
+TEST(Program, ExpertsSplitOverPartOfTpGatherOverTheirOwnGroup) {
+  // The folded block above on tp 4 x dp 2 with 4 experts, ep 2, etp 2: each rank routes its
+  // sequence shard, 4 tokens / 4 = 1 token x top 2 x 8 x 2 B = 32 B, over EP; its ETP group
+  // (2 ranks) gathers the 2 x 32 = 64 B its ranks received, the half-experts run and it
+  // reduce-scatters them back before the combine. The attention's TP group (4 ranks) is not
+  // what gathers. The expert gradients reduce over tp x dp / (ep x etp) = 8 / 4 = 2 ranks.
+  ExecutionSpec e = grid(2, 4, 1, 1);
+  e.ep = 2, e.etp = 2, e.sequence_parallel = true;
+  Scenario s = scenario(ModelKind::mlp, 1, e);
+  s.model.experts = 4, s.model.top_k = 2;
+  Program p = stage_program(s, 0, false);
+  std::string passes = "ep.A2A etp.AG C etp.RS ep.A2A ep.A2A etp.AG C etp.RS ep.A2A";
+  ASSERT_EQ(shape(p).substr(0, passes.size()), passes);
+  EXPECT_EQ(p[0].bytes, Bytes(32.0));
+  EXPECT_EQ(p[1].bytes, Bytes(64.0));
+  EXPECT_EQ(p[3].bytes, Bytes(64.0));
+  EXPECT_EQ(s.execution.expert_replicas(), 2);
+  EXPECT_NE(shape(p).find("edp."), std::string::npos);
+}
+
 TEST(Program, ExpertsUnderContextParallelismRouteTheirPieceOfTheSequence) {
   // A transformer layer of 2 experts, top 2, under cp 2 (dp 1), ep 2: the EP group is the two
   // CP ranks of the one sequence of 4 tokens, each rank holding 2. Forward: the K/V gather and

@@ -119,6 +119,27 @@ TEST(Experts, FoldedExpertsAcrossNodesRunInBothModesAboveTheBound) {
   }
 }
 
+TEST(Experts, ExpertsSplitOverPartOfTpRunInBothModesAboveTheBound) {
+  // The crossbar job with etp 2 under tp 4: tp 4 x dp 4 = 16 ranks a stage, ETP groups of 2
+  // consecutive ranks inside a node (half a TP group), EP 8 of every other rank over both
+  // nodes, each rank half of 2 experts of 16. Each ETP pair gathers its ranks' tokens over
+  // NVLink around the experts, counted as tp_comm; nothing shares a link in an exchange's
+  // round, so the modes agree, both above the bound.
+  ExecutionSpec e{.dp = 4, .tp = 4, .ep = 8, .global_batch = 4};
+  e.etp = 2, e.sequence_parallel = true;
+  Modes r = both_modes(moe(crossbar_model(16), kCrossbar, e));
+  EXPECT_NEAR(r.fast, r.fine, 0.02 * r.fine);
+  EXPECT_GE(r.fast, r.bound * (1 - 1e-9));
+  EXPECT_GE(r.fine, r.bound * (1 - 1e-9));
+  // etp 1 sends the same shards over EP 16 and gathers nothing: the ETP pair's gathers and
+  // reduce-scatters are tp_comm that etp 1 does not have.
+  ExecutionSpec whole = e;
+  whole.etp = 1, whole.ep = 16;
+  Outcome split = simulate(moe(crossbar_model(16), kCrossbar, e));
+  Outcome folded = simulate(moe(crossbar_model(16), kCrossbar, whole));
+  EXPECT_GT(category(split.summary, "tp_comm"), category(folded.summary, "tp_comm"));
+}
+
 TEST(Experts, ContextParallelExpertsRunInBothModesAboveTheBound) {
   // The crossbar job with 16 experts, top 2, under cp 2: dp 8 x cp 2 = 16 weight replicas, one
   // EP group of all 16 across both nodes, each rank routing its 1,024 tokens of a 2,048-token

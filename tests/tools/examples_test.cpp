@@ -34,6 +34,8 @@ const std::vector<Example>& examples() {
   static const std::vector<Example> all{
       {"tp-2d.yaml", [](const Scenario& s) { return s.execution.tp_2d > 1; }},
       {"experts.yaml", [](const Scenario& s) { return s.execution.ep > 1 && s.model.experts > 1; }},
+      {"expert-tensor-parallel.yaml",
+       [](const Scenario& s) { return s.execution.etp > 1 && s.execution.etp < s.execution.tp; }},
       {"moe-shapes.yaml",
        [](const Scenario& s) {
          return s.model.moe_d_ff > 0 && s.model.shared_experts > 0 && s.model.dense_layers > 0;

@@ -88,7 +88,9 @@ void print_rail_bundle(std::ostream& out, const RunInfo& info, bool failures) {
 // The experts' own groups where they have any: EP, and whether it folds over TP x DP.
 std::string expert_plan(const ExecutionSpec& e) {
   if (e.ep <= 1 && !e.experts_fold()) return "";
-  return ", EP " + std::to_string(e.ep) + (e.experts_fold() ? " over TP x DP (etp 1)" : "");
+  if (!e.experts_fold()) return ", EP " + std::to_string(e.ep);
+  return ", EP " + std::to_string(e.ep) + " over TP x DP (etp " + std::to_string(e.expert_tp()) +
+         ")";
 }
 
 } // namespace
