@@ -58,8 +58,7 @@ class Pricer {
 public:
   Pricer(const Scenario& s, int stage, const StageFabric& f)
       : s_(s), f_(f), nvlink_(collective_efficiency(s)),
-        exchange_(exchange_price(s.execution.ep_collective)),
-        routing_{s.model.experts, s.model.top_k} {
+        exchange_(exchange_price(s.execution.ep_collective)), routing_(expert_routing(s.model)) {
     LayerTimes t = layer_times(s);
     BlockTime embedding = embedding_time(s), head = head_time(s);
     layer_like_[1] = kernels(t.attention.forward) + kernels(t.mlp.forward);

@@ -2,14 +2,63 @@
 
 #include <algorithm>
 #include <bit>
+#include <vector>
 
 namespace trainsim {
 
-double deepep_network_share(int experts, int top_k, int ep, int per_node) {
-  double on_node = static_cast<double>(experts) / ep * per_node, miss = 1.0;
-  for (int i = 0; i < top_k; ++i) miss *= std::max(0.0, experts - on_node - i) / (experts - i);
+namespace {
+
+double choose(int n, int k) {
+  if (k < 0 || k > n) return 0.0;
+  double c = 1.0;
+  for (int i = 0; i < k; ++i) c = c * (n - i) / (i + 1);
+  return c;
+}
+
+// The probability that a token reaches the node holding experts [first, last): its groups are
+// chosen uniformly, `picked` of `groups` equal groups of consecutive experts, and its top_k
+// experts uniformly among the chosen groups' (what force-balanced random logits route). Sums,
+// over how many of the node's groups are chosen and how many of its experts they hold, the
+// chance that none of the top_k lands there.
+double node_reached(int first, int last, int experts, int top_k, int groups, int picked) {
+  int size = experts / groups, pool = picked * size;
+  std::vector<int> overlap;
+  for (int g = first / size; g * size < last; ++g)
+    overlap.push_back(std::min(last, (g + 1) * size) - std::max(first, g * size));
+  int m = static_cast<int>(overlap.size()), held = last - first;
+  // ways[c][h]: subsets of the node's groups with c of them holding h of its experts.
+  std::vector<std::vector<double>> ways(static_cast<size_t>(m) + 1,
+                                        std::vector<double>(static_cast<size_t>(held) + 1));
+  ways[0][0] = 1.0;
+  for (int o : overlap)
+    for (int c = m; c-- > 0;)
+      for (int h = held - o; h >= 0; --h)
+        ways[static_cast<size_t>(c) + 1][static_cast<size_t>(h + o)] +=
+            ways[static_cast<size_t>(c)][static_cast<size_t>(h)];
+  double reached = 0.0, subsets = choose(groups, picked);
+  for (int c = 0; c <= m; ++c)
+    for (int h = 0; h <= held; ++h) {
+      double n = ways[static_cast<size_t>(c)][static_cast<size_t>(h)];
+      if (n == 0.0) continue;
+      double miss = 1.0;
+      for (int i = 0; i < top_k; ++i)
+        miss *= std::max(0, pool - h - i) / static_cast<double>(pool - i);
+      reached += n * choose(groups - m, picked - c) / subsets * (1.0 - miss);
+    }
+  return reached;
+}
+
+} // namespace
+
+double deepep_network_share(int experts, int top_k, int ep, int per_node, int groups,
+                            int group_topk) {
+  if (groups <= 0) groups = group_topk = 1;
+  int on_node = std::min(experts, experts / ep * per_node), nodes = std::max(1, ep / per_node);
+  double reached = 0.0; // summed over the nodes, whose groups may overlap them unalike
+  for (int n = 0; n < nodes; ++n)
+    reached += node_reached(n * on_node, (n + 1) * on_node, experts, top_k, groups, group_topk);
   double copies = static_cast<double>(top_k) * per_node / ep;
-  return copies > 0 ? std::min(1.0, (1.0 - miss) / copies) : 1.0;
+  return copies > 0 ? std::min(1.0, reached / nodes / copies) : 1.0;
 }
 
 double CollectiveEfficiency::at(Bytes step) const {
@@ -157,8 +206,10 @@ CollectiveCost collective_price::deepep(Bytes n, int p, const RoundsTier& rounds
   for (const GroupTiers& t : rings) {
     int block = t.block > 1 && p % t.block == 0 ? t.block : 1, nodes = p / block;
     double copy = n.value() / p;
-    double share =
-        routing.experts > 0 ? deepep_network_share(routing.experts, routing.top_k, p, block) : 1.0;
+    double share = routing.experts > 0
+                       ? deepep_network_share(routing.experts, routing.top_k, p, block,
+                                              routing.groups, routing.group_topk)
+                       : 1.0;
     const Tier& hop = block > 1 ? t.across : t.closest;
     CollectiveCost c{Seconds(0), Seconds(0), rounds.name};
     if (nodes > 1)

@@ -22,8 +22,13 @@ namespace trainsim {
 /// experts of `experts`, a token reaches the node with probability
 /// q = 1 - C(experts - E_n, top_k) / C(experts, top_k), E_n = per_node x experts / ep, against
 /// top_k x per_node / ep copies on average: the share is q over that (1 where each token goes
-/// to at most one of the node's experts).
-double deepep_network_share(int experts, int top_k, int ep, int per_node);
+/// to at most one of the node's experts). Group-limited routing (DeepSeek-V3's node-limited
+/// routing: `groups` equal groups of consecutive experts, each token choosing `group_topk` of
+/// them and its top_k experts among theirs) keeps a token off the nodes whose groups it did
+/// not choose; the share is then averaged over the nodes, which groups may overlap unalike.
+/// groups 0: no groups.
+double deepep_network_share(int experts, int top_k, int ep, int per_node, int groups = 0,
+                            int group_topk = 0);
 
 struct CollectiveCost {
   Seconds latency;  ///< alpha per step on the critical path

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/collective_cost.hpp"
+#include "models/scenario.hpp"
 
 namespace trainsim {
 
@@ -18,6 +19,12 @@ std::string to_string(CollectiveOp op) {
     return "all-to-all";
   }
   return "?";
+}
+
+ExpertRouting expert_routing(const ModelSpec& m, const std::vector<double>* loads) {
+  ExpertRouting r{m.experts, m.top_k, loads};
+  r.groups = m.router_groups, r.group_topk = m.router_group_topk;
+  return r;
 }
 
 bool CollectiveInfo::supports(CollectiveOp op) const {

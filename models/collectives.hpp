@@ -40,6 +40,9 @@ struct ExpertRouting {
   /// experts (Op::to_experts). The bound prices the balanced share, a lower bound.
   const std::vector<double>* loads = nullptr;
   bool to_experts = false;
+  /// Group-limited routing (ModelSpec::router_groups, router_group_topk); 0: none.
+  int groups = 0;
+  int group_topk = 0;
   /// What member `me` sends member `to` of an all-to-all, over the balanced n / p: the
   /// receiver's load towards the experts, the sender's back; 1 when balanced.
   [[nodiscard]] double pair_load(int me, int to) const {
@@ -47,6 +50,9 @@ struct ExpertRouting {
     return (*loads)[static_cast<size_t>(to_experts ? to : me)];
   }
 };
+struct ModelSpec;
+/// A model's routing: its experts, top_k and groups; `loads` the simulator's (or none).
+ExpertRouting expert_routing(const ModelSpec& model, const std::vector<double>* loads = nullptr);
 
 /// An all-to-all's price without contention: n bytes out of each of the p members of an EP
 /// group whose most favourable member's rounds are `rounds` and whose rings and node blocks

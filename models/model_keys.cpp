@@ -93,6 +93,43 @@ ModelKey moe_router_dtype() {
        [](const M& m) { return m.experts > 1; }});
 }
 
+// Group-limited routing: both keys or neither (groups without a count chosen route as none).
+ModelKey router_groups() {
+  return moe_part({"moe_router_num_groups",
+                   [](const Params& p, M& m) {
+                     if (!p.has("moe_router_num_groups")) return;
+                     m.router_groups = p.get_positive<int>("moe_router_num_groups");
+                     if (m.experts % m.router_groups != 0)
+                       p.fail("moe_router_num_groups",
+                              "must divide the model's " + std::to_string(m.experts) + " experts");
+                     if (!p.has("moe_router_group_topk"))
+                       p.fail("moe_router_num_groups", "needs moe_router_group_topk");
+                   },
+                   [](const M& m) { return std::optional(integer_value(m.router_groups)); },
+                   [](const M& m) { return m.router_groups > 0; }});
+}
+
+ModelKey router_group_topk() {
+  return moe_part(
+      {"moe_router_group_topk",
+       [](const Params& p, M& m) {
+         if (!p.has("moe_router_group_topk")) return;
+         int k = m.router_group_topk = p.get_positive<int>("moe_router_group_topk");
+         auto fail = [&](const std::string& why) { p.fail("moe_router_group_topk", why); };
+         if (m.router_groups == 0) fail("needs moe_router_num_groups");
+         if (k > m.router_groups)
+           fail("must be at most moe_router_num_groups (" + std::to_string(m.router_groups) + ")");
+         if (k > m.top_k)
+           fail("must be at most top_k (" + std::to_string(m.top_k) +
+                "): each group is scored by its best top_k / group_topk experts");
+         if (m.top_k > k * (m.experts / m.router_groups))
+           fail("the chosen groups hold " + std::to_string(k * (m.experts / m.router_groups)) +
+                " experts, fewer than top_k (" + std::to_string(m.top_k) + ")");
+       },
+       [](const M& m) { return std::optional(integer_value(m.router_group_topk)); },
+       [](const M& m) { return m.router_group_topk > 0; }});
+}
+
 ModelKey dense_layers() {
   return moe_part({"dense_layers",
                    [](const Params& p, M& m) {
@@ -309,6 +346,8 @@ std::vector<ModelKey> declare() {
       shared_experts(),
       moe_grouped_gemm(),
       moe_router_dtype(),
+      router_groups(),
+      router_group_topk(),
       dense_layers(),
       switch_key<M>("gated_mlp", &M::gated_mlp),
       {"precision",

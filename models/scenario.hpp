@@ -131,6 +131,13 @@ struct ModelSpec {
   /// (Transformer Engine's general GEMM with an FP32 output, moe_utils.py since June 2025) and
   /// writes FP32 logits, which the top-k reads; false: logits in the layers' 16-bit type.
   bool router_fp32 = false;
+  /// Group-limited routing (Megatron-LM's moe_router_num_groups and moe_router_group_topk;
+  /// DeepSeek-V3's node-limited routing, 8 groups and 4 of them a token): the routed experts
+  /// in router_groups equal groups of consecutive experts, each token choosing
+  /// router_group_topk groups and its top_k experts among theirs. It bounds the nodes a
+  /// token's copies reach, which DeepEP's network hop sends once each. 0: no groups.
+  int router_groups = 0;
+  int router_group_topk = 0;
   /// DeepSeek-V3's multi-token-prediction modules (Megatron-LM's mtp_num_layers), on the last
   /// pipeline stage after the last layer: each norms the hidden state and the next token's
   /// embedding, projects the two (2 d_model -> d_model), runs one more layer of the last

@@ -257,7 +257,9 @@ protected:
 
 private:
   static double share(int ep, int block, const ExpertRouting& r) {
-    return r.experts > 0 ? deepep_network_share(r.experts, r.top_k, ep, block) : 1.0;
+    return r.experts > 0
+               ? deepep_network_share(r.experts, r.top_k, ep, block, r.groups, r.group_topk)
+               : 1.0;
   }
   /// My node's member t places after me, wrapping inside the node: it receives from me on
   /// channel t, and I from the member t places before me.

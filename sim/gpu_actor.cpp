@@ -109,7 +109,7 @@ GpuActor::GpuActor(const StepPlan& plan, int rank, RankStats& stats, Counters& c
           .rank = rank,
           .nvlink = collective_efficiency(plan.scenario),
           .shared_links = plan.shared_links,
-          .routing = {plan.scenario.model.experts, plan.scenario.model.top_k, &plan.expert_loads}};
+          .routing = expert_routing(plan.scenario.model, &plan.expert_loads)};
   const Layout& l = plan.layout;
   tp_ = group_of(l, GroupKind::tp, rank, "tp", t);
   dp_ = group_of(l, GroupKind::dp, rank, "dp", t);

@@ -169,6 +169,28 @@ TEST(MoeOperators, DeepEpSendsATokenOncePerNode) {
   EXPECT_DOUBLE_EQ(deepep_network_share(256, 8, 64, 64), 1.0 / 8.0);
   // One expert a node and top 1: nothing to deduplicate.
   EXPECT_DOUBLE_EQ(deepep_network_share(8, 1, 8, 1), 1.0);
+  // One group of all the experts, chosen by every token: the same as no groups.
+  EXPECT_DOUBLE_EQ(deepep_network_share(4, 2, 2, 1, 1, 1), 5.0 / 6.0);
+}
+
+TEST(MoeOperators, GroupLimitedRoutingKeepsATokenOffTheNodesOfGroupsItDidNotChoose) {
+  // DeepSeek-V3 over EP 64 on 8 nodes of 8: 256 experts, top 8, 8 groups of 32, 4 chosen.
+  // Each node holds one group (32 experts): chosen with probability 4 / 8, and then the
+  // token's 8 experts, drawn from the 4 x 32 = 128 of its groups, miss the node's 32 with
+  // probability C(96, 8) / C(128, 8) = 0.0927. It reaches a node with 1/2 x (1 - 0.0927),
+  // against 8 x 8 / 64 = 1 copy a node on average: 8 x 0.454 = 3.63 nodes a token, where
+  // without groups 8 x (1 - C(224, 8) / C(256, 8)) = 5.29.
+  double miss = 1.0;
+  for (int i = 0; i < 8; ++i) miss *= (96.0 - i) / (128.0 - i);
+  EXPECT_NEAR(deepep_network_share(256, 8, 64, 8, 8, 4), 0.5 * (1.0 - miss), 1e-12);
+  EXPECT_NEAR(8.0 * deepep_network_share(256, 8, 64, 8), 5.29, 0.01);
+  // Groups that straddle nodes: 6 experts in 2 groups of 3, top 2 from 1 chosen group, one
+  // expert a rank and a node (ep 3, per node 1 over 2 experts each: on_node 2). Node 0 holds
+  // experts 0-1 of group 0: reached when group 0 is chosen (1/2), as the other expert of the
+  // group cannot take both copies: 1/2. Node 2 likewise: 1/2. Node 1 holds expert 2 of group 0
+  // and expert 3 of group 1: whichever group is chosen, the token misses its one expert there
+  // with C(2, 2) / C(3, 2) = 1/3: 2/3. Mean 5/9, against 2 x 1 / 3 = 2/3 copies: 5/6.
+  EXPECT_NEAR(deepep_network_share(6, 2, 3, 1, 2, 1), 5.0 / 6.0, 1e-12);
 }
 
 TEST(MoeOperators, GroupedTilesFillTheWavesTogether) {

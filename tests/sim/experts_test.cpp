@@ -4,6 +4,7 @@
 #include "tests/sim/step_fixtures.hpp"
 
 #include "models/closed_form.hpp"
+#include "models/collective_cost.hpp"
 #include "tools/study/fabric_summary.hpp"
 
 namespace trainsim {
@@ -192,6 +193,18 @@ TEST(Experts, DeepEpSendsEachTokenOnceAcrossNodesInBothModesAboveTheBound) {
   EXPECT_GE(r.fast, r.bound * (1 - 1e-6));
   EXPECT_GE(r.fine, r.bound * (1 - 1e-6));
   EXPECT_LT(r.fast, pairwise.fast);
+  // Group-limited routing, 2 groups of 8 (one a node), 1 chosen: a token's experts are all on
+  // one node, the other's with probability 1/2, against 2 copies there on average: DeepEP now
+  // sends 0.25 of the copies over the network, where it sent 0.48. Both modes agree, above
+  // the bound, and below the ungrouped exchange.
+  Scenario grouped = sixteen_way(4, e);
+  grouped.model.router_groups = 2, grouped.model.router_group_topk = 1;
+  EXPECT_DOUBLE_EQ(deepep_network_share(16, 4, 16, 8, 2, 1), 0.25);
+  Modes g = both_modes(grouped);
+  EXPECT_NEAR(g.fast, g.fine, 0.01 * g.fine);
+  EXPECT_GE(g.fast, g.bound * (1 - 1e-6));
+  EXPECT_GE(g.fine, g.bound * (1 - 1e-6));
+  EXPECT_LT(g.fast, r.fast);
 }
 
 TEST(Experts, FastModeRunsTheDelayedUpdatesReductionRoundByRound) {

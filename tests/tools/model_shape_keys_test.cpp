@@ -63,6 +63,37 @@ TEST(ComputeKeys, ExpertKernelKeysApplyToAMixtureOfExpertsOnly) {
             "'fp32'?)");
 }
 
+TEST(ComputeKeys, GroupLimitedRoutingTakesBothKeysAndEnoughExperts) {
+  // DeepSeek-V3's: 256 experts in 8 groups of 32, top 8 from 4 groups (128 experts).
+  std::string moe = "  experts: 256\n  top_k: 8\n";
+  Scenario s =
+      parse_scenario(model_with(moe + "  moe_router_num_groups: 8\n  moe_router_group_topk: 4\n"),
+                     "s.yaml")
+          .scenario;
+  EXPECT_EQ(s.model.router_groups, 8);
+  EXPECT_EQ(s.model.router_group_topk, 4);
+  EXPECT_EQ(parse_scenario(model_with(moe), "s.yaml").scenario.model.router_groups, 0);
+  auto refused = [&](const std::string& keys) { return error_of(model_with(moe + keys)); };
+  EXPECT_EQ(refused("  moe_router_num_groups: 3\n  moe_router_group_topk: 1\n"),
+            "s.yaml: model.moe_router_num_groups = '3': must divide the model's 256 experts");
+  EXPECT_EQ(refused("  moe_router_num_groups: 8\n"),
+            "s.yaml: model.moe_router_num_groups = '8': needs moe_router_group_topk");
+  EXPECT_EQ(refused("  moe_router_group_topk: 4\n"),
+            "s.yaml: model.moe_router_group_topk = '4': needs moe_router_num_groups");
+  EXPECT_EQ(refused("  moe_router_num_groups: 4\n  moe_router_group_topk: 8\n"),
+            "s.yaml: model.moe_router_group_topk = '8': must be at most moe_router_num_groups (4)");
+  EXPECT_EQ(refused("  moe_router_num_groups: 16\n  moe_router_group_topk: 9\n"),
+            "s.yaml: model.moe_router_group_topk = '9': must be at most top_k (8): each group is "
+            "scored by its best top_k / group_topk experts");
+  // 64 groups of 4 experts, 1 chosen: 4 experts for a top 8.
+  EXPECT_EQ(refused("  moe_router_num_groups: 64\n  moe_router_group_topk: 1\n"),
+            "s.yaml: model.moe_router_group_topk = '1': the chosen groups hold 4 experts, fewer "
+            "than top_k (8)");
+  EXPECT_EQ(error_of(model_with("  moe_router_num_groups: 8\n")),
+            "s.yaml: model.moe_router_num_groups = '8': applies to a mixture of experts only "
+            "(model.experts > 1; this model has 1)");
+}
+
 TEST(ComputeKeys, ExpertExecutionKeysAreRead) {
   // 8 experts, top 2, ep 2 inside dp 2.
   std::string moe = with(execution_with("  ep: 2\n"), "  seq_len: 1024\n",
