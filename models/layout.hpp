@@ -3,7 +3,7 @@
 // nests it) so a TP group shares an NVLink domain, then CP, then DP, then PP
 // (Megatron-LM's default order, with CP inside DP as in its tp-cp-ep-dp-pp). EP groups are blocks
 // of `ep` consecutive DP members; the expert-data-parallel (EDP) group links the members with the
-// same EP index; with the experts folded (etp below tp) a stage's ranks are the experts' own
+// same EP index; with the experts folded (etp other than tp) a stage's ranks are the experts' own
 // grid, etp innermost (the ETP group: consecutive ranks, each routed expert split over them),
 // then EP (a stride of etp), then EDP. The simulator's actors,
 // the closed-form bound and the fabric's per-group paths all take their groups from here.
@@ -21,7 +21,7 @@ namespace trainsim {
 /// dp: every rank holding the same weights (the DP replicas and their CP ranks, which reduce
 /// gradients together); cp: the ranks that split one sequence. tp: Megatron's TP axis (N_K);
 /// tp2: the second axis of 2-D tensor parallelism (N_J), innermost. etp: the ranks one routed
-/// expert is split over (Megatron-Core's expert tensor parallelism) where that is fewer than
+/// expert is split over (Megatron-Core's expert tensor parallelism) where that differs from
 /// TP's; where it is TP's, the expert block talks to the TP group.
 enum class GroupKind : std::uint8_t { tp, dp, ep, edp, cp, tp2, etp };
 

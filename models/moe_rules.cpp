@@ -121,10 +121,10 @@ void check_ep_overlap(const Scenario& s) {
 }
 
 // The expert groups: EP blocks of weight replicas (DP x CP: under context parallelism each
-// rank routes its own piece of the sequence), or, with expert tensor parallelism below tp
-// (folded), the experts' own grid over a stage's TP x CP x DP ranks (etp x ep x edp), which
+// rank routes its own piece of the sequence), or, with expert tensor parallelism other than
+// tp (folded), the experts' own grid over a stage's TP x CP x DP ranks (etp x ep x edp), which
 // Megatron-Core builds only with sequence parallelism under TP, each rank routing its own
-// sequence shard. etp divides tp: an ETP group is part of a TP block, inside its NVLink domain.
+// sequence shard.
 void check_expert_groups(const Scenario& s) {
   const ExecutionSpec& e = s.execution;
   if (!e.experts_fold() && e.weight_replicas() % e.ep != 0)
@@ -137,19 +137,16 @@ void check_expert_groups(const Scenario& s) {
   if (e.etp == 0) return;
   std::string value = std::to_string(e.etp);
   if (s.model.experts <= 1) broken_rule(s, "execution.etp", value, experts_only(s.model.experts));
-  if (e.tp % e.etp != 0)
-    broken_rule(s, "execution.etp", value,
-                "must divide tp (" + std::to_string(e.tp) +
-                    "): an expert split over more ranks than the attention's is not built");
   if (!e.experts_fold()) return;
-  if (!e.sequence_parallel)
+  if (e.tp > 1 && !e.sequence_parallel)
     broken_rule(s, "execution.etp", value,
-                "below tp needs sequence_parallel: true (Megatron-Core runs an MoE layer under TP "
-                "on sequence-parallel shards)");
+                "other than tp needs sequence_parallel: true (Megatron-Core runs an MoE layer "
+                "under TP on sequence-parallel shards)");
   int ranks = e.tp * e.weight_replicas();
+  bool by_ep = e.ep > 1; // the key that set the grid apart, ep where there is one
   if (ranks % (e.ep * e.etp) != 0)
-    broken_rule(s, "execution.ep", std::to_string(e.ep),
-                "with etp " + value + ", ep x etp (" + std::to_string(e.ep * e.etp) + ") " +
+    broken_rule(s, by_ep ? "execution.ep" : "execution.etp", by_ep ? std::to_string(e.ep) : value,
+                "ep x etp (" + std::to_string(e.ep) + " x " + value + ") " +
                     (e.cp > 1 ? "must divide tp x cp x dp (" : "must divide tp x dp (") +
                     std::to_string(ranks) + "), the ranks the experts fold over");
 }

@@ -319,9 +319,9 @@ struct ExecutionSpec {
   /// weight replicas (DP x CP; Megatron-Core carves its expert mesh from the same ranks).
   int ep = 1;
   /// Expert tensor parallelism (Megatron-Core's --expert-tensor-parallel-size): each routed
-  /// expert split over etp ranks; 0: over tp, as the attention. Below tp (a divisor of it) it
-  /// folds the experts' groups over the TP x CP x DP ranks of a stage (MoE Parallel Folding):
-  /// ETP groups of etp consecutive ranks there, EP groups of every etp-th (experts_fold()).
+  /// expert split over etp ranks; 0: over tp, as the attention. Any other count folds the
+  /// experts' groups over the TP x CP x DP ranks of a stage (MoE Parallel Folding): ETP groups
+  /// of etp consecutive ranks there, EP groups of every etp-th (experts_fold()).
   int etp = 0;
   /// Megatron-LM's moe_expert_capacity_factor: each expert takes at most this many times its
   /// balanced share of the routed tokens and drops the rest; 0: dropless (every token kept).
@@ -462,7 +462,7 @@ struct ExecutionSpec {
   [[nodiscard]] int weight_replicas() const { return dp * cp; }
   /// The ranks each routed expert is split over: etp, or tp when unset.
   [[nodiscard]] int expert_tp() const { return etp > 0 ? etp : tp; }
-  /// Whether the experts' groups fold over TP x CP x DP (etp below tp): EP then spans a
+  /// Whether the experts' groups fold over TP x CP x DP (etp other than tp): EP then spans a
   /// stage's ranks, TP ranks included, instead of the weight replicas at one TP index.
   [[nodiscard]] bool experts_fold() const { return expert_tp() != tp; }
   /// The ranks that hold the same experts and reduce their gradients together (EDP).

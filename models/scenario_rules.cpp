@@ -156,7 +156,8 @@ void check_two_d(const Rules& r) {
   if (r.s.model.kind != ModelKind::mlp)
     r.broken("execution.tp_2d", tp_2d,
              "needs model.kind: mlp (2-D TP is modelled for the paper's MLP block only)");
-  if (e.ep > 1) r.broken("execution.tp_2d", tp_2d, "with ep > 1 is not modelled");
+  if (e.ep > 1 || e.etp > 0)
+    r.broken("execution.tp_2d", tp_2d, "with ep > 1 or etp is not modelled");
 }
 
 void check_batch(const Rules& r) {

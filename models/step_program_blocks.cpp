@@ -76,17 +76,19 @@ std::vector<Op> gathered_expert_block(const ExecutionSpec& e, Seconds kernel,
 // runs it (token_dispatcher.py, MoEAlltoAllTokenDispatcher): each TP rank sends its own
 // sequence shard's routed tokens over EP; the TP group then gathers what its ranks received
 // (each expert is split over TP and computes on all of it) and reduce-scatters the result,
-// which goes back over EP. Folded (etp below tp), the EP group spans TP ranks and the ETP
-// group, etp of them, gathers what its ranks received; at etp 1 each expert is whole on its
-// rank: the shards go straight to the experts and back, with nothing gathered.
-// The shared experts' MLP gathers the whole input and reduce-scatters its output as a dense
-// block does. Backward has the same shape.
+// which goes back over EP. Folded (etp other than tp), the EP group spans TP ranks and the
+// ETP group, etp of them, gathers what its ranks received (under tp 1, or etp above tp, ranks
+// of other replicas: other tokens); at etp 1 each expert is whole on its rank: the shards go
+// straight to the experts and back, with nothing gathered. The shared experts' MLP gathers
+// the whole input and reduce-scatters its output as a dense block does. Backward has the
+// same shape.
 namespace {
 std::vector<Op> dispatched_block(const ExecutionSpec& e, const ModelSpec& m, Seconds kernel,
                                  const BlockBytes& bytes, bool fwd) {
-  if (e.tp <= 1 || !e.sequence_parallel) return block(e, kernel, bytes, fwd, true, false);
+  bool tp = e.tp > 1 && e.sequence_parallel;
+  if (!tp && (e.tp > 1 || e.expert_tp() <= 1)) return block(e, kernel, bytes, fwd, true, false);
   Bytes whole = bytes.output, shard = bytes.routed / e.tp;
-  bool shared = m.shared_experts > 0;
+  bool shared = m.shared_experts > 0 && tp;
   std::vector<Op> ops;
   if (shared) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, whole));
   if (shared && !fwd) ops.push_back(collective(GroupKind::tp, CollectiveOp::all_gather, whole));

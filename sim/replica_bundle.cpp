@@ -34,6 +34,9 @@ void check_bundleable(const Scenario& s, const topo::Topology& topology, const S
   if (e.cp > 1 || e.ep > 1)
     refuse("needs cp 1 and ep 1 (here cp " + std::to_string(e.cp) + ", ep " + std::to_string(e.ep) +
            "): their groups span the replicas");
+  if (e.experts_fold())
+    refuse("needs experts split as TP is (here etp " + std::to_string(e.expert_tp()) + ", tp " +
+           std::to_string(e.tp) + "): folded expert groups span the replicas");
   if (e.dp_collective != "ring")
     refuse("needs dp_collective: ring (here " + e.dp_collective +
            "): a bundled group keeps only the ring's neighbours");

@@ -75,6 +75,15 @@ TEST(Layout, ExpertsSplitOverPartOfTpTakeTheirOwnGrid) {
       EXPECT_EQ(l.span(kind, r).member(l.index_in(kind, r)), r) << r;
     }
   }
+  // etp 4 over tp 2: an ETP group of 4 consecutive ranks spans two TP groups (two DP
+  // replicas'), and EP takes every 4th rank: rank 13 (s = 5) is in ETP 12..15 and EP {9, 13}.
+  ExecutionSpec wide = grid(4, 2, 2, 2);
+  wide.etp = 4;
+  Layout w(wide);
+  EXPECT_EQ(w.span(GroupKind::etp, 13), (GroupSpan{12, 1, 4}));
+  EXPECT_EQ(w.span(GroupKind::ep, 13), (GroupSpan{9, 4, 2}));
+  EXPECT_EQ(w.span(GroupKind::edp, 13), (GroupSpan{13, 8, 1}));
+  EXPECT_EQ(wide.expert_replicas(), 1); // tp x dp / (ep x etp) = 8 / 8
   // etp 1 and etp = tp are the two ends: ETP is one rank, or the TP group itself.
   e.etp = 1;
   EXPECT_EQ(Layout(e).span(GroupKind::etp, 13), (GroupSpan{13, 1, 1}));

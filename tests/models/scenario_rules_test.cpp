@@ -162,7 +162,12 @@ TEST(ScenarioRules, TwoDimensionalTpNamesWhatItNeeds) {
   bad = s;
   bad.model.experts = 2;
   bad.execution.dp = 2, bad.execution.ep = 2, bad.execution.pp = 1;
-  EXPECT_EQ(refusal(bad), "code.yaml: execution.tp_2d = '2': with ep > 1 is not modelled");
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.tp_2d = '2': with ep > 1 or etp is not modelled");
+  // Experts split over their own ranks have no second axis either.
+  bad = s;
+  bad.model.experts = 2;
+  bad.execution.etp = 1;
+  EXPECT_EQ(refusal(bad), "code.yaml: execution.tp_2d = '2': with ep > 1 or etp is not modelled");
 }
 
 TEST(ScenarioRules, ContextParallelismNamesWhatItNeeds) {

@@ -98,6 +98,22 @@ TEST(Program, ExpertsSplitOverPartOfTpGatherOverTheirOwnGroup) {
   EXPECT_NE(shape(p).find("edp."), std::string::npos);
 }
 
+TEST(Program, ExpertsSplitOverMoreRanksThanTpGatherOtherReplicasTokens) {
+  // tp 1 x dp 4, 4 experts, ep 2, etp 2: each rank routes its own 4 tokens x top 2 x 8 x 2 B
+  // = 128 B over EP (every other rank); its ETP pair, two DP replicas, gathers the 2 x 128 =
+  // 256 B they received around the half-experts. No TP group and no sequence parallelism.
+  ExecutionSpec e = grid(4, 1, 1, 1);
+  e.ep = 2, e.etp = 2;
+  Scenario s = scenario(ModelKind::mlp, 1, e);
+  s.model.experts = 4, s.model.top_k = 2;
+  Program p = stage_program(s, 0, false);
+  std::string passes = "ep.A2A etp.AG C etp.RS ep.A2A ep.A2A etp.AG C etp.RS ep.A2A";
+  ASSERT_EQ(shape(p).substr(0, passes.size()), passes);
+  EXPECT_EQ(p[0].bytes, Bytes(128.0));
+  EXPECT_EQ(p[1].bytes, Bytes(256.0));
+  EXPECT_EQ((" " + shape(p)).find(" tp."), std::string::npos);
+}
+
 TEST(Program, ExpertsUnderContextParallelismRouteTheirPieceOfTheSequence) {
   // A transformer layer of 2 experts, top 2, under cp 2 (dp 1), ep 2: the EP group is the two
   // CP ranks of the one sequence of 4 tokens, each rank holding 2. Forward: the K/V gather and

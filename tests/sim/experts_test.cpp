@@ -139,6 +139,14 @@ TEST(Experts, ExpertsSplitOverPartOfTpRunInBothModesAboveTheBound) {
   Outcome split = simulate(moe(crossbar_model(16), kCrossbar, e));
   Outcome folded = simulate(moe(crossbar_model(16), kCrossbar, whole));
   EXPECT_GT(category(split.summary, "tp_comm"), category(folded.summary, "tp_comm"));
+  // etp 2 under tp 1 (dp 16): each ETP pair is two replicas, their tokens gathered around
+  // half-experts; EP 8 takes every other rank over both nodes.
+  ExecutionSpec wide{.dp = 16, .ep = 8, .global_batch = 16};
+  wide.etp = 2;
+  Modes w = both_modes(moe(crossbar_model(16), kCrossbar, wide));
+  EXPECT_NEAR(w.fast, w.fine, 0.02 * w.fine);
+  EXPECT_GE(w.fast, w.bound * (1 - 1e-9));
+  EXPECT_GE(w.fine, w.bound * (1 - 1e-9));
 }
 
 TEST(Experts, ContextParallelExpertsRunInBothModesAboveTheBound) {

@@ -136,6 +136,14 @@ TEST(ReplicaBundle, IsRefusedWhereOneReplicaCannotStandForAll) {
   cp.execution.cp = 2, cp.execution.dp = 2;
   EXPECT_EQ(refusal(cp), "--bundle-replicas: needs cp 1 and ep 1 (here cp 2, ep 1): their groups "
                          "span the replicas");
+  // Experts folded over TP x DP (etp 1, ep 1: every rank holds them whole): the expert
+  // gradients reduce over all of a stage's ranks, every replica's.
+  Scenario folded = cp;
+  folded.execution.cp = 1, folded.execution.dp = 4;
+  folded.model.experts = 4, folded.model.top_k = 2;
+  folded.execution.etp = 1, folded.execution.sequence_parallel = true;
+  EXPECT_EQ(refusal(folded), "--bundle-replicas: needs experts split as TP is (here etp 1, tp 16): "
+                             "folded expert groups span the replicas");
   Scenario node = two_d();
   node.execution.tp = 1, node.execution.dp = 8; // a block of one node
   node.execution.tp_collective = "ring";

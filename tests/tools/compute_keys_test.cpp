@@ -129,11 +129,12 @@ TEST(ComputeKeys, OptimizerMomentsInBf16TakeEightBytesAParameter) {
             "mean 'bf16'?)");
 }
 
-TEST(ComputeKeys, ExpertTensorParallelismDividesTpAndFoldsOverTpAndDp) {
+TEST(ComputeKeys, ExpertTensorParallelismFoldsOverTpAndDp) {
   // kValid has tp 8, dp 2: 16 ranks a stage. With 16 experts, etp 8 is what an unset etp
   // runs (each expert split as the attention); etp 1 folds EP over the stage's 16 ranks, so
   // ep 4 is allowed though it does not divide dp, and 16 / 4 = 4 ranks hold each expert.
-  // etp 2 with ep 4 takes 8 of the 16: 16 / (4 x 2) = 2 ranks hold each half-expert.
+  // etp 2 with ep 4 takes 8 of the 16: 16 / (4 x 2) = 2 ranks hold each half-expert; etp 16
+  // splits each expert over both TP groups: 16 / 16 = 1.
   std::string moe = with(model_with("  experts: 16\n  top_k: 2\n"), "  tp: 8\n",
                          "  tp: 8\n  sequence_parallel: true\n");
   ExecutionSpec split = parse_scenario(moe + "  etp: 8\n", "s.yaml").scenario.execution;
@@ -147,23 +148,24 @@ TEST(ComputeKeys, ExpertTensorParallelismDividesTpAndFoldsOverTpAndDp) {
   EXPECT_TRUE(part.execution.experts_fold());
   EXPECT_EQ(part.execution.expert_replicas(), 2);
   EXPECT_EQ(parse_scenario(scenario_yaml(part, ""), "s.yaml").scenario.execution.etp, 2);
+  Scenario wide = parse_scenario(moe + "  etp: 16\n", "s.yaml").scenario;
+  EXPECT_TRUE(wide.execution.experts_fold());
+  EXPECT_EQ(wide.execution.expert_replicas(), 1);
+  // etp 3 x ep 1 = 3 ranks, which do not tile the stage's 16.
   EXPECT_EQ(error_of(moe + "  etp: 3\n"),
-            "s.yaml: execution.etp = '3': must divide tp (8): an expert split over more ranks "
-            "than the attention's is not built");
-  EXPECT_EQ(error_of(moe + "  etp: 16\n"),
-            "s.yaml: execution.etp = '16': must divide tp (8): an expert split over more ranks "
-            "than the attention's is not built");
+            "s.yaml: execution.etp = '3': ep x etp (1 x 3) must divide tp x dp (16), the ranks "
+            "the experts fold over");
   EXPECT_EQ(error_of(with(model_with("  experts: 24\n  top_k: 2\n"), "  tp: 8\n",
                           "  tp: 8\n  sequence_parallel: true\n") +
                      "  etp: 1\n  ep: 3\n"),
-            "s.yaml: execution.ep = '3': with etp 1, ep x etp (3) must divide tp x dp (16), the "
-            "ranks the experts fold over");
+            "s.yaml: execution.ep = '3': ep x etp (3 x 1) must divide tp x dp (16), the ranks "
+            "the experts fold over");
   // ep 8 x etp 4 = 32 ranks, of the stage's 16.
   EXPECT_EQ(error_of(moe + "  etp: 4\n  ep: 8\n"),
-            "s.yaml: execution.ep = '8': with etp 4, ep x etp (32) must divide tp x dp (16), the "
-            "ranks the experts fold over");
+            "s.yaml: execution.ep = '8': ep x etp (8 x 4) must divide tp x dp (16), the ranks "
+            "the experts fold over");
   EXPECT_EQ(error_of(model_with("  experts: 16\n  top_k: 2\n") + "  etp: 1\n"),
-            "s.yaml: execution.etp = '1': below tp needs sequence_parallel: true "
+            "s.yaml: execution.etp = '1': other than tp needs sequence_parallel: true "
             "(Megatron-Core runs an MoE layer under TP on sequence-parallel shards)");
   EXPECT_EQ(error_of(execution_with("  etp: 8\n")),
             "s.yaml: execution.etp = '8': applies to a mixture of experts only (model.experts > "
