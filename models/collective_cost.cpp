@@ -1,7 +1,9 @@
 #include "models/collective_cost.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <map>
 #include <vector>
 
 namespace trainsim {
@@ -59,6 +61,19 @@ double deepep_network_share(int experts, int top_k, int ep, int per_node, int gr
     reached += node_reached(n * on_node, (n + 1) * on_node, experts, top_k, groups, group_topk);
   double copies = static_cast<double>(top_k) * per_node / ep;
   return copies > 0 ? std::min(1.0, reached / nodes / copies) : 1.0;
+}
+
+double deepep_network_share(const ExpertRouting& r, int ep, int per_node) {
+  if (r.experts <= 0) return 1.0;
+  thread_local std::map<std::array<int, 6>, double> known;
+  std::array<int, 6> shape{r.experts, r.top_k, ep, per_node, r.groups, r.group_topk};
+  auto it = known.find(shape);
+  if (it == known.end())
+    it = known
+             .emplace(shape, deepep_network_share(r.experts, r.top_k, ep, per_node, r.groups,
+                                                  r.group_topk))
+             .first;
+  return it->second;
 }
 
 double CollectiveEfficiency::at(Bytes step) const {
@@ -206,10 +221,7 @@ CollectiveCost collective_price::deepep(Bytes n, int p, const RoundsTier& rounds
   for (const GroupTiers& t : rings) {
     int block = t.block > 1 && p % t.block == 0 ? t.block : 1, nodes = p / block;
     double copy = n.value() / p;
-    double share = routing.experts > 0
-                       ? deepep_network_share(routing.experts, routing.top_k, p, block,
-                                              routing.groups, routing.group_topk)
-                       : 1.0;
+    double share = deepep_network_share(routing, p, block);
     const Tier& hop = block > 1 ? t.across : t.closest;
     CollectiveCost c{Seconds(0), Seconds(0), rounds.name};
     if (nodes > 1)

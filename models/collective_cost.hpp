@@ -29,6 +29,9 @@ namespace trainsim {
 /// groups 0: no groups.
 double deepep_network_share(int experts, int top_k, int ep, int per_node, int groups = 0,
                             int group_topk = 0);
+/// The share for `routing`'s model, or 1 where it names none (experts 0: every copy is sent).
+/// Every all-to-all call of a run asks it again, so each shape's figure is kept once computed.
+double deepep_network_share(const ExpertRouting& routing, int ep, int per_node);
 
 struct CollectiveCost {
   Seconds latency;  ///< alpha per step on the critical path

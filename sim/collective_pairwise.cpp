@@ -245,7 +245,8 @@ protected:
     const std::vector<const Inboxes*>& peers = rounds_of(g, *env.mailboxes);
     int block = g.size % g.ring_block == 0 ? g.ring_block : 1, nodes = g.size / block;
     double copy = bytes.value() / g.size * count;
-    double across = copy * block * share(g.size, block, env.routing), forwarded = copy * nodes;
+    double across = copy * block * deepep_network_share(env.routing, g.size, block),
+           forwarded = copy * nodes;
     if (count > 1) sg4::this_actor::sleep_for(latencies(g, block, env) * (count - 1));
     std::vector<std::pair<int, int>> sends; // (channel, member): n x block for a node, t in it
     for (int n = 1; n < nodes; ++n) sends.emplace_back(n * block, g.me + n * block);
@@ -256,11 +257,6 @@ protected:
   }
 
 private:
-  static double share(int ep, int block, const ExpertRouting& r) {
-    return r.experts > 0
-               ? deepep_network_share(r.experts, r.top_k, ep, block, r.groups, r.group_topk)
-               : 1.0;
-  }
   /// My node's member t places after me, wrapping inside the node: it receives from me on
   /// channel t, and I from the member t places before me.
   static int within(const Group& g, int block, int t) {
